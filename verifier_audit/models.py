@@ -1,0 +1,168 @@
+"""The data that flows through an audit: tasks, candidates, verdicts and the report.
+
+Everything here is a pydantic v2 model so that every file the tool writes (candidates
+JSONL, results JSONL, the report JSON) validates on the way back in. The report's JSON
+shape is a public contract: bump ``SCHEMA_VERSION`` when a field changes meaning or goes
+away (adding a field is a minor bump).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+Domain = str  # "math" | "sql" | "code" | a plugin's name
+Split = Literal["train", "heldout", "shifted"]
+Origin = Literal["near_miss", "known_bad", "equivalent", "sampled"]
+Label = Literal["correct", "incorrect"]
+
+
+class Severity(str, Enum):
+    low = "low"
+    medium = "medium"
+    high = "high"
+    critical = "critical"
+
+
+# Weights of the coverage-debt mean: a critical hole counts four times a cosmetic one.
+SEVERITY_WEIGHT = {Severity.low: 1.0, Severity.medium: 2.0, Severity.high: 3.0, Severity.critical: 4.0}
+
+
+class Task(BaseModel):
+    """One problem with a known reference answer (math), query (sql) or solution (code)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    domain: Domain
+    prompt: str
+    reference: str
+    split: Split = "train"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Candidate(BaseModel):
+    """A completion whose truth is known, to be shown to the verifier under audit."""
+
+    id: str
+    task_id: str
+    text: str
+    origin: Origin
+    category: str  # dotted: math.near_miss.sign_flip, math.hedge.two_boxes, ...
+    severity: Severity = Severity.medium
+    label: Label
+    label_source: str = "construction+oracle"
+    note: str = ""  # what was done to the reference, for humans reading the report
+
+
+class DroppedCandidate(BaseModel):
+    """A generated candidate whose intended label the oracle did not confirm."""
+
+    id: str
+    task_id: str
+    category: str
+    reason: str  # equivalent_mutant | not_equivalent | oracle_unknown | oracle_timeout | oracle_error
+    text: str = ""
+
+
+VerdictStatus = Literal["ok", "error"]
+
+
+class Verdict(BaseModel):
+    """What one verifier said about one candidate."""
+
+    verifier: str
+    candidate_id: str
+    status: VerdictStatus
+    score: Optional[float] = None
+    accepted: Optional[bool] = None
+    error: Optional[str] = None  # "timeout after 10s", "crash: exit code 1", "ValueError: ..."
+    security: list[str] = Field(default_factory=list)  # canaries that fired during the call
+    seconds: float = 0.0
+
+
+class Interval(BaseModel):
+    low: float
+    high: float
+
+
+class Example(BaseModel):
+    candidate_id: str
+    task_id: str
+    text: str
+    reference: str
+    note: str = ""
+    score: Optional[float] = None
+
+
+class CategoryResult(BaseModel):
+    name: str
+    origin: Origin
+    severity: Severity
+    label: Label
+    n: int  # verdicts that are not errors
+    accepted: int
+    rate: float  # false acceptance for incorrect categories, false rejection for correct ones
+    ci: Interval
+    errors: int = 0
+    examples: list[Example] = Field(default_factory=list)  # the misjudged ones, a few
+
+
+class SecurityFinding(BaseModel):
+    kind: str  # executes_model_output | ...
+    candidate_id: str
+    task_id: str
+    detail: str
+
+
+class GateResult(BaseModel):
+    passed: bool
+    enforced: bool = True
+    reasons: list[str] = Field(default_factory=list)
+
+
+class GateConfig(BaseModel):
+    max_debt: float = 0.05
+    max_category: float = 0.5
+    max_false_rejection: float = 0.10
+    waived_categories: list[str] = Field(default_factory=list)
+
+
+class Report(BaseModel):
+    """The result of auditing one verifier on one suite. Public, versioned JSON."""
+
+    schema_version: str = SCHEMA_VERSION
+    tool_version: str
+    verifier: str
+    style: str
+    suite: str
+    split: Optional[str] = None
+    seed: int
+    threshold: float
+    n_candidates: int
+    coverage_debt: float
+    coverage_debt_ci: Interval
+    false_acceptance_rate: float
+    false_acceptance_ci: Interval
+    false_rejection_rate: float
+    false_rejection_ci: Interval
+    error_rate: float
+    errors: int
+    error_kinds: dict[str, int] = Field(default_factory=dict)
+    categories: list[CategoryResult]
+    security_findings: list[SecurityFinding] = Field(default_factory=list)
+    dropped: dict[str, int] = Field(default_factory=dict)  # reason -> count
+    gate: GateResult
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class ReportSet(BaseModel):
+    """Several verifiers audited on the same candidates (the side-by-side demo run)."""
+
+    schema_version: str = SCHEMA_VERSION
+    tool_version: str
+    reports: list[Report]
