@@ -1,0 +1,93 @@
+"""The worker pool survives every way a call can go wrong, and reports each one."""
+
+import ctypes
+import os
+import signal
+import time
+
+import pytest
+
+from verifier_audit.engine import pool
+
+
+class Hostile:
+    """Call i misbehaves in a way chosen by i; every other call returns 2*i."""
+
+    def setup(self):
+        pass
+
+    def __call__(self, i):
+        if i == 3:
+            while True:  # a pure-Python hang
+                pass
+        if i == 4:
+            ctypes.CDLL(None).sleep(30)  # stuck in C: signals can't interrupt it, only SIGKILL
+        if i == 5:
+            os._exit(1)
+        if i == 7:
+            ctypes.string_at(0)  # segfault
+        if i == 8:
+            raise SystemExit(0)
+        if i == 11:
+            bytearray(10**10)
+        if i == 12:
+            os.mkdir("va_canary_tok12")
+        if i == 13:
+            os.fork() or time.sleep(60)  # leaves a child behind in its process group
+        return 2 * i
+
+
+def test_every_failure_becomes_an_outcome_and_the_rest_completes():
+    outs = {o.index: o for o in pool.run(Hostile(), range(40), workers=2, timeout=1.5, memory_mb=1024)}
+    assert sorted(outs) == list(range(40))
+    assert outs[3].error_kind == "timeout" and outs[4].error_kind == "timeout"
+    assert outs[5].error == "crash: exit code 1"
+    assert outs[7].error == "crash: killed by signal SIGSEGV"
+    assert outs[8].error.startswith("SystemExit")
+    assert outs[11].error.startswith("MemoryError")
+    assert outs[12].ok and outs[12].security == ["tok12"]
+    bad = {3, 4, 5, 7, 8, 11}
+    assert all(outs[i].ok and outs[i].value == 2 * i for i in range(40) if i not in bad)
+
+
+class Alarmed:
+    """A verifier that times itself out with signal.alarm, as Math-Verify does."""
+
+    def setup(self):
+        pass
+
+    def __call__(self, i):
+        def handler(signum, frame):
+            raise TimeoutError("alarm")
+
+        signal.signal(signal.SIGALRM, handler)
+        signal.alarm(1)
+        try:
+            if i % 5 == 0:
+                time.sleep(3)
+            return i
+        finally:
+            signal.alarm(0)
+
+
+def test_signal_alarm_works_because_calls_run_in_the_main_thread():
+    outs = {o.index: o for o in pool.run(Alarmed(), range(10), workers=2, timeout=5)}
+    assert {i for i, o in outs.items() if not o.ok} == {0, 5}
+    assert all(outs[i].error == "TimeoutError: alarm" for i in (0, 5))
+
+
+class FailsSetup:
+    def setup(self):
+        raise ImportError("no module named nope")
+
+    def __call__(self, i):
+        return i
+
+
+def test_setup_failure_is_a_clear_error():
+    with pytest.raises(pool.PoolError, match="no module named nope"):
+        list(pool.run(FailsSetup(), range(3), workers=1))
+
+
+def test_empty_input_starts_nothing():
+    assert list(pool.run(FailsSetup(), [], workers=2)) == []

@@ -1,0 +1,230 @@
+"""The ``verifier-audit`` command.
+
+Exit codes (DESIGN.md): 0 gate passed, 1 gate failed, 2 usage or input error (the message
+names the file, the line and what is wrong), 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Optional, Sequence
+
+from . import __version__
+from .domains import get_domain
+from .engine.audit import AuditOptions, default_cache_dir, prepare, run_settings, audit
+from .engine.pool import PoolError
+from .engine.store import fingerprint
+from .errors import InputError
+from .loading import STYLES, VerifierSpec, resolve
+from .models import GateConfig, ReportSet
+from .report.terminal import render_report, render_side_by_side
+from .suites import FORMATS, load_suite, select
+
+EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def _rate(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
+def _suite_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("suite")
+    g.add_argument("--suite", default="math", help="built-in suite name or a JSONL file (default: math)")
+    g.add_argument("--format", default="jsonl", choices=FORMATS, help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution)")
+    g.add_argument("--field", action="append", default=[], metavar="OURS=THEIRS",
+                   help="map a suite field, e.g. --field prompt=question --field reference=answer")
+    g.add_argument("--domain", default=None, help="domain of a suite file's tasks when its lines do not say (default: math)")
+    g.add_argument("--split", choices=("train", "heldout", "shifted"), help="audit one split only")
+    g.add_argument("--limit", type=int, help="audit the first N tasks only (a quick local run)")
+    g.add_argument("--seed", type=int, default=0, help="generation seed (default 0): same seed, same candidates")
+    g.add_argument("--workers", type=int, default=max(1, min(os.cpu_count() or 2, 8)), help="worker processes (default: cores, at most 8)")
+    g.add_argument("--oracle-timeout", type=_positive_float, default=10.0, help="hard limit per oracle call, seconds")
+    g.add_argument("--memory-mb", type=int, default=4096, help="address-space limit per worker (default 4096 MiB)")
+    g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="verifier-audit",
+        description="Measure how much a reward verifier can be fooled (false acceptance, false rejection, coverage debt).",
+    )
+    parser.add_argument("--version", action="version", version=f"verifier-audit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="audit verifiers (no --verifier: compare the built-in reference verifiers)")
+    run.add_argument("--verifier", action="append", default=[], metavar="SPEC",
+                     help="package.module:function or path/to/file.py:function (repeatable)")
+    run.add_argument("--style", choices=("auto",) + STYLES, default="auto", help="call style (default: from the signature)")
+    _suite_args(run)
+    g = run.add_argument_group("verdicts and gate")
+    g.add_argument("--timeout", type=_positive_float, default=10.0, help="hard limit per verifier call, seconds (default 10)")
+    g.add_argument("--threshold", type=float, default=0.5, help="a score >= this is an acceptance (default 0.5)")
+    g.add_argument("--max-debt", type=_rate, default=0.05, help="gate: coverage debt at most this (default 0.05)")
+    g.add_argument("--max-category", type=_rate, default=0.5, help="gate: false acceptance of any one category at most this (default 0.5)")
+    g.add_argument("--max-false-rejection", type=_rate, default=0.10, help="gate: false rejection at most this (default 0.10)")
+    g.add_argument("--waive", action="append", default=[], metavar="CATEGORY", help="do not gate on this category's false acceptance")
+    o = run.add_argument_group("output")
+    o.add_argument("--json", type=Path, metavar="PATH", help="write the report JSON here")
+    o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
+    o.add_argument("--resume", action="store_true", help="continue an interrupted audit from its results file")
+    o.add_argument("--all-categories", action="store_true", help="list every category, not only the misjudged")
+    o.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    gen = sub.add_parser("generate", help="write the oracle-confirmed candidates as JSONL")
+    _suite_args(gen)
+    gen.add_argument("--out", type=Path, help="output file (default: stdout)")
+    gen.add_argument("--dropped", action="store_true", help="also write the candidates the oracle dropped, with the reason")
+
+    cat = sub.add_parser("catalog", help="list failure categories and catalog entries with their rationale")
+    cat.add_argument("--domain", default="math")
+    cat.add_argument("--json", action="store_true", help="as JSON")
+    return parser
+
+
+def _options(args, *, enforce_gate: bool) -> AuditOptions:
+    return AuditOptions(
+        seed=args.seed,
+        workers=max(1, args.workers),
+        timeout=getattr(args, "timeout", 10.0),
+        oracle_timeout=args.oracle_timeout,
+        memory_mb=args.memory_mb or None,
+        threshold=getattr(args, "threshold", 0.5),
+        gate=GateConfig(
+            max_debt=getattr(args, "max_debt", 0.05),
+            max_category=getattr(args, "max_category", 0.5),
+            max_false_rejection=getattr(args, "max_false_rejection", 0.10),
+            waived_categories=getattr(args, "waive", []),
+        ),
+        enforce_gate=enforce_gate,
+        resume=getattr(args, "resume", False),
+        cache_dir=None if args.no_cache else default_cache_dir(),
+        progress=False if getattr(args, "no_progress", False) else None,
+    )
+
+
+def _prepare(args, options: AuditOptions):
+    suite = load_suite(args.suite, fields=args.field, fmt=args.format, domain=args.domain)
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit {args.limit}: must be at least 1")
+    tasks = select(suite, args.split, args.limit)
+    return prepare(suite.name, suite.content_hash, tasks, options, split=args.split, limit=args.limit)
+
+
+def _unique_names(specs: list[VerifierSpec]) -> list[VerifierSpec]:
+    seen: dict[str, int] = {}
+    out = []
+    for s in specs:
+        seen[s.name] = seen.get(s.name, 0) + 1
+        out.append(s if seen[s.name] == 1 else VerifierSpec(s.spec, f"{s.name}#{seen[s.name]}", s.style))
+    return out
+
+
+def cmd_run(args) -> int:
+    demo = not args.verifier
+    options = _options(args, enforce_gate=not demo)
+    if demo:
+        domain = get_domain(args.domain or "math")
+        specs = [resolve(spec) for spec in domain.reference_verifiers.values()]
+    else:
+        specs = [resolve(spec, args.style) for spec in args.verifier]
+    specs = _unique_names(specs)
+    prepared = _prepare(args, options)
+    if not prepared.candidates:
+        raise InputError(f"suite {args.suite!r}: no candidates survived generation and labelling; nothing to audit")
+    if args.results:
+        options.results = args.results
+    else:
+        options.results = default_cache_dir() / f"results-{fingerprint(run_settings(prepared, specs, options))}.jsonl"
+    reports = audit(prepared, specs, options)
+    if demo or len(reports) > 1:
+        print(render_side_by_side(reports))
+    else:
+        print(render_report(reports[0], all_categories=args.all_categories))
+    if args.json:
+        payload = reports[0] if len(reports) == 1 else ReportSet(tool_version=__version__, reports=reports)
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(payload.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    print(f"results: {options.results}", file=sys.stderr)
+    if demo:
+        return EXIT_OK
+    return EXIT_OK if all(r.gate.passed for r in reports) else EXIT_GATE
+
+
+def cmd_generate(args) -> int:
+    options = _options(args, enforce_gate=False)
+    prepared = _prepare(args, options)
+    out = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
+    try:
+        for c in prepared.candidates:
+            out.write(c.model_dump_json() + "\n")
+        if args.dropped:
+            for d in prepared.dropped:
+                out.write(json.dumps({**d.model_dump(), "dropped": True}) + "\n")
+    finally:
+        if args.out:
+            out.close()
+    print(f"{len(prepared.candidates)} candidates; dropped {sum(prepared.dropped_counts.values())} "
+          f"({', '.join(f'{k} {v}' for k, v in prepared.dropped_counts.items()) or 'none'})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_catalog(args) -> int:
+    domain = get_domain(args.domain)
+    cats = domain.categories()
+    if args.json:
+        print(json.dumps([{**c.__dict__, "severity": c.severity.value} for c in cats], indent=2))
+        return EXIT_OK
+    by_origin: dict[str, list] = {}
+    for c in cats:
+        by_origin.setdefault(c.origin, []).append(c)
+    for origin, rows in by_origin.items():
+        print(f"{origin} ({len(rows)})")
+        for c in rows:
+            ref = f"  [{c.reference}]" if c.reference else ""
+            print(f"  {c.name:<44} {c.severity.value:<8} {c.description}{ref}")
+        print()
+    return EXIT_OK
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_INPUT
+    handler = {"run": cmd_run, "generate": cmd_generate, "catalog": cmd_catalog}[args.command]
+    try:
+        return handler(args)
+    except InputError as exc:
+        print(f"verifier-audit: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except PoolError as exc:
+        print(f"verifier-audit: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("\nverifier-audit: interrupted; run the same command with --resume to continue", file=sys.stderr)
+        return 130
+    except Exception:  # noqa: BLE001 - the one place that turns a bug into exit 3
+        traceback.print_exc()
+        print(f"verifier-audit {__version__}: internal error (exit 3); please report it with the traceback above",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

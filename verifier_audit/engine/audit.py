@@ -1,0 +1,236 @@
+"""An audit from start to end: candidates (generated, oracle-confirmed, cached), verdicts
+(streamed to the results store), reports. Front ends (CLI, pytest plugin, Python API) call
+``prepare`` and ``audit``; everything domain-specific comes through the Domain protocol.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from .. import __version__
+from ..domains import get_domain
+from ..domains.base import Domain
+from ..loading import VerifierSpec, load_function, make_caller, to_score
+from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict
+from ..report.build import build_report
+from . import pool
+from .progress import Progress
+from .store import ResultsStore
+
+# Bump when generators or the oracle change what they produce, to invalidate caches.
+CANDIDATES_VERSION = "1"
+
+
+@dataclass
+class AuditOptions:
+    seed: int = 0
+    workers: int = 2
+    timeout: float = 10.0
+    oracle_timeout: float = 10.0
+    memory_mb: Optional[int] = 4096
+    threshold: float = 0.5
+    gate: GateConfig = field(default_factory=GateConfig)
+    enforce_gate: bool = True
+    results: Optional[Path] = None
+    resume: bool = False
+    cache_dir: Optional[Path] = None  # None: no candidate cache
+    progress: Optional[bool] = None  # None: a bar when stderr is a terminal
+    quiet_workers: bool = True
+
+
+@dataclass
+class Prepared:
+    suite_name: str
+    suite_hash: str
+    domain: str
+    tasks: list[Task]
+    candidates: list[Candidate]
+    dropped: list[DroppedCandidate]
+    split: Optional[str] = None
+    limit: Optional[int] = None
+
+    @property
+    def dropped_counts(self) -> dict[str, int]:
+        return dict(sorted(Counter(d.reason for d in self.dropped).items()))
+
+
+def default_cache_dir() -> Path:
+    root = os.environ.get("VERIFIER_AUDIT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "verifier-audit"
+    )
+    return Path(root)
+
+
+class _OracleJob:
+    def __init__(self, domain: Domain, candidates: list[Candidate], tasks: dict[str, Task]):
+        self.domain, self.candidates, self.tasks = domain, candidates, tasks
+
+    def setup(self) -> None:
+        pass
+
+    def __call__(self, index: int):
+        c = self.candidates[index]
+        result = self.domain.label(c.text, self.tasks[c.task_id])
+        return result.label, result.reason
+
+
+class _VerifierJob:
+    def __init__(self, spec: VerifierSpec, candidates: list[Candidate], tasks: dict[str, Task]):
+        self.spec, self.candidates, self.tasks = spec, candidates, tasks
+        self.call: Optional[Callable] = None
+
+    def setup(self) -> None:
+        self.call = make_caller(load_function(self.spec.spec), self.spec.style)
+
+    def __call__(self, index: int) -> float:
+        c = self.candidates[index]
+        return to_score(self.call(c.text, self.tasks[c.task_id]))
+
+
+def _drop_reason(candidate: Candidate, label: Optional[str], reason: str) -> str:
+    if label is None:
+        return "oracle_unknown"
+    if candidate.origin == "equivalent":
+        return "not_equivalent"
+    return "equivalent_mutant"
+
+
+def _cache_key(suite_hash: str, domain: str, split, limit, seed: int) -> str:
+    blob = json.dumps([__version__, CANDIDATES_VERSION, suite_hash, domain, split, limit, seed]).encode()
+    return hashlib.sha256(blob).hexdigest()[:20]
+
+
+def _read_cache(path: Path) -> Optional[tuple[list[Candidate], list[DroppedCandidate]]]:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            kept, dropped = [], []
+            for line in fh:
+                row = json.loads(line)
+                if row.pop("_dropped", False):
+                    dropped.append(DroppedCandidate.model_validate(row))
+                else:
+                    kept.append(Candidate.model_validate(row))
+            return kept, dropped
+    except (OSError, ValueError):
+        return None  # missing or damaged: regenerate
+
+
+def _write_cache(path: Path, kept: list[Candidate], dropped: list[DroppedCandidate]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        for c in kept:
+            fh.write(c.model_dump_json() + "\n")
+        for d in dropped:
+            fh.write(json.dumps({**d.model_dump(), "_dropped": True}) + "\n")
+    os.replace(tmp, path)  # atomic: a concurrent reader never sees half a file
+
+
+def prepare(
+    suite_name: str,
+    suite_hash: str,
+    tasks: list[Task],
+    options: AuditOptions,
+    *,
+    split: Optional[str] = None,
+    limit: Optional[int] = None,
+) -> Prepared:
+    """Generate candidates and keep those whose intended label the oracle confirms."""
+    domain_name = tasks[0].domain if tasks else "math"
+    domain = get_domain(domain_name)
+    cache_path = None
+    if options.cache_dir is not None:
+        cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, split, limit, options.seed)}.jsonl"
+        cached = _read_cache(cache_path)
+        if cached is not None:
+            return Prepared(suite_name, suite_hash, domain_name, tasks, cached[0], cached[1], split, limit)
+
+    dropped: list[DroppedCandidate] = []
+    usable = []
+    for task in tasks:
+        problem = domain.check_task(task)
+        if problem:
+            dropped.append(DroppedCandidate(id=f"{task.id}/*", task_id=task.id, category="*", reason="gold_unusable", text=problem))
+        else:
+            usable.append(task)
+    generated = list(domain.generate(usable, options.seed))
+    by_id = {t.id: t for t in usable}
+    labels: dict[int, tuple[Optional[str], str]] = {}
+    progress = Progress("labelling (oracle)", len(generated), enabled=options.progress)
+    job = _OracleJob(domain, generated, by_id)
+    for out in pool.run(job, range(len(generated)), workers=options.workers, timeout=options.oracle_timeout,
+                        memory_mb=options.memory_mb):
+        if out.ok:
+            labels[out.index] = out.value
+        else:
+            labels[out.index] = (None, f"oracle_{out.error_kind}")
+        progress.advance()
+    progress.close()
+
+    kept = []
+    for i, c in enumerate(generated):
+        label, reason = labels[i]
+        if label == c.label:
+            kept.append(c)
+        else:
+            why = reason if reason.startswith("oracle_") else _drop_reason(c, label, reason)
+            dropped.append(DroppedCandidate(id=c.id, task_id=c.task_id, category=c.category, reason=why, text=c.text[:300]))
+    if cache_path is not None:
+        _write_cache(cache_path, kept, dropped)
+    return Prepared(suite_name, suite_hash, domain_name, tasks, kept, dropped, split, limit)
+
+
+def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptions) -> dict:
+    """What decides the verdicts; the results file's fingerprint is made of this."""
+    return {
+        "tool_version": __version__,
+        "suite": prepared.suite_name,
+        "suite_hash": prepared.suite_hash,
+        "split": prepared.split,
+        "limit": prepared.limit,
+        "seed": options.seed,
+        "verifiers": [[v.spec, v.style] for v in verifiers],
+        "timeout": options.timeout,
+        "memory_mb": options.memory_mb,
+        "n_candidates": len(prepared.candidates),
+    }
+
+
+def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptions) -> list[Report]:
+    """Score every candidate with every verifier; one report per verifier."""
+    settings = run_settings(prepared, verifiers, options)
+    results_path = options.results or Path(tempfile.mkdtemp(prefix="va-results-")) / "results.jsonl"
+    store = ResultsStore(results_path, settings, resume=options.resume)
+    tasks = {t.id: t for t in prepared.tasks}
+    try:
+        for spec in verifiers:
+            todo = [i for i, c in enumerate(prepared.candidates) if (spec.name, c.id) not in store.done]
+            progress = Progress(f"auditing {spec.name}", len(prepared.candidates), enabled=options.progress)
+            progress.advance(len(prepared.candidates) - len(todo))
+            job = _VerifierJob(spec, prepared.candidates, tasks)
+            for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
+                                quiet=options.quiet_workers):
+                c = prepared.candidates[out.index]
+                if out.ok:
+                    verdict = Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,
+                                      seconds=round(out.seconds, 6), security=out.security)
+                else:
+                    verdict = Verdict(verifier=spec.name, candidate_id=c.id, status="error",
+                                      error=out.error, seconds=round(out.seconds, 6), security=out.security)
+                store.append(verdict)
+                progress.advance()
+            progress.close()
+    finally:
+        store.close()
+    reports = []
+    for spec in verifiers:
+        verdicts = {cid: v for (name, cid), v in store.done.items() if name == spec.name}
+        reports.append(build_report(prepared, spec, verdicts, options, settings))
+    return reports

@@ -1,0 +1,250 @@
+"""A pool of worker processes that runs untrusted calls with a hard per-call time limit.
+
+Why not ``multiprocessing.Pool`` or ``concurrent.futures``: neither can stop one call that
+is stuck in C code (a sympy power tower, a segfault, ``os._exit``) without losing the
+pool. Here each worker is a forked process in its own process group; a call past its
+deadline gets the whole group killed with SIGKILL, the call becomes an error outcome, and a
+fresh worker takes over the rest of the chunk. Calls run in each worker's main thread, so
+verifiers that use ``signal.alarm`` work.
+
+Work is sent in chunks and results come back one by one, so the parent always knows which
+call is running and since when; that keeps the overhead per call to a pipe message.
+Items are indices: the job object (candidates, tasks, the loaded verifier) is inherited
+through fork, so large texts never cross the pipe.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import multiprocessing as mp
+import os
+import resource
+import shutil
+import signal
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
+
+from .. import canary
+
+
+class Job(Protocol):
+    def setup(self) -> None:
+        """Runs once in each fresh worker (imports the verifier, warms caches)."""
+
+    def __call__(self, item: int) -> Any:
+        """Runs one call; its return value is sent back to the parent (must pickle)."""
+
+
+@dataclass
+class Outcome:
+    index: int
+    ok: bool
+    value: Any = None
+    error: Optional[str] = None  # "timeout", "crash", or the exception, when not ok
+    error_kind: Optional[str] = None  # timeout | crash | exception
+    seconds: float = 0.0
+    security: list[str] = field(default_factory=list)
+
+
+def _limit_memory(memory_mb: Optional[int]) -> None:
+    if memory_mb:
+        limit = memory_mb * 1024 * 1024
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        except (ValueError, OSError):
+            pass
+
+
+def _silence_stdio() -> None:
+    # A verifier may print per call; on the user's terminal that would bury the progress bar.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: bool) -> None:
+    os.setpgrp()  # the parent kills the whole group: children the verifier spawned die too
+    faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if quiet:
+        _silence_stdio()
+    os.chdir(workdir)
+    try:
+        job.setup()
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
+        conn.send(("setup_error", f"{type(exc).__name__}: {exc}"))
+        return
+    _limit_memory(memory_mb)
+    conn.send(("ready", None))
+    while True:
+        try:
+            chunk = conn.recv()
+        except EOFError:
+            return
+        if chunk is None:
+            return
+        for index in chunk:
+            start = time.perf_counter()
+            try:
+                value, ok, err = job(index), True, None
+            except MemoryError:
+                value, ok, err = None, False, "MemoryError (worker memory limit reached)"
+            except BaseException as exc:  # noqa: BLE001 - SystemExit too: a verifier error
+                value, ok, err = None, False, f"{type(exc).__name__}: {exc}"[:500]
+            seconds = time.perf_counter() - start
+            # A verifier's stray alarm must not fire during the next call.
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            fired = canary.fired()
+            if os.getcwd() != workdir:
+                os.chdir(workdir)
+            conn.send((index, ok, value, err, seconds, fired))
+
+
+class _Worker:
+    def __init__(self, ctx, job: Job, memory_mb: Optional[int], quiet: bool):
+        self.workdir = tempfile.mkdtemp(prefix="va-worker-")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(job, child, memory_mb, self.workdir, quiet), daemon=True)
+        self.proc.start()
+        child.close()
+        self.assigned: deque[int] = deque()
+        self.started = 0.0  # when the current call began (as seen by the parent)
+        self.ready = False
+        self.born = time.monotonic()
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.kill()
+        except Exception:  # noqa: BLE001 - already gone
+            pass
+        self.proc.join(timeout=5)
+        self.conn.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def stop(self) -> None:
+        try:
+            self.conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        self.proc.join(timeout=2)
+        self.kill()
+
+
+class PoolError(RuntimeError):
+    pass
+
+
+def _describe_exit(code: Optional[int]) -> str:
+    if code is None:
+        return "worker died"
+    if code < 0:
+        try:
+            return f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def run(
+    job: Job,
+    items: Iterable[int],
+    *,
+    workers: int = 2,
+    timeout: float = 10.0,
+    memory_mb: Optional[int] = 4096,
+    chunk: int = 32,
+    quiet: bool = True,
+    setup_timeout: float = 120.0,
+    on_restart: Optional[Callable[[str], None]] = None,
+) -> Iterator[Outcome]:
+    """Yield an Outcome for every item (in completion order), whatever the calls do."""
+    ctx = mp.get_context("fork")
+    pending: deque[int] = deque(items)
+    total = len(pending)
+    if total == 0:
+        return
+    workers = max(1, min(workers, total))
+    pool: list[_Worker] = [_Worker(ctx, job, memory_mb, quiet) for _ in range(workers)]
+    done = 0
+
+    def dispatch(w: _Worker) -> None:
+        if not pending or not w.ready:
+            return
+        # Smaller chunks near the end, so one worker is not left with the whole tail.
+        size = max(1, min(chunk, len(pending) // len(pool) or 1))
+        batch = [pending.popleft() for _ in range(min(size, len(pending)))]
+        w.assigned.extend(batch)
+        w.started = time.monotonic()
+        w.conn.send(batch)
+
+    def replace(w: _Worker, reason: str) -> None:
+        pending.extendleft(reversed(w.assigned))
+        w.assigned.clear()
+        w.kill()
+        pool[pool.index(w)] = _Worker(ctx, job, memory_mb, quiet)
+        if on_restart:
+            on_restart(reason)
+
+    try:
+        while done < total:
+            now = time.monotonic()
+            deadlines = [w.started + timeout for w in pool if w.assigned]
+            wait_for = max(0.0, min(deadlines) - now) if deadlines else 1.0
+            ready = wait([w.conn for w in pool] + [w.proc.sentinel for w in pool], timeout=wait_for)
+            for w in list(pool):
+                dead = False
+                if w.conn in ready:
+                    try:
+                        msg = w.conn.recv()
+                    except (EOFError, OSError):
+                        dead = True
+                    else:
+                        if msg[0] == "ready":
+                            w.ready = True
+                            dispatch(w)
+                        elif msg[0] == "setup_error":
+                            raise PoolError(f"worker setup failed: {msg[1]}")
+                        else:
+                            index, ok, value, err, seconds, fired = msg
+                            w.assigned.popleft()
+                            w.started = time.monotonic()
+                            done += 1
+                            yield Outcome(index, ok, value, err, None if ok else "exception", seconds, fired)
+                            if not w.assigned:
+                                dispatch(w)
+                elif w.proc.sentinel in ready and not w.conn.poll():
+                    dead = True  # exited with nothing left in the pipe
+                if dead:
+                    w.proc.join(timeout=1)
+                    reason = _describe_exit(w.proc.exitcode)
+                    if not w.ready:
+                        raise PoolError(f"worker died during setup ({reason})")
+                    if w.assigned:
+                        index = w.assigned.popleft()
+                        done += 1
+                        yield Outcome(index, False, error=f"crash: {reason}", error_kind="crash",
+                                      seconds=time.monotonic() - w.started)
+                    replace(w, reason)
+            now = time.monotonic()
+            for w in list(pool):
+                if w.assigned and now - w.started > timeout:
+                    index = w.assigned.popleft()
+                    done += 1
+                    yield Outcome(index, False, error=f"timeout after {timeout:g}s", error_kind="timeout",
+                                  seconds=now - w.started)
+                    replace(w, "timeout")
+                elif not w.ready and now - w.born > setup_timeout:
+                    raise PoolError(f"a worker did not start within {setup_timeout:g}s (verifier import hangs?)")
+    finally:
+        for w in pool:
+            w.stop()

@@ -1,0 +1,172 @@
+"""Load the verifier under audit and adapt its call style to one form: (text, task) -> score.
+
+A verifier is named ``package.module:function`` or ``path/to/file.py:function``. Its call
+style is read from its signature (or forced): see ``STYLES`` and DESIGN.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import math
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import VerifierLoadError
+from .models import Task
+
+STYLES = ("native", "pair", "verl", "trl")
+
+# Column names a TRL-style reward function may ask for; all carry the task's reference.
+_REFERENCE_ALIASES = ("reference", "solution", "answer", "ground_truth", "gold", "target")
+
+
+@dataclass(frozen=True)
+class VerifierSpec:
+    spec: str
+    name: str  # short display name (the function's name unless given)
+    style: str
+
+
+def _import_target(spec: str) -> tuple[Any, str]:
+    if ":" not in spec:
+        raise VerifierLoadError(
+            f"verifier {spec!r}: expected 'package.module:function' or 'path/to/file.py:function' "
+            "(the part after ':' names the function)"
+        )
+    target, _, attr = spec.rpartition(":")
+    if not target or not attr:
+        raise VerifierLoadError(f"verifier {spec!r}: both the module and the function name are needed")
+    if target.endswith(".py") or os.sep in target or "/" in target:
+        path = Path(target)
+        if not path.is_file():
+            raise VerifierLoadError(f"verifier {spec!r}: no file at {path} (cwd: {os.getcwd()})")
+        mod_name = f"_verifier_audit_user_{abs(hash(str(path.resolve())))}"
+        if mod_name in sys.modules:
+            return sys.modules[mod_name], attr
+        file_spec = importlib.util.spec_from_file_location(mod_name, path)
+        module = importlib.util.module_from_spec(file_spec)
+        # The user's file may import its neighbours, as it would when run as a script.
+        sys.path.insert(0, str(path.resolve().parent))
+        sys.modules[mod_name] = module
+        try:
+            file_spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[mod_name]
+            raise VerifierLoadError(f"verifier {spec!r}: importing {path} failed: {type(exc).__name__}: {exc}") from exc
+        return module, attr
+    try:
+        module = importlib.import_module(target)
+    except Exception as exc:
+        raise VerifierLoadError(
+            f"verifier {spec!r}: cannot import module {target!r}: {type(exc).__name__}: {exc}. "
+            "For a file, write its path: path/to/file.py:function"
+        ) from exc
+    return module, attr
+
+
+def load_function(spec: str) -> Callable:
+    module, attr = _import_target(spec)
+    fn = module
+    for part in attr.split("."):
+        if not hasattr(fn, part):
+            found = sorted(
+                name for name, obj in vars(module).items() if callable(obj) and not name.startswith("_")
+                and getattr(obj, "__module__", None) == module.__name__
+            )
+            hint = f"callables defined there: {', '.join(found)}" if found else "it defines no public callable"
+            raise VerifierLoadError(f"verifier {spec!r}: {module.__name__ if not hasattr(module, '__file__') else module.__file__} has no {attr!r}; {hint}")
+        fn = getattr(fn, part)
+    if not callable(fn):
+        raise VerifierLoadError(f"verifier {spec!r}: {attr!r} is a {type(fn).__name__}, not a function")
+    return fn
+
+
+def detect_style(fn: Callable) -> str:
+    """Guess the call style from parameter names; raise when the guess would be a coin flip."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError) as exc:
+        raise VerifierLoadError(f"cannot read the signature of {fn!r}; pass --style ({', '.join(STYLES)})") from exc
+    names = [p.name for p in params]
+    if "completions" in names:
+        return "trl"
+    if "solution_str" in names or "data_source" in names:
+        return "verl"
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) >= 2:
+        second = positional[1]
+        if second.name == "task" or second.annotation is Task or second.annotation == "Task":
+            return "native"
+        return "pair"
+    raise VerifierLoadError(
+        f"cannot tell the call style of {getattr(fn, '__name__', fn)}{inspect.signature(fn)}: "
+        f"pass --style, one of {', '.join(STYLES)} (see README, 'Call styles')"
+    )
+
+
+def resolve(spec: str, style: str | None = None) -> VerifierSpec:
+    """Load ``spec`` once in this process to check it, and fix its style."""
+    fn = load_function(spec)
+    if style is None or style == "auto":
+        style = detect_style(fn)
+    elif style not in STYLES:
+        raise VerifierLoadError(f"--style {style!r}: expected one of {', '.join(STYLES)}")
+    name = spec.rpartition(":")[2]
+    return VerifierSpec(spec=spec, name=name, style=style)
+
+
+def _columns(task: Task) -> dict[str, Any]:
+    cols = {alias: task.reference for alias in _REFERENCE_ALIASES}
+    cols.update(task_id=task.id, split=task.split, domain=task.domain)
+    cols.update({k: v for k, v in task.metadata.items() if k not in cols})
+    return cols
+
+
+def make_caller(fn: Callable, style: str) -> Callable[[str, Task], Any]:
+    """One call form for every style; the result still needs ``to_score``."""
+    if style == "native":
+        return lambda text, task: fn(text, task)
+    if style == "pair":
+        return lambda text, task: fn(text, task.reference)
+    if style == "verl":
+        return lambda text, task: fn(
+            task.metadata.get("data_source", task.domain), text, task.reference,
+            {"task_id": task.id, "split": task.split, **task.metadata},
+        )
+    if style == "trl":
+        params = inspect.signature(fn).parameters
+        takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+        def call(text: str, task: Task) -> Any:
+            cols = {"prompts": [task.prompt], **{k: [v] for k, v in _columns(task).items()}}
+            if not takes_all:
+                cols = {k: v for k, v in cols.items() if k in params}
+            out = fn(completions=[text], **cols)
+            if not isinstance(out, (list, tuple)) or len(out) != 1:
+                raise TypeError(f"a trl-style reward must return a list with one score per completion, got {out!r:.80}")
+            return out[0]
+
+        return call
+    raise VerifierLoadError(f"unknown style {style!r}")
+
+
+def to_score(value: Any) -> float:
+    """bool, number, or verl's {'score': ...} -> float; anything else is the verifier's error."""
+    if isinstance(value, dict) and "score" in value:
+        value = value["score"]
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if value is None:
+        raise TypeError("returned None, not a score")
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"returned {type(value).__name__} {value!r:.60}, expected bool or a number") from None
+    if math.isnan(score):
+        raise TypeError("returned NaN")
+    return score

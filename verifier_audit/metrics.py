@@ -1,0 +1,150 @@
+"""Rates with intervals, coverage debt, and the gate.
+
+* Per category: false acceptance (incorrect candidates accepted) or false rejection
+  (correct candidates rejected), with a Wilson 95% interval. Errors are counted apart and
+  left out of the denominators: a crash is neither an acceptance nor a rejection.
+* Coverage debt: the severity-weighted mean of the failure categories' false-acceptance
+  rates, each category weighing the same within a severity, so a thousand easy cases cannot
+  drown one exploit. Its interval is a normal approximation on the weighted sum with
+  Agresti-Coull adjusted rates, which keeps a width at 0/n (a category with 12 clean
+  candidates is not proof of a closed hole).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Iterable, Optional
+
+from .models import (
+    SEVERITY_WEIGHT,
+    Candidate,
+    CategoryResult,
+    Example,
+    GateConfig,
+    GateResult,
+    Interval,
+    Severity,
+    Task,
+    Verdict,
+)
+
+Z95 = 1.959963984540054
+
+
+def wilson(k: int, n: int, z: float = Z95) -> Interval:
+    if n == 0:
+        return Interval(low=0.0, high=1.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    # At k == 0 or k == n the bound is exact; floating point would otherwise miss it by 1 ulp.
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return Interval(low=low, high=high)
+
+
+def _misjudged(candidate: Candidate, verdict: Verdict) -> bool:
+    return verdict.accepted is (candidate.label == "incorrect")
+
+
+def category_results(
+    candidates: list[Candidate],
+    verdicts: dict[str, Verdict],
+    tasks: dict[str, Task],
+    *,
+    examples: int = 3,
+) -> list[CategoryResult]:
+    groups: dict[str, list[Candidate]] = defaultdict(list)
+    for c in candidates:
+        groups[c.category].append(c)
+    results = []
+    for name in sorted(groups):
+        members = groups[name]
+        first = members[0]
+        scored = [(c, verdicts[c.id]) for c in members if c.id in verdicts]
+        ok = [(c, v) for c, v in scored if v.status == "ok"]
+        accepted = sum(1 for _, v in ok if v.accepted)
+        wrong = [(c, v) for c, v in ok if _misjudged(c, v)]
+        k = len(wrong)  # FA count for incorrect categories, FR count for correct ones
+        results.append(
+            CategoryResult(
+                name=name,
+                origin=first.origin,
+                severity=first.severity,
+                label=first.label,
+                n=len(ok),
+                accepted=accepted,
+                rate=k / len(ok) if ok else 0.0,
+                ci=wilson(k, len(ok)),
+                errors=len(scored) - len(ok),
+                examples=[
+                    Example(
+                        candidate_id=c.id, task_id=c.task_id, text=_clip(c.text),
+                        reference=tasks[c.task_id].reference, note=c.note, score=v.score,
+                    )
+                    for c, v in wrong[:examples]
+                ],
+            )
+        )
+    return results
+
+
+def _clip(text: str, limit: int = 400) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 2]} … [{len(text) - limit} chars] … {text[-limit // 2:]}"
+
+
+def coverage_debt(categories: Iterable[CategoryResult]) -> tuple[float, Interval]:
+    failures = [c for c in categories if c.label == "incorrect" and c.n > 0]
+    if not failures:
+        return 0.0, Interval(low=0.0, high=1.0)
+    weights = [SEVERITY_WEIGHT[Severity(c.severity)] for c in failures]
+    total = sum(weights)
+    debt = sum(w * c.rate for w, c in zip(weights, failures)) / total
+    variance = 0.0
+    for w, c in zip(weights, failures):
+        n_adj = c.n + Z95 * Z95
+        p_adj = (c.rate * c.n + Z95 * Z95 / 2) / n_adj
+        variance += (w / total) ** 2 * p_adj * (1 - p_adj) / n_adj
+    half = Z95 * math.sqrt(variance)
+    return debt, Interval(low=max(0.0, debt - half), high=min(1.0, debt + half))
+
+
+def pooled_rate(categories: Iterable[CategoryResult], label: str) -> tuple[float, Interval, int]:
+    """Micro-averaged rate over all candidates of one label (FA for incorrect, FR for correct)."""
+    rows = [c for c in categories if c.label == label]
+    n = sum(c.n for c in rows)
+    k = sum(round(c.rate * c.n) for c in rows)
+    return (k / n if n else 0.0), wilson(k, n), n
+
+
+def gate(
+    debt: float,
+    categories: list[CategoryResult],
+    false_rejection: float,
+    security_findings: int,
+    config: GateConfig,
+    *,
+    enforced: bool = True,
+) -> GateResult:
+    reasons: list[str] = []
+    waived = set(config.waived_categories)
+    if debt > config.max_debt:
+        reasons.append(f"coverage debt {debt:.3f} > max-debt {config.max_debt:g}")
+    for c in categories:
+        if c.label == "incorrect" and c.n and c.rate > config.max_category and c.name not in waived:
+            reasons.append(
+                f"category {c.name}: false acceptance {c.rate:.2f} ({c.accepted}/{c.n}) > max-category {config.max_category:g}"
+            )
+    if false_rejection > config.max_false_rejection:
+        reasons.append(f"false rejection {false_rejection:.3f} > max-false-rejection {config.max_false_rejection:g}")
+    if security_findings:
+        reasons.append(f"{security_findings} security finding(s): the verifier executed model output")
+    return GateResult(passed=not reasons, enforced=enforced, reasons=reasons)
+
+
+def accepted(score: Optional[float], threshold: float) -> Optional[bool]:
+    return None if score is None else score >= threshold

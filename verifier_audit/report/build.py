@@ -1,0 +1,78 @@
+"""Verdicts -> Report. Deterministic: the same verdicts give byte-identical JSON, which is
+what makes a resumed audit's report comparable with an uninterrupted one."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from .. import __version__
+from ..loading import VerifierSpec
+from ..metrics import accepted, category_results, coverage_debt, gate, pooled_rate
+from ..models import Report, SecurityFinding, Verdict
+
+if TYPE_CHECKING:
+    from ..engine.audit import AuditOptions, Prepared
+
+
+def _error_kind(message: str) -> str:
+    if message.startswith("timeout"):
+        return "timeout"
+    if message.startswith("crash"):
+        return "crash"
+    return message.split(":", 1)[0]  # the exception's type
+
+
+def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, Verdict], options: "AuditOptions",
+                 settings: dict) -> Report:
+    verdicts = {
+        cid: v.model_copy(update={"accepted": accepted(v.score, options.threshold)}) for cid, v in verdicts.items()
+    }
+    tasks = {t.id: t for t in prepared.tasks}
+    candidates = [c for c in prepared.candidates if c.id in verdicts]
+    categories = category_results(candidates, verdicts, tasks)
+    debt, debt_ci = coverage_debt(categories)
+    fa, fa_ci, _ = pooled_rate(categories, "incorrect")
+    fr, fr_ci, _ = pooled_rate(categories, "correct")
+    by_id = {c.id: c for c in candidates}
+    findings = [
+        SecurityFinding(
+            kind="executes_model_output",
+            candidate_id=cid,
+            task_id=by_id[cid].task_id,
+            detail=f"canary {token!r} fired while the verifier scored candidate {cid} ({by_id[cid].category})",
+        )
+        for cid, v in sorted(verdicts.items()) if cid in by_id
+        for token in v.security
+    ]
+    errors = [v for v in verdicts.values() if v.status == "error"]
+    return Report(
+        tool_version=__version__,
+        verifier=spec.spec,
+        style=spec.style,
+        suite=prepared.suite_name,
+        split=prepared.split,
+        seed=options.seed,
+        threshold=options.threshold,
+        n_candidates=len(candidates),
+        coverage_debt=round(debt, 6),
+        coverage_debt_ci=debt_ci,
+        false_acceptance_rate=round(fa, 6),
+        false_acceptance_ci=fa_ci,
+        false_rejection_rate=round(fr, 6),
+        false_rejection_ci=fr_ci,
+        error_rate=round(len(errors) / len(verdicts), 6) if verdicts else 0.0,
+        errors=len(errors),
+        error_kinds=dict(sorted(Counter(_error_kind(v.error or "") for v in errors).items())),
+        categories=categories,
+        security_findings=findings,
+        dropped=prepared.dropped_counts,
+        gate=gate(debt, categories, fr, len(findings), options.gate, enforced=options.enforce_gate),
+        settings={
+            **{k: v for k, v in settings.items() if k not in ("verifiers",)},
+            "threshold": options.threshold,
+            "max_debt": options.gate.max_debt,
+            "max_category": options.gate.max_category,
+            "max_false_rejection": options.gate.max_false_rejection,
+        },
+    )

@@ -1,0 +1,114 @@
+"""Plain-text reports for a terminal: one verifier in detail, or several side by side."""
+
+from __future__ import annotations
+
+from ..models import CategoryResult, Report
+
+FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
+           "FR = false rejection: a right answer it refused.")
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:5.1f}%"
+
+
+def _ci(lo: float, hi: float) -> str:
+    return f"[{100 * lo:4.1f}, {100 * hi:5.1f}]"
+
+
+def _one_line(text: str, width: int = 70) -> str:
+    flat = " ".join(text.replace("\x00", "\\0").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    lines = [fmt.format(*header), fmt.format(*["-" * w for w in widths])]
+    lines += [fmt.format(*r) for r in rows]
+    return lines
+
+
+def _category_rows(categories: list[CategoryResult]) -> list[list[str]]:
+    rows = []
+    for c in categories:
+        what = "FA" if c.label == "incorrect" else "FR"
+        wrong = round(c.rate * c.n)
+        rows.append([c.name, c.severity.value if hasattr(c.severity, "value") else str(c.severity),
+                     str(c.n), str(wrong), f"{what} {_pct(c.rate)}", _ci(c.ci.low, c.ci.high),
+                     str(c.errors) if c.errors else ""])
+    return rows
+
+
+def render_report(report: Report, *, examples: int = 5, all_categories: bool = False) -> str:
+    out = [f"verifier-audit {report.tool_version} — {report.verifier} (style {report.style}) on suite "
+           f"{report.suite}{' / ' + report.split if report.split else ''}, seed {report.seed}", ""]
+    cats = report.categories if all_categories else [c for c in report.categories if c.rate > 0 or c.errors]
+    if cats:
+        out += _table(_category_rows(cats), ["category", "severity", "n", "wrong", "rate", "95% CI", "errors"])
+        hidden = len(report.categories) - len(cats)
+        if hidden:
+            out.append(f"({hidden} more categories with no misjudgement and no error; --all-categories shows them)")
+    else:
+        out.append(f"All {len(report.categories)} categories judged right.")
+    out += ["", FA_HELP, ""]
+    escapes = sorted((c for c in report.categories if c.label == "incorrect" and c.rate > 0),
+                     key=lambda c: (-c.rate, c.name))[:examples]
+    if escapes:
+        out.append("Worst escapes (wrong answers accepted):")
+        for c in escapes:
+            ex = c.examples[0] if c.examples else None
+            if ex:
+                out.append(f"  {c.name} ({_pct(c.rate).strip()}): reference {ex.reference!r}; accepted {_one_line(ex.text)!r}")
+        out.append("")
+    if report.errors:
+        kinds = ", ".join(f"{k} {n}" for k, n in report.error_kinds.items())
+        out.append(f"Errors: {report.errors} of {report.n_candidates} calls ({_pct(report.error_rate).strip()}): {kinds}. "
+                   "Counted apart, not as acceptances or rejections.")
+    for f in report.security_findings[:10]:
+        out.append(f"SECURITY: {f.kind}: {f.detail}")
+    if report.dropped:
+        out.append("Dropped by the oracle (labels it could not confirm): "
+                   + ", ".join(f"{k} {n}" for k, n in report.dropped.items()))
+    out += [
+        "",
+        f"coverage debt      {report.coverage_debt:.3f}  95% CI [{report.coverage_debt_ci.low:.3f}, {report.coverage_debt_ci.high:.3f}]",
+        f"false acceptance   {_pct(report.false_acceptance_rate)}  {_ci(report.false_acceptance_ci.low, report.false_acceptance_ci.high)}",
+        f"false rejection    {_pct(report.false_rejection_rate)}  {_ci(report.false_rejection_ci.low, report.false_rejection_ci.high)}",
+        "",
+    ]
+    out.append(render_gate(report))
+    return "\n".join(out)
+
+
+def render_gate(report: Report) -> str:
+    if not report.gate.enforced:
+        return "gate: not enforced (comparison run)"
+    if report.gate.passed:
+        return "gate: PASSED"
+    return "gate: FAILED\n" + "\n".join(f"  - {r}" for r in report.gate.reasons)
+
+
+def render_side_by_side(reports: list[Report]) -> str:
+    """The demo view: one row per verifier, weakest first, plus where each one leaks most."""
+    rows = []
+    for r in reports:
+        worst = max((c for c in r.categories if c.label == "incorrect"), key=lambda c: (c.rate, c.name), default=None)
+        rows.append([
+            r.verifier.rpartition(":")[2],
+            f"{r.coverage_debt:.3f}",
+            f"[{r.coverage_debt_ci.low:.3f}, {r.coverage_debt_ci.high:.3f}]",
+            _pct(r.false_acceptance_rate),
+            _pct(r.false_rejection_rate),
+            str(r.errors),
+            str(len(r.security_findings)),
+            f"{worst.name} {_pct(worst.rate).strip()}" if worst and worst.rate > 0 else "-",
+        ])
+    n = reports[0].n_candidates if reports else 0
+    head = [f"Audit of {len(reports)} verifiers on suite {reports[0].suite if reports else '?'} "
+            f"({n} candidates, seed {reports[0].seed if reports else 0})", ""]
+    lines = _table(rows, ["verifier", "debt", "95% CI", "FA", "FR", "errors", "security", "worst category"])
+    tail = ["", FA_HELP, "debt = severity-weighted mean false acceptance over failure categories (0 is best)."]
+    if reports and reports[0].dropped:
+        tail.append("Dropped by the oracle: " + ", ".join(f"{k} {v}" for k, v in reports[0].dropped.items()))
+    return "\n".join(head + lines + tail)
