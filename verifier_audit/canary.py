@@ -16,8 +16,10 @@ PREFIX = "va_canary_"
 
 
 def payload(token: str) -> str:
-    """A Python expression that marks the cwd when executed; evaluates to 0."""
-    return f"__import__('os').mkdir('{PREFIX}{token}') or 0"
+    """A Python expression that marks the cwd when executed; evaluates to 0.
+
+    No spaces, so it survives graders that strip whitespace before they eval."""
+    return f"__import__('os').mkdir('{PREFIX}{token}')or(0)"
 
 
 def fired(directory: str = ".") -> list[str]:

@@ -21,7 +21,7 @@ from .engine.pool import PoolError
 from .engine.store import fingerprint
 from .errors import InputError
 from .loading import STYLES, VerifierSpec, resolve
-from .models import GateConfig, ReportSet
+from .models import GateConfig, ReportSet, to_json
 from .report.terminal import render_report, render_side_by_side
 from .suites import FORMATS, load_suite, select
 
@@ -158,7 +158,7 @@ def cmd_run(args) -> int:
     if args.json:
         payload = reports[0] if len(reports) == 1 else ReportSet(tool_version=__version__, reports=reports)
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(payload.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(to_json(payload, indent=2) + "\n", encoding="utf-8")
     print(f"results: {options.results}", file=sys.stderr)
     if demo:
         return EXIT_OK
@@ -171,10 +171,10 @@ def cmd_generate(args) -> int:
     out = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
     try:
         for c in prepared.candidates:
-            out.write(c.model_dump_json() + "\n")
+            out.write(to_json(c) + "\n")
         if args.dropped:
             for d in prepared.dropped:
-                out.write(json.dumps({**d.model_dump(), "dropped": True}) + "\n")
+                out.write(json.dumps({**d.model_dump(), "dropped": True}, ensure_ascii=True) + "\n")
     finally:
         if args.out:
             out.close()

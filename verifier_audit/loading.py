@@ -12,7 +12,7 @@ import inspect
 import math
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,6 +30,11 @@ class VerifierSpec:
     spec: str
     name: str  # short display name (the function's name unless given)
     style: str
+    #: the function itself when given as an object (Python API); workers inherit it by fork
+    function: Callable | None = field(default=None, compare=False, repr=False)
+
+    def load(self) -> Callable:
+        return self.function if self.function is not None else load_function(self.spec)
 
 
 def _import_target(spec: str) -> tuple[Any, str]:
@@ -75,8 +80,8 @@ def load_function(spec: str) -> Callable:
     for part in attr.split("."):
         if not hasattr(fn, part):
             found = sorted(
-                name for name, obj in vars(module).items() if callable(obj) and not name.startswith("_")
-                and getattr(obj, "__module__", None) == module.__name__
+                name for name, obj in vars(module).items()
+                if callable(obj) and not name.startswith("_") and not inspect.ismodule(obj)
             )
             hint = f"callables defined there: {', '.join(found)}" if found else "it defines no public callable"
             raise VerifierLoadError(f"verifier {spec!r}: {module.__name__ if not hasattr(module, '__file__') else module.__file__} has no {attr!r}; {hint}")
@@ -116,8 +121,24 @@ def resolve(spec: str, style: str | None = None) -> VerifierSpec:
         style = detect_style(fn)
     elif style not in STYLES:
         raise VerifierLoadError(f"--style {style!r}: expected one of {', '.join(STYLES)}")
-    name = spec.rpartition(":")[2]
+    target, _, name = spec.rpartition(":")
+    if target.endswith(".py") or "/" in target or os.sep in target:
+        # Workers run in private directories: a relative path must not depend on the cwd.
+        spec = f"{Path(target).resolve()}:{name}"
     return VerifierSpec(spec=spec, name=name, style=style)
+
+
+def from_callable(fn: Callable, style: str | None = None) -> VerifierSpec:
+    """A verifier given as a Python object rather than a spec string."""
+    if not callable(fn):
+        raise VerifierLoadError(f"{fn!r} is not callable")
+    if style is None or style == "auto":
+        style = detect_style(fn)
+    elif style not in STYLES:
+        raise VerifierLoadError(f"style {style!r}: expected one of {', '.join(STYLES)}")
+    name = getattr(fn, "__name__", type(fn).__name__)
+    return VerifierSpec(spec=f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', name)}", name=name,
+                        style=style, function=fn)
 
 
 def _columns(task: Task) -> dict[str, Any]:

@@ -82,7 +82,7 @@ def category_results(
                 examples=[
                     Example(
                         candidate_id=c.id, task_id=c.task_id, text=_clip(c.text),
-                        reference=tasks[c.task_id].reference, note=c.note, score=v.score,
+                        reference=_clip(tasks[c.task_id].reference), note=c.note, score=v.score,
                     )
                     for c, v in wrong[:examples]
                 ],
@@ -92,6 +92,9 @@ def category_results(
 
 
 def _clip(text: str, limit: int = 400) -> str:
+    """A short, valid-UTF-8 excerpt for reports (a lone surrogate becomes the text \\ud800,
+    which every JSON reader accepts)."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if len(text) <= limit:
         return text
     return f"{text[: limit // 2]} … [{len(text) - limit} chars] … {text[-limit // 2:]}"

@@ -160,6 +160,14 @@ class Report(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict)
 
 
+def to_json(model: BaseModel, indent: int | None = None) -> str:
+    """JSON for any model, safe for hostile text: a lone surrogate (which pydantic's own
+    writer refuses) is written as a \\ud800 escape and reads back as the same string."""
+    import json
+
+    return json.dumps(model.model_dump(mode="json"), ensure_ascii=True, indent=indent)
+
+
 class ReportSet(BaseModel):
     """Several verifiers audited on the same candidates (the side-by-side demo run)."""
 

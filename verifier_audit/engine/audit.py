@@ -17,8 +17,8 @@ from typing import Callable, Optional
 from .. import __version__
 from ..domains import get_domain
 from ..domains.base import Domain
-from ..loading import VerifierSpec, load_function, make_caller, to_score
-from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict
+from ..loading import VerifierSpec, make_caller, to_score
+from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict, to_json
 from ..report.build import build_report
 from . import pool
 from .progress import Progress
@@ -87,7 +87,7 @@ class _VerifierJob:
         self.call: Optional[Callable] = None
 
     def setup(self) -> None:
-        self.call = make_caller(load_function(self.spec.spec), self.spec.style)
+        self.call = make_caller(self.spec.load(), self.spec.style)
 
     def __call__(self, index: int) -> float:
         c = self.candidates[index]
@@ -127,9 +127,9 @@ def _write_cache(path: Path, kept: list[Candidate], dropped: list[DroppedCandida
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         for c in kept:
-            fh.write(c.model_dump_json() + "\n")
+            fh.write(to_json(c) + "\n")
         for d in dropped:
-            fh.write(json.dumps({**d.model_dump(), "_dropped": True}) + "\n")
+            fh.write(json.dumps({**d.model_dump(), "_dropped": True}, ensure_ascii=True) + "\n")
     os.replace(tmp, path)  # atomic: a concurrent reader never sees half a file
 
 

@@ -67,18 +67,33 @@ def _silence_stdio() -> None:
     os.close(devnull)
 
 
-def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: bool) -> None:
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this worker when the parent dies (kill -9 of the audit included), so a
+    worker stuck in a hostile loop is never orphaned."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: int) -> None:
+    _die_with_parent()
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(0)
     os.setpgrp()  # the parent kills the whole group: children the verifier spawned die too
     faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if quiet:
         _silence_stdio()
-    os.chdir(workdir)
     try:
-        job.setup()
+        job.setup()  # in the audit's cwd, where the user's relative imports make sense
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
         conn.send(("setup_error", f"{type(exc).__name__}: {exc}"))
         return
+    os.chdir(workdir)
     _limit_memory(memory_mb)
     conn.send(("ready", None))
     while True:
@@ -110,7 +125,7 @@ class _Worker:
     def __init__(self, ctx, job: Job, memory_mb: Optional[int], quiet: bool):
         self.workdir = tempfile.mkdtemp(prefix="va-worker-")
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(job, child, memory_mb, self.workdir, quiet), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(job, child, memory_mb, self.workdir, quiet, os.getpid()), daemon=True)
         self.proc.start()
         child.close()
         self.assigned: deque[int] = deque()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..models import Verdict
+from ..models import Verdict, to_json
 
 
 def fingerprint(settings: dict[str, Any]) -> str:
@@ -61,7 +61,7 @@ class ResultsStore:
             )
         for lineno, line in enumerate(lines[1:], 2):
             try:
-                verdict = Verdict.model_validate_json(line)
+                verdict = Verdict.model_validate(json.loads(line))
             except ValueError:
                 continue  # a damaged line: its call is simply redone
             self.done[(verdict.verifier, verdict.candidate_id)] = verdict
@@ -71,7 +71,7 @@ class ResultsStore:
         self._fh.flush()
 
     def append(self, verdict: Verdict) -> None:
-        self._fh.write(verdict.model_dump_json() + "\n")
+        self._fh.write(to_json(verdict) + "\n")
         self._fh.flush()  # in the kernel's hands now: survives kill -9 of this process
         self.done[(verdict.verifier, verdict.candidate_id)] = verdict
 

@@ -16,8 +16,14 @@ def _ci(lo: float, hi: float) -> str:
     return f"[{100 * lo:4.1f}, {100 * hi:5.1f}]"
 
 
+def _printable(text: str) -> str:
+    """Hostile text (NUL, lone surrogates, escape sequences) shown as escapes, never raw."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text)
+
+
 def _one_line(text: str, width: int = 70) -> str:
-    flat = " ".join(text.replace("\x00", "\\0").split())
+    flat = " ".join(_printable(text).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
@@ -33,10 +39,8 @@ def _category_rows(categories: list[CategoryResult]) -> list[list[str]]:
     rows = []
     for c in categories:
         what = "FA" if c.label == "incorrect" else "FR"
-        wrong = round(c.rate * c.n)
-        rows.append([c.name, c.severity.value if hasattr(c.severity, "value") else str(c.severity),
-                     str(c.n), str(wrong), f"{what} {_pct(c.rate)}", _ci(c.ci.low, c.ci.high),
-                     str(c.errors) if c.errors else ""])
+        rows.append([c.name, c.severity.value, c.label, str(c.n), str(c.accepted), f"{what} {_pct(c.rate)}",
+                     _ci(c.ci.low, c.ci.high), str(c.errors) if c.errors else ""])
     return rows
 
 
@@ -45,7 +49,7 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
            f"{report.suite}{' / ' + report.split if report.split else ''}, seed {report.seed}", ""]
     cats = report.categories if all_categories else [c for c in report.categories if c.rate > 0 or c.errors]
     if cats:
-        out += _table(_category_rows(cats), ["category", "severity", "n", "wrong", "rate", "95% CI", "errors"])
+        out += _table(_category_rows(cats), ["category", "severity", "truth", "n", "accepted", "rate", "95% CI", "errors"])
         hidden = len(report.categories) - len(cats)
         if hidden:
             out.append(f"({hidden} more categories with no misjudgement and no error; --all-categories shows them)")
@@ -59,7 +63,7 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
         for c in escapes:
             ex = c.examples[0] if c.examples else None
             if ex:
-                out.append(f"  {c.name} ({_pct(c.rate).strip()}): reference {ex.reference!r}; accepted {_one_line(ex.text)!r}")
+                out.append(f"  {c.name} ({_pct(c.rate).strip()}): reference {_printable(ex.reference)!r}; accepted {_one_line(ex.text)!r}")
         out.append("")
     if report.errors:
         kinds = ", ".join(f"{k} {n}" for k, n in report.error_kinds.items())

@@ -1,0 +1,2 @@
+def accept_all(completion, reference):
+    return True

@@ -1,0 +1,50 @@
+"""The Python API: the same audit as the CLI, for notebooks, scripts and test suites.
+
+    from verifier_audit import audit
+    report = audit("rewards.py:compute_score", suite="math", limit=50)
+    report = audit(my_function, max_debt=0.02)          # a callable works too
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional, Union
+
+from .engine.audit import AuditOptions, default_cache_dir, prepare
+from .engine.audit import audit as _audit
+from .loading import from_callable, resolve
+from .models import GateConfig, Report
+from .suites import load_suite, select
+
+
+def audit(
+    verifier: Union[str, Callable],
+    *,
+    suite: str = "math",
+    style: Optional[str] = None,
+    split: Optional[str] = None,
+    limit: Optional[int] = None,
+    seed: int = 0,
+    workers: int = 2,
+    timeout: float = 10.0,
+    threshold: float = 0.5,
+    max_debt: float = 0.05,
+    max_category: float = 0.5,
+    max_false_rejection: float = 0.10,
+    waive: tuple[str, ...] = (),
+    fields: Optional[list[str]] = None,
+    results: Optional[Path] = None,
+    cache: bool = True,
+    progress: bool = False,
+) -> Report:
+    """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict)."""
+    spec = from_callable(verifier, style) if callable(verifier) else resolve(verifier, style)
+    options = AuditOptions(
+        seed=seed, workers=workers, timeout=timeout, threshold=threshold,
+        gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
+                        waived_categories=list(waive)),
+        results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
+    )
+    loaded = load_suite(suite, fields=fields)
+    prepared = prepare(loaded.name, loaded.content_hash, select(loaded, split, limit), options, split=split, limit=limit)
+    return _audit(prepared, [spec], options)[0]

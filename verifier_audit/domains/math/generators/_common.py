@@ -1,0 +1,55 @@
+"""Helpers shared by the math generators: seeded randomness, completion prose, ids."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Optional
+
+from ..answer import Answer, ParseError
+
+# Prose around the final answer. It holds no digits, so that a "last number" grader reads
+# the boxed answer and nothing else, and no second answer, so the label is the box's.
+_OPENINGS = (
+    "Let me work through this step by step.",
+    "We set up the problem carefully and simplify.",
+    "First, identify what is being asked, then compute.",
+    "Solving directly:",
+    "Working... Combining the given quantities and simplifying each step,",
+    "Here is my reasoning. I organise the information and carry out the computation.",
+)
+_CLOSINGS = (
+    "The final answer is $\\boxed{%s}$.",
+    "Therefore, the answer is $\\boxed{%s}$.",
+    "So the final answer is\n$$\\boxed{%s}$$",
+    "Final answer: $\\boxed{%s}$",
+    "Hence the result is $\\boxed{%s}$.",
+)
+
+
+def rng_for(seed: int, *parts: str) -> random.Random:
+    """A Random seeded from a stable hash of (seed, parts): same inputs, same stream.
+
+    Python's hash() is salted per process, so it would make candidates differ run to run.
+    """
+    key = "\x1f".join([str(seed), *parts]).encode("utf-8")
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+def boxed_completion(answer_latex: str, rng: random.Random) -> str:
+    """A realistic completion ending with ``\\boxed{answer}``; the prose varies with rng."""
+    return rng.choice(_OPENINGS) + "\n\n" + rng.choice(_CLOSINGS) % answer_latex
+
+
+def candidate_id(task_id: str, category: str, index: int) -> str:
+    return f"{task_id}/{category}/{index}"
+
+
+def parse_reference(text: str) -> Optional[Answer]:
+    """The task's gold as an Answer, or None when it cannot be read (no candidates then)."""
+    from ..latex import parse_answer  # imported late: the parser is the heavy part
+
+    try:
+        return parse_answer(text)
+    except (ParseError, ValueError, RecursionError):
+        return None
