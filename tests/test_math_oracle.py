@@ -202,6 +202,12 @@ def test_not_equal(gold, cand):
     assert not answers_equivalent(gold, cand), "equivalence must be symmetric"
 
 
+@pytest.mark.parametrize("text", [r"x^{10^{10}} = 5", r"(x+1)^{10^{10}}", r"e^{e^{e^{e^{10}}}}"])
+def test_answers_without_numeric_value_still_equal_themselves(text):
+    assert answers_equivalent(text, text)
+    assert not answers_equivalent(text, "5")
+
+
 def test_hedge_equals_nothing_not_even_itself():
     hedge = parse_answer(r"2 \text{ or } 3")
     assert hedge.kind == Kind.HEDGE
@@ -279,6 +285,9 @@ HOSTILE = [
     (r"\boxed{(3000!)!}", {"incorrect"}),
     (r"\boxed{" + "(" * 5000 + "}", {"incorrect"}),
     (r"\boxed{" + "-" * 8999 + "5}", {"incorrect"}),
+    (r"\boxed{x^{10^{10}} = 5}", {"incorrect"}),
+    (r"\boxed{(x+1)^{10^{10}} = 5}", {"incorrect"}),
+    (r"\boxed{(x+1)^{1000} - x^{1000}}", {"incorrect"}),
 ]
 
 

@@ -23,8 +23,9 @@ def _printable(text: str) -> str:
 
 
 def _one_line(text: str, width: int = 70) -> str:
+    """The end of a completion on one line: that is where the final answer sits."""
     flat = " ".join(_printable(text).split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return flat if len(flat) <= width else "…" + flat[-(width - 1):]
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -63,7 +64,8 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
         for c in escapes:
             ex = c.examples[0] if c.examples else None
             if ex:
-                out.append(f"  {c.name} ({_pct(c.rate).strip()}): reference {_printable(ex.reference)!r}; accepted {_one_line(ex.text)!r}")
+                out.append(f"  {c.name} ({_pct(c.rate).strip()}): reference {_one_line(ex.reference, 40)}")
+                out.append(f"      accepted: {_one_line(ex.text)}")
         out.append("")
     if report.errors:
         kinds = ", ".join(f"{k} {n}" for k, n in report.error_kinds.items())

@@ -75,8 +75,9 @@ def _boxes(text: str) -> list[tuple[str, int]]:
 
 def _clean(ans: str) -> str:
     """Strip what surrounds an answer on a line: $...$, **bold**, a full stop."""
-    ans = _WRAP_END.sub("", _WRAP_START.sub("", ans.strip()))
-    return ans.strip().rstrip(".").strip()[:MAX_ANSWER_CHARS + 1]
+    ans = ans[:MAX_ANSWER_CHARS + 1].strip()  # cut first: the regexes below then stay cheap
+    ans = _WRAP_END.sub("", _WRAP_START.sub("", ans))
+    return ans.strip().rstrip(".").strip()
 
 
 def _line_end(text: str, pos: int) -> int:

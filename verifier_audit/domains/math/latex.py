@@ -1,10 +1,11 @@
 """Read a final answer written in LaTeX or plain text into an :class:`Answer`.
 
-Our own recursive-descent parser, in three steps::
+Our own recursive-descent parser, in steps::
 
     _normalise(text)  Unicode and wrappers ($...$, \\boxed{...}) -> plain LaTeX-ish string
     _tokenize(text)   -> list of _Tok (numbers, letters, words, commands, operators)
     _Parser           tokens -> Answer holding sympy objects built directly
+    _parse_cached     hedges and prose first, then the parser; memoised per string
 
 Why not ``sympify`` / ``parse_expr`` / ``parse_latex``: the first two ``eval`` their input
 (model output is hostile), and the LaTeX parsers we measured are slower and fail on common
@@ -77,7 +78,7 @@ def _normalise(text: str) -> str:
     for opener, closer in ((r"\(", r"\)"), (r"\[", r"\]")):
         if text.startswith(opener) and text.endswith(closer):
             text = text[2:-2].strip()
-    text = re.sub(r"[.\s]+$", "", text)  # a sentence's full stop: "5." -> "5"
+    text = text.rstrip(". \t\n\r\f\v")  # a sentence's full stop: "5." -> "5"
     for _ in range(3):  # the whole answer inside \boxed{...}; deeper boxes go to the parser
         text = _unwrap_box(text)
     if not text:
@@ -133,6 +134,8 @@ FUNCTIONS = {
     "ln": sympy.log, "log": sympy.log, "lg": None, "sqrt": None, "abs": sympy.Abs,
 }
 _INVERSE = {"sin": sympy.asin, "cos": sympy.acos, "tan": sympy.atan}
+_CONSTANT_WORDS = {"pi": sympy.pi, "inf": S.Infinity, "infty": S.Infinity,
+                   "infinity": S.Infinity}
 GREEK = {
     "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta",
     "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon",
@@ -281,8 +284,9 @@ def _tokenize(text: str, textmode: bool = False) -> list[_Tok]:
 
 def _letter_run(run: str, textmode: bool) -> list[_Tok]:
     """Prose stays a word; in math a short unknown run is a product (xy -> x*y)."""
-    if textmode or len(run) > 3 or run in FUNCTIONS or run.lower() in _ENGLISH or run in SHORT_UNITS \
-            or run.lower() in {"pi", "infty", "inf"}:
+    keep_whole = run in FUNCTIONS or run in SHORT_UNITS or run.lower() in _ENGLISH \
+        or run.lower() in _CONSTANT_WORDS
+    if textmode or len(run) > 3 or keep_whole:
         return [_Tok("word", run, textmode)]
     return [_Tok("letter", c) for c in run]
 
@@ -335,8 +339,6 @@ def _tokenize_command(text: str, i: int, toks: list[_Tok], textmode: bool) -> in
 
 _PM = sympy.Symbol("\\pm")  # stands for +1/-1 until the answer is split into both signs
 _SCALAR = (Kind.NUMBER, Kind.EXPR)
-_CONSTANT_WORDS = {"pi": sympy.pi, "inf": S.Infinity, "infty": S.Infinity,
-                   "infinity": S.Infinity}
 
 
 def _scalar(expr, approximate: bool = False, percent: bool = False) -> Answer:
@@ -482,6 +484,9 @@ def _half_line(op: str, c):
 
 def _solve_inequality(lhs, op: str, rhs, var):
     """Solve a low-degree polynomial inequality (2x+1>3); anything else is refused."""
+    if any(n.is_Pow and n.exp.is_Rational and abs(n.exp) > 4
+           for n in sympy.preorder_traversal(lhs - rhs)):
+        raise ParseError("inequality of too high a degree")  # and expand would explode
     p = sympy.expand(lhs - rhs)
     if not p.is_polynomial(var) or sympy.degree(p, var) > 4 or p.free_symbols != {var}:
         raise ParseError("inequality is not a low-degree polynomial in one variable")
@@ -703,16 +708,14 @@ class _Parser:
             factors.append(v)
             approximate |= right.approximate
             left_is_int = False
-        if not factors:
-            if sign == 1:
-                return current
-            return _scalar(sign * current.value, current.approximate, current.percent) \
-                if current.kind in _SCALAR else self._refuse_sign(current)
-        return _scalar(_mul(sign, _val(current), *factors), approximate)
-
-    @staticmethod
-    def _refuse_sign(a: Answer) -> Answer:
-        raise ParseError(f"sign before a {a.kind.value}")
+        if factors:
+            return _scalar(_mul(sign, _val(current), *factors), approximate)
+        if sign == 1:
+            return current  # may be a tuple, set, interval...
+        if current.kind not in _SCALAR:
+            raise ParseError(f"sign before a {current.kind.value}")
+        # -5\% stays a percent: the sign applies to the number as written
+        return _scalar(sign * current.value, current.approximate, current.percent)
 
     def starts_factor(self, t: _Tok) -> bool:
         """Can t begin an implicitly multiplied factor (2x, 2\\pi, x(x+1))?"""

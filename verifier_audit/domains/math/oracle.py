@@ -36,6 +36,7 @@ APPROX_REL = 1e-12  # slack when a side is written as a decimal (float artefacts
 EXACT_REL = 1e-30  # numeric agreement needed, at 50 digits, before asking sympy
 N_POINTS = 6
 MAX_SYMPY_NODES = 200  # larger differences are not handed to expand/simplify
+MAX_SYMPY_EXP = 24  # ... nor powers above this (expand of (x+1)^1000 takes seconds)
 MAX_NUMERIC_ARG = 10**5  # larger exponents / function arguments have no numeric value here
 
 _MP = mpmath.MPContext()  # our own context: never touch mpmath's global precision
@@ -119,11 +120,12 @@ def _close(x, y, rel: float) -> bool:
 
 
 def _tame(expr) -> bool:
-    """Small enough for expand/simplify to finish quickly: no huge trees, no (a+b)^100."""
+    """Small enough for expand/simplify/Poly to finish quickly: no huge trees, no (a+b)^100,
+    no x^(10^10) (a dense polynomial of that degree would not fit in memory)."""
     for n, node in enumerate(sympy.preorder_traversal(expr)):
         if n > MAX_SYMPY_NODES:
             return False
-        if node.is_Pow and node.exp.is_Rational and abs(node.exp) > 24 and not node.base.is_Atom:
+        if node.is_Pow and node.exp.is_Rational and abs(node.exp) > MAX_SYMPY_EXP:
             return False
     return True
 
@@ -357,6 +359,8 @@ def equivalent(a: Answer, b: Answer) -> bool:
     ka, kb = a.kind, b.kind
     if Kind.HEDGE in (ka, kb):
         return False
+    if a == b:  # structurally identical (cheap, and the only way for x^{10^{10}} = 5)
+        return True
     if ka in _SCALAR and kb in _SCALAR:
         return _scalars_equal(a, b)
     if ka == Kind.TEXT or kb == Kind.TEXT:
