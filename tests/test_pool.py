@@ -45,7 +45,7 @@ def test_every_failure_becomes_an_outcome_and_the_rest_completes():
     assert outs[7].error == "crash: killed by signal SIGSEGV"
     assert outs[8].error.startswith("SystemExit")
     assert outs[11].error.startswith("MemoryError")
-    assert outs[12].ok and outs[12].security == ["tok12"]
+    assert outs[12].ok and outs[12].security == ["executes_model_output:tok12"]
     bad = {3, 4, 5, 7, 8, 11}
     assert all(outs[i].ok and outs[i].value == 2 * i for i in range(40) if i not in bad)
 

@@ -145,7 +145,7 @@ def gate(
     if false_rejection > config.max_false_rejection:
         reasons.append(f"false rejection {false_rejection:.3f} > max-false-rejection {config.max_false_rejection:g}")
     if security_findings:
-        reasons.append(f"{security_findings} security finding(s): the verifier executed model output")
+        reasons.append(f"{security_findings} security finding(s) (see security_findings)")
     return GateResult(passed=not reasons, enforced=enforced, reasons=reasons)
 
 

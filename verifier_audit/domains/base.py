@@ -47,3 +47,21 @@ class Domain(Protocol):
 
     def categories(self) -> list[CategoryInfo]:
         """Every category the generators and catalogs can produce, for `verifier-audit catalog`."""
+
+
+class Resources(Protocol):
+    """Optional hooks for domains whose tasks need resources (sql: DuckDB fixtures).
+
+    The engine calls them when a domain defines them:
+
+    * ``prepare_tasks(tasks, seed, cache_dir) -> list[Task]`` once, in the parent, before
+      generation: materialise fixtures, distil per-task databases (may use the engine's pool).
+      The returned tasks are what generators, the oracle and verifiers see.
+    * ``verifier_view(task, workdir) -> Task`` in a worker, before a verifier call: the
+      task as the verifier under audit receives it (sql: ``database`` = a private copy of
+      the fixture inside ``workdir``).
+    * ``after_call(task, view) -> list[str]`` in a worker, after every verifier call,
+      whatever it returned: security findings as ``"kind:detail"`` strings
+      (``modified_fixture:...``, ``read_outside:...``); it also restores what the call
+      changed, so the next call starts clean.
+    """

@@ -82,16 +82,32 @@ class _OracleJob:
 
 
 class _VerifierJob:
-    def __init__(self, spec: VerifierSpec, candidates: list[Candidate], tasks: dict[str, Task]):
-        self.spec, self.candidates, self.tasks = spec, candidates, tasks
+    def __init__(self, spec: VerifierSpec, candidates: list[Candidate], tasks: dict[str, Task], domain: Domain):
+        self.spec, self.candidates, self.tasks, self.domain = spec, candidates, tasks, domain
         self.call: Optional[Callable] = None
+        self.views: dict[str, Task] = {}  # per worker: the task as the verifier sees it
 
     def setup(self) -> None:
         self.call = make_caller(self.spec.load(), self.spec.style)
 
+    def _view(self, task: Task) -> Task:
+        make_view = getattr(self.domain, "verifier_view", None)
+        if make_view is None:
+            return task
+        if task.id not in self.views:
+            self.views[task.id] = make_view(task, os.getcwd())
+        return self.views[task.id]
+
     def __call__(self, index: int) -> float:
         c = self.candidates[index]
-        return to_score(self.call(c.text, self.tasks[c.task_id]))
+        return to_score(self.call(c.text, self._view(self.tasks[c.task_id])))
+
+    def after(self, index: int) -> list[str]:
+        check = getattr(self.domain, "after_call", None)
+        task = self.tasks[self.candidates[index].task_id]
+        if check is None or task.id not in self.views:
+            return []
+        return check(task, self.views[task.id])
 
 
 def _drop_reason(candidate: Candidate, label: Optional[str], reason: str) -> str:
@@ -145,6 +161,9 @@ def prepare(
     """Generate candidates and keep those whose intended label the oracle confirms."""
     domain_name = tasks[0].domain if tasks else "math"
     domain = get_domain(domain_name)
+    prepare_tasks = getattr(domain, "prepare_tasks", None)
+    if prepare_tasks is not None:
+        tasks = prepare_tasks(tasks, options.seed, options.cache_dir or default_cache_dir())
     cache_path = None
     if options.cache_dir is not None:
         cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, split, limit, options.seed)}.jsonl"
@@ -214,7 +233,7 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
             todo = [i for i, c in enumerate(prepared.candidates) if (spec.name, c.id) not in store.done]
             progress = Progress(f"auditing {spec.name}", len(prepared.candidates), enabled=options.progress)
             progress.advance(len(prepared.candidates) - len(todo))
-            job = _VerifierJob(spec, prepared.candidates, tasks)
+            job = _VerifierJob(spec, prepared.candidates, tasks, get_domain(prepared.domain))
             for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
                                 quiet=options.quiet_workers):
                 c = prepared.candidates[out.index]

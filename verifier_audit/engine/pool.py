@@ -38,6 +38,9 @@ class Job(Protocol):
     def __call__(self, item: int) -> Any:
         """Runs one call; its return value is sent back to the parent (must pickle)."""
 
+    # Optional: ``after(item) -> list[str]`` runs after every call, ok or not, and returns
+    # security findings ("kind:detail") to report with the call's outcome.
+
 
 @dataclass
 class Outcome:
@@ -115,7 +118,13 @@ def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: 
             # A verifier's stray alarm must not fire during the next call.
             signal.alarm(0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            fired = canary.fired()
+            fired = [f"executes_model_output:{token}" for token in canary.fired()]
+            after = getattr(job, "after", None)
+            if after is not None:
+                try:
+                    fired += after(index)
+                except Exception as exc:  # noqa: BLE001 - a broken check is itself worth reporting
+                    fired.append(f"check_failed:{type(exc).__name__}: {exc}")
             if os.getcwd() != workdir:
                 os.chdir(workdir)
             conn.send((index, ok, value, err, seconds, fired))

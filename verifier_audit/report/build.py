@@ -15,6 +15,13 @@ if TYPE_CHECKING:
     from ..engine.audit import AuditOptions, Prepared
 
 
+_FINDING_TEXT = {
+    "executes_model_output": "a canary fired: the verifier executed model output",
+    "modified_fixture": "the verifier let a candidate change its database",
+    "read_outside": "the verifier let a candidate read a file outside its fixture",
+}
+
+
 def _error_kind(message: str) -> str:
     if message.startswith("timeout"):
         return "timeout"
@@ -36,14 +43,10 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
     fr, fr_ci, _ = pooled_rate(categories, "correct")
     by_id = {c.id: c for c in candidates}
     findings = [
-        SecurityFinding(
-            kind="executes_model_output",
-            candidate_id=cid,
-            task_id=by_id[cid].task_id,
-            detail=f"canary {token!r} fired while the verifier scored candidate {cid} ({by_id[cid].category})",
-        )
+        SecurityFinding(kind=kind, candidate_id=cid, task_id=by_id[cid].task_id,
+                        detail=f"{_FINDING_TEXT.get(kind, kind)} ({detail}) while scoring {cid} ({by_id[cid].category})")
         for cid, v in sorted(verdicts.items()) if cid in by_id
-        for token in v.security
+        for kind, _, detail in (entry.partition(":") for entry in v.security)
     ]
     errors = [v for v in verdicts.values() if v.status == "error"]
     return Report(

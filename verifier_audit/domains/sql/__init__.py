@@ -1,0 +1,68 @@
+"""The SQL domain: text-to-SQL verifiers, judged by execution on DuckDB.
+
+Same shape as every domain: ``fixtures`` (schemas and their deterministic data),
+``database`` (hardened execution), ``compare`` (result equality), ``fuzz`` (the test-suite
+method: fuzzed databases, distilled per task), ``oracle``, ``generators``, ``verifiers``
+(naive to strong), ``loaders`` (Spider/BIRD), and ``guard`` (what the verifier under audit
+may touch, and the findings when it touches more).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Optional
+
+from ...models import Candidate, Task
+from ..base import CategoryInfo, OracleLabel
+
+_PREFIX = "verifier_audit.domains.sql.verifiers"
+
+
+class SqlDomain:
+    name = "sql"
+    reference_verifiers = {
+        "syntax_only": f"{_PREFIX}:syntax_only",
+        "exact_match": f"{_PREFIX}:exact_match",
+        "single_db_set": f"{_PREFIX}:single_db_set",
+        "strong": f"{_PREFIX}:strong",
+    }
+
+    def prepare_tasks(self, tasks: list[Task], seed: int, cache_dir: Path) -> list[Task]:
+        """Fixture files for every task (``database``) and its distilled fuzzed databases
+        (``metadata['databases']``), both cached."""
+        from .fuzz import distil_all
+
+        return distil_all(tasks, seed, Path(cache_dir) / "sql")
+
+    def check_task(self, task: Task) -> Optional[str]:
+        from .oracle import check_gold
+
+        return check_gold(task)
+
+    def generate(self, tasks: list[Task], seed: int) -> Iterable[Candidate]:
+        from .generators import generate_all
+
+        return generate_all(tasks, seed)
+
+    def label(self, text: str, task: Task) -> OracleLabel:
+        from .oracle import label_completion
+
+        return label_completion(text, task)
+
+    def categories(self) -> list[CategoryInfo]:
+        from .generators import categories
+
+        return categories()
+
+    def verifier_view(self, task: Task, workdir: str) -> Task:
+        from .guard import private_view
+
+        return private_view(task, workdir)
+
+    def after_call(self, task: Task, view: Task) -> list[str]:
+        from .guard import check_and_restore
+
+        return check_and_restore(task, view)
+
+
+DOMAIN = SqlDomain()
