@@ -1,11 +1,13 @@
-"""Helpers shared by the math generators: seeded randomness, completion prose, ids."""
+"""Helpers shared by the math generators: seeded randomness, completion prose, ids,
+and wrapping chosen answers into candidates."""
 
 from __future__ import annotations
 
 import hashlib
 import random
-from typing import Optional
+from typing import Iterable, Optional
 
+from ....models import Candidate, Severity
 from ..answer import Answer, ParseError
 
 # Prose around the final answer. It holds no digits, so that a "last number" grader reads
@@ -43,6 +45,32 @@ def boxed_completion(answer_latex: str, rng: random.Random) -> str:
 
 def candidate_id(task_id: str, category: str, index: int) -> str:
     return f"{task_id}/{category}/{index}"
+
+
+def make_candidates(task_id: str, chosen: Iterable[tuple[str, str, str]], *, origin: str, label: str,
+                    kinds: dict[str, tuple[Severity, str]]) -> list[Candidate]:
+    """One Candidate per chosen ``(kind, completion text, note)``, in order.
+
+    The category is ``math.<origin>.<kind>``; ids number the candidates of one category
+    from 0. ``kinds`` maps a kind to its (severity, description).
+    """
+    counters: dict[str, int] = {}
+    out = []
+    for kind, text, note in chosen:
+        category = f"math.{origin}.{kind}"
+        index = counters.get(category, 0)
+        counters[category] = index + 1
+        out.append(Candidate(
+            id=candidate_id(task_id, category, index),
+            task_id=task_id,
+            text=text,
+            origin=origin,
+            category=category,
+            severity=kinds[kind][0],
+            label=label,
+            note=note,
+        ))
+    return out
 
 
 def parse_reference(text: str) -> Optional[Answer]:

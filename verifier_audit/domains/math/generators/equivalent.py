@@ -22,7 +22,7 @@ from sympy import Rational
 from ....models import Candidate, Severity, Task
 from ..answer import Answer, Kind
 from ..render import WEEKDAYS, decimal_string, expr_latex, number_latex, set_latex, text_display
-from ._common import boxed_completion, candidate_id, parse_reference
+from ._common import boxed_completion, make_candidates, parse_reference
 from .near_miss import as_interval  # the same interval reading as the near-misses
 
 MAX_PER_TASK = 8
@@ -83,21 +83,9 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     if len(chosen) > MAX_PER_TASK:
         picked = set(id(r) for r in rng.sample(chosen, MAX_PER_TASK))
         chosen = [r for r in chosen if id(r) in picked]
-    out = []
-    for r in chosen:
-        category = f"math.equivalent.{r.kind}"
-        text = r.completion or boxed_completion(r.latex, rng)
-        out.append(Candidate(
-            id=candidate_id(task.id, category, 0),
-            task_id=task.id,
-            text=text,
-            origin="equivalent",
-            category=category,
-            severity=KINDS[r.kind][0],
-            label="correct",
-            note=r.note,
-        ))
-    return out
+    # One rewrite per kind, so every id ends in /0.
+    texts = [(r.kind, r.completion or boxed_completion(r.latex, rng), r.note) for r in chosen]
+    return make_candidates(task.id, texts, origin="equivalent", label="correct", kinds=KINDS)
 
 
 def rewrites(answer: Answer, task: Task) -> list[Rewrite]:

@@ -23,7 +23,7 @@ from sympy import Rational
 from ....models import Candidate, Severity, Task
 from ..answer import Answer, Kind
 from ..render import WEEKDAYS, decimal_string, expr_latex, matrix_latex, number_latex, set_latex, to_latex
-from ._common import boxed_completion, candidate_id, parse_reference
+from ._common import boxed_completion, make_candidates, parse_reference
 
 MAX_PER_TASK = 10
 
@@ -86,23 +86,8 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
             chosen = firsts + rng.sample(rest, MAX_PER_TASK - len(firsts))
         order = {id(m): i for i, m in enumerate(found)}
         chosen.sort(key=lambda m: order[id(m)])
-    counters: dict[str, int] = {}
-    out = []
-    for m in chosen:
-        category = f"math.near_miss.{m.kind}"
-        index = counters.get(category, 0)
-        counters[category] = index + 1
-        out.append(Candidate(
-            id=candidate_id(task.id, category, index),
-            task_id=task.id,
-            text=boxed_completion(m.latex, rng),
-            origin="near_miss",
-            category=category,
-            severity=KINDS[m.kind][0],
-            label="incorrect",
-            note=m.note,
-        ))
-    return out
+    texts = [(m.kind, boxed_completion(m.latex, rng), m.note) for m in chosen]
+    return make_candidates(task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
 
 
 def mutants(answer: Answer, task: Optional[Task] = None) -> list[Mutant]:
