@@ -137,13 +137,12 @@ def _unique_names(specs: list[VerifierSpec]) -> list[VerifierSpec]:
 def cmd_run(args) -> int:
     demo = not args.verifier
     options = _options(args, enforce_gate=not demo)
-    if demo:
-        domain = get_domain(args.domain or "math")
-        specs = [resolve(spec) for spec in domain.reference_verifiers.values()]
-    else:
-        specs = [resolve(spec, args.style) for spec in args.verifier]
-    specs = _unique_names(specs)
+    # Specs are checked before the (longer) candidate preparation, so a typo fails fast.
+    specs = [resolve(spec, args.style) for spec in args.verifier]
     prepared = _prepare(args, options)
+    if demo:  # the reference verifiers of the suite's own domain
+        specs = [resolve(spec) for spec in get_domain(prepared.domain).reference_verifiers.values()]
+    specs = _unique_names(specs)
     if not prepared.candidates:
         raise InputError(f"suite {args.suite!r}: no candidates survived generation and labelling; nothing to audit")
     if args.results:
