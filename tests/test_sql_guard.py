@@ -33,7 +33,7 @@ def test_write_is_found_and_undone_and_the_fixture_never_changes(fixture_db, tmp
     task = Task(id="t", domain="sql", prompt="", reference="SELECT 1", database=str(fixture_db),
                 metadata={"databases": ["x"]})
     view = guard.private_view(task, str(work))
-    assert view.database != task.database and "databases" not in view.metadata
+    assert view.database != task.database and view.metadata["databases"] == ["x"]
     assert guard.check_and_restore(task, view) == []
 
     con = duckdb.connect(view.database)  # a careless verifier: read-write, runs the candidate

@@ -7,6 +7,9 @@ the cached fixture itself is never given out. After every call:
   means the verifier let a candidate write to its database — a ``modified_fixture``
   finding — and the copy is restored so the next call starts clean;
 * a leftover write-ahead log next to the copy means the same;
+* the task's distilled test-suite databases (``metadata["databases"]``, read by the strong
+  reference verifier) are shared, not copied: a change to one of them is reported the same
+  way (size and mtime), and the distillation cache re-checks their hashes on the next run;
 * a secret file in the worker's private directory (``va_secret.csv``, which hostile
   candidates try to ``read_csv``) is watched with inotify: an open of it means the verifier
   let a candidate read a file outside its fixture — a ``read_outside`` finding. The file is
@@ -40,6 +43,7 @@ class _Copy:
 
 
 _copies: dict[str, _Copy] = {}  # per worker process: task.database -> its private copy
+_shared: dict[str, tuple[int, int]] = {}  # distilled databases -> their stat when first seen
 _fixture_hashes: dict[str, str] = {}
 _watch: dict[str, Optional[int]] = {}  # workdir -> inotify fd (None where unavailable)
 
@@ -121,8 +125,9 @@ def private_view(task: Task, workdir: str) -> Task:
         copy = _Copy(fixture, target, _fixture_hashes[task.database], (0, 0))
         _restore(copy)
         _copies[task.database] = copy
-    metadata = {k: v for k, v in task.metadata.items() if k != "databases"}  # the oracle's, not the verifier's
-    return task.model_copy(update={"database": str(copy.path), "metadata": metadata})
+    for path in task.metadata.get("databases", []):
+        _shared.setdefault(path, _stat(Path(path)))
+    return task.model_copy(update={"database": str(copy.path)})
 
 
 def check_and_restore(task: Task, view: Task) -> list[str]:
@@ -138,6 +143,10 @@ def check_and_restore(task: Task, view: Task) -> list[str]:
             _restore(copy)
         else:
             copy.stat = _stat(copy.path)  # touched but identical: remember the new mtime
+    for path in task.metadata.get("databases", []):
+        if path in _shared and _stat(Path(path)) != _shared[path]:
+            findings.append(f"modified_fixture:{Path(path).name}")
+            _shared[path] = _stat(Path(path))
     workdir = str(copy.path.parent.parent) if copy is not None else os.getcwd()
     if _drain(_watch.get(workdir)):
         findings.append(f"read_outside:{SECRET_NAME}")

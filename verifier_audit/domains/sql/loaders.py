@@ -1,0 +1,349 @@
+"""Read Spider / BIRD style text-to-SQL datasets into tasks.
+
+A dataset is a JSON list (or JSONL) of objects with ``question``, the gold ``query``
+(Spider) or ``SQL`` (BIRD), and ``db_id``; BIRD's ``evidence`` is appended to the prompt as
+a hint. Databases live at ``<db_dir>/<db_id>/<db_id>.sqlite``. Each SQLite file is
+converted once to a DuckDB file (Python's ``sqlite3`` reads, plain ``duckdb`` writes: no
+DuckDB extension, nothing downloaded), cached under ``cache_dir`` by the SQLite file's
+hash; tasks carry ``metadata = {"database_file": <duckdb path>, "db_id": ...}``.
+
+Conversion policy (SQLite is loosely typed, Spider and BIRD data is dirty):
+
+* A column's DuckDB type follows its SQLite affinity *when every stored value fits*:
+  INTEGER -> BIGINT, REAL -> DOUBLE, NUMERIC (DECIMAL, BOOLEAN, DATE ...) -> BIGINT or
+  DOUBLE when the values are numbers; anything else, or a column holding a value that does
+  not fit (``'N/A'`` in an INTEGER column), becomes VARCHAR with the values as text.
+  Dates stay text, as SQLite stores them and as the dataset's queries compare them.
+* Primary keys are declared when the data satisfies them (no NULL, no duplicate),
+  otherwise dropped; foreign keys become ``references t(c)`` column comments (read back by
+  ``fixtures.schema_from_database``), never constraints.
+* The gold is kept as written when it runs on the converted database; when it does not,
+  its sqlglot SQLite -> DuckDB transpilation is used if that runs (``metadata['gold_dialect']``
+  says which). A gold that runs neither way is kept as written, with ``metadata['gold_error']``;
+  the oracle's gold check reports it.
+
+Every problem is an ``InputError`` that names the JSON file and the entry index (0-based).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from functools import partial
+from pathlib import Path
+from typing import Optional
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+from pydantic import ValidationError
+
+from ...errors import InputError
+from ...models import Task
+from .fixtures import insert_rows, quote, sql_string, write_database
+
+CONVERTER_VERSION = 1  # part of the cache key: bump when the conversion policy changes
+DB_DIR_NAMES = ("database", "databases", "dev_databases", "train_databases", "test_databases")
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+# ---------------------------------------------------------------------------------------
+# reading the dataset
+# ---------------------------------------------------------------------------------------
+
+
+def spider_rows(json_path: str | Path) -> list[tuple[int, dict]]:
+    """(entry index, object) for each entry of a JSON list or a JSONL file."""
+    path = Path(json_path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        data = _jsonl(path, text, exc)
+    if isinstance(data, dict):  # a single entry, or {"data": [...]}
+        data = data.get("data", [data]) if isinstance(data.get("data"), list) else [data]
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a JSON list of entries, found {type(data).__name__}")
+    rows = []
+    for index, entry in enumerate(data):
+        if not isinstance(entry, dict):
+            raise InputError(f"{path}: entry {index}: expected a JSON object, found {type(entry).__name__}")
+        rows.append((index, entry))
+    if not rows:
+        raise InputError(f"{path}: the dataset has no entries")
+    return rows
+
+
+def _jsonl(path: Path, text: str, first_error: json.JSONDecodeError) -> list:
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        raise InputError(f"{path}: invalid JSON ({first_error.msg} at line {first_error.lineno}, "
+                         f"column {first_error.colno})") from None
+    out = []
+    for index, line in enumerate(lines):
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: entry {index}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+    return out
+
+
+def guess_db_dir(json_path: str | Path) -> Path:
+    """Where a dataset's databases usually are: ``database/`` (Spider) or
+    ``dev_databases/`` (BIRD) next to the JSON file."""
+    parent = Path(json_path).resolve().parent
+    for name in DB_DIR_NAMES:
+        if (parent / name).is_dir():
+            return parent / name
+    raise InputError(f"{json_path}: no database folder next to it (looked for {', '.join(DB_DIR_NAMES)}); "
+                     "pass the folder that holds <db_id>/<db_id>.sqlite")
+
+
+def spider_row(row: dict, *, db_dir: str | Path, cache_dir: str | Path, check_gold: bool = True) -> dict:
+    """One dataset entry -> our task fields (``prompt``, ``reference``, ``metadata``,
+    ``domain``). Raises ``ValueError`` for an entry that does not fit (the caller adds the
+    file and the entry index), like the math loaders' row functions."""
+    question = row.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError(f"no 'question' text (fields present: {', '.join(row) or 'none'})")
+    gold = row.get("query", row.get("SQL"))
+    if not isinstance(gold, str) or not gold.strip():
+        raise ValueError(f"no gold query: expected 'query' (Spider) or 'SQL' (BIRD) (fields present: {', '.join(row)})")
+    db_id = row.get("db_id")
+    if not isinstance(db_id, str) or not db_id.strip():
+        raise ValueError("no 'db_id'")
+    sqlite_path = Path(db_dir) / db_id / f"{db_id}.sqlite"
+    if not sqlite_path.is_file():
+        raise ValueError(f"database {db_id!r} not found: no file {sqlite_path}")
+    database = convert_sqlite(sqlite_path, cache_dir)
+    prompt = question.strip()
+    evidence = row.get("evidence")
+    if isinstance(evidence, str) and evidence.strip():
+        prompt += f"\nHint: {evidence.strip()}"
+    metadata = {"database_file": str(database), "db_id": db_id, "source": "bird" if "SQL" in row else "spider"}
+    for key in ("difficulty", "hardness", "evidence"):
+        if row.get(key) is not None:
+            metadata[key] = row[key]
+    reference = gold.strip().rstrip(";").strip()
+    if check_gold:
+        reference, notes = duckdb_gold(reference, database)
+        metadata.update(notes)
+    fields = {"domain": "sql", "prompt": prompt, "reference": reference, "metadata": metadata}
+    if row.get("question_id") is not None:
+        fields["id"] = f"{db_id}-{row['question_id']}"
+    if row.get("split") in ("train", "heldout", "shifted"):
+        fields["split"] = row["split"]
+    return fields
+
+
+def load_spider(json_path: str | Path, db_dir: str | Path | None, cache_dir: str | Path, *,
+                split: Optional[str] = None, check_gold: bool = True) -> list[Task]:
+    """Tasks of a Spider/BIRD JSON file; SQLite databases converted to DuckDB (cached)."""
+    path = Path(json_path)
+    db_dir = Path(db_dir) if db_dir is not None else guess_db_dir(path)
+    to_fields = partial(spider_row, db_dir=db_dir, cache_dir=cache_dir, check_gold=check_gold)
+    tasks, seen = [], {}
+    for index, row in spider_rows(path):
+        try:
+            fields = to_fields(row)
+        except (ValueError, InputError) as exc:
+            raise InputError(f"{path}: entry {index}: {exc}") from None
+        fields.setdefault("id", f"{path.stem}-{index:04d}")
+        if split is not None:
+            fields["split"] = split
+        try:
+            task = Task.model_validate(fields)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise InputError(f"{path}: entry {index}: not a valid task ({problems})") from None
+        if task.id in seen:
+            raise InputError(f"{path}: entry {index}: duplicate task id {task.id!r} (first at entry {seen[task.id]})")
+        seen[task.id] = index
+        tasks.append(task)
+    return tasks
+
+
+def duckdb_gold(sql: str, database: Path) -> tuple[str, dict]:
+    """The gold as written when it runs on DuckDB; else the first repair that runs: SQLite's
+    double-quoted strings made string literals, then sqlglot's SQLite -> DuckDB
+    transpilation. Notes for the task's metadata say which."""
+    from .database import run_query
+
+    first = run_query(database, sql, timeout=10.0)
+    if first.ok:
+        return sql, {"gold_dialect": "as_written"}
+    for dialect, repaired in _repairs(sql, database):
+        if repaired != sql and run_query(database, repaired, timeout=10.0).ok:
+            return repaired, {"gold_dialect": dialect, "original_query": sql}
+    return sql, {"gold_dialect": "as_written", "gold_error": first.error}
+
+
+def _repairs(sql: str, database: Path):
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except Exception:  # noqa: BLE001 - sqlglot cannot read it: nothing to repair
+        return
+    columns = _column_names(database)
+    # SQLite reads "France" as a string when no column has that name (Spider relies on it).
+    fixed = tree.transform(lambda node: exp.Literal.string(node.name)
+                           if isinstance(node, exp.Column) and not node.table and node.this.quoted
+                           and node.name.lower() not in columns else node)
+    yield "sqlite_double_quoted_strings", fixed.sql(dialect="duckdb")
+    yield "transpiled_from_sqlite", tree.sql(dialect="duckdb")
+    yield "transpiled_from_sqlite", fixed.sql(dialect="duckdb")
+
+
+def _column_names(database: Path) -> set[str]:
+    from .fixtures import _cached_schema_from_database
+
+    return {c.name.lower() for t in _cached_schema_from_database(str(database)).tables for c in t.columns}
+
+
+# ---------------------------------------------------------------------------------------
+# SQLite -> DuckDB
+# ---------------------------------------------------------------------------------------
+
+
+def _file_hash(path: Path) -> str:
+    digest = hashlib.sha256(f"converter {CONVERTER_VERSION}\0".encode())
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def convert_sqlite(sqlite_path: str | Path, cache_dir: str | Path) -> Path:
+    """The DuckDB copy of a SQLite file, converted once and cached (read-only, 0o444)."""
+    sqlite_path = Path(sqlite_path)
+    name = _SAFE_NAME.sub("_", sqlite_path.stem) or "database"
+    target = Path(cache_dir) / "spider" / f"{name}-{_file_hash(sqlite_path)}.duckdb"
+    if target.is_file():
+        return target
+    try:
+        source = sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise InputError(f"{sqlite_path}: cannot open as SQLite: {exc}") from None
+    # BIRD has invalid UTF-8 in a few text cells: keep them, with replacement characters.
+    source.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+    try:
+        tables = _read_sqlite(source, sqlite_path)
+    finally:
+        source.close()
+    return write_database(target, partial(_write_tables, tables=tables))
+
+
+def _read_sqlite(source: sqlite3.Connection, path: Path) -> list[dict]:
+    try:
+        names = [r[0] for r in source.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")]
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{path}: not a SQLite database ({exc})") from None
+    tables = []
+    for name in names:
+        info = source.execute(f"PRAGMA table_info({quote(name)})").fetchall()
+        rows = source.execute(f"SELECT * FROM {quote(name)}").fetchall()
+        foreign = source.execute(f"PRAGMA foreign_key_list({quote(name)})").fetchall()
+        columns = []
+        for cid, column, declared, notnull, _default, pk in info:
+            duck_type, convert = _column_type(declared or "", [row[cid] for row in rows])
+            columns.append({"name": column, "type": duck_type, "convert": convert, "not_null": bool(notnull), "pk": pk})
+        rows = [tuple(col["convert"](value) for col, value in zip(columns, row)) for row in rows]
+        tables.append({"name": name, "columns": columns, "rows": rows,
+                       "foreign": [(f[3], f[2], f[4]) for f in foreign]})  # (from, table, to)
+    return tables
+
+
+def _affinity(declared: str) -> str:
+    """SQLite's type affinity rules (https://www.sqlite.org/datatype3.html, 3.1)."""
+    t = declared.upper()
+    if "INT" in t:
+        return "INTEGER"
+    if any(k in t for k in ("CHAR", "CLOB", "TEXT")):
+        return "TEXT"
+    if "BLOB" in t or not t:
+        return "BLOB"
+    if any(k in t for k in ("REAL", "FLOA", "DOUB")):
+        return "REAL"
+    return "NUMERIC"
+
+
+def _as_text(value):
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _same(value):
+    return value
+
+
+def _as_float(value):
+    return None if value is None else float(value)
+
+
+def _column_type(declared: str, values: list):
+    kinds = {type(v) for v in values if v is not None}
+    affinity = _affinity(declared)
+    if not kinds:  # no data to go by: the declared type alone (DATE stays text, as in SQLite)
+        if affinity == "INTEGER":
+            return "BIGINT", _same
+        if affinity == "REAL" or any(k in declared.upper() for k in ("DEC", "NUM")):
+            return "DOUBLE", _as_float
+        return "VARCHAR", _as_text
+    numeric_ok = kinds <= {int, float}
+    if affinity == "TEXT":
+        return "VARCHAR", _as_text
+    if affinity in ("INTEGER", "NUMERIC", "BLOB") and kinds <= {int}:
+        return "BIGINT", _same
+    if affinity in ("INTEGER", "REAL", "NUMERIC", "BLOB") and numeric_ok:
+        return "DOUBLE", _as_float
+    if affinity == "BLOB" and kinds == {bytes}:
+        return "BLOB", _same
+    return "VARCHAR", _as_text
+
+
+def _write_tables(con: duckdb.DuckDBPyConnection, tables: list[dict]) -> None:
+    by_lower = {t["name"].lower(): t for t in tables}
+    for table in tables:
+        lines = [f"{quote(c['name'])} {c['type']}" for c in table["columns"]]
+        key = [c for c in sorted(table["columns"], key=lambda c: c["pk"]) if c["pk"]]
+        if key and _key_holds(table, key):
+            lines.append(f"PRIMARY KEY ({', '.join(quote(c['name']) for c in key)})")
+        con.execute(f"CREATE TABLE {quote(table['name'])} ({', '.join(lines)})")
+        if table["rows"]:
+            insert_rows(con, table["name"], table["rows"])
+    for table in tables:
+        for column, ref_table, ref_column in table["foreign"]:
+            target = by_lower.get(str(ref_table).lower())
+            if target is None:
+                continue  # Spider declares a few keys to tables that do not exist
+            if ref_column is None:  # REFERENCES t without a column: t's primary key
+                pk = [c["name"] for c in target["columns"] if c["pk"]]
+                if len(pk) != 1:
+                    continue
+                ref_column = pk[0]
+            ref_name = next((c["name"] for c in target["columns"] if c["name"].lower() == str(ref_column).lower()), None)
+            own = next((c["name"] for c in table["columns"] if c["name"].lower() == str(column).lower()), None)
+            if ref_name and own:
+                comment = f"references {target['name']}({ref_name})"
+                con.execute(f"COMMENT ON COLUMN {quote(table['name'])}.{quote(own)} IS {sql_string(comment)}")
+
+
+def _key_holds(table: dict, key: list[dict]) -> bool:
+    positions = [table["columns"].index(c) for c in key]
+    seen = set()
+    for row in table["rows"]:
+        value = tuple(row[i] for i in positions)
+        if None in value or value in seen:
+            return False
+        seen.add(value)
+    return True
