@@ -32,5 +32,12 @@ def fired(directory: str = ".") -> list[str]:
     for name in names:
         if name.startswith(PREFIX):
             tokens.append(name[len(PREFIX):])
-            shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+            path = os.path.join(directory, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:  # a file (COPY TO, ATTACH) or a link: gone too, so it fires only once
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass
     return tokens

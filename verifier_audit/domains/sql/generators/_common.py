@@ -1,0 +1,243 @@
+"""Helpers shared by the SQL generators: seeded randomness, parsing and rendering the gold
+with sqlglot, finding nodes to edit in copies of a tree, the schema and data a task's
+database offers, completion prose, and wrapping texts into candidates."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Iterable, Optional
+
+import sqlglot
+from sqlglot import exp
+
+from ....models import Candidate, Severity, Task
+from ..schema import Column, Schema
+from . import _data
+
+DIALECT = "duckdb"
+
+# Prose before the fenced query. It names no table, column or value, so a grader that
+# reads the prose learns nothing, and it claims nothing a wrong query would contradict.
+_OPENINGS = (
+    "Here is the query that answers the question:",
+    "The following SQL returns the requested result.",
+    "I read the schema first and then wrote this query.",
+    "This should do it:",
+    "Let me write the query step by step. The final version is below.",
+    "Sure. Running this against the database gives the answer.",
+    "To answer this we only need one statement:",
+)
+
+
+def rng_for(seed: int, *parts: str) -> random.Random:
+    """A Random seeded from a stable hash of (seed, parts): same inputs, same stream.
+
+    Python's hash() is salted per process, so it would make candidates differ run to run.
+    """
+    key = "\x1f".join([str(seed), *parts]).encode("utf-8")
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+# ----------------------------------------------------------------------- sql text
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(sql: str) -> Optional[exp.Expression]:
+    try:
+        statements = sqlglot.parse(sql, read=DIALECT)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError, RecursionError):
+        return None
+    statements = [s for s in statements if s is not None]
+    if len(statements) != 1 or not isinstance(statements[0], exp.Query):
+        return None
+    return statements[0]
+
+
+def parse_query(sql: str) -> Optional[exp.Expression]:
+    """The single query in ``sql`` as a fresh tree (safe to edit), or None."""
+    tree = _parse_cached(sql.strip().rstrip(";").strip())
+    return None if tree is None else tree.copy()
+
+
+def render(tree: exp.Expression, **options) -> str:
+    return tree.sql(dialect=DIALECT, **options)
+
+
+def normalise(sql: str) -> str:
+    """A key for "the same query text": whitespace squashed, case folded outside strings."""
+    parts = re.split(r"('(?:[^']|'')*')", sql.strip().rstrip(";"))
+    folded = [p if p.startswith("'") else re.sub(r"\s+", " ", p).lower() for p in parts]
+    return "".join(folded).strip()
+
+
+def parses(sql: str) -> bool:
+    return _parse_cached(sql.strip().rstrip(";").strip()) is not None
+
+
+def gold_key(task: Task) -> Optional[str]:
+    """The normalised rendering of the gold, for excluding rewrites that did nothing."""
+    tree = _parse_cached(task.reference.strip().rstrip(";").strip())
+    return None if tree is None else normalise(render(tree))
+
+
+# ------------------------------------------------------------------ editing copies
+
+
+def positions(tree: exp.Expression, wanted: Callable[[exp.Expression], bool]) -> list[int]:
+    """Indices (in ``tree.walk()`` order) of the nodes that ``wanted`` accepts."""
+    return [i for i, node in enumerate(tree.walk()) if wanted(node)]
+
+
+def node_at(tree: exp.Expression, index: int) -> exp.Expression:
+    """The node at ``index`` of ``tree.walk()``; a copy walks in the same order."""
+    for i, node in enumerate(tree.walk()):
+        if i == index:
+            return node
+    raise IndexError(index)
+
+
+def edited(tree: exp.Expression, index: int, edit: Callable[[exp.Expression], object]) -> exp.Expression:
+    """A copy of ``tree`` with ``edit`` applied to its node at ``index``.
+
+    ``edit`` changes the node in place or returns a replacement node; when the node is the
+    root, the replacement becomes the new root.
+    """
+    copy = tree.copy()
+    node = node_at(copy, index)
+    replacement = edit(node)
+    if isinstance(replacement, exp.Expression) and replacement is not node:
+        if node is copy:
+            return replacement
+        node.replace(replacement)
+    return copy
+
+
+def from_of(select: exp.Expression) -> Optional[exp.Expression]:
+    """The FROM clause of a SELECT (sqlglot names the arg ``from_`` in recent versions)."""
+    return select.args.get("from_") or select.args.get("from")
+
+
+def with_of(query: exp.Expression) -> Optional[exp.Expression]:
+    return query.args.get("with_") or query.args.get("with")
+
+
+def sources(select: exp.Expression) -> dict[str, str]:
+    """alias-or-name -> table name for the tables a SELECT reads directly (FROM and JOINs)."""
+    out: dict[str, str] = {}
+    items = []
+    frm = from_of(select)
+    if frm is not None:
+        items.append(frm.this)
+    items += [j.this for j in select.args.get("joins") or []]
+    for item in items:
+        if isinstance(item, exp.Table):
+            out[item.alias_or_name] = item.name
+    return out
+
+
+def cte_names(tree: exp.Expression) -> set[str]:
+    return {cte.alias for cte in tree.find_all(exp.CTE)}
+
+
+def and_operands(condition: exp.Expression) -> list[exp.Expression]:
+    """The conjuncts of an AND chain (parentheses around the whole chain ignored)."""
+    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+
+
+def has_aggregate(node: exp.Expression) -> bool:
+    return any(isinstance(n, exp.AggFunc) and not n.find_ancestor(exp.Window) for n in node.walk())
+
+
+# ------------------------------------------------------------------ schema and data
+
+
+class TaskContext:
+    """What the generators know about a task's database: its schema and a few values."""
+
+    def __init__(self, task: Task, schema: Optional[Schema]):
+        self.task = task
+        self.schema = schema
+
+    @classmethod
+    def of(cls, task: Task) -> "TaskContext":
+        return cls(task, _data.schema_of(task))
+
+    def columns(self, table: str) -> list[Column]:
+        if self.schema is None:
+            return []
+        for t in self.schema.tables:
+            if t.name.lower() == table.lower():
+                return list(t.columns)
+        return []
+
+    def column(self, table: str, name: str) -> Optional[Column]:
+        return next((c for c in self.columns(table) if c.name.lower() == name.lower()), None)
+
+    def table_of(self, column: exp.Column) -> Optional[str]:
+        """The table a column reference reads, through the aliases of its SELECT and the
+        SELECTs around it (for correlated references); None when it cannot be told."""
+        scope = column.find_ancestor(exp.Select)
+        while scope is not None:
+            found = sources(scope)
+            if column.table:
+                if column.table in found:
+                    return found[column.table]
+            else:
+                owners = [t for t in found.values() if self.column(t, column.name)]
+                if len(set(owners)) == 1:
+                    return owners[0]
+                if owners:
+                    return None
+            scope = scope.find_ancestor(exp.Select)
+        return None
+
+    def other_values(self, table: str, column: str, besides: object, limit: int = 3) -> list:
+        """Up to ``limit`` other non-NULL values of ``table.column`` in the task's database."""
+        return [v for v in _data.column_values(self.task.database, table, column) if v != besides][:limit]
+
+
+# ------------------------------------------------------------------ candidates
+
+
+def completion(sql: str, rng: random.Random, fenced: bool = True) -> str:
+    """A model-like completion: a sentence of prose, then the query (fenced by default)."""
+    body = sql.strip()
+    if not body.endswith(";"):
+        body += ";"
+    if not fenced:
+        return body
+    return f"{rng.choice(_OPENINGS)}\n\n```sql\n{body}\n```"
+
+
+@dataclass(frozen=True)
+class Chosen:
+    kind: str
+    text: str
+    note: str
+
+
+def make_candidates(task_id: str, chosen: Iterable[Chosen], *, origin: str, label: str,
+                    kinds: dict[str, tuple[Severity, str]]) -> list[Candidate]:
+    """One Candidate per chosen text; category ``sql.<origin>.<kind>``, ids numbered per
+    category from 0."""
+    counters: dict[str, int] = {}
+    out = []
+    for c in chosen:
+        category = f"sql.{origin}.{c.kind}"
+        index = counters.get(category, 0)
+        counters[category] = index + 1
+        out.append(Candidate(
+            id=f"{task_id}/{category}/{index}",
+            task_id=task_id,
+            text=c.text,
+            origin=origin,
+            category=category,
+            severity=kinds[c.kind][0],
+            label=label,
+            note=c.note,
+        ))
+    return out
