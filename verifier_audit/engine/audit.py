@@ -118,8 +118,9 @@ def _drop_reason(candidate: Candidate, label: Optional[str], reason: str) -> str
     return "equivalent_mutant"
 
 
-def _cache_key(suite_hash: str, domain: str, split, limit, seed: int) -> str:
-    blob = json.dumps([__version__, CANDIDATES_VERSION, suite_hash, domain, split, limit, seed]).encode()
+def _cache_key(suite_hash: str, domain: str, task_ids: list[str], seed: int) -> str:
+    # The task ids, not split/limit: API callers may pass any subset of a suite.
+    blob = json.dumps([__version__, CANDIDATES_VERSION, suite_hash, domain, task_ids, seed]).encode()
     return hashlib.sha256(blob).hexdigest()[:20]
 
 
@@ -166,7 +167,7 @@ def prepare(
         tasks = prepare_tasks(tasks, options.seed, options.cache_dir or default_cache_dir())
     cache_path = None
     if options.cache_dir is not None:
-        cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, split, limit, options.seed)}.jsonl"
+        cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, [t.id for t in tasks], options.seed)}.jsonl"
         cached = _read_cache(cache_path)
         if cached is not None:
             return Prepared(suite_name, suite_hash, domain_name, tasks, cached[0], cached[1], split, limit)

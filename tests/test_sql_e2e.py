@@ -1,0 +1,95 @@
+"""The SQL domain's acceptance criteria, through the real command line."""
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from verifier_audit.models import Report, ReportSet
+
+pytestmark = pytest.mark.slow
+
+
+def _by_name(path):
+    return {r.verifier.rpartition(":")[2]: r for r in ReportSet.model_validate_json(Path(path).read_text()).reports}
+
+
+def _near_miss_fa(report):
+    """Mean false acceptance over near-miss categories (each kind weighs the same)."""
+    rows = [c for c in report.categories if c.origin == "near_miss" and c.n]
+    return sum(c.rate for c in rows) / len(rows)
+
+
+def test_default_sql_run_shows_the_contrast(cli, tmp_path):
+    out = tmp_path / "sql.json"
+    r = cli("run", "--suite", "sql", "--no-progress", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    reports = _by_name(out)
+    assert list(reports) == ["syntax_only", "exact_match", "single_db_set", "strong"]
+    assert reports["syntax_only"].coverage_debt >= 0.9
+    # Category-balanced, as the debt is: 28 mutation kinds weigh the same whatever their counts.
+    assert _near_miss_fa(reports["single_db_set"]) >= 0.15
+    assert reports["strong"].coverage_debt <= 0.03
+    assert reports["strong"].false_rejection_rate <= 0.05
+    assert reports["exact_match"].false_rejection_rate >= 0.5
+    assert all(not rep.security_findings for rep in reports.values())
+
+
+def _fixture_hashes(cache: Path):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(cache.rglob("*.duckdb"))}
+
+
+def test_read_write_verifier_is_a_finding_and_fixtures_stay_intact(cli, tmp_path):
+    import os
+
+    cache = Path(os.environ["VERIFIER_AUDIT_CACHE"])
+    cli("generate", "--suite", "sql", "--limit", "12", "--out", str(tmp_path / "c.jsonl"))  # materialise first
+    before = _fixture_hashes(cache)
+    assert before
+    out = tmp_path / "rw.json"
+    r = cli("run", "--suite", "sql", "--limit", "12", "--verifier", "examples/sql_unsafe_verifier.py:read_write_executor",
+            "--json", str(out), "--no-progress")
+    assert r.returncode == 1, r.stderr
+    report = Report.model_validate_json(out.read_text())
+    kinds = {f.kind for f in report.security_findings}
+    assert "modified_fixture" in kinds
+    assert any("security" in reason for reason in report.gate.reasons)
+    after = _fixture_hashes(cache)
+    assert {k: after[k] for k in before} == before
+
+
+def test_every_hostile_entry_through_the_oracle_touches_nothing(tmp_path, monkeypatch):
+    """No file read or written outside the fixture, nothing persists, bombs stop in time."""
+    import os
+    import time
+
+    from verifier_audit.domains.sql import guard, oracle
+    from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
+    from verifier_audit.suites import load_suite
+
+    suite = load_suite("sql")
+    tasks = suite.tasks[::9]
+    prepared = prepare("sql", suite.content_hash, tasks, AuditOptions(progress=False, cache_dir=default_cache_dir()))
+    hostile = [c for c in prepared.candidates if c.origin == "known_bad"]
+    entries = {c.id.split("/")[-1].rsplit("-", 1)[0] for c in hostile}
+    assert len(hostile) >= 20 and len(entries) >= 20
+    cache = Path(os.environ["VERIFIER_AUDIT_CACHE"])
+    fixtures_before = _fixture_hashes(cache)
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    secret_fd = guard._watch_secret(str(work))
+    listing = sorted(os.listdir(work))
+    by_id = {t.id: t for t in prepared.tasks}
+    for c in hostile:
+        task = by_id[c.task_id]
+        start = time.monotonic()
+        label = oracle.label_completion(c.text, task)
+        elapsed = time.monotonic() - start
+        assert label.label == "incorrect", (c.category, c.text[:120])
+        limit = oracle.CANDIDATE_TIMEOUT * (1 + len(task.metadata.get("databases", []))) + 1.0
+        assert elapsed < limit, (c.category, elapsed)
+        assert sorted(os.listdir(work)) == listing, c.category  # nothing written here
+        assert not guard._drain(secret_fd), c.category  # the secret beside it was not read
+    assert _fixture_hashes(cache) == fixtures_before

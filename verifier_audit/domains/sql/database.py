@@ -1,0 +1,433 @@
+"""Hardened execution of untrusted SQL on DuckDB files.
+
+Every query a candidate (or a gold) sends goes through ``run_query``. What protects the
+audit, outermost first:
+
+1. A statement gate: exactly one read-only query. DuckDB's own parser decides the
+   statement count and type (it is what will execute: one ``SELECT``-type statement);
+   sqlglot then refuses DDL, DML, ``COPY``, ``ATTACH``, ``INSTALL``/``LOAD``, ``SET``,
+   ``PRAGMA``, ``SELECT ... INTO`` and anything it only recognises as a command. A refused
+   query is never executed; it comes back as an error result.
+2. The connection itself (``connect_readonly``), so that a query slipping past the gate
+   still cannot touch anything: read-only, extension autoinstall/autoload off, one thread,
+   a memory limit, no temp directory, then ``SET allowed_directories=[]``,
+   ``SET enable_external_access=false``, ``SET lock_configuration=true`` in that order.
+   Verified on duckdb 2.0.1: ``read_csv('/etc/passwd')``, ``glob``, ``COPY TO``,
+   ``EXPORT DATABASE``, ``INSTALL``/``LOAD`` fail with a PermissionException; ``SET`` and
+   ``RESET`` fail because the configuration is locked. Two findings on 2.0.1: DuckDB adds
+   its spill directory ``<db>.tmp/`` to ``allowed_directories`` by itself, and a ``COPY TO``
+   into it succeeds, so the connection is opened with ``temp_directory=''`` (no spilling:
+   a query over the memory limit fails instead); and allowing the database's own
+   directory would let ``COPY TO`` write next to the fixture, so no directory is allowed
+   (DuckDB still reads the database file itself through its automatic ``allowed_paths``).
+3. A fresh cursor per query: in DuckDB's Python API a cursor is a new client context, so
+   TEMP tables and TEMP macros one query creates die with its cursor and cannot poison a
+   later gold query (the ``CREATE TEMP MACRO count_star() AS 7`` attack).
+4. A deadline: one watchdog thread per process calls ``cursor.interrupt()`` when a query
+   runs past its timeout (cross joins, infinite recursive CTEs stop within milliseconds),
+   and at most ``max_rows`` rows are fetched.
+
+Connections are cached per process: creating a DuckDB instance costs ~15 ms and ~5 MB, a
+query on a warm one well under a millisecond, so the files of one directory (a pool of
+fuzzed databases) share one hardened instance (``_Hub``). A forked worker keeps using the
+instances its parent opened: DuckDB's own per-process instance cache (inherited through
+fork) would hand them back anyway, a second instance on an attached file is refused, and
+destroying an inherited instance crashes the child, so inherited ones are never closed.
+A worker's queries run on its own cursors; the files are read-only.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import itertools
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+THREADS = 1
+MEMORY_LIMIT = "512MB"
+DEFAULT_TIMEOUT = 0.5  # fixture queries take ~1 ms; a runaway is stopped 500x later
+DEFAULT_MAX_ROWS = 100_000
+
+# sqlglot logs a warning for every statement it can only parse as a generic Command
+# (LOAD, CALL, EXPLAIN...); those are refused anyway, and hostile candidates send many.
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+
+@dataclass
+class Result:
+    """What one query returned: column names, rows, or why there are none."""
+
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple] = field(default_factory=list)
+    error: Optional[str] = None
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+# ---------------------------------------------------------------------------------------
+# connections
+# ---------------------------------------------------------------------------------------
+
+# In this order: directories first (lists may only shrink once external access is off),
+# then external access off, then the lock, after which no SET works at all.
+HARDENING = (
+    "SET allowed_directories=[]",
+    "SET enable_external_access=false",
+    "SET lock_configuration=true",
+)
+_RESERVED_ALIASES = {"memory", "system", "temp", "main"}
+
+
+@dataclass
+class _Hub:
+    """One hardened DuckDB instance holding one database file, or every file of a directory
+    marked shared (``mark_shared``).
+
+    A DuckDB instance costs ~15 ms to create and ~5 MB to keep; attaching a file to an
+    existing one costs ~0.7 ms. Fuzzed databases live many to a directory, so the files of
+    such a directory share one instance; a query runs on a fresh cursor switched to its file's
+    catalog with ``USE`` (per cursor, allowed after the lock). Files must be attached
+    before external access is switched off, so a file that appears later rebuilds the hub.
+    """
+
+    con: duckdb.DuckDBPyConnection
+    aliases: dict[str, Optional[str]]  # path -> catalog to USE (None: the default one)
+    pid: int = field(default_factory=os.getpid)  # the process that opened it
+
+    def close(self) -> None:
+        if self.pid == os.getpid():
+            self.con.close()
+        else:
+            # Destroying a DuckDB instance inherited through fork crashes the child
+            # (SIGSEGV on duckdb 2.0.1): keep it referenced until the process exits.
+            _INHERITED.append(self.con)
+
+
+_HUBS: "OrderedDict[str, _Hub]" = OrderedDict()
+_HUBS_LOCK = threading.Lock()
+_INHERITED: list = []
+MAX_HUBS = 64
+MAX_FILES_PER_HUB = 256
+SHARED_MARKER = ".shared-duckdb-instance"  # in a folder whose files may share one instance
+
+
+def _quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def mark_shared(directory: str | os.PathLike) -> None:
+    """Let the database files of ``directory`` share one instance. Only for folders this
+    tool owns (fuzzed pools): an attached file cannot be opened read-write elsewhere in the
+    process until ``release``."""
+    open(os.path.join(os.fspath(directory), SHARED_MARKER), "a").close()
+
+
+def _open_hub(directory: str, wanted: str, shared: bool) -> _Hub:
+    others: list[str] = []
+    if shared:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".duckdb") and not n.startswith("."))
+        others = [os.path.join(directory, n) for n in names if os.path.join(directory, n) != wanted]
+        others = others[:MAX_FILES_PER_HUB]
+    config = {
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "threads": THREADS,
+        "memory_limit": MEMORY_LIMIT,
+        "temp_directory": "",  # else DuckDB allows writes into <db>.tmp/ (see above)
+    }
+    con = duckdb.connect(wanted, read_only=True, config=config)
+    try:
+        if _is_locked(con):
+            # DuckDB's per-process instance cache handed back an instance that is already
+            # hardened: one this process (or the parent it was forked from) opened before.
+            _verify_hardened(con)
+        else:
+            default = con.execute("SELECT current_database()").fetchone()[0]
+            taken = set(_RESERVED_ALIASES) | {default}
+            for i, path in enumerate(others):
+                stem = os.path.basename(path)[: -len(".duckdb")]
+                alias = stem if stem not in taken and stem.isidentifier() else f"db_{i}"
+                try:
+                    con.execute(f"ATTACH {_sql_string(path)} AS {_quote(alias)} (READ_ONLY)")
+                except duckdb.Error:
+                    continue  # being written, not DuckDB, locked: it gets its own hub if asked for
+                taken.add(alias)
+            for statement in HARDENING:
+                con.execute(statement)
+        return _Hub(con, _aliases(con))
+    except Exception:
+        con.close()
+        raise
+
+
+def _is_locked(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(con.execute("SELECT current_setting('lock_configuration')").fetchone()[0])
+
+
+def _verify_hardened(con: duckdb.DuckDBPyConnection) -> None:
+    external, access = con.execute(
+        "SELECT current_setting('enable_external_access'), current_setting('access_mode')").fetchone()
+    if external or str(access).lower() != "read_only":
+        raise RuntimeError("a locked DuckDB instance without the hardening was found for this file")
+
+
+def _aliases(con: duckdb.DuckDBPyConnection) -> dict[str, Optional[str]]:
+    """path -> catalog to USE for every file the instance holds (None: its default)."""
+    default = con.execute("SELECT current_database()").fetchone()[0]
+    out: dict[str, Optional[str]] = {}
+    for name, path in con.execute(
+            "SELECT database_name, path FROM duckdb_databases() WHERE NOT internal AND path IS NOT NULL").fetchall():
+        out[os.path.abspath(path)] = None if name == default else name
+    return out
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _hub_key(path: str) -> str:
+    directory = os.path.dirname(path)
+    shared = os.path.exists(os.path.join(directory, SHARED_MARKER))
+    return directory if shared else path
+
+
+def _hub_for(path: str) -> _Hub:
+    key = _hub_key(path)
+    with _HUBS_LOCK:
+        hub = _HUBS.get(key)
+        if hub is None and key != path:
+            hub = _HUBS.get(path)  # a file of a shared folder opened alone (see below)
+            key = path if hub is not None else key
+        if hub is not None and path in hub.aliases:
+            _HUBS.move_to_end(key)
+            return hub
+        if not os.path.isfile(path):
+            # duckdb would try to create it (and fail, read-only); say what is wrong.
+            raise FileNotFoundError(f"no database file {path}")
+        shared = key != path
+        if hub is not None:  # a file that appeared after the hub was built
+            if hub.pid != os.getpid():
+                # The parent's instance holds the folder's other files and cannot be
+                # closed here; the new file gets an instance of its own.
+                key, shared = path, False
+            else:
+                del _HUBS[key]
+                hub.close()
+        hub = _HUBS[key] = _open_hub(os.path.dirname(path), path, shared)
+        while len(_HUBS) > MAX_HUBS:
+            _HUBS.popitem(last=False)[1].close()
+        return hub
+
+
+def connect_readonly(path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
+    """The hardened read-only connection that holds ``path`` (opened once per process).
+
+    Use ``cursor_for(path)`` to query: the connection may hold the other files of the
+    same directory too, and a fresh cursor starts on whichever file opened it."""
+    return _hub_for(os.path.abspath(os.fspath(path))).con
+
+
+def cursor_for(path: str | os.PathLike) -> duckdb.DuckDBPyConnection:
+    """A fresh cursor (its own client context: TEMP objects die with it) on ``path``."""
+    path = os.path.abspath(os.fspath(path))
+    hub = _hub_for(path)
+    cursor = hub.con.cursor()
+    alias = hub.aliases[path]
+    if alias is not None:
+        cursor.execute(f"USE {_quote(alias)}")
+    return cursor
+
+
+def release(directory: str | os.PathLike) -> None:
+    """Close this process's connections to the files of ``directory`` (before removing them)."""
+    directory = os.path.abspath(os.fspath(directory))
+    with _HUBS_LOCK:
+        for key in [k for k in _HUBS if k == directory or os.path.dirname(k) == directory]:
+            _HUBS.pop(key).close()
+
+
+def close_all() -> None:
+    """Close this process's cached connections (before files are rewritten or removed)."""
+    with _HUBS_LOCK:
+        while _HUBS:
+            _HUBS.popitem()[1].close()
+
+
+# ---------------------------------------------------------------------------------------
+# the statement gate
+# ---------------------------------------------------------------------------------------
+
+_QUERY_ROOTS = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
+# Anything of these kinds anywhere in the tree makes the statement more than a query.
+_FORBIDDEN = (exp.DDL, exp.DML, exp.Command, exp.Copy, exp.Attach, exp.Detach, exp.Install,
+              exp.Pragma, exp.Set, exp.Into, exp.Use, exp.Transaction, exp.Commit, exp.Export,
+              exp.Describe)
+_GATE_CON: dict[int, duckdb.DuckDBPyConnection] = {}
+
+
+def _parser() -> duckdb.DuckDBPyConnection:
+    # An empty in-memory database, used only for DuckDB's parser (extract_statements).
+    con = _GATE_CON.get(os.getpid())
+    if con is None:
+        con = _GATE_CON[os.getpid()] = duckdb.connect(":memory:", config={"threads": 1})
+    return con
+
+
+@functools.lru_cache(maxsize=8192)
+def refusal(sql: str, *, parse_check: bool = True) -> Optional[str]:
+    """Why ``sql`` may not run (not exactly one read-only query), or None when it may.
+
+    ``parse_check=False`` skips the sqlglot layer (DuckDB's own check stays): only for
+    queries the tool rendered itself with sqlglot from a gold (fuzzing's neighbours)."""
+    try:
+        statements = _parser().extract_statements(sql)
+    except Exception as exc:  # noqa: BLE001 - DuckDB's parser rejects it: a syntax error
+        return f"syntax error: {str(exc).splitlines()[0][:200]}"
+    if len(statements) != 1:
+        return f"expected one statement, got {len(statements)}"
+    kind = str(statements[0].type).rsplit(".", 1)[-1]
+    if kind != "SELECT":
+        return f"not a query: {kind} statement"
+    if not parse_check:
+        return None
+    try:
+        parsed = [e for e in sqlglot.parse(sql, read="duckdb") if e is not None]
+    except Exception:  # noqa: BLE001 - sqlglot lags DuckDB's syntax; DuckDB said SELECT
+        return None
+    if len(parsed) != 1:
+        return f"expected one statement, got {len(parsed)}"
+    root = parsed[0]
+    if not isinstance(root, _QUERY_ROOTS):
+        return f"not a query: {type(root).__name__}"
+    bad = root.find(*_FORBIDDEN)
+    if bad is not None:
+        return f"not read-only: contains {type(bad).__name__}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# deadlines
+# ---------------------------------------------------------------------------------------
+
+
+class _Watchdog:
+    """One thread that interrupts cursors past their deadline (cheaper than a Timer per
+    query: arming is a heap push, not a thread start)."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.cond = threading.Condition()
+        self.heap: list[tuple[float, int]] = []
+        self.armed: dict[int, Any] = {}  # token -> cursor, while its query runs
+        self.fired: set[int] = set()
+        self.tokens = itertools.count()
+        self.sleeping_until = float("inf")  # the loop's current wake-up time
+        threading.Thread(target=self._loop, name="sql-watchdog", daemon=True).start()
+
+    def arm(self, cursor: Any, timeout: float) -> int:
+        token = next(self.tokens)
+        with self.cond:
+            self.armed[token] = cursor
+            deadline = time.monotonic() + timeout
+            heapq.heappush(self.heap, (deadline, token))
+            if deadline < self.sleeping_until:  # only wake the loop when it would sleep too long
+                self.cond.notify()
+        return token
+
+    def disarm(self, token: int) -> bool:
+        """Stop watching; True when the deadline had already fired."""
+        with self.cond:
+            self.armed.pop(token, None)
+            if token in self.fired:
+                self.fired.discard(token)
+                return True
+            return False
+
+    def _loop(self) -> None:
+        with self.cond:
+            while True:
+                while self.heap and self.heap[0][1] not in self.armed:
+                    heapq.heappop(self.heap)  # finished in time
+                if not self.heap:
+                    self.sleeping_until = float("inf")
+                    self.cond.wait()
+                    continue
+                deadline, token = self.heap[0]
+                now = time.monotonic()
+                if now < deadline:
+                    self.sleeping_until = deadline
+                    self.cond.wait(deadline - now)
+                    self.sleeping_until = float("inf")
+                    continue
+                heapq.heappop(self.heap)
+                cursor = self.armed.pop(token)
+                self.fired.add(token)
+                try:
+                    cursor.interrupt()
+                except Exception:  # noqa: BLE001 - the cursor is closing; nothing to stop
+                    pass
+
+
+_WATCHDOG: Optional[_Watchdog] = None
+
+
+def _watchdog() -> _Watchdog:
+    global _WATCHDOG
+    if _WATCHDOG is None or _WATCHDOG.pid != os.getpid():  # threads do not survive fork
+        _WATCHDOG = _Watchdog()
+    return _WATCHDOG
+
+
+# ---------------------------------------------------------------------------------------
+# running one query
+# ---------------------------------------------------------------------------------------
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
+
+
+def run_query(path: str | os.PathLike, sql: str, *, timeout: float = DEFAULT_TIMEOUT,
+              max_rows: int = DEFAULT_MAX_ROWS, parse_check: bool = True) -> Result:
+    """Run one untrusted read-only query on the database file ``path``.
+
+    Never raises for anything the query does: refusals, errors, timeouts and oversized
+    results come back as ``Result.error``. ``parse_check``: see ``refusal``."""
+    reason = refusal(sql, parse_check=parse_check)
+    if reason is not None:
+        return Result(error=f"refused: {reason}")
+    try:
+        cursor = cursor_for(path)
+    except Exception as exc:  # noqa: BLE001 - a missing or corrupt file is an error result
+        return Result(error=f"cannot open database: {_first_line(exc)}")
+    dog = _watchdog()
+    token = dog.arm(cursor, timeout)
+    try:
+        cursor.execute(sql)
+        columns = [d[0] for d in (cursor.description or [])]
+        rows = cursor.fetchmany(max_rows + 1)
+    except Exception as exc:  # noqa: BLE001 - the candidate's error is the result
+        fired = dog.disarm(token)
+        if fired or isinstance(exc, duckdb.InterruptException):
+            return Result(error=f"timeout after {timeout:g}s", timed_out=True)
+        return Result(error=_first_line(exc))
+    finally:
+        dog.disarm(token)
+        cursor.close()
+    if len(rows) > max_rows:
+        return Result(columns=columns, error=f"too many rows (more than {max_rows})")
+    return Result(columns=columns, rows=rows)
