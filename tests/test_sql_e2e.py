@@ -48,12 +48,15 @@ def test_read_write_verifier_is_a_finding_and_fixtures_stay_intact(cli, tmp_path
     before = _fixture_hashes(cache)
     assert before
     out = tmp_path / "rw.json"
+    # --timeout 2: this verifier has no query limit of its own, so resource bombs run until
+    # the engine kills the call (they become timeout errors, as they should).
     r = cli("run", "--suite", "sql", "--limit", "12", "--verifier", "examples/sql_unsafe_verifier.py:read_write_executor",
-            "--json", str(out), "--no-progress")
+            "--json", str(out), "--no-progress", "--timeout", "2")
     assert r.returncode == 1, r.stderr
     report = Report.model_validate_json(out.read_text())
     kinds = {f.kind for f in report.security_findings}
     assert "modified_fixture" in kinds
+    assert report.error_kinds.get("timeout", 0) > 0  # the bombs: stopped by the engine
     assert any("security" in reason for reason in report.gate.reasons)
     after = _fixture_hashes(cache)
     assert {k: after[k] for k in before} == before
