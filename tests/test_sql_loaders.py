@@ -178,3 +178,16 @@ def test_gold_that_runs_nowhere_is_kept_with_a_note(dataset):
     task = load_spider(path, db_dir, cache)[0]
     assert task.reference == "SELECT nope FROM singer"
     assert "gold_error" in task.metadata
+
+
+def test_a_spider_file_audits_end_to_end_through_the_cli(dataset, tmp_path, capsys):
+    from verifier_audit.cli import main
+    from verifier_audit.models import Report
+
+    path, db_dir, _ = dataset
+    out = tmp_path / "r.json"
+    code = main(["run", "--suite", str(path), "--format", "spider", "--db-dir", str(db_dir),
+                 "--verifier", "verifier_audit.domains.sql.verifiers:syntax_only", "--json", str(out), "--no-progress"])
+    assert code == 1, capsys.readouterr().err  # a syntax-only check is open wide, on any dataset
+    report = Report.model_validate_json(out.read_text())
+    assert report.n_candidates > 10 and report.coverage_debt > 0.5

@@ -45,7 +45,10 @@ def _rate(text: str) -> float:
 def _suite_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("suite")
     g.add_argument("--suite", default="math", help="built-in suite name or a JSONL file (default: math)")
-    g.add_argument("--format", default="jsonl", choices=FORMATS, help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution)")
+    g.add_argument("--format", default="jsonl", choices=FORMATS,
+                   help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution; "
+                        "spider: Spider/BIRD JSON with SQLite databases)")
+    g.add_argument("--db-dir", default=None, help="spider format: folder of <db_id>/<db_id>.sqlite (default: beside the JSON)")
     g.add_argument("--field", action="append", default=[], metavar="OURS=THEIRS",
                    help="map a suite field, e.g. --field prompt=question --field reference=answer")
     g.add_argument("--domain", default=None, help="domain of a suite file's tasks when its lines do not say (default: math)")
@@ -118,7 +121,7 @@ def _options(args, *, enforce_gate: bool) -> AuditOptions:
 
 
 def _prepare(args, options: AuditOptions):
-    suite = load_suite(args.suite, fields=args.field, fmt=args.format, domain=args.domain)
+    suite = load_suite(args.suite, fields=args.field, fmt=args.format, domain=args.domain, db_dir=args.db_dir)
     if args.limit is not None and args.limit < 1:
         raise InputError(f"--limit {args.limit}: must be at least 1")
     tasks = select(suite, args.split, args.limit)

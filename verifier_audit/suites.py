@@ -17,7 +17,7 @@ from .errors import InputError
 from .models import Task
 from .resources import data_path
 
-FORMATS = ("jsonl", "gsm8k", "math")
+FORMATS = ("jsonl", "gsm8k", "math", "spider")
 
 
 @dataclass
@@ -135,6 +135,7 @@ def load_suite(
     fields: Optional[list[str]] = None,
     fmt: str = "jsonl",
     domain: Optional[str] = None,
+    db_dir: Optional[str] = None,
 ) -> Suite:
     builtin = builtin_suites()
     if name_or_path in builtin:
@@ -146,6 +147,13 @@ def load_suite(
             raise InputError(f"suite {name_or_path!r}: no such file, and not a built-in suite (built-in: {known})")
     if fmt not in FORMATS:
         raise InputError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    if fmt == "spider":  # a JSON list with SQLite databases beside it, not JSONL
+        from .domains.sql.loaders import load_spider
+        from .engine.audit import default_cache_dir
+
+        tasks = load_spider(path, db_dir, default_cache_dir() / "sql")
+        return Suite(name=name, path=path, tasks=tasks, content_hash=digest)
     rows = read_jsonl(path)
     transform = None
     if fmt != "jsonl":
@@ -153,7 +161,6 @@ def load_suite(
 
         transform = {"gsm8k": loaders.gsm8k_row, "math": loaders.math_row}[fmt]
     tasks = tasks_from_rows(path, rows, mapping=parse_field_mapping(fields or []), domain=domain, transform=transform)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     return Suite(name=name, path=path, tasks=tasks, content_hash=digest)
 
 
