@@ -3,12 +3,12 @@ and wrapping chosen answers into candidates."""
 
 from __future__ import annotations
 
-import hashlib
 import random
 from typing import Iterable, Optional
 
 from ....models import Candidate, Severity
 from ..answer import Answer, ParseError
+from ....generation import rng_for  # noqa: F401 - shared seeding, used across this package
 
 # Prose around the final answer. It holds no digits, so that a "last number" grader reads
 # the boxed answer and nothing else, and no second answer, so the label is the box's.
@@ -29,13 +29,6 @@ _CLOSINGS = (
 )
 
 
-def rng_for(seed: int, *parts: str) -> random.Random:
-    """A Random seeded from a stable hash of (seed, parts): same inputs, same stream.
-
-    Python's hash() is salted per process, so it would make candidates differ run to run.
-    """
-    key = "\x1f".join([str(seed), *parts]).encode("utf-8")
-    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
 def boxed_completion(answer_latex: str, rng: random.Random) -> str:

@@ -18,10 +18,11 @@ import sympy
 
 from ....canary import payload
 from ....catalog import CatalogEntry, CatalogError, TemplateError, check_template, expand_template
+from ....generation import SkipInstance, instantiate_catalog
 from ....models import Candidate, Task
 from ..answer import Answer, Kind
 from ..render import number_latex
-from ._common import parse_reference, rng_for
+from ._common import parse_reference
 from .near_miss import as_interval, mutants
 
 # Names this domain adds to the generic placeholder language (see the catalog file).
@@ -32,46 +33,24 @@ _WRONG_ORDER = ("off_by_one", "wrong_text", "swapped_tuple", "wrong_bracket", "s
                 "matrix_entry", "wrong_coefficient", "sign_flip", "times_ten")
 
 
-class _Skip(Exception):
-    """This entry cannot be filled in on this task (e.g. {{below}} for a matrix answer)."""
+_Skip = SkipInstance  # This entry cannot be filled in on this task (e.g. {{below}} for a matrix answer).
 
 
 def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[Candidate]:
     """Every entry instantiated on up to ``entry.instances`` tasks; deterministic for seed."""
     answers = {t.id: parse_reference(t.reference) for t in tasks}
     usable = sorted((t for t in tasks if answers[t.id] is not None), key=lambda t: t.id)
-    out: list[Candidate] = []
+    entries = list(entries)
     for entry in entries:
         try:
             check_template(entry.template, known=PLACEHOLDERS)
         except TemplateError as exc:
             raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
-        eligible = [t for t in usable if _applies(entry, answers[t.id], t)]
-        rng = rng_for(seed, "known_bad", entry.id)
-        rng.shuffle(eligible)
-        made = 0
-        for task in eligible:
-            if made >= entry.instances:
-                break
-            try:
-                text = expand_template(entry.template, _Resolver(task, answers[task.id], entry))
-            except _Skip:
-                continue
-            except TemplateError as exc:
-                raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
-            out.append(Candidate(
-                id=f"{task.id}/{entry.category}/{entry.id}",
-                task_id=task.id,
-                text=text,
-                origin="known_bad",
-                category=entry.category,
-                severity=entry.severity,
-                label="incorrect",
-                label_source="catalog+oracle",
-                note=f"catalog entry {entry.id}",
-            ))
-            made += 1
-    return out
+    return instantiate_catalog(
+        usable, seed, entries,
+        fits=lambda entry, task: _applies(entry, answers[task.id], task),
+        fill=lambda entry, task: expand_template(entry.template, _Resolver(task, answers[task.id], entry)),
+    )
 
 
 def _kind_name(answer: Answer, task: Task) -> str:

@@ -4,7 +4,6 @@ database offers, completion prose, and wrapping texts into candidates."""
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from sqlglot import exp
 from ....models import Candidate, Severity, Task
 from ..schema import Column, Schema
 from . import _data
+from ....generation import rng_for  # noqa: F401 - shared seeding, used across this package
 
 DIALECT = "duckdb"
 
@@ -33,13 +33,6 @@ _OPENINGS = (
 )
 
 
-def rng_for(seed: int, *parts: str) -> random.Random:
-    """A Random seeded from a stable hash of (seed, parts): same inputs, same stream.
-
-    Python's hash() is salted per process, so it would make candidates differ run to run.
-    """
-    key = "\x1f".join([str(seed), *parts]).encode("utf-8")
-    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
 
 
 # ----------------------------------------------------------------------- sql text

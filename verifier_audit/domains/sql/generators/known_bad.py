@@ -21,9 +21,10 @@ from sqlglot import exp
 
 from ....canary import PREFIX as CANARY_PREFIX
 from ....catalog import CatalogEntry, CatalogError, TemplateError, check_template, expand_template
+from ....generation import SkipInstance, instantiate_catalog
 from ....models import Candidate, Task
 from . import _data
-from ._common import TaskContext, cte_names, parse_query, render, rng_for
+from ._common import TaskContext, cte_names, parse_query, render
 from .near_miss import first_mutant
 
 PLACEHOLDERS = {"gold", "gold_one_line", "gold_string", "gold_typo", "gold_where_commented", "gold_bad_table",
@@ -36,44 +37,23 @@ _WRONG_ORDER = ("comparison_flip", "literal_shift", "dropped_conjunct", "column_
                 "join_type", "limit_change", "order_direction", "distinct_toggle")
 
 
-class _Skip(Exception):
-    """This entry cannot be filled in on this task (no WHERE to hide, no gold result, ...)."""
+_Skip = SkipInstance  # This entry cannot be filled in on this task (no WHERE to hide, no gold result, ...).
 
 
 def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[Candidate]:
     """Every entry instantiated on up to ``entry.instances`` tasks; deterministic for seed."""
     usable = sorted((t for t in tasks if parse_query(t.reference) is not None), key=lambda t: t.id)
     resolvers = {t.id: _Resolver(t, usable) for t in usable}
-    out: list[Candidate] = []
+    entries = list(entries)
     for entry in entries:
         _check(entry)
-        eligible = list(usable)
-        rng_for(seed, "known_bad", entry.id).shuffle(eligible)
-        made = 0
-        for task in eligible:
-            if made >= entry.instances:
-                break
-            resolver = resolvers[task.id]
-            resolver.entry = entry
-            try:
-                text = expand_template(entry.template, resolver)
-            except _Skip:
-                continue
-            except TemplateError as exc:
-                raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
-            out.append(Candidate(
-                id=f"{task.id}/{entry.category}/{entry.id}",
-                task_id=task.id,
-                text=text,
-                origin="known_bad",
-                category=entry.category,
-                severity=entry.severity,
-                label="incorrect",
-                label_source="catalog+oracle",
-                note=f"catalog entry {entry.id}",
-            ))
-            made += 1
-    return out
+
+    def fill(entry: CatalogEntry, task: Task) -> str:
+        resolver = resolvers[task.id]
+        resolver.entry = entry
+        return expand_template(entry.template, resolver)
+
+    return instantiate_catalog(usable, seed, entries, fits=lambda entry, task: True, fill=fill)
 
 
 def _check(entry: CatalogEntry) -> None:

@@ -1,0 +1,93 @@
+"""What every domain's candidate generators share.
+
+* ``rng_for`` — stable seeding: a ``random.Random`` from a SHA-256 of (seed, parts), so a
+  candidate depends only on its own task and generator, never on Python's per-process
+  ``hash()`` salt or on which other tasks are in the run.
+* ``assemble`` and ``list_categories`` — a domain's per-task generators plus its catalog,
+  as ``generate_all`` and ``categories`` (what the Domain protocol asks for).
+* ``instantiate_catalog`` — each catalog entry on up to ``entry.instances`` tasks chosen
+  by the seed; the domain says which tasks fit and how to fill a template in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Callable, Iterable, Optional
+
+from .catalog import CatalogEntry, CatalogError, TemplateError, builtin_catalog
+from .domains.base import CategoryInfo
+from .models import SEVERITY_WEIGHT, Candidate, Severity, Task
+
+
+def rng_for(seed: int, *parts: str) -> random.Random:
+    """A Random seeded from a stable hash of (seed, parts): same inputs, same stream."""
+    key = "\x1f".join([str(seed), *parts]).encode("utf-8")
+    return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+class SkipInstance(Exception):
+    """This catalog entry cannot be filled in on this task (the domain says why)."""
+
+
+PerTask = Callable[[Task, random.Random], list[Candidate]]
+
+
+def assemble(domain: str, tasks: list[Task], seed: int, per_task: dict[str, PerTask],
+             known_bad: Callable[[list[Task], int, list[CatalogEntry]], list[Candidate]],
+             catalog: Optional[list[CatalogEntry]] = None) -> list[Candidate]:
+    """Per-task generators (each name is part of its seed: keep names stable), then the catalog."""
+    out: list[Candidate] = []
+    for task in tasks:
+        for name, generate in per_task.items():
+            out.extend(generate(task, rng_for(seed, task.id, name)))
+    out.extend(known_bad(tasks, seed, builtin_catalog(domain) if catalog is None else catalog))
+    return out
+
+
+def list_categories(domain: str, near_miss_kinds: dict, equivalent_kinds: dict,
+                    catalog: Optional[list[CatalogEntry]] = None) -> list[CategoryInfo]:
+    """Every category a domain can produce; kinds map name -> (severity, description)."""
+    infos = [CategoryInfo(f"{domain}.near_miss.{kind}", "near_miss", severity, description)
+             for kind, (severity, description) in near_miss_kinds.items()]
+    infos += [CategoryInfo(f"{domain}.equivalent.{kind}", "equivalent", severity, description)
+              for kind, (severity, description) in equivalent_kinds.items()]
+    by_category: dict[str, list[CatalogEntry]] = {}
+    for entry in builtin_catalog(domain) if catalog is None else catalog:
+        by_category.setdefault(entry.category, []).append(entry)
+    for name, group in by_category.items():
+        severity = max((e.severity for e in group), key=lambda s: SEVERITY_WEIGHT[Severity(s)])
+        description = " / ".join(e.rationale for e in group)
+        reference = "; ".join(dict.fromkeys(e.reference for e in group))
+        infos.append(CategoryInfo(name, "known_bad", severity, description, reference))
+    return infos
+
+
+def instantiate_catalog(tasks: list[Task], seed: int, entries: Iterable[CatalogEntry], *,
+                        fits: Callable[[CatalogEntry, Task], bool],
+                        fill: Callable[[CatalogEntry, Task], str]) -> list[Candidate]:
+    """Each entry on up to ``entry.instances`` of the tasks it ``fits``, in a seeded order.
+
+    ``fill`` returns the candidate's text or raises SkipInstance (then the next task is
+    tried) or TemplateError (a broken catalog: reported with the entry's file and id)."""
+    out: list[Candidate] = []
+    for entry in entries:
+        eligible = [t for t in tasks if fits(entry, t)]
+        rng_for(seed, "known_bad", entry.id).shuffle(eligible)
+        made = 0
+        for task in eligible:
+            if made >= entry.instances:
+                break
+            try:
+                text = fill(entry, task)
+            except SkipInstance:
+                continue
+            except TemplateError as exc:
+                raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
+            out.append(Candidate(
+                id=f"{task.id}/{entry.category}/{entry.id}", task_id=task.id, text=text, origin="known_bad",
+                category=entry.category, severity=entry.severity, label="incorrect",
+                label_source="catalog+oracle", note=f"catalog entry {entry.id}",
+            ))
+            made += 1
+    return out
