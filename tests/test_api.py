@@ -39,3 +39,16 @@ def test_generate_writes_labelled_candidates(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert {r["origin"] for r in rows if not r.get("dropped")} == {"near_miss", "equivalent", "known_bad"}
     assert all(r["label"] in ("correct", "incorrect") for r in rows if not r.get("dropped"))
+
+
+def test_a_closed_pipe_is_not_an_internal_error():
+    import subprocess
+    import sys
+
+    # generate writes far more than a pipe buffer (64 KiB), so the writer must meet the closed pipe
+    proc = subprocess.Popen([sys.executable, "-m", "verifier_audit", "generate", "--limit", "40"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 0 and "Traceback" not in err

@@ -218,6 +218,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except PoolError as exc:
         print(f"verifier-audit: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    except BrokenPipeError:
+        # The reader went away (`verifier-audit catalog | head`): not an error. Point stdout
+        # at /dev/null so the interpreter's own flush at exit does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except KeyboardInterrupt:
         print("\nverifier-audit: interrupted; run the same command with --resume to continue", file=sys.stderr)
         return 130
