@@ -1,0 +1,49 @@
+"""Runs/s for a trivial function: the warm sandbox pool against one cold `python3 -c` per run.
+
+    python benchmarks/bench_code_sandbox.py [N] [level]
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from verifier_audit.domains.code.sandbox import Sandbox
+
+SRC = "def f(x):\n    return x + 1"
+
+
+def cold(n: int, workers: int = 2) -> float:
+    code = SRC + "\nimport json; print(json.dumps(f(41)))"
+
+    def one(_):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=10)
+        assert out.stdout.strip() == "42"
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(workers) as ex:
+        list(ex.map(one, range(n)))
+    return n / (time.perf_counter() - start)
+
+
+def warm(n: int, level: str, workers: int = 2) -> float:
+    with Sandbox(workers=workers, level=level) as sb:
+        def one(_):
+            r = sb.run(SRC, call="f", args=(41,))
+            assert r.ok and r.value == 42, r
+
+        one(0)
+        start = time.perf_counter()
+        with ThreadPoolExecutor(workers) as ex:
+            list(ex.map(one, range(n)))
+        return n / (time.perf_counter() - start)
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 400
+    levels = sys.argv[2:] or ["process", "rlimits", "namespaces"]
+    print(f"cold python3 -c per run (2 threads): {cold(n):7.1f} runs/s")
+    for level in levels:
+        print(f"warm pool, level={level:<10} (2 workers): {warm(n, level):7.1f} runs/s")
