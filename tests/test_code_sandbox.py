@@ -68,7 +68,9 @@ def test_values_round_trip_exact_types(sb):
 
 def test_run_python_one_shot():
     r = run_python("def f(x):\n    print('hello')\n    return x * 2", call="f", args=(21,))
-    assert r.ok and r.value == 42 and r.stdout == "hello\n" and r.level == "rlimits"
+    from verifier_audit.domains.code.sandbox import default_level
+
+    assert r.ok and r.value == 42 and r.stdout == "hello\n" and r.level == default_level()
 
 
 def test_exception_reported(sb):
@@ -315,3 +317,12 @@ def test_host_unchanged():
     # nothing left running as the sandbox uid, no stray work dirs
     assert os.popen("ps -u 65534 -o pid= | wc -l").read().strip() == "0"
     assert sys.executable
+
+
+def test_default_level_is_the_strongest_available():
+    from verifier_audit.domains.code.sandbox import Sandbox, available_levels, default_level
+
+    expected = "namespaces" if "namespaces" in available_levels() else "rlimits"
+    assert default_level() == expected
+    with Sandbox(workers=1) as sb:
+        assert sb.level == expected

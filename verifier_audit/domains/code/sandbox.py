@@ -485,6 +485,12 @@ def available_levels() -> list[str]:
     return found
 
 
+def default_level() -> str:
+    """The strongest level this machine supports: nothing a candidate does (loopback
+    network included) gets through where namespaces are available."""
+    return "namespaces" if "namespaces" in available_levels() else "rlimits"
+
+
 class _Zygote:
     def __init__(self, uid: Optional[int]):
         self.sock, theirs = socket.socketpair()
@@ -508,7 +514,8 @@ class Sandbox:
     """A pool of warm zygotes; each run forks a fresh monitor and candidate from one.
     Thread-safe: up to ``workers`` runs proceed at once (call ``run`` from threads)."""
 
-    def __init__(self, workers: int = 2, level: str = "rlimits", uid: Optional[int] = None):
+    def __init__(self, workers: int = 2, level: Optional[str] = None, uid: Optional[int] = None):
+        level = level or default_level()
         if level not in LEVELS:
             raise ValueError(f"level must be one of {LEVELS}")
         if level == "namespaces" and "namespaces" not in available_levels():
@@ -588,8 +595,9 @@ def _result(raw: bytes, level: str) -> SandboxResult:
 
 
 def run_python(source: str, *, call: Optional[str] = None, args: tuple = (), timeout: float = 5.0,
-               memory_mb: int = 512, level: str = "rlimits") -> SandboxResult:
-    """One run with a one-off zygote. For many runs, keep a ``Sandbox`` open instead."""
+               memory_mb: int = 512, level: Optional[str] = None) -> SandboxResult:
+    """One run with a one-off zygote (default: the strongest available level). For many
+    runs, keep a ``Sandbox`` open instead."""
     with Sandbox(workers=1, level=level) as sb:
         return sb.run(source, call=call, args=args, timeout=timeout, memory_mb=memory_mb)
 
