@@ -46,13 +46,14 @@ Every reference is total on those ranges.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import sys
 import textwrap
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _suite_file.py lives beside this script
+from _suite_file import jsonl, write_or_check  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "suites" / "code" / "tasks.jsonl"
@@ -800,26 +801,8 @@ def build() -> list[dict]:
     return tasks
 
 
-def render_jsonl(tasks: list[dict]) -> str:
-    return "".join(json.dumps(t, ensure_ascii=False, sort_keys=False) + "\n" for t in tasks)
-
-
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file on disk differs")
-    args = parser.parse_args(argv)
-    text = render_jsonl(build())
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != text:
-            print(f"{args.out} is out of date; run scripts/make_code_suite.py", file=sys.stderr)
-            return 1
-        return 0
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {len(text.splitlines())} tasks to {args.out}")
-    return 0
+    return write_or_check(__doc__.splitlines()[0], OUT, "scripts/make_code_suite.py", lambda: jsonl(build()), argv)
 
 
 if __name__ == "__main__":

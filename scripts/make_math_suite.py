@@ -28,13 +28,14 @@ where the question names them, ``variable`` (the unknown, for ``x = 5`` style an
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import sys
 from fractions import Fraction
 from math import gcd
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _suite_file.py lives beside this script
+from _suite_file import jsonl, write_or_check  # noqa: E402
 
 import sympy
 
@@ -494,26 +495,8 @@ def build(seed: int = SEED) -> list[dict]:
     return rows
 
 
-def render_jsonl(rows: list[dict]) -> str:
-    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-
-
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file on disk differs")
-    args = parser.parse_args(argv)
-    text = render_jsonl(build())
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != text:
-            print(f"{args.out} is out of date; run scripts/make_math_suite.py", file=sys.stderr)
-            return 1
-        return 0
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {len(text.splitlines())} tasks to {args.out}")
-    return 0
+    return write_or_check(__doc__.splitlines()[0], OUT, "scripts/make_math_suite.py", lambda: jsonl(build()), argv)
 
 
 if __name__ == "__main__":

@@ -33,13 +33,15 @@ tree with sqlglot, plus hand tags for what syntax does not show: ``ties``, ``dat
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _suite_file.py lives beside this script
+from _suite_file import write_or_check  # noqa: E402
 
 import duckdb
 import sqlglot
@@ -711,27 +713,13 @@ def summary(tasks: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file is out of date")
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args(argv)
     tasks = build_tasks()
     problems = check(tasks)
-    if problems:
+    if problems:  # a gold that errors or returns nothing: never write such a suite
         print("\n".join(problems), file=sys.stderr)
         return 1
-    text = render(tasks)
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != text:
-            print(f"{args.out} is out of date: run scripts/make_sql_suite.py", file=sys.stderr)
-            return 1
-        print(summary(tasks))
-        return 0
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {args.out}\n{summary(tasks)}")
-    return 0
+    return write_or_check(__doc__.splitlines()[0], OUT, "scripts/make_sql_suite.py", lambda: render(tasks), argv,
+                          summary=lambda: summary(tasks))
 
 
 if __name__ == "__main__":

@@ -122,8 +122,8 @@ def test_the_file_is_what_the_script_writes():
     spec = importlib.util.spec_from_file_location("make_math_suite", ROOT / "scripts" / "make_math_suite.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    first = script.render_jsonl(script.build())
-    assert first == script.render_jsonl(script.build()), "deterministic"
+    first = script.jsonl(script.build())
+    assert first == script.jsonl(script.build()), "deterministic"
     assert first == SUITE.read_text(encoding="utf-8"), "suites/math/tasks.jsonl is out of date: rerun the script"
 
 
