@@ -37,6 +37,12 @@ def ns_sb():
         yield box
 
 
+def _sandbox_processes() -> list[str]:
+    """Live processes owned by a sandbox uid (every one should be gone after its run)."""
+    rows = os.popen("ps -eo uid=,stat=,pid=").read().split("\n")
+    return [r for r in rows if r.split() and int(r.split()[0]) >= sb_mod.pool.UID_RANGE[0] and not r.split()[1].startswith("Z")]
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -157,7 +163,7 @@ def test_environment_scrubbed(sb, monkeypatch):
 def test_private_workdir_removed(sb):
     src = "import os\ndef f():\n    open('junk.txt', 'w').write('x')\n    return os.getcwd()"
     r = sb.run(src, call="f")
-    assert r.ok and os.path.basename(r.value).startswith("va-code-")
+    assert r.ok and os.path.basename(r.value).startswith("run-")
     assert not os.path.exists(r.value)
 
 
@@ -184,7 +190,8 @@ def test_nofile_limit(sb):
 @needs_root
 def test_uid_dropped(sb):
     r = sb.run("import os\ndef f():\n    return (os.getuid(), os.geteuid(), os.getgid(), os.getgroups())", call="f")
-    assert r.ok and r.value == (65534, 65534, 65534, [])
+    uid = r.value[0]
+    assert r.ok and uid >= sb_mod.pool.UID_RANGE[0] and r.value == (uid, uid, uid, [])
 
 
 @needs_root
@@ -202,10 +209,9 @@ def test_fork_bomb_contained(sb):
         "        return n\n"
     )
     r = sb.run(src, call="f", timeout=5)
-    assert r.ok and r.value < 40  # RLIMIT_NPROC = 32 for uid 65534
+    assert r.ok and r.value < 40  # RLIMIT_NPROC = 32 for the zygote's own uid
     # all the sleepers are gone, and the host can still fork
-    out = os.popen("ps -u 65534 -o pid= | wc -l").read().strip()
-    assert out == "0"
+    assert _sandbox_processes() == []
     assert run_python("def f():\n    return 'fine'", call="f").value == "fine"
 
 
@@ -284,19 +290,67 @@ def test_network_blocked_namespaces(ns_sb, listener):
 
 
 @needs_ns
-def test_tmp_writes_stay_private(ns_sb):
+def test_writes_outside_workdir_blocked(ns_sb):
     name = f"va-escape-{os.getpid()}"
-    src = f"def f():\n    for d in ('/tmp', '/var/tmp', '/dev/shm'):\n        open(d + '/{name}', 'w').write('x')\n    return 1"
-    r = ns_sb.run(src, call="f")
-    assert r.ok
-    for d in ("/tmp", "/var/tmp", "/dev/shm"):
+    home = os.path.expanduser("~")
+    project = os.path.dirname(os.path.abspath(__file__))
+    targets = ["/tmp", "/var/tmp", "/dev/shm", home, project, "/etc"]
+    src = (
+        "def f(dirs, name):\n"
+        "    out = []\n"
+        "    for d in dirs:\n"
+        "        try:\n"
+        "            open(d + '/' + name, 'w').write('x')\n"
+        "            out.append('written')\n"
+        "        except OSError as e:\n"
+        "            out.append(type(e).__name__)\n"
+        "    open(name, 'w').write('the workdir is writable')\n"
+        "    return out\n"
+    )
+    r = ns_sb.run(src, call="f", args=(targets, name))
+    assert r.ok, r
+    assert "written" not in r.value, dict(zip(targets, r.value))
+    for d in targets:
         assert not os.path.exists(f"{d}/{name}")
 
 
 @needs_ns
+@needs_root
+def test_private_home_hidden(ns_sb):
+    # The candidate (an unprivileged uid) can still start the interpreter, even when it
+    # lives in a home directory that uid cannot traverse (a pyenv under /root, mode 0700)...
+    src = (
+        "import subprocess, sys, os\n"
+        "def f(home):\n"
+        "    out = subprocess.run([sys.executable, '-c', 'import json; print(json.dumps(7))'],\n"
+        "                         capture_output=True, text=True, timeout=20)\n"
+        "    try:\n"
+        "        seen = sorted(os.listdir(home))\n"
+        "    except OSError as e:\n"
+        "        seen = type(e).__name__\n"
+        "    return (out.stdout.strip(), seen)\n"
+    )
+    home = os.path.expanduser("~")
+    secret = os.path.join(home, f"va-secret-{os.getpid()}")
+    open(secret, "w").write("expected=42")
+    try:
+        r = ns_sb.run(src, call="f", args=(home,), timeout=30)
+    finally:
+        os.unlink(secret)
+    assert r.ok, r
+    assert r.value[0] == "7"
+    # ...and sees nothing else of that home directory.
+    assert os.path.basename(secret) not in r.value[1]
+
+
+@needs_ns
 def test_namespaces_basics(ns_sb):
-    r = ns_sb.run("import os\ndef f():\n    return (os.getpid(), os.getuid())", call="f")
-    assert r.ok and r.value[0] == 1 and r.value[1] == (65534 if IS_ROOT else r.value[1])
+    src = "import os\ndef f():\n    return (os.getpid(), int(os.readlink('/proc/self')), os.getuid())"
+    r = ns_sb.run(src, call="f")
+    assert r.ok
+    ns_pid, host_pid, uid = r.value
+    assert ns_pid != host_pid  # a PID namespace of its own (the zygote is its PID 1)
+    assert uid >= sb_mod.pool.UID_RANGE[0] if IS_ROOT else True
 
 
 # ----------------------------------------------------------------- the table
@@ -314,9 +368,13 @@ def test_levels_table_is_backed_by_tests():
 
 
 def test_host_unchanged():
-    # nothing left running as the sandbox uid, no stray work dirs
-    assert os.popen("ps -u 65534 -o pid= | wc -l").read().strip() == "0"
-    assert sys.executable
+    # nothing left running as a sandbox uid, no stray work roots
+    assert _sandbox_processes() == []
+    with Sandbox(workers=2) as box:
+        box.run("def f():\n    open('x', 'w').write('x')", call="f")
+        roots = [z.workroot for z in box._all]
+        assert all(os.path.isdir(r) for r in roots)
+    assert not any(os.path.exists(r) for r in roots)
 
 
 def test_default_level_is_the_strongest_available():

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Literal, Optional
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -56,6 +56,8 @@ class CatalogEntry(BaseModel):
     reference: str = Field(min_length=1)
     instances: int = Field(default=12, ge=1, le=1000)
     applies_to: list[str] = Field(default_factory=list)  # domain-specific answer kinds; empty: all
+    # "correct" marks a false-rejection probe: a right answer in a form verifiers trip on.
+    label: Literal["incorrect", "correct"] = "incorrect"
     domain: str = ""
     source: str = ""
 

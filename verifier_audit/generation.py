@@ -86,7 +86,7 @@ def instantiate_catalog(tasks: list[Task], seed: int, entries: Iterable[CatalogE
                 raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
             out.append(Candidate(
                 id=f"{task.id}/{entry.category}/{entry.id}", task_id=task.id, text=text, origin="known_bad",
-                category=entry.category, severity=entry.severity, label="incorrect",
+                category=entry.category, severity=entry.severity, label=entry.label,
                 label_source="catalog+oracle", note=f"catalog entry {entry.id}",
             ))
             made += 1

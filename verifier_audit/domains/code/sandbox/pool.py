@@ -1,0 +1,249 @@
+"""The parent side: a pool of warm zygotes, and the result of one run.
+
+``Sandbox`` starts ``workers`` zygotes and hands each run to an idle one; ``run`` is
+thread-safe. A zygote that breaks (its socket fails) is replaced, never reused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import queue
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from . import isolation
+from .codec import decode_value, recv, send
+
+LEVELS = ("process", "rlimits", "namespaces")
+# Each zygote runs its candidates as its own uid from this range (root only), so RLIMIT_NPROC
+# counts one zygote's processes: a fork bomb in one run cannot starve a concurrent one.
+UID_RANGE = (200_000, 2_000_000_000)
+
+WARM_MODULES = (
+    "array", "bisect", "cmath", "collections", "copy", "dataclasses", "datetime", "decimal",
+    "encodings.idna", "enum", "fractions", "functools", "hashlib", "heapq", "itertools", "math",
+    "numbers", "operator", "random", "re", "statistics", "string", "textwrap", "typing",
+    "unicodedata",
+)
+
+# A fresh zygote loads this package under its own name, without the rest of verifier_audit
+# (which would drag pydantic and sympy into every fork).
+_BOOTSTRAP = (
+    "import sys, types, socket\n"
+    "pkg = types.ModuleType('va_sandbox'); pkg.__path__ = [sys.argv[1]]; sys.modules['va_sandbox'] = pkg\n"
+    "from va_sandbox import server, pool\n"
+    "uid = int(sys.argv[4])\n"
+    "server.serve(socket.socket(fileno=int(sys.argv[2])), sys.argv[3], None if uid < 0 else uid, sys.argv[5],"
+    " warm=pool.WARM_MODULES)\n"
+)
+
+
+@dataclass
+class SandboxResult:
+    ok: bool
+    value: Any = None
+    error: Optional[str] = None
+    kind: str = "ok"  # ok | exception | timeout | crash | memory
+    stdout: str = ""
+    seconds: float = 0.0
+    level: str = ""  # the isolation level the run actually got
+    # batch runs: one SandboxResult per input that finished, in order (may be fewer than
+    # the inputs when the run timed out or crashed part way)
+    items: list["SandboxResult"] = field(default_factory=list)
+
+
+def available_levels() -> list[str]:
+    """Levels that work on this machine. ``rlimits`` always works; only as root does it
+    include the uid drop that makes RLIMIT_NPROC bind."""
+    found = ["process", "rlimits"]
+    if isolation.namespaces_available():
+        found.append("namespaces")
+    return found
+
+
+def default_level() -> str:
+    """The strongest level this machine supports."""
+    return "namespaces" if "namespaces" in available_levels() else "rlimits"
+
+
+class _Zygote:
+    """One warm server process and our end of its socket."""
+
+    def __init__(self, level: str, uid: Optional[int], target: Optional[Callable]):
+        self.workroot = tempfile.mkdtemp(prefix="va-sandbox-")
+        os.chmod(self.workroot, 0o711)
+        self.sock, theirs = socket.socketpair()
+        uid_arg = uid if uid is not None else -1
+        if target is None:
+            here = os.path.dirname(os.path.abspath(__file__))
+            args = [sys.executable, "-I", "-c", _BOOTSTRAP, here, str(theirs.fileno()), level, str(uid_arg), self.workroot]
+            proc = subprocess.Popen(args, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, start_new_session=True)
+            self.pid, self._proc = proc.pid, proc
+        else:
+            self._proc = None
+            self.pid = os.fork()
+            if self.pid == 0:  # the zygote: keeps the caller's loaded code, drops its fds
+                try:
+                    os.setsid()
+                    self.sock.close()
+                    keep = theirs.fileno()
+                    os.closerange(3, keep)
+                    os.closerange(keep + 1, 65536)
+                    from . import server
+
+                    server.serve(theirs, level, uid, self.workroot, target=target)
+                finally:
+                    os._exit(70)
+        theirs.close()
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            if self._proc is not None:
+                self._proc.wait()
+            else:
+                os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        shutil.rmtree(self.workroot, ignore_errors=True)
+
+
+class Sandbox:
+    """A pool of warm zygotes; each run forks once from one of them.
+
+    ``target=None``: runs execute candidate *source* (``run``). ``target=fn``: the zygotes
+    are forks of this process and each run calls ``fn(*args)`` (``call``) — how the engine
+    isolates a verifier under audit that it has already imported. Use as a context manager.
+    """
+
+    def __init__(self, workers: int = 2, level: Optional[str] = None, uid: Optional[int] = None,
+                 target: Optional[Callable] = None):
+        level = level or default_level()
+        if level not in LEVELS:
+            raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+        if level == "namespaces" and "namespaces" not in available_levels():
+            raise RuntimeError("the namespaces level needs unshare(CLONE_NEWPID|CLONE_NEWNET|CLONE_NEWNS) (root)")
+        self.level, self.workers, self.target = level, workers, target
+        self._uid = uid
+        self._idle: "queue.Queue[_Zygote]" = queue.Queue()
+        self._all: list[_Zygote] = []
+        self._lock = threading.Lock()
+        self._closed = True
+
+    def __enter__(self) -> "Sandbox":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _uid_for_new_zygote(self) -> Optional[int]:
+        if self._uid is not None:
+            return self._uid
+        if os.geteuid() != 0:
+            return None
+        return random.SystemRandom().randrange(*UID_RANGE)
+
+    def _spawn(self) -> None:
+        z = _Zygote(self.level, self._uid_for_new_zygote(), self.target)
+        self._all.append(z)
+        self._idle.put(z)
+
+    def start(self) -> None:
+        with self._lock:
+            self._closed = False
+            for _ in range(self.workers):
+                self._spawn()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            for z in self._all:
+                z.close()
+            self._all.clear()
+
+    def _replace(self, z: _Zygote) -> None:
+        with self._lock:
+            z.close()
+            if z in self._all:
+                self._all.remove(z)
+            if not self._closed:
+                self._spawn()
+
+    def _request(self, req: dict, timeout: float) -> SandboxResult:
+        if self._closed:
+            raise RuntimeError("Sandbox is not started (use it as a context manager)")
+        z = self._idle.get()
+        ok = False
+        try:
+            z.sock.settimeout(timeout + 10.0)  # backstop: the zygote enforces the real limit
+            send(z.sock, pickle.dumps(req))
+            raw = recv(z.sock)
+            ok = True
+        except (OSError, EOFError, ValueError) as exc:
+            return SandboxResult(False, None, f"sandbox failure: {type(exc).__name__}: {exc}", "crash", level=self.level)
+        finally:
+            if ok:
+                self._idle.put(z)
+            else:
+                self._replace(z)
+        return _result(raw, self.level)
+
+    def run(self, source: str, *, call: Optional[str] = None, args: tuple = (), batch: Optional[list] = None,
+            timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:
+        """Execute ``source``; then call ``call(*args)``, or ``call`` on every argument tuple
+        of ``batch`` (one process for all of them; ``items`` holds one result per input)."""
+        if self.target is not None:
+            raise RuntimeError("this Sandbox calls a target function: use call()")
+        if batch is not None and call is None:
+            raise ValueError("batch needs call= (the function to call on each input)")
+        req = dict(source=source, call=call, args=tuple(args), batch=None if batch is None else [tuple(a) for a in batch],
+                   timeout=float(timeout), memory_mb=int(memory_mb))
+        return self._request(req, timeout)
+
+    def call(self, *args: Any, timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:
+        """Call the target in a fresh isolated process; its return value must be builtin data."""
+        if self.target is None:
+            raise RuntimeError("this Sandbox runs source: use run()")
+        return self._request(dict(args=args, timeout=float(timeout), memory_mb=int(memory_mb)), timeout)
+
+
+def _one(resp: dict, level: str, seconds: float = 0.0, stdout: str = "") -> SandboxResult:
+    kind = resp.get("kind")
+    value = decode_value(resp.get("value")) if kind == "ok" else None
+    return SandboxResult(kind == "ok", value, resp.get("error"), kind, stdout, seconds, level)
+
+
+def _result(raw: bytes, level: str) -> SandboxResult:
+    try:
+        resp = json.loads(raw)
+        result = _one(resp, resp.get("level", level), float(resp.get("seconds", 0.0)), resp.get("stdout", ""))
+        result.items = [_one(item, level) for item in resp.get("items", ())]
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        return SandboxResult(False, None, f"malformed result: {type(exc).__name__}", "crash", level=level)
+    return result
+
+
+def run_python(source: str, *, call: Optional[str] = None, args: tuple = (), timeout: float = 5.0,
+               memory_mb: int = 512, level: Optional[str] = None) -> SandboxResult:
+    """One run with a one-off zygote (default: the strongest available level). For many
+    runs, keep a ``Sandbox`` open instead."""
+    with Sandbox(workers=1, level=level) as sb:
+        return sb.run(source, call=call, args=args, timeout=timeout, memory_mb=memory_mb)

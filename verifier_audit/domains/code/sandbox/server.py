@@ -1,0 +1,331 @@
+"""The sandbox side: a zygote that serves runs, forking one process per run.
+
+    parent --socket--> zygote (warm; at the namespaces level: PID 1 of its own PID, network
+                       and mount namespaces, with a read-only file system)
+        zygote --fork--> run (setsid, rlimits, own uid, private cwd, scrubbed env)
+
+One fork per run is what makes the pool fast; the tree still dies whole after each run:
+at the namespaces level the zygote is PID 1 of its namespace, so ``kill(-1, SIGKILL)``
+reaches every process in it, ``setsid()`` or not; below, the zygote is a child subreaper,
+so orphans are reparented to it and it kills them until none is left.
+
+A zygote runs either candidate source (a fresh ``python -I``, stdlib only) or a callable
+it inherited by fork (the verifier under audit, already imported). This module imports
+nothing of the package, only its sibling modules, because the fresh zygote loads the
+sandbox package on its own (see ``pool._BOOTSTRAP``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import select
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+from typing import Any, Callable, Optional
+
+from . import isolation
+from .codec import RESULT_CAP, STDOUT_CAP, encode_value, recv, send
+
+
+class Config:
+    """How a zygote isolates its runs (fixed for its lifetime)."""
+
+    def __init__(self, level: str, uid: Optional[int], workroot: str, target: Optional[Callable] = None):
+        self.level, self.uid, self.workroot, self.target = level, uid, workroot, target
+
+
+# --------------------------------------------------------------------------- in the run
+
+
+def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) -> None:
+    try:
+        os.setsid()
+    except OSError:
+        pass
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.closerange(3, wfd)
+    os.closerange(wfd + 1, 65536)
+    os.chdir(workdir)
+    os.environ.clear()
+    os.environ.update(PATH="/usr/local/bin:/usr/bin:/bin", HOME=workdir, TMPDIR=workdir, LANG="C.UTF-8")
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversize write raises EFBIG instead
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
+        signal.signal(sig, signal.SIG_DFL)
+    if cfg.level != "process":
+        isolation.limit_resources(req["timeout"], req["memory_mb"])
+        if cfg.uid is not None:
+            isolation.drop_privileges(cfg.uid)
+    isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # cleared by setuid: set after
+    sys.stdout = open(1, "w", buffering=1, closefd=False)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)
+
+
+def _outcome(fn: Callable, args: tuple) -> dict:
+    """One call as a message: ok with the encoded value, or what went wrong."""
+    try:
+        value = fn(*args)
+        return {"kind": "ok", "value": encode_value(value)}
+    except MemoryError:
+        return {"kind": "memory", "error": "MemoryError (address-space limit reached)"}
+    except (SystemExit, KeyboardInterrupt, GeneratorExit) as exc:
+        return {"kind": "crash", "error": f"{type(exc).__name__} (the code tried to exit)"}
+    except BaseException as exc:  # noqa: BLE001 - every failure of the candidate is an outcome
+        try:
+            return {"kind": "exception", "error": f"{type(exc).__name__}: {exc}"[:2000]}
+        except BaseException:  # noqa: BLE001 - a hostile __str__
+            return {"kind": "exception", "error": type(exc).__name__}
+
+
+def _run_main(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) -> None:
+    """In the forked run. Each message is one JSON line on ``wfd``. Never returns."""
+    _prepare_run(req, cfg, wfd, out_fd, workdir)
+    out = os.fdopen(wfd, "wb", closefd=True)
+
+    def emit(msg: dict) -> None:
+        try:
+            data = json.dumps(msg).encode()
+        except BaseException as exc:  # noqa: BLE001
+            data = json.dumps({"kind": "exception", "error": f"unserialisable result: {type(exc).__name__}"}).encode()
+        sys.stdout.flush()
+        out.write(data + b"\n")
+        out.flush()
+
+    try:
+        if cfg.target is not None:
+            emit(_outcome(cfg.target, req["args"]))
+        else:
+            namespace: dict[str, Any] = {"__name__": "__candidate__", "__builtins__": __builtins__}
+            try:
+                exec(compile(req["source"], "<candidate>", "exec"), namespace)
+            except SystemExit:
+                # A program that defines its function and then exits (a correct solution
+                # followed by sys.exit(0)) is still that function: go on and call it.
+                pass
+            if req.get("batch") is not None:
+                fn = namespace.get(req["call"])
+                if not callable(fn):
+                    emit({"kind": "exception", "error": f"NameError: {req['call']!r} is not defined"})
+                else:
+                    for args in req["batch"]:
+                        emit(_outcome(fn, args))
+                emit({"kind": "done"})
+            elif req["call"] is None:
+                emit({"kind": "ok", "value": None})
+            else:
+                fn = namespace.get(req["call"])
+                emit(_outcome(fn, req["args"]) if callable(fn) else
+                     {"kind": "exception", "error": f"NameError: {req['call']!r} is not defined"})
+    except BaseException as exc:  # noqa: BLE001 - module-level failure of the candidate
+        emit(_outcome(_raiser(exc), ()))
+    finally:
+        try:
+            sys.stdout.flush()
+        finally:
+            os._exit(0)
+
+
+def _raiser(exc: BaseException) -> Callable:
+    def again():
+        raise exc
+    return again
+
+
+# --------------------------------------------------------------------------- around the run
+
+
+def _kill_tree() -> None:
+    """Kill and reap every process this zygote is responsible for (see the module doc)."""
+    if os.getpid() == 1:
+        while True:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                return
+    for _ in range(10000):
+        kids = _children()
+        if not kids:
+            break
+        for pid in kids:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                break
+        except ChildProcessError:
+            break
+
+
+def _children() -> list[int]:
+    pids = []
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as fh:
+                pids += [int(p) for p in fh.read().split()]
+    except OSError:
+        pass
+    return pids
+
+
+def run_one(req: dict, cfg: Config) -> bytes:
+    """Fork one run, enforce the wall clock, kill the tree; the JSON reply for the parent."""
+    workdir = tempfile.mkdtemp(prefix="run-", dir=cfg.workroot)
+    if cfg.uid is not None and cfg.level != "process":
+        os.chown(workdir, cfg.uid, cfg.uid)
+    out_file = tempfile.TemporaryFile(dir=cfg.workroot)
+    rfd, wfd = os.pipe()
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(rfd)
+            _run_main(req, cfg, wfd, out_file.fileno(), workdir)
+        finally:
+            os._exit(70)
+    os.close(wfd)
+    deadline = start + req["timeout"]
+    pidfd = os.pidfd_open(pid)
+    data, timed_out, rfd_open = bytearray(), False, True
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select([rfd, pidfd] if rfd_open else [pidfd], [], [], left)
+        if rfd in ready:
+            chunk = os.read(rfd, 1 << 16)
+            if not chunk:
+                rfd_open = False
+            elif len(data) < RESULT_CAP:
+                data += chunk
+        if pidfd in ready:
+            break
+    seconds = time.monotonic() - start
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _, status = os.waitpid(pid, 0)
+    if rfd_open:  # what the run wrote just before it ended (a grandchild may hold the pipe)
+        os.set_blocking(rfd, False)
+        try:
+            while len(data) < RESULT_CAP:
+                chunk = os.read(rfd, 1 << 16)
+                if not chunk:
+                    break
+                data += chunk
+        except BlockingIOError:
+            pass
+    _kill_tree()
+    os.close(rfd)
+    os.close(pidfd)
+    out_file.seek(0)
+    stdout = out_file.read(STDOUT_CAP).decode("utf-8", "replace")
+    out_file.close()
+    shutil.rmtree(workdir, ignore_errors=True)
+    return _reply(req, cfg, bytes(data), status, timed_out, seconds, stdout)
+
+
+def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, seconds: float, stdout: str) -> bytes:
+    messages = []
+    for line in data.split(b"\n"):
+        if line:
+            try:
+                msg = json.loads(line)
+            except (ValueError, RecursionError):
+                msg = None
+            if not isinstance(msg, dict) or not isinstance(msg.get("error"), (str, type(None))):
+                msg = {"kind": "crash", "error": "malformed result message"}
+            messages.append(msg)
+    resp: dict[str, Any] = {"stdout": stdout, "seconds": seconds, "level": cfg.level}
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    if req.get("batch") is not None:
+        done = bool(messages) and messages[-1].get("kind") == "done"
+        resp["items"] = [m for m in messages if m.get("kind") != "done"]
+        if done:
+            resp.update(kind="ok")
+            return json.dumps(resp).encode()
+    elif messages and not timed_out:
+        resp.update(kind=messages[0].get("kind"), value=messages[0].get("value"), error=messages[0].get("error"))
+        return json.dumps(resp).encode()
+    if timed_out:
+        resp.update(kind="timeout", error=f"wall-clock timeout after {req['timeout']} s")
+    elif sig == signal.SIGXCPU or (sig == signal.SIGKILL and cfg.level != "process"):
+        resp.update(kind="timeout", error=f"CPU time limit (signal {signal.Signals(sig).name})")
+    elif sig is not None:
+        resp.update(kind="crash", error=f"killed by {signal.Signals(sig).name}")
+    else:
+        resp.update(kind="crash", error=f"exited with status {os.WEXITSTATUS(status)} without returning a result")
+    return json.dumps(resp).encode()
+
+
+# --------------------------------------------------------------------------- the zygote
+
+
+def _warm(modules: tuple) -> None:
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, target: Optional[Callable] = None,
+          warm: tuple = (), workroot_mb: int = 256) -> None:
+    """The zygote's life: isolate itself once, then serve runs until the socket closes.
+    ``workroot`` is an empty directory the parent made (and removes). Never returns."""
+    isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+    _warm(warm)
+    if level == "namespaces":
+        isolation.enter_namespaces()
+        isolation.expose_interpreter()
+        isolation.private_workroot(workroot, workroot_mb)
+        isolation.readonly_everything(except_under=workroot)
+        pid = os.fork()  # the first child is PID 1 of the new PID namespace: it serves
+        if pid != 0:
+            sock.close()
+            os.waitpid(pid, 0)
+            os._exit(0)
+        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+    else:
+        isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
+    cfg = Config(level, uid, workroot, target)
+    try:
+        while True:
+            try:
+                req = pickle.loads(recv(sock))  # from the trusted parent
+            except (EOFError, OSError):
+                break
+            try:
+                resp = run_one(req, cfg)
+            except BaseException as exc:  # noqa: BLE001 - the sandbox itself failed: say so
+                resp = json.dumps({"kind": "crash", "error": f"sandbox failure: {type(exc).__name__}: {exc}",
+                                   "level": level}).encode()
+            try:
+                send(sock, resp)
+            except OSError:
+                break
+    finally:
+        os._exit(0)
