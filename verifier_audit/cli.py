@@ -22,7 +22,7 @@ from .engine.store import fingerprint
 from .errors import InputError
 from .loading import STYLES, VerifierSpec, resolve
 from .models import GateConfig, ReportSet, to_json
-from .report.terminal import render_report, render_side_by_side
+from .report.terminal import render_report, render_side_by_side, render_survival
 from .suites import FORMATS, load_suite, select
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -59,6 +59,9 @@ def _suite_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--oracle-timeout", type=_positive_float, default=10.0, help="hard limit per oracle call, seconds")
     g.add_argument("--memory-mb", type=int, default=4096, help="address-space limit per worker (default 4096 MiB)")
     g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
+    g.add_argument("--only", action="append", choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
+                   help="audit only candidates of this origin (repeatable): near_miss, equivalent, known_bad; "
+                        "--only near_miss is a mutation analysis of the verifier's tests")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--style", choices=("auto",) + STYLES, default="auto", help="call style (default: from the signature)")
     _suite_args(run)
     g = run.add_argument_group("verdicts and gate")
-    g.add_argument("--timeout", type=_positive_float, default=10.0, help="hard limit per verifier call, seconds (default 10)")
+    g.add_argument("--timeout", type=_positive_float, default=None,
+                   help="hard limit per verifier call, seconds (default 10; the code domain: 4)")
     g.add_argument("--threshold", type=float, default=0.5, help="a score >= this is an acceptance (default 0.5)")
     g.add_argument("--max-debt", type=_rate, default=0.05, help="gate: coverage debt at most this (default 0.05)")
     g.add_argument("--max-category", type=_rate, default=0.5, help="gate: false acceptance of any one category at most this (default 0.5)")
@@ -86,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
     o.add_argument("--resume", action="store_true", help="continue an interrupted audit from its results file")
     o.add_argument("--all-categories", action="store_true", help="list every category, not only the misjudged")
+    o.add_argument("--by-task", action="store_true", help="list the surviving near-miss mutants of every task, for every verifier")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     gen = sub.add_parser("generate", help="write the oracle-confirmed candidates as JSONL")
@@ -103,7 +108,7 @@ def _options(args, *, enforce_gate: bool) -> AuditOptions:
     return AuditOptions(
         seed=args.seed,
         workers=max(1, args.workers),
-        timeout=getattr(args, "timeout", 10.0),
+        timeout=getattr(args, "timeout", None) or 10.0,
         oracle_timeout=args.oracle_timeout,
         memory_mb=args.memory_mb or None,
         threshold=getattr(args, "threshold", 0.5),
@@ -117,6 +122,7 @@ def _options(args, *, enforce_gate: bool) -> AuditOptions:
         resume=getattr(args, "resume", False),
         cache_dir=None if args.no_cache else default_cache_dir(),
         progress=False if getattr(args, "no_progress", False) else None,
+        origins=tuple(args.only) if getattr(args, "only", None) else None,
     )
 
 
@@ -143,8 +149,11 @@ def cmd_run(args) -> int:
     # Specs are checked before the (longer) candidate preparation, so a typo fails fast.
     specs = [resolve(spec, args.style) for spec in args.verifier]
     prepared = _prepare(args, options)
+    domain = get_domain(prepared.domain)
     if demo:  # the reference verifiers of the suite's own domain
-        specs = [resolve(spec) for spec in get_domain(prepared.domain).reference_verifiers.values()]
+        specs = [resolve(spec) for spec in domain.reference_verifiers.values()]
+    if args.timeout is None:  # hangs are part of some domains' catalogs: their own default
+        options.timeout = getattr(domain, "default_timeout", options.timeout)
     specs = _unique_names(specs)
     if not prepared.candidates:
         raise InputError(f"suite {args.suite!r}: no candidates survived generation and labelling; nothing to audit")
@@ -157,6 +166,14 @@ def cmd_run(args) -> int:
         print(render_side_by_side(reports))
     else:
         print(render_report(reports[0], all_categories=args.all_categories))
+    # Mutation analysis: per task for the verifier the domain names (its visible tests), or
+    # for all with --by-task; totals otherwise.
+    survival_of = getattr(domain, "survival_verifier", None) if demo else None
+    for r in reports:
+        if r.mutant_survival is not None and (args.by_task or survival_of or len(reports) == 1):
+            detail = args.by_task or r.verifier.rpartition(":")[2] == survival_of
+            if detail or not demo:
+                print("\n" + render_survival(r, by_task=detail))
     if args.json:
         payload = reports[0] if len(reports) == 1 else ReportSet(tool_version=__version__, reports=reports)
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: mutant_survival
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -135,6 +135,28 @@ class GateConfig(BaseModel):
     waived_categories: list[str] = Field(default_factory=list)
 
 
+class TaskSurvival(BaseModel):
+    """One task's near-miss mutants: how many the oracle found equivalent (dropped), how
+    many were judged, and which of them the verifier accepted (they survive its tests)."""
+
+    task_id: str
+    equivalent: int
+    judged: int
+    survivors: list[str] = Field(default_factory=list)  # "category: what was mutated"
+
+
+class MutantSurvival(BaseModel):
+    """Mutation analysis of the verifier's tests over the near-miss candidates."""
+
+    generated: int  # near-misses generated (judged + equivalent + errors)
+    equivalent: int  # dropped: the oracle could not tell them from the reference
+    judged: int
+    survived: int
+    rate_before_filtering: float  # (survived + equivalent) / (judged + equivalent)
+    rate_after_filtering: float  # survived / judged
+    tasks: list[TaskSurvival] = Field(default_factory=list)  # tasks with a survivor or an equivalent
+
+
 class Report(BaseModel):
     """The result of auditing one verifier on one suite. Public, versioned JSON."""
 
@@ -159,6 +181,7 @@ class Report(BaseModel):
     categories: list[CategoryResult]
     security_findings: list[SecurityFinding] = Field(default_factory=list)
     dropped: dict[str, int] = Field(default_factory=dict)  # reason -> count
+    mutant_survival: Optional[MutantSurvival] = None  # when the suite has near-miss mutants
     gate: GateResult
     settings: dict[str, Any] = Field(default_factory=dict)
 

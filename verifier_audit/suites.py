@@ -17,7 +17,9 @@ from .errors import InputError
 from .models import Task
 from .resources import data_path
 
-FORMATS = ("jsonl", "gsm8k", "math", "spider")
+FORMATS = ("jsonl", "gsm8k", "math", "spider", "humaneval", "mbpp")
+# Suites that are a dataset another package ships, loaded by name: --suite humaneval.
+DATASETS = ("humaneval",)
 
 
 @dataclass
@@ -138,12 +140,17 @@ def load_suite(
     db_dir: Optional[str] = None,
 ) -> Suite:
     builtin = builtin_suites()
-    if name_or_path in builtin:
+    if name_or_path in DATASETS and not Path(name_or_path).exists():
+        from .domains.code.loaders import humaneval_file
+
+        name_or_path, fmt, name = str(humaneval_file()), "humaneval", "humaneval"
+        path = Path(name_or_path)
+    elif name_or_path in builtin:
         path, name = builtin[name_or_path], name_or_path
     else:
         path, name = Path(name_or_path), name_or_path
         if not path.is_file():
-            known = ", ".join(builtin) or "none installed"
+            known = ", ".join([*builtin, *DATASETS]) or "none installed"
             raise InputError(f"suite {name_or_path!r}: no such file, and not a built-in suite (built-in: {known})")
     if fmt not in FORMATS:
         raise InputError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
@@ -153,6 +160,11 @@ def load_suite(
         from .engine.audit import default_cache_dir
 
         tasks = load_spider(path, db_dir, default_cache_dir() / "sql")
+        return Suite(name=name, path=path, tasks=tasks, content_hash=digest)
+    if fmt in ("humaneval", "mbpp"):  # code datasets: their own row shapes, and .jsonl.gz
+        from .domains.code import loaders
+
+        tasks = loaders.load_humaneval(path) if fmt == "humaneval" else loaders.load_mbpp(path)
         return Suite(name=name, path=path, tasks=tasks, content_hash=digest)
     rows = read_jsonl(path)
     transform = None

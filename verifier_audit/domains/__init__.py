@@ -11,7 +11,8 @@ from ..errors import InputError
 from .base import Domain
 
 # Used when the package runs from a source tree that was never installed.
-_BUILTIN = {"math": "verifier_audit.domains.math:DOMAIN", "sql": "verifier_audit.domains.sql:DOMAIN"}
+_BUILTIN = {"math": "verifier_audit.domains.math:DOMAIN", "sql": "verifier_audit.domains.sql:DOMAIN",
+            "code": "verifier_audit.domains.code:DOMAIN"}
 
 
 @lru_cache(maxsize=None)

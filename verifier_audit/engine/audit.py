@@ -43,6 +43,7 @@ class AuditOptions:
     cache_dir: Optional[Path] = None  # None: no candidate cache
     progress: Optional[bool] = None  # None: a bar when stderr is a terminal
     quiet_workers: bool = True
+    origins: Optional[tuple[str, ...]] = None  # audit only these candidate origins (None: all)
 
 
 @dataclass
@@ -81,14 +82,37 @@ class _OracleJob:
         return result.label, result.reason
 
 
+class IsolatedCallError(Exception):
+    """A verifier call that failed inside the sandbox; reported as the verifier's own error."""
+
+    def __init__(self, kind: str, error: str):
+        super().__init__(f"{kind}: {error}")
+        if kind == "exception":
+            self.verdict_error = error  # "OSError: [Errno 30] Read-only file system: ..."
+        elif kind == "timeout":
+            self.verdict_error = f"timeout ({error}, isolated call)"
+        else:
+            self.verdict_error = f"{'crash' if kind != 'memory' else 'MemoryError'}: {error} (isolated call)"
+
+
 class _VerifierJob:
-    def __init__(self, spec: VerifierSpec, candidates: list[Candidate], tasks: dict[str, Task], domain: Domain):
+    def __init__(self, spec: VerifierSpec, candidates: list[Candidate], tasks: dict[str, Task], domain: Domain,
+                 timeout: float = 10.0, memory_mb: Optional[int] = None):
         self.spec, self.candidates, self.tasks, self.domain = spec, candidates, tasks, domain
+        self.timeout, self.memory_mb = timeout, memory_mb
         self.call: Optional[Callable] = None
         self.views: dict[str, Task] = {}  # per worker: the task as the verifier sees it
+        self.sandbox = None
 
     def setup(self) -> None:
-        self.call = make_caller(self.spec.load(), self.spec.style)
+        fn = self.spec.load()
+        self.call = make_caller(fn, self.spec.style)
+        # Domains whose verifiers execute model output (code) have every call isolated: the
+        # verifier runs in a sandboxed fork of this worker, so what it runs cannot touch the
+        # host. Verifiers that already sandbox the candidate themselves opt out.
+        isolate = getattr(self.domain, "isolate_verifier_calls", None)
+        if isolate is not None and not getattr(fn, "runs_candidates_sandboxed", False):
+            self.sandbox = isolate(self._score)
 
     def _view(self, task: Task) -> Task:
         make_view = getattr(self.domain, "verifier_view", None)
@@ -98,9 +122,18 @@ class _VerifierJob:
             self.views[task.id] = make_view(task, os.getcwd())
         return self.views[task.id]
 
-    def __call__(self, index: int) -> float:
+    def _score(self, index: int) -> float:
         c = self.candidates[index]
         return to_score(self.call(c.text, self._view(self.tasks[c.task_id])))
+
+    def __call__(self, index: int) -> float:
+        if self.sandbox is None:
+            return self._score(index)
+        # The sandbox's clock stops first, so a hang is reported as the verifier's timeout.
+        result = self.sandbox.call(index, timeout=max(0.5, self.timeout - 1.0), memory_mb=self.memory_mb or 4096)
+        if not result.ok:
+            raise IsolatedCallError(result.kind, result.error or "")
+        return result.value
 
     def after(self, index: int) -> list[str]:
         check = getattr(self.domain, "after_call", None)
@@ -118,9 +151,10 @@ def _drop_reason(candidate: Candidate, label: Optional[str], reason: str) -> str
     return "equivalent_mutant"
 
 
-def _cache_key(suite_hash: str, domain: str, task_ids: list[str], seed: int) -> str:
+def _cache_key(suite_hash: str, domain: str, task_ids: list[str], seed: int, origins=None) -> str:
     # The task ids, not split/limit: API callers may pass any subset of a suite.
-    blob = json.dumps([__version__, CANDIDATES_VERSION, suite_hash, domain, task_ids, seed]).encode()
+    blob = json.dumps([__version__, CANDIDATES_VERSION, suite_hash, domain, task_ids, seed,
+                       sorted(origins) if origins else None]).encode()
     return hashlib.sha256(blob).hexdigest()[:20]
 
 
@@ -167,7 +201,7 @@ def prepare(
         tasks = prepare_tasks(tasks, options.seed, options.cache_dir or default_cache_dir())
     cache_path = None
     if options.cache_dir is not None:
-        cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, [t.id for t in tasks], options.seed)}.jsonl"
+        cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, [t.id for t in tasks], options.seed, options.origins)}.jsonl"
         cached = _read_cache(cache_path)
         if cached is not None:
             return Prepared(suite_name, suite_hash, domain_name, tasks, cached[0], cached[1], split, limit)
@@ -181,6 +215,8 @@ def prepare(
         else:
             usable.append(task)
     generated = list(domain.generate(usable, options.seed))
+    if options.origins:
+        generated = [c for c in generated if c.origin in options.origins]
     by_id = {t.id: t for t in usable}
     labels: dict[int, tuple[Optional[str], str]] = {}
     progress = Progress("labelling (oracle)", len(generated), enabled=options.progress)
@@ -220,6 +256,7 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         "timeout": options.timeout,
         "memory_mb": options.memory_mb,
         "n_candidates": len(prepared.candidates),
+        "origins": sorted(options.origins) if options.origins else None,
     }
 
 
@@ -234,7 +271,8 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
             todo = [i for i, c in enumerate(prepared.candidates) if (spec.name, c.id) not in store.done]
             progress = Progress(f"auditing {spec.name}", len(prepared.candidates), enabled=options.progress)
             progress.advance(len(prepared.candidates) - len(todo))
-            job = _VerifierJob(spec, prepared.candidates, tasks, get_domain(prepared.domain))
+            job = _VerifierJob(spec, prepared.candidates, tasks, get_domain(prepared.domain), options.timeout,
+                               options.memory_mb)
             for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
                                 quiet=options.quiet_workers):
                 c = prepared.candidates[out.index]

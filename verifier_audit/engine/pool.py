@@ -113,7 +113,10 @@ def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: 
             except MemoryError:
                 value, ok, err = None, False, "MemoryError (worker memory limit reached)"
             except BaseException as exc:  # noqa: BLE001 - SystemExit too: a verifier error
-                value, ok, err = None, False, f"{type(exc).__name__}: {exc}"[:500]
+                # An exception may carry the message to report as is (an isolated call
+                # reports the verifier's own error, not the wrapper's).
+                err = getattr(exc, "verdict_error", None) or f"{type(exc).__name__}: {exc}"
+                value, ok, err = None, False, err[:500]
             seconds = time.perf_counter() - start
             # A verifier's stray alarm must not fire during the next call.
             signal.alarm(0)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from ..loading import VerifierSpec
 from ..metrics import accepted, category_results, coverage_debt, gate, pooled_rate
-from ..models import Report, SecurityFinding, Verdict
+from ..models import MutantSurvival, Report, SecurityFinding, TaskSurvival, Verdict
 
 if TYPE_CHECKING:
     from ..engine.audit import AuditOptions, Prepared
@@ -70,6 +70,7 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         categories=categories,
         security_findings=findings,
         dropped=prepared.dropped_counts,
+        mutant_survival=mutant_survival(prepared, candidates, verdicts),
         gate=gate(debt, categories, fr, len(findings), options.gate, enforced=options.enforce_gate),
         settings={
             **{k: v for k, v in settings.items() if k not in ("verifiers",)},
@@ -78,4 +79,30 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
             "max_category": options.gate.max_category,
             "max_false_rejection": options.gate.max_false_rejection,
         },
+    )
+
+
+def mutant_survival(prepared: "Prepared", candidates: list, verdicts: dict[str, Verdict]) -> MutantSurvival | None:
+    """Near-miss candidates as a mutation analysis of the verifier: per task, the mutants
+    it accepts (survivors), after the oracle removed the equivalent ones."""
+    near = [c for c in candidates if c.origin == "near_miss" and verdicts[c.id].status == "ok"]
+    equivalent = Counter(d.task_id for d in prepared.dropped if d.reason == "equivalent_mutant")
+    if not near and not equivalent:
+        return None
+    judged, survivors = Counter(), {}
+    for c in near:
+        judged[c.task_id] += 1
+        if verdicts[c.id].accepted:
+            survivors.setdefault(c.task_id, []).append(f"{c.category.rpartition('.')[2]}: {c.note}")
+    errors = sum(1 for c in candidates if c.origin == "near_miss" and verdicts[c.id].status != "ok")
+    n_judged, n_equiv = sum(judged.values()), sum(equivalent.values())
+    n_survived = sum(len(v) for v in survivors.values())
+    order = {t.id: i for i, t in enumerate(prepared.tasks)}
+    tasks = [TaskSurvival(task_id=t, equivalent=equivalent[t], judged=judged[t], survivors=survivors.get(t, []))
+             for t in sorted(set(survivors) | set(equivalent), key=lambda t: order.get(t, len(order)))]
+    return MutantSurvival(
+        generated=n_judged + n_equiv + errors, equivalent=n_equiv, judged=n_judged, survived=n_survived,
+        rate_before_filtering=round((n_survived + n_equiv) / (n_judged + n_equiv), 6) if n_judged + n_equiv else 0.0,
+        rate_after_filtering=round(n_survived / n_judged, 6) if n_judged else 0.0,
+        tasks=tasks,
     )

@@ -118,3 +118,27 @@ def render_side_by_side(reports: list[Report]) -> str:
     if reports and reports[0].dropped:
         tail.append("Dropped by the oracle: " + ", ".join(f"{k} {v}" for k, v in reports[0].dropped.items()))
     return "\n".join(head + lines + tail)
+
+
+def render_survival(report: Report, *, by_task: bool = True, limit: int = 0) -> str:
+    """The mutation analysis: survivors per task, then the totals."""
+    ms = report.mutant_survival
+    if ms is None:
+        return ""
+    name = report.verifier.rpartition(":")[2]
+    out = [f"Mutant survival against {name}:"]
+    if by_task:
+        shown = [t for t in ms.tasks if t.survivors]
+        for t in shown[: limit or None]:
+            out.append(f"  {t.task_id}: {len(t.survivors)} of {t.judged} mutants survive"
+                       + (f" ({t.equivalent} equivalent dropped)" if t.equivalent else ""))
+            for s in t.survivors[:5]:
+                out.append(f"      {_one_line(s, 90)}")
+            if len(t.survivors) > 5:
+                out.append(f"      ... {len(t.survivors) - 5} more")
+        if limit and len(shown) > limit:
+            out.append(f"  ... {len(shown) - limit} more tasks with survivors (the report JSON lists all)")
+    out.append(f"  total: {ms.generated} mutants, {ms.equivalent} equivalent (dropped), {ms.judged} judged, "
+               f"{ms.survived} survive: {_pct(ms.rate_after_filtering).strip()} after filtering equivalents, "
+               f"{_pct(ms.rate_before_filtering).strip()} before")
+    return "\n".join(out)

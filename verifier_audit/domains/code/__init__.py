@@ -1,2 +1,77 @@
-"""Code domain (in progress): for now only the sandbox that runs untrusted Python, see
-``sandbox``. Nothing is registered as a domain yet."""
+"""The code domain: Python function tasks, judged by differential testing in a sandbox.
+
+Same shape as every domain: ``sandbox`` (isolated execution), ``inputs`` (visible and
+Hypothesis-generated inputs), ``cases`` (reference outputs, running a candidate),
+``compare`` (the type policy), ``extract`` (the program in a model's answer), ``oracle``,
+``generators`` (AST mutants, equivalent rewrites, the reward-hack catalog via
+``known_bad``), ``verifiers`` (naive to strong), ``loaders`` (HumanEval, MBPP).
+
+Every verifier call of this domain runs inside the sandbox (``isolate_verifier_calls``):
+verifiers under audit execute model output, and the hacks in the catalog fork-bomb, write
+outside the working directory and open network connections.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+from ...models import Candidate, Task
+from ..base import CategoryInfo, OracleLabel
+
+_PREFIX = "verifier_audit.domains.code.verifiers"
+
+
+class CodeDomain:
+    name = "code"
+    reference_verifiers = {
+        "exit_code": f"{_PREFIX}:exit_code",
+        "stdout_passed": f"{_PREFIX}:stdout_passed",
+        "in_process": f"{_PREFIX}:in_process",
+        "visible_tests": f"{_PREFIX}:visible_tests",
+        "strong": f"{_PREFIX}:strong",
+    }
+
+    # The catalog hangs on purpose (infinite loops, fork bombs): a short default per call
+    # keeps the audit fast; a verifier of this domain that needs longer gets --timeout.
+    default_timeout = 4.0
+    # The demo run lists surviving mutants per task for this one: the suite's own tests.
+    survival_verifier = "visible_tests"
+
+    def prepare_tasks(self, tasks: list[Task], seed: int, cache_dir: Path) -> list[Task]:
+        """Every task's test cases: inputs and the reference's outputs (cached)."""
+        from .cases import prepare_cases
+
+        return prepare_cases(tasks, seed, Path(cache_dir) / "code")
+
+    def check_task(self, task: Task) -> Optional[str]:
+        from .oracle import check_reference
+
+        return check_reference(task)
+
+    def generate(self, tasks: list[Task], seed: int) -> Iterable[Candidate]:
+        from .generators import generate_all
+
+        return generate_all(tasks, seed)
+
+    def label(self, text: str, task: Task) -> OracleLabel:
+        from .oracle import label_completion
+
+        return label_completion(text, task)
+
+    def categories(self) -> list[CategoryInfo]:
+        from .generators import categories
+
+        return categories()
+
+    def isolate_verifier_calls(self, score: Callable[[int], float]):
+        """A started sandbox whose runs call ``score(index)`` in an isolated fork of the
+        calling worker (the engine's hook for verifiers that run candidate code)."""
+        from .sandbox import Sandbox
+
+        box = Sandbox(workers=1, target=score)
+        box.start()
+        return box
+
+
+DOMAIN = CodeDomain()

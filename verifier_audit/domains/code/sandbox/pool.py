@@ -207,15 +207,16 @@ class Sandbox:
         return _result(raw, self.level)
 
     def run(self, source: str, *, call: Optional[str] = None, args: tuple = (), batch: Optional[list] = None,
-            timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:
+            timeout: float = 5.0, memory_mb: int = 512, item_timeout: Optional[float] = None) -> SandboxResult:
         """Execute ``source``; then call ``call(*args)``, or ``call`` on every argument tuple
-        of ``batch`` (one process for all of them; ``items`` holds one result per input)."""
+        of ``batch`` (one process for all of them; ``items`` holds one result per input; an
+        input over ``item_timeout`` seconds ends the batch with a ``timeout`` item)."""
         if self.target is not None:
             raise RuntimeError("this Sandbox calls a target function: use call()")
         if batch is not None and call is None:
             raise ValueError("batch needs call= (the function to call on each input)")
         req = dict(source=source, call=call, args=tuple(args), batch=None if batch is None else [tuple(a) for a in batch],
-                   timeout=float(timeout), memory_mb=int(memory_mb))
+                   timeout=float(timeout), memory_mb=int(memory_mb), item_timeout=item_timeout)
         return self._request(req, timeout)
 
     def call(self, *args: Any, timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:
@@ -231,11 +232,15 @@ def _one(resp: dict, level: str, seconds: float = 0.0, stdout: str = "") -> Sand
     return SandboxResult(kind == "ok", value, resp.get("error"), kind, stdout, seconds, level)
 
 
+def _item(resp: dict, level: str) -> SandboxResult:
+    return _one(resp, level, float(resp.get("t", 0.0)))
+
+
 def _result(raw: bytes, level: str) -> SandboxResult:
     try:
         resp = json.loads(raw)
         result = _one(resp, resp.get("level", level), float(resp.get("seconds", 0.0)), resp.get("stdout", ""))
-        result.items = [_one(item, level) for item in resp.get("items", ())]
+        result.items = [_item(item, level) for item in resp.get("items", ())]
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         return SandboxResult(False, None, f"malformed result: {type(exc).__name__}", "crash", level=level)
     return result

