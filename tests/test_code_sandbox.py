@@ -384,3 +384,46 @@ def test_default_level_is_the_strongest_available():
     assert default_level() == expected
     with Sandbox(workers=1) as sb:
         assert sb.level == expected
+
+
+# ----------------------------------------------------------------- the default level, all at once
+
+HOSTILE = {
+    "fork_bomb": ("import os\ndef f(port, mark):\n    n = 0\n    try:\n        while True:\n"
+                  "            if os.fork() == 0:\n                import time; time.sleep(30); os._exit(0)\n"
+                  "            n += 1\n    except OSError:\n        return n\n"),
+    "memory_bomb": "def f(port, mark):\n    x = []\n    while True:\n        x.append(bytearray(10**7))\n",
+    "infinite_loop": "def f(port, mark):\n    while True:\n        pass\n",
+    "setsid_grandchild": ("import os, time\ndef f(port, mark):\n    if os.fork() == 0:\n        os.setsid()\n"
+                          "        if os.fork() == 0:\n            time.sleep(5)\n            open(mark + '.late', 'w').write('x')\n"
+                          "        os._exit(0)\n    time.sleep(60)\n"),
+    "write_outside": "def f(port, mark):\n    open(mark, 'w').write('escaped')\n    return 'written'\n",
+    "loopback": ("import socket\ndef f(port, mark):\n    s = socket.create_connection(('127.0.0.1', port), timeout=1)\n"
+                 "    s.sendall(b'leak')\n    return 'connected'\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_code_at_default_level(name):
+    """The issue's list, at the level a plain Sandbox() picks: none gets through, and
+    afterwards no process, file or connection of it is left on the host."""
+    mark = os.path.join(tempfile.gettempdir(), f"va-hostile-{name}-{os.getpid()}")
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    with Sandbox(workers=1) as box:
+        r = box.run(HOSTILE[name], call="f", args=(srv.getsockname()[1], mark), timeout=2, memory_mb=256)
+    if name == "fork_bomb":
+        assert r.ok and r.value < 40 if IS_ROOT else True
+    else:
+        assert not r.ok, r
+    time.sleep(0.2 if name != "setsid_grandchild" else 5.5)
+    assert not os.path.exists(mark) and not os.path.exists(mark + ".late")
+    assert _sandbox_processes() == []
+    srv.settimeout(0.2)
+    try:
+        if HAS_NS:
+            with pytest.raises(OSError):
+                srv.accept()  # nobody connected
+    finally:
+        srv.close()
