@@ -15,7 +15,7 @@ import hashlib
 import random
 from typing import Callable, Iterable, Optional
 
-from .catalog import CatalogEntry, CatalogError, TemplateError, builtin_catalog
+from .catalog import CatalogEntry, CatalogError, TemplateError, builtin_catalog, check_template
 from .domains.base import CategoryInfo
 from .models import SEVERITY_WEIGHT, Candidate, Severity, Task
 
@@ -61,6 +61,15 @@ def list_categories(domain: str, near_miss_kinds: dict, equivalent_kinds: dict,
         reference = "; ".join(dict.fromkeys(e.reference for e in group))
         infos.append(CategoryInfo(name, "known_bad", severity, description, reference))
     return infos
+
+
+def check_templates(entries: Iterable[CatalogEntry], placeholders) -> None:
+    """Fail early, naming the file and the entry, on a template with an unknown placeholder."""
+    for entry in entries:
+        try:
+            check_template(entry.template, known=placeholders)
+        except TemplateError as exc:
+            raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
 
 
 def instantiate_catalog(tasks: list[Task], seed: int, entries: Iterable[CatalogEntry], *,

@@ -9,7 +9,9 @@ that starts at a ``def``/``import``/``class``/``@`` line and parses. None when n
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from typing import Optional
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.S | re.M)
@@ -66,3 +68,25 @@ def extract_code(text: str, entry_point: str) -> Optional[str]:
         if best is not None and defines(best, entry_point):
             return best
     return best
+
+
+def def_header(source: str, fn: ast.FunctionDef) -> tuple[str, int]:
+    """The text of ``fn``'s def line(s) as written, from ``def`` to the colon that ends the
+    signature, and the colon's row; ValueError when it cannot be found."""
+    depth, start = 0, None
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if start is None:
+            if tok.type == tokenize.NAME and tok.string == "def" and tok.start[0] == fn.lineno:
+                start = tok.start
+            continue
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            depth -= 1
+        elif tok.type == tokenize.OP and tok.string == ":" and depth == 0:
+            # rows as tokenize counts them: at \n only, not at \f or U+2028 (splitlines would)
+            lines = io.StringIO(source).readlines()[start[0] - 1:tok.end[0]]
+            lines[-1] = lines[-1][:tok.end[1]]
+            lines[0] = lines[0][start[1]:]
+            return "".join(lines), tok.end[0]
+    raise ValueError(f"cannot find the signature of {fn.name}")

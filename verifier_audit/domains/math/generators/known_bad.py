@@ -17,8 +17,8 @@ from typing import Optional
 import sympy
 
 from ....canary import payload
-from ....catalog import CatalogEntry, CatalogError, TemplateError, check_template, expand_template
-from ....generation import SkipInstance, instantiate_catalog
+from ....catalog import CatalogEntry, expand_template
+from ....generation import SkipInstance, check_templates, instantiate_catalog
 from ....models import Candidate, Task
 from ..answer import Answer, Kind
 from ..render import number_latex
@@ -41,11 +41,7 @@ def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[
     answers = {t.id: parse_reference(t.reference) for t in tasks}
     usable = sorted((t for t in tasks if answers[t.id] is not None), key=lambda t: t.id)
     entries = list(entries)
-    for entry in entries:
-        try:
-            check_template(entry.template, known=PLACEHOLDERS)
-        except TemplateError as exc:
-            raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
+    check_templates(entries, PLACEHOLDERS)
     return instantiate_catalog(
         usable, seed, entries,
         fits=lambda entry, task: _applies(entry, answers[task.id], task),

@@ -20,8 +20,8 @@ from typing import Optional
 from sqlglot import exp
 
 from ....canary import PREFIX as CANARY_PREFIX
-from ....catalog import CatalogEntry, CatalogError, TemplateError, check_template, expand_template
-from ....generation import SkipInstance, instantiate_catalog
+from ....catalog import CatalogEntry, expand_template
+from ....generation import SkipInstance, check_templates, instantiate_catalog
 from ....models import Candidate, Task
 from . import _data
 from ._common import TaskContext, cte_names, parse_query, render
@@ -45,8 +45,7 @@ def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[
     usable = sorted((t for t in tasks if parse_query(t.reference) is not None), key=lambda t: t.id)
     resolvers = {t.id: _Resolver(t, usable) for t in usable}
     entries = list(entries)
-    for entry in entries:
-        _check(entry)
+    check_templates(entries, PLACEHOLDERS)
 
     def fill(entry: CatalogEntry, task: Task) -> str:
         resolver = resolvers[task.id]
@@ -54,13 +53,6 @@ def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[
         return expand_template(entry.template, resolver)
 
     return instantiate_catalog(usable, seed, entries, fits=lambda entry, task: True, fill=fill)
-
-
-def _check(entry: CatalogEntry) -> None:
-    try:
-        check_template(entry.template, known=PLACEHOLDERS)
-    except TemplateError as exc:
-        raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
 
 
 class _Resolver:
