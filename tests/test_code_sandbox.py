@@ -36,10 +36,17 @@ def ns_sb():
         yield box
 
 
-def _sandbox_processes() -> list[str]:
-    """Live processes owned by a sandbox uid (every one should be gone after its run)."""
+def _sandbox_processes(uids=None) -> list[str]:
+    """Live processes owned by these sandbox uids (default: any sandbox uid; other audits on
+    the machine have their own, so tests name theirs). All should be gone after a run."""
     rows = os.popen("ps -eo uid=,stat=,pid=").read().split("\n")
-    return [r for r in rows if r.split() and int(r.split()[0]) >= sb_mod.pool.UID_RANGE[0] and not r.split()[1].startswith("Z")]
+    rows = [r.split() for r in rows if r.split()]
+    return [" ".join(r) for r in rows if not r[1].startswith("Z")
+            and (int(r[0]) in uids if uids is not None else int(r[0]) >= sb_mod.pool.UID_RANGE[0])]
+
+
+def _uids(box) -> set:
+    return {z.uid for z in box._all}
 
 
 def _alive(pid: int) -> bool:
@@ -210,7 +217,7 @@ def test_fork_bomb_contained(sb):
     r = sb.run(src, call="f", timeout=5)
     assert r.ok and r.value < 40  # RLIMIT_NPROC = 32 for the zygote's own uid
     # all the sleepers are gone, and the host can still fork
-    assert _sandbox_processes() == []
+    assert _sandbox_processes(_uids(sb)) == []
     assert run_python("def f():\n    return 'fine'", call="f").value == "fine"
 
 
@@ -368,7 +375,11 @@ def test_levels_table_is_backed_by_tests():
 
 def test_host_unchanged():
     # nothing left running as a sandbox uid, no stray work roots
-    assert _sandbox_processes() == []
+    with Sandbox(workers=2) as box:
+        box.run("def f():\n    open('x', 'w').write('x')", call="f")
+        roots, uids = [z.workroot for z in box._all], _uids(box)
+        assert all(os.path.isdir(r) for r in roots)
+    assert _sandbox_processes(uids) == []
     with Sandbox(workers=2) as box:
         box.run("def f():\n    open('x', 'w').write('x')", call="f")
         roots = [z.workroot for z in box._all]
@@ -411,6 +422,7 @@ def test_hostile_code_at_default_level(name):
     srv.bind(("127.0.0.1", 0))
     srv.listen(1)
     with Sandbox(workers=1) as box:
+        uids = _uids(box)
         r = box.run(HOSTILE[name], call="f", args=(srv.getsockname()[1], mark), timeout=2, memory_mb=256)
     if name == "fork_bomb":
         assert r.ok and r.value < 40 if IS_ROOT else True
@@ -418,7 +430,7 @@ def test_hostile_code_at_default_level(name):
         assert not r.ok, r
     time.sleep(0.2 if name != "setsid_grandchild" else 5.5)
     assert not os.path.exists(mark) and not os.path.exists(mark + ".late")
-    assert _sandbox_processes() == []
+    assert _sandbox_processes(uids) == []
     srv.settimeout(0.2)
     try:
         if HAS_NS:

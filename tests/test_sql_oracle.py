@@ -126,12 +126,14 @@ def test_not_in_with_a_null_in_the_subquery(dbs):
     ("```sql\nSELECT name FROM peoples\n```", "error"),
     ("```sql\nSELEC name FROM people\n```", "refused"),
     ("```sql\nWITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r\n```", "timeout"),
-    ("```sql\nWITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r\n```", "too many rows"),
+    ("```sql\nWITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r\n```", "too many rows|timeout"),
 ])
 def test_hostile_and_broken_candidates_are_incorrect(dbs, text, why):
     before = [hashlib.sha256(open(p, "rb").read()).hexdigest() for p in dbs]
     result = label_completion(text, task(dbs, "SELECT name FROM people WHERE age > 26"))
-    assert result.label == "incorrect" and why in result.reason
+    # "a|b": either reason is right (an unbounded query hits the row cap, or, on a loaded
+    # machine, the time limit first)
+    assert result.label == "incorrect" and any(w in result.reason for w in why.split("|")), result.reason
     assert [hashlib.sha256(open(p, "rb").read()).hexdigest() for p in dbs] == before
 
 

@@ -80,6 +80,7 @@ class _Zygote:
     """One warm server process and our end of its socket."""
 
     def __init__(self, level: str, uid: Optional[int], target: Optional[Callable]):
+        self.uid = uid  # its runs' uid (None: not dropped)
         self.workroot = tempfile.mkdtemp(prefix="va-sandbox-")
         os.chmod(self.workroot, 0o711)
         self.sock, theirs = socket.socketpair()
