@@ -64,4 +64,13 @@ class Resources(Protocol):
       whatever it returned: security findings as ``"kind:detail"`` strings
       (``modified_fixture:...``, ``read_outside:...``); it also restores what the call
       changed, so the next call starts clean.
+    * ``isolate_verifier_calls(score) -> sandbox`` in a worker, once: for domains whose
+      verifiers execute model output (code). Returns a started object whose
+      ``call(index, timeout=, memory_mb=)`` runs ``score(index)`` isolated and returns a
+      result with ``ok``, ``value``, ``kind``, ``error``. Verifier functions with the attribute
+      ``runs_candidates_sandboxed`` are called directly.
+
+    And optional attributes: ``default_timeout`` (seconds per verifier call when the user
+    gives none) and ``survival_verifier`` (the reference verifier whose mutant survival the
+    demo run prints per task).
     """
