@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--waive", action="append", default=[], metavar="CATEGORY", help="do not gate on this category's false acceptance")
     o = run.add_argument_group("output")
     o.add_argument("--json", type=Path, metavar="PATH", help="write the report JSON here")
+    o.add_argument("--junit", type=Path, metavar="PATH",
+                   help="write JUnit XML here: one test case per category, failed over its allowance")
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
     o.add_argument("--resume", action="store_true", help="continue an interrupted audit from its results file")
     o.add_argument("--all-categories", action="store_true", help="list every category, not only the misjudged")
@@ -97,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     _suite_args(gen)
     gen.add_argument("--out", type=Path, help="output file (default: stdout)")
     gen.add_argument("--dropped", action="store_true", help="also write the candidates the oracle dropped, with the reason")
+
+    dif = sub.add_parser("diff", help="compare two report JSON files: what got better and what got worse")
+    dif.add_argument("old", type=Path)
+    dif.add_argument("new", type=Path)
+    dif.add_argument("--fail-on-regression", action="store_true",
+                     help="exit 1 when the debt rose, a category got worse or a security finding appeared")
 
     cat = sub.add_parser("catalog", help="list failure categories and catalog entries with their rationale")
     cat.add_argument("--domain", default="math")
@@ -174,6 +182,11 @@ def cmd_run(args) -> int:
             detail = args.by_task or r.verifier.rpartition(":")[2] == survival_of
             if detail or not demo:
                 print("\n" + render_survival(r, by_task=detail))
+    if args.junit:
+        from .report.junit import to_junit
+
+        args.junit.parent.mkdir(parents=True, exist_ok=True)
+        args.junit.write_text(to_junit(reports), encoding="utf-8")
     if args.json:
         payload = reports[0] if len(reports) == 1 else ReportSet(tool_version=__version__, reports=reports)
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -220,13 +233,30 @@ def cmd_catalog(args) -> int:
     return EXIT_OK
 
 
+def cmd_diff(args) -> int:
+    from .report.diff import diff, load_reports, render_diff
+
+    old, new = load_reports(args.old), load_reports(args.new)
+    common = [v for v in new if v in old]
+    if not common:
+        raise InputError(f"{args.old} and {args.new} share no verifier (old: {', '.join(old)}; new: {', '.join(new)})")
+    regressed = False
+    for v in common:
+        d = diff(old[v], new[v])
+        regressed |= d["regressed"]
+        print(render_diff(v, d))
+    for v in sorted(set(old) ^ set(new)):
+        print(f"{v}: only in {'old' if v in old else 'new'}")
+    return EXIT_GATE if regressed and args.fail_on_regression else EXIT_OK
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return EXIT_INPUT
-    handler = {"run": cmd_run, "generate": cmd_generate, "catalog": cmd_catalog}[args.command]
+    handler = {"run": cmd_run, "generate": cmd_generate, "catalog": cmd_catalog, "diff": cmd_diff}[args.command]
     try:
         return handler(args)
     except InputError as exc:

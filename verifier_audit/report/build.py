@@ -78,6 +78,7 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
             "max_debt": options.gate.max_debt,
             "max_category": options.gate.max_category,
             "max_false_rejection": options.gate.max_false_rejection,
+            "waived_categories": list(options.gate.waived_categories),
         },
     )
 
