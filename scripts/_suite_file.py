@@ -29,7 +29,7 @@ def write_or_check(description: str, default_out: Path, script: str, render: Cal
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
-    print(f"wrote {len(text.splitlines())} tasks to {args.out}")
+    print(f"wrote {len(text.splitlines())} lines to {args.out}")
     if summary is not None:
         print(summary())
     return 0

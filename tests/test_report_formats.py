@@ -19,7 +19,8 @@ def audits(tmp_path_factory):
     for name in ("last_number", "strong"):
         spec = f"verifier_audit.domains.math.verifiers:{name}"
         r = subprocess.run([sys.executable, "-m", "verifier_audit", "run", "--verifier", spec, "--limit", "15",
-                            "--no-progress", "--json", str(out / f"{name}.json"), "--junit", str(out / f"{name}.xml")],
+                            "--no-progress", "--json", str(out / f"{name}.json"), "--junit", str(out / f"{name}.xml"),
+                            "--markdown", str(out / f"{name}.md")],
                            capture_output=True, text=True, timeout=600)
         assert r.returncode in (0, 1), r.stderr[-2000:]
         paths[name] = (out / f"{name}.json", out / f"{name}.xml")
@@ -62,3 +63,41 @@ def test_diff_refuses_what_is_not_a_report(cli, tmp_path):
     bad.write_text("{}")
     r = cli("diff", str(bad), str(bad))
     assert r.returncode == 2 and "not a verifier-audit report" in r.stderr
+
+
+def test_published_schema_is_current_and_validates_real_reports(audits, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import jsonschema
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, str(root / "scripts" / "make_report_schema.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    schema = json.loads((root / "schemas" / "report.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for js, _ in audits.values():
+        report = json.loads(js.read_text())
+        validator.validate(report)
+        validator.validate({"schema_version": report["schema_version"], "tool_version": report["tool_version"],
+                            "reports": [report, report]})
+        broken = dict(report)
+        del broken["coverage_debt"]
+        with pytest.raises(jsonschema.ValidationError):
+            validator.validate(broken)
+
+
+def test_markdown_names_the_escaped_categories(audits):
+    weak = json.loads(audits["last_number"][0].read_text())
+    md = audits["last_number"][0].with_suffix(".md").read_text()
+    assert md.startswith("## verifier-audit") and "**failed**" in md
+    over = [c for c in weak["categories"] if c["label"] == "incorrect" and c["n"] and c["rate"] > weak["settings"]["max_category"]]
+    assert over and all(f"`{c['name']}`" in md for c in over)
+    for line in md.splitlines():
+        if line.startswith("|"):
+            assert line.count("|") - line.count("\\|") in (8, 9), line  # rows stay in their columns
+    strong = audits["strong"][0].with_suffix(".md").read_text()
+    assert "**failed**" not in strong and "### " not in strong

@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--waive", action="append", default=[], metavar="CATEGORY", help="do not gate on this category's false acceptance")
     o = run.add_argument_group("output")
     o.add_argument("--json", type=Path, metavar="PATH", help="write the report JSON here")
+    o.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary here (a PR comment)")
     o.add_argument("--junit", type=Path, metavar="PATH",
                    help="write JUnit XML here: one test case per category, failed over its allowance")
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
@@ -182,6 +183,11 @@ def cmd_run(args) -> int:
             detail = args.by_task or r.verifier.rpartition(":")[2] == survival_of
             if detail or not demo:
                 print("\n" + render_survival(r, by_task=detail))
+    if args.markdown:
+        from .report.markdown import to_markdown
+
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(to_markdown(reports), encoding="utf-8")
     if args.junit:
         from .report.junit import to_junit
 

@@ -1,0 +1,44 @@
+"""A Markdown summary of an audit, for a pull-request comment: the verifiers side by side,
+then per verifier the categories over their allowance with one example each."""
+
+from __future__ import annotations
+
+from ..models import Report
+
+
+def _cell(text: str, width: int = 80) -> str:
+    """One table cell: no newlines or pipes, printable, cut to ``width``."""
+    flat = " ".join(text.split()).replace("|", "\\|").replace("`", "'")
+    flat = "".join(ch if ch.isprintable() else "\ufffd" for ch in flat)
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def to_markdown(reports: list[Report]) -> str:
+    out = ["## verifier-audit", "",
+           "| verifier | coverage debt | 95% CI | false acceptance | false rejection | errors | security | gate |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in reports:
+        gate = "not enforced" if not r.gate.enforced else ("passed" if r.gate.passed else "**failed**")
+        out.append(f"| `{r.verifier}` | {r.coverage_debt:.3f} | [{r.coverage_debt_ci.low:.3f}, {r.coverage_debt_ci.high:.3f}] "
+                   f"| {100 * r.false_acceptance_rate:.1f}% | {100 * r.false_rejection_rate:.1f}% | {r.errors} "
+                   f"| {len(r.security_findings)} | {gate} |")
+    for r in reports:
+        s = r.settings
+        over = [c for c in r.categories if c.n and c.rate > (s.get("max_category", 0.5) if c.label == "incorrect"
+                                                              else s.get("max_false_rejection", 0.1))]
+        if not over and not r.security_findings and not r.gate.reasons:
+            continue
+        out += ["", f"### `{r.verifier}`", ""]
+        out += [f"- {_cell(reason, 200)}" for reason in r.gate.reasons]
+        if over:
+            out += ["", "| category | severity | truth | rate | n | example | reference |", "|---|---|---|---|---|---|---|"]
+            for c in sorted(over, key=lambda c: (-c.rate, c.name)):
+                ex = c.examples[0] if c.examples else None
+                out.append(f"| `{c.name}` | {c.severity.value} | {c.label} | {100 * c.rate:.0f}% | {c.n} "
+                           f"| {_cell(ex.text) if ex else ''} | {_cell(ex.reference, 40) if ex else ''} |")
+        for f in r.security_findings[:10]:
+            out.append(f"- **security**: {_cell(f.detail, 200)}")
+    n = reports[0].n_candidates if reports else 0
+    out += ["", f"<sub>suite `{reports[0].suite if reports else '?'}`, {n} candidates, seed {reports[0].seed if reports else 0}; "
+            "false acceptance = wrong answers paid for, false rejection = right answers refused.</sub>", ""]
+    return "\n".join(out)
