@@ -179,10 +179,9 @@ def cmd_run(args) -> int:
     # for all with --by-task; totals otherwise.
     survival_of = getattr(domain, "survival_verifier", None) if demo else None
     for r in reports:
-        if r.mutant_survival is not None and (args.by_task or survival_of or len(reports) == 1):
-            detail = args.by_task or r.verifier.rpartition(":")[2] == survival_of
-            if detail or not demo:
-                print("\n" + render_survival(r, by_task=detail))
+        name = r.verifier.rpartition(":")[2]
+        if r.mutant_survival is not None and (args.by_task or name == survival_of or (not demo and len(reports) == 1)):
+            print("\n" + render_survival(r, by_task=args.by_task or name == survival_of))
     if args.markdown:
         from .report.markdown import to_markdown
 
