@@ -142,3 +142,11 @@ def test_catalog_lists_categories_with_rationale(cli):
     r = cli("catalog")
     assert r.returncode == 0
     assert "math.near_miss.sign_flip" in r.stdout and "known_bad" in r.stdout
+
+
+@pytest.mark.parametrize("domain", ["math", "sql", "code"])
+def test_catalog_of_every_domain_prints(cli, domain):
+    # The code domain's kind tables spell severities as strings; this once crashed (exit 3).
+    r = cli("catalog", "--domain", domain)
+    assert r.returncode == 0, r.stderr
+    assert f"{domain}.near_miss." in r.stdout and f"{domain}.equivalent." in r.stdout

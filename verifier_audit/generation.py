@@ -48,9 +48,10 @@ def assemble(domain: str, tasks: list[Task], seed: int, per_task: dict[str, PerT
 def list_categories(domain: str, near_miss_kinds: dict, equivalent_kinds: dict,
                     catalog: Optional[list[CatalogEntry]] = None) -> list[CategoryInfo]:
     """Every category a domain can produce; kinds map name -> (severity, description)."""
-    infos = [CategoryInfo(f"{domain}.near_miss.{kind}", "near_miss", severity, description)
+    # Kind tables may spell severities as strings; CategoryInfo always carries the enum.
+    infos = [CategoryInfo(f"{domain}.near_miss.{kind}", "near_miss", Severity(severity), description)
              for kind, (severity, description) in near_miss_kinds.items()]
-    infos += [CategoryInfo(f"{domain}.equivalent.{kind}", "equivalent", severity, description)
+    infos += [CategoryInfo(f"{domain}.equivalent.{kind}", "equivalent", Severity(severity), description)
               for kind, (severity, description) in equivalent_kinds.items()]
     by_category: dict[str, list[CatalogEntry]] = {}
     for entry in builtin_catalog(domain) if catalog is None else catalog:
