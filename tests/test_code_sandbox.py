@@ -438,3 +438,59 @@ def test_hostile_code_at_default_level(name):
                 srv.accept()  # nobody connected
     finally:
         srv.close()
+
+
+def test_zygotes_survive_the_thread_that_started_them():
+    # A zygote once died with the (short-lived) thread that started it: the parent-death
+    # signal is per thread. Verifiers are called from threads (the audit's thread probe).
+    import threading
+
+    box = Sandbox(workers=1)
+    # The thread outlives the zygote's start-up (a signal asked for after its parent thread
+    # is gone never fires), then ends.
+    starter = threading.Thread(target=lambda: (box.start(), time.sleep(1.5)))
+    starter.start()
+    starter.join()
+    try:
+        results = []
+        threads = [threading.Thread(target=lambda i=i: results.append(box.run("def f(x): return x", call="f", args=(i,))))
+                   for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(r.value for r in results) == [0, 1, 2, 3], [r.error for r in results]
+    finally:
+        box.close()
+
+
+def test_zygotes_end_when_their_parent_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    script = ("import sys, time\n"
+              "from verifier_audit.domains.code.sandbox import Sandbox\n"
+              "box = Sandbox(workers=2); box.start()\n"
+              "print(' '.join(str(z.pid) for z in box._all), flush=True)\n"
+              "time.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert len(pids) == 2
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in pids if _alive(p)]
+        time.sleep(0.1)
+    assert not alive, f"zygotes {alive} outlived their parent"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"  # a zombie is gone, only unreaped
+    except FileNotFoundError:
+        return False

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,17 +42,29 @@ MIN_CASES = 10
 POLICY_ENV = "VERIFIER_AUDIT_TYPE_POLICY"
 
 _SANDBOX: Optional[tuple[int, Sandbox]] = None
+_SANDBOX_LOCK = threading.Lock()
+
+
+def _fresh_lock_after_fork() -> None:
+    global _SANDBOX_LOCK
+    _SANDBOX_LOCK = threading.Lock()  # a fork taken while a thread held it must not inherit it held
+
+
+os.register_at_fork(after_in_child=_fresh_lock_after_fork)
 
 
 def process_sandbox() -> Sandbox:
     """This process's sandbox, started on first use. Keyed by pid: a forked engine worker
-    must not share the parent's zygote sockets, so it starts its own."""
+    must not share the parent's zygote sockets, so it starts its own. Locked: verifiers are
+    called from threads too, and two first calls must not start two sandboxes (the loser's
+    would be collected under the thread still using it)."""
     global _SANDBOX
-    if _SANDBOX is None or _SANDBOX[0] != os.getpid():
-        box = Sandbox(workers=1)
-        box.start()
-        _SANDBOX = (os.getpid(), box)
-    return _SANDBOX[1]
+    with _SANDBOX_LOCK:
+        if _SANDBOX is None or _SANDBOX[0] != os.getpid():
+            box = Sandbox(workers=1)
+            box.start()
+            _SANDBOX = (os.getpid(), box)
+        return _SANDBOX[1]
 
 
 def entry_point(task: Task) -> str:

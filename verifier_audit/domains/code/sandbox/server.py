@@ -320,8 +320,11 @@ def _warm(modules: tuple) -> None:
 def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, target: Optional[Callable] = None,
           warm: tuple = (), workroot_mb: int = 256) -> None:
     """The zygote's life: isolate itself once, then serve runs until the socket closes.
-    ``workroot`` is an empty directory the parent made (and removes). Never returns."""
-    isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+    ``workroot`` is an empty directory the parent made (and removes). Never returns.
+
+    No parent-death signal here: it is tied to the *thread* that started the zygote, and a
+    verifier called from a short-lived thread would take its zygote down with the thread.
+    The zygote ends when the parent process ends instead: its socket closes, recv fails."""
     _warm(warm)
     if level == "namespaces":
         isolation.enter_namespaces()
