@@ -36,14 +36,19 @@ def audit(
     results: Optional[Path] = None,
     cache: bool = True,
     progress: bool = False,
+    probe_sample: int = 24,
 ) -> Report:
-    """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict)."""
+    """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict).
+
+    ``probe_sample``: candidates rescored to check determinism and thread and process
+    safety (``report.checks``); 0 skips the probes."""
     spec = from_callable(verifier, style) if callable(verifier) else resolve(verifier, style)
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
                         waived_categories=list(waive)),
         results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
+        probe_sample=probe_sample,
     )
     loaded = load_suite(suite, fields=fields)
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, split, limit), options, split=split, limit=limit)

@@ -13,7 +13,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.1"  # 1.1: mutant_survival
+SCHEMA_VERSION = "1.2"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -112,6 +112,7 @@ class CategoryResult(BaseModel):
     rate: float  # false acceptance for incorrect categories, false rejection for correct ones
     ci: Interval
     errors: int = 0
+    error_kinds: dict[str, int] = Field(default_factory=dict)  # timeout | crash | exception type -> count (1.2)
     examples: list[Example] = Field(default_factory=list)  # the misjudged ones, a few
 
 
@@ -133,6 +134,8 @@ class GateConfig(BaseModel):
     max_category: float = 0.5
     max_false_rejection: float = 0.10
     waived_categories: list[str] = Field(default_factory=list)
+    # A waiver with an accepted rate: the category may go up to this false acceptance.
+    category_limits: dict[str, float] = Field(default_factory=dict)
 
 
 class TaskSurvival(BaseModel):
@@ -155,6 +158,34 @@ class MutantSurvival(BaseModel):
     rate_before_filtering: float  # (survived + equivalent) / (judged + equivalent)
     rate_after_filtering: float  # survived / judged
     tasks: list[TaskSurvival] = Field(default_factory=list)  # tasks with a survivor or an equivalent
+
+
+class ProbeResult(BaseModel):
+    """One probe of the verifier on a sample of candidates it had scored without error."""
+
+    sampled: int  # candidates probed
+    disagreed: int  # candidates with a probe result unequal to the audit's score (errors included)
+    errors: int  # of those, candidates whose probe raised, timed out or crashed
+    examples: list[str] = Field(default_factory=list)  # a few "candidate_id: 1.0 then 0.0"
+    stopped_early: bool = False  # stopped after repeated timeouts or crashes: fewer sampled
+
+
+class Checks(BaseModel):
+    """Evidence beyond the verdicts (schema 1.2), for the security checklist. The probes run
+    on a sample of the candidates the verifier scored without error (engine/probes.py)."""
+
+    sample: int  # sample size asked for (AuditOptions.probe_sample); 0: no probe ran
+    # Rescored in fresh worker processes, compared exactly with the audit's scores.
+    determinism: Optional[ProbeResult] = None
+    # Scored from thread_count threads at once inside one worker (inside the sandbox when
+    # the domain isolates verifier calls: isolated), compared with the audit's scores.
+    threads: Optional[ProbeResult] = None
+    thread_count: int = 4
+    isolated: bool = False
+    # The determinism rescoring ran in other processes than the verdicts: it is also the
+    # cross-process comparison (process safety).
+    cross_process: bool = False
+    splits: dict[str, int] = Field(default_factory=dict)  # candidates audited per task split
 
 
 class Report(BaseModel):
@@ -184,6 +215,7 @@ class Report(BaseModel):
     mutant_survival: Optional[MutantSurvival] = None  # when the suite has near-miss mutants
     gate: GateResult
     settings: dict[str, Any] = Field(default_factory=dict)
+    checks: Optional[Checks] = None  # 1.2; None in older reports
 
 
 def to_json(model: BaseModel, indent: int | None = None) -> str:

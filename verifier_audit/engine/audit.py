@@ -21,6 +21,7 @@ from ..loading import VerifierSpec, make_caller, to_score
 from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict, to_json
 from ..report.build import build_report
 from . import pool
+from .probes import run_probes
 from .progress import Progress
 from .store import ResultsStore
 
@@ -44,6 +45,10 @@ class AuditOptions:
     progress: Optional[bool] = None  # None: a bar when stderr is a terminal
     quiet_workers: bool = True
     origins: Optional[tuple[str, ...]] = None  # audit only these candidate origins (None: all)
+    # Candidates rescored by the determinism and thread probes (engine/probes.py) after the
+    # verdicts are in; 0: no probe. Not part of the results' fingerprint: probes never
+    # change a verdict, and a resumed audit runs them again.
+    probe_sample: int = 24
 
 
 @dataclass
@@ -290,5 +295,7 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
     reports = []
     for spec in verifiers:
         verdicts = {cid: v for (name, cid), v in store.done.items() if name == spec.name}
-        reports.append(build_report(prepared, spec, verdicts, options, settings))
+        # Probes (determinism, threads, processes) run on a sample, outside the store.
+        checks = run_probes(prepared, spec, verdicts, options)
+        reports.append(build_report(prepared, spec, verdicts, options, settings, checks=checks))
     return reports

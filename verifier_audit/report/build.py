@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from ..loading import VerifierSpec
 from ..metrics import accepted, category_results, coverage_debt, gate, pooled_rate
-from ..models import MutantSurvival, Report, SecurityFinding, TaskSurvival, Verdict
+from ..models import Checks, MutantSurvival, Report, SecurityFinding, TaskSurvival, Verdict
 
 if TYPE_CHECKING:
     from ..engine.audit import AuditOptions, Prepared
@@ -31,13 +31,20 @@ def _error_kind(message: str) -> str:
 
 
 def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, Verdict], options: "AuditOptions",
-                 settings: dict) -> Report:
+                 settings: dict, checks: Checks | None = None) -> Report:
     verdicts = {
         cid: v.model_copy(update={"accepted": accepted(v.score, options.threshold)}) for cid, v in verdicts.items()
     }
     tasks = {t.id: t for t in prepared.tasks}
     candidates = [c for c in prepared.candidates if c.id in verdicts]
     categories = category_results(candidates, verdicts, tasks)
+    kinds: dict[str, Counter] = {}
+    for c in candidates:
+        v = verdicts[c.id]
+        if v.status == "error":
+            kinds.setdefault(c.category, Counter())[_error_kind(v.error or "")] += 1
+    categories = [cat.model_copy(update={"error_kinds": dict(sorted(kinds[cat.name].items()))}) if cat.name in kinds
+                  else cat for cat in categories]
     debt, debt_ci = coverage_debt(categories)
     fa, fa_ci, _ = pooled_rate(categories, "incorrect")
     fr, fr_ci, _ = pooled_rate(categories, "correct")
@@ -79,7 +86,9 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
             "max_category": options.gate.max_category,
             "max_false_rejection": options.gate.max_false_rejection,
             "waived_categories": list(options.gate.waived_categories),
+            "category_limits": dict(sorted(options.gate.category_limits.items())),
         },
+        checks=checks,
     )
 
 

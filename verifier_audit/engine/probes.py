@@ -1,0 +1,304 @@
+"""Probes of a verifier beyond its verdicts: is it deterministic, and is it safe to call from
+several threads and several processes? Evidence for the security checklist
+(``report/checklist.py``), recorded in ``Report.checks``.
+
+On a sample of candidates the verifier scored without error (``AuditOptions.probe_sample``,
+spread over categories, the same for the same seed), after the audit's verdicts are in:
+
+* **determinism** — each sampled candidate is scored again, in fresh worker processes of the
+  engine's pool, and the score must equal the audit's exactly. Those processes are not the
+  ones that gave the verdicts, so this comparison is also the **process-safety** evidence: a
+  verifier that keeps state in its process (a cache keyed on ``id()``, a counter) shows
+  here.
+* **threads** — inside one worker, ``THREADS`` threads released together by a barrier score
+  the sampled candidate (even threads) and a partner (odd threads): another candidate of
+  the same task, one the verifier scored differently when there is one, so that state
+  shared between two calls shows as a changed score. Every result must equal that
+  candidate's score; a thread that raises disagrees, with its error recorded. In domains
+  whose verifier calls are isolated (``isolate_verifier_calls``, the code domain) the
+  threads run inside the isolated call, never in the worker itself.
+
+Every call goes through ``pool.run`` with the audit's memory limit and per-call timeout (the
+threaded call runs ``THREADS`` calls on one clock: it gets the timeout plus room for them at
+twice the first pass's pace, at most ``THREADS`` times the timeout). Probe outcomes never reach the results store: its rows are the audit's verdicts,
+so a resumed audit runs the probes again. A probe stops after ``MAX_FAILURES`` timeouts or
+crashes, so a verifier that hangs under threads costs a few timeouts, not the sample's.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections import Counter, defaultdict
+from typing import TYPE_CHECKING, Any
+
+from ..domains import get_domain
+from ..loading import VerifierSpec
+from ..models import Checks, ProbeResult, Verdict
+from . import pool
+
+if TYPE_CHECKING:
+    from .audit import AuditOptions, Prepared
+
+THREADS = 4
+MAX_EXAMPLES = 5
+MAX_FAILURES = 3  # timeouts or crashes before a probe stops
+
+
+def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, seed: int) -> list[int]:
+    """Indices (into ``prepared.candidates``) of up to ``size`` candidates whose verdict is ok:
+    one per category in a seeded order of categories, then a second round, and so on."""
+    if size <= 0:
+        return []
+    by_category: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(prepared.candidates):
+        v = verdicts.get(c.id)
+        if v is not None and v.status == "ok" and v.score is not None:
+            by_category[c.category].append(i)
+    rng = random.Random(f"verifier-audit-probes:{seed}")  # a str seed: the same in every process
+    names = sorted(by_category)
+    rng.shuffle(names)
+    queues = []
+    for name in names:
+        members = by_category[name][:]
+        rng.shuffle(members)
+        queues.append(members)
+    chosen: list[int] = []
+    depth = 0
+    while len(chosen) < size and any(depth < len(q) for q in queues):
+        for q in queues:
+            if depth < len(q) and len(chosen) < size:
+                chosen.append(q[depth])
+        depth += 1
+    return chosen
+
+
+def partners(prepared: Prepared, verdicts: dict[str, Verdict], sample: list[int]) -> list[int]:
+    """For each sampled candidate, the candidate its odd threads score: of the same task and
+    scored differently when possible, else of the same task, else the next sampled one."""
+    by_task: dict[str, list[int]] = defaultdict(list)
+    for i, c in enumerate(prepared.candidates):
+        v = verdicts.get(c.id)
+        if v is not None and v.status == "ok" and v.score is not None:
+            by_task[c.task_id].append(i)
+    out = []
+    for j, i in enumerate(sample):
+        c = prepared.candidates[i]
+        mates = [m for m in by_task[c.task_id] if m != i]
+        score = verdicts[c.id].score
+        differ = [m for m in mates if verdicts[prepared.candidates[m].id].score != score]
+        choices = differ or mates
+        # Deterministic and spread: the mate at a position fixed by the sample's order.
+        out.append(choices[j % len(choices)] if choices else sample[(j + 1) % len(sample)])
+    return out
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return False
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def _fmt(score: float | None) -> str:
+    return repr(float(score)) if score is not None else "None"
+
+
+def _well_formed(value: Any, pair: tuple[int, int]) -> bool:
+    """The threaded call's result as the worker built it: THREADS [index, ok, score|error]."""
+    if not isinstance(value, dict) or not isinstance(value.get("results"), list) or len(value["results"]) != THREADS:
+        return False
+    for row in value["results"]:
+        if not (isinstance(row, (list, tuple)) and len(row) == 3 and row[0] in pair and isinstance(row[1], bool)):
+            return False
+        if not isinstance(row[2], float if row[1] else str):
+            return False
+    return True
+
+
+def _is_failure(error: str) -> bool:
+    return error.startswith(("timeout", "crash", "MemoryError"))
+
+
+def _make_job(spec: VerifierSpec, prepared: Prepared, options: AuditOptions, timeout: float,
+              sample: list[int], mates: list[int]):
+    from .audit import _VerifierJob
+
+    class _ProbeJob(_VerifierJob):
+        """The audit's verifier job; items ``>= len(candidates)`` are threaded probes of
+        ``sample[item - len(candidates)]``. Dispatch is in ``_score``, so in isolated
+        domains the threaded scoring runs inside the sandboxed call."""
+
+        def __init__(self) -> None:
+            super().__init__(spec, prepared.candidates, {t.id: t for t in prepared.tasks},
+                             get_domain(prepared.domain), timeout, options.memory_mb)
+            self.sample, self.mates = sample, mates
+            self.n = len(prepared.candidates)
+
+        def _pair(self, j: int) -> tuple[int, int]:
+            return self.sample[j], self.mates[j]
+
+        def _score(self, item: int) -> Any:
+            if item < self.n:
+                return super()._score(item)
+            return self._threaded(item - self.n)
+
+        def _threaded(self, j: int) -> list:
+            target, partner = self._pair(j)
+            order = [target if k % 2 == 0 else partner for k in range(THREADS)]
+            for i in set(order):  # the engine's own lazy state, made before the threads start
+                self._view(self.tasks[self.candidates[i].task_id])
+            barrier = threading.Barrier(THREADS)
+            out: list = [None] * THREADS
+            score_one = super()._score
+
+            def run(k: int) -> None:
+                try:
+                    barrier.wait(timeout=60)
+                    out[k] = [order[k], True, float(score_one(order[k]))]
+                except BaseException as exc:  # noqa: BLE001 - SystemExit too: the verifier's error
+                    try:
+                        text = f"{type(exc).__name__}: {exc}"
+                    except BaseException:  # noqa: BLE001 - a hostile __str__
+                        text = type(exc).__name__
+                    out[k] = [order[k], False, text[:300]]
+
+            threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(THREADS)]
+            started = []
+            try:
+                for t in threads:
+                    t.start()
+                    started.append(t)
+            except RuntimeError as exc:  # cannot start a thread (process limit): abort the rest
+                barrier.abort()
+                for k in range(len(started), THREADS):
+                    out[k] = [order[k], False, f"RuntimeError: {exc}"[:300]]
+            for t in started:
+                t.join()
+            return out
+
+        def __call__(self, item: int) -> Any:
+            value = super().__call__(item)
+            if item < self.n:
+                return value
+            return {"isolated": self.sandbox is not None, "results": value}
+
+        def after(self, item: int) -> list[str]:
+            if item < self.n:
+                return super().after(item)
+            found: list[str] = []
+            for i in sorted(set(self._pair(item - self.n))):
+                found += super().after(i)
+            return found
+
+    return _ProbeJob()
+
+
+def _run(job, items: list[int], options: AuditOptions, timeout: float):
+    """Outcomes by item; stops after MAX_FAILURES timeouts or crashes (stopped_early)."""
+    outcomes, failures, stopped = {}, 0, False
+    gen = pool.run(job, items, workers=options.workers, timeout=timeout, memory_mb=options.memory_mb,
+                   quiet=options.quiet_workers)
+    try:
+        for out in gen:
+            outcomes[out.index] = out
+            if not out.ok and _is_failure(out.error or ""):
+                failures += 1
+                if failures >= MAX_FAILURES and len(outcomes) < len(items):
+                    stopped = True
+                    break
+    finally:
+        gen.close()  # stops the pool's workers
+    return outcomes, stopped
+
+
+def _determinism(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict], sample: list[int],
+                 options: AuditOptions) -> ProbeResult:
+    job = _make_job(spec, prepared, options, options.timeout, sample, sample)
+    outcomes, stopped = _run(job, sample, options, options.timeout)
+    disagreed = errors = 0
+    examples = []
+    for i in sample:
+        if i not in outcomes:
+            continue
+        c, out = prepared.candidates[i], outcomes[i]
+        first = verdicts[c.id].score
+        if out.ok and _same(first, float(out.value)):
+            continue
+        disagreed += 1
+        if out.ok:
+            examples.append(f"{c.id}: {_fmt(first)} then {_fmt(out.value)}")
+        else:
+            errors += 1
+            examples.append(f"{c.id}: {_fmt(first)} then error ({out.error})")
+    return ProbeResult(sampled=len(outcomes), disagreed=disagreed, errors=errors,
+                       examples=examples[:MAX_EXAMPLES], stopped_early=stopped)
+
+
+def _threads(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict], sample: list[int],
+             options: AuditOptions) -> tuple[ProbeResult, bool]:
+    mates = partners(prepared, verdicts, sample)
+    # THREADS calls share one clock: room for all of them at the pace of the first pass (twice
+    # over, for contention), never less than one call's limit nor more than THREADS of them.
+    slowest = max(verdicts[prepared.candidates[i].id].seconds for i in sample + mates)
+    timeout = min(options.timeout * THREADS, options.timeout + 2 * THREADS * slowest)
+    job = _make_job(spec, prepared, options, timeout, sample, mates)
+    n = len(prepared.candidates)
+    items = [n + j for j in range(len(sample))]
+    outcomes, stopped = _run(job, items, options, timeout)
+    disagreed = errors = 0
+    examples = []
+    isolated = False
+    for j, item in enumerate(items):
+        if item not in outcomes:
+            continue
+        out = outcomes[item]
+        c = prepared.candidates[sample[j]]
+        if out.ok and not _well_formed(out.value, job._pair(j)):
+            out = pool.Outcome(item, False, error="malformed probe result (the verifier tampered with it?)")
+        if not out.ok:
+            disagreed += 1
+            errors += 1
+            examples.append(f"{c.id}: {_fmt(verdicts[c.id].score)} then error ({out.error}, {THREADS} threads)")
+            continue
+        isolated = isolated or bool(out.value.get("isolated"))
+        wrong = []
+        results = out.value["results"]
+        for k, (index, ok, value) in enumerate(results):
+            other = prepared.candidates[index]
+            first = verdicts[other.id].score
+            if ok and _same(first, float(value)):
+                continue
+            got = _fmt(value) if ok else f"error ({value})"
+            beside = sorted({prepared.candidates[i].id for i, _, _ in results} - {other.id})
+            along = f", alongside {beside[0]}" if beside else ""
+            wrong.append((ok, f"{other.id}: {_fmt(first)} then {got} (thread {k + 1} of {THREADS}{along})"))
+        if wrong:
+            disagreed += 1
+            if any(not ok for ok, _ in wrong):
+                errors += 1
+            if wrong[0][1] not in examples:
+                examples.append(wrong[0][1])
+    result = ProbeResult(sampled=len(outcomes), disagreed=disagreed, errors=errors,
+                         examples=examples[:MAX_EXAMPLES], stopped_early=stopped)
+    return result, isolated
+
+
+def run_probes(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict],
+               options: AuditOptions) -> Checks:
+    """The checks of one verifier whose verdicts are in (``verdicts``: candidate id -> the
+    audit's verdict). ``options.probe_sample`` 0: only the split counts, no probe runs."""
+    tasks = {t.id: t for t in prepared.tasks}
+    splits = Counter(tasks[c.task_id].split for c in prepared.candidates if c.id in verdicts)
+    checks = Checks(sample=max(0, options.probe_sample), thread_count=THREADS, splits=dict(sorted(splits.items())))
+    if options.probe_sample <= 0:
+        return checks
+    sample = select_sample(prepared, verdicts, options.probe_sample, options.seed)
+    if not sample:  # nothing was scored without error: nothing to compare with
+        checks.determinism = ProbeResult(sampled=0, disagreed=0, errors=0)
+        checks.threads = ProbeResult(sampled=0, disagreed=0, errors=0)
+        return checks
+    checks.determinism = _determinism(prepared, spec, verdicts, sample, options)
+    checks.cross_process = checks.determinism.sampled > 0
+    checks.threads, checks.isolated = _threads(prepared, spec, verdicts, sample, options)
+    return checks
