@@ -1,0 +1,291 @@
+"""One self-contained HTML page for an audit: the verifiers side by side, then per verifier
+its false acceptance / false rejection per category as SVG bar charts with 95% intervals,
+the candidates that got through, mutant survival, security findings, errors, the run's
+settings and (optionally) a security review checklist.
+
+The page is meant to be attached to a CI run or mailed around, so it loads nothing: CSS is
+inline, charts are SVG drawn here, and there is no JavaScript at all (a Content-Security-
+Policy says so, in case an escaping bug ever slipped through). Candidate text is hostile by
+construction (NULs, lone surrogates, ``</script>``, megabytes of output): every string goes
+through ``_esc``, which clips, replaces what cannot be shown and escapes. The output holds
+no dates and depends only on the reports, so the same reports give byte-identical pages.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+from ..models import CategoryResult, Example, Report
+
+CLIP = 4000  # characters of one example shown; the answer is usually at the end, so head + tail
+BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+
+CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;max-width:1180px;color:#222;padding:0 12px}
+h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.va-reasons{margin:2px 0;padding-left:16px;font-size:12px}.va-summary td:last-child{min-width:360px}.va-summary td:first-child{max-width:260px;word-break:break-all}
+code,pre,.va-mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
+pre{white-space:pre-wrap;word-break:break-all;margin:0;max-height:22em;overflow:auto;background:#f7f7f7;padding:6px}
+.va-pass{color:#1e7b34;font-weight:bold}.va-fail{color:#b02a1a;font-weight:bold}.va-muted{color:#777}
+.va-example{border:1px solid #ddd;margin:8px 0;padding:6px}
+.va-pair{display:grid;grid-template-columns:1fr 1fr;gap:10px}.va-pair h4{margin:2px 0;font-size:12px;color:#555}
+.va-bar{fill:#3b7dd8}.va-bar.va-over{fill:#c0392b}.va-bar.va-waived{fill:#b5b5b5}
+.va-ci{stroke:#222;stroke-width:1.2}.va-allowance-own{stroke:#e67e22;stroke-width:3}.va-allowance{stroke:#e67e22;stroke-width:2;stroke-dasharray:5 3}
+.va-grid{stroke:#e4e4e4}.va-label{font:12px ui-monospace,Menlo,Consolas,monospace;fill:#222}
+.va-value{font:11px system-ui,sans-serif;fill:#444}.va-waived-label{fill:#888;font-style:italic}
+.va-check{display:inline-block;padding:1px 8px;border-radius:9px;font-size:12px;color:#fff;background:#888}
+.va-check-checked{background:#1e7b34}.va-check-open{background:#b02a1a}.va-check-unknown{background:#888}
+"""
+
+
+def _clean(text: str) -> str:
+    """Printable text that encodes to UTF-8: control characters (tab and newline stay),
+    lone surrogates and bidirectional overrides (which can make shown text lie about its
+    order) become U+FFFD."""
+    return "".join("\ufffd" if (unicodedata.category(ch) in ("Cc", "Cs") and ch not in "\t\n") or ch in BIDI
+                   else ch for ch in text)
+
+
+def _clip(text: str, limit: int = CLIP) -> str:
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n… [{len(text) - 2 * half} characters clipped] …\n{text[-half:]}"
+
+
+def _esc(value: Any, limit: int = CLIP) -> str:
+    """The only way text enters the page: clipped, cleaned, escaped (quotes too, so the
+    result is safe inside attributes)."""
+    return html.escape(_clean(_clip(str(value), limit)), quote=True)
+
+
+def _pct(rate: float) -> str:
+    return f"{100 * rate:.1f}%"
+
+
+def _ci(low: float, high: float, pct: bool = True) -> str:
+    return f"[{_pct(low)}, {_pct(high)}]" if pct else f"[{low:.3f}, {high:.3f}]"
+
+
+def _num(x: float) -> str:
+    """Numbers in attributes: short, exact enough, and stable across runs."""
+    return f"{x:.6g}"
+
+
+def _table(head: Iterable[str], rows: Iterable[Iterable[str]], cls: str = "") -> str:
+    """A table from already-escaped cells."""
+    out = [f'<table class="{cls}"><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    out += ["<tr>" + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row) + "</tr>"
+            for row in rows]
+    return "\n".join(out) + "</table>"
+
+
+def _limits(report: Report) -> tuple[float, float, set[str], dict[str, float]]:
+    """The gate's allowances as the run recorded them: max_category, max_false_rejection,
+    the waived categories, and per-category limits (a waiver with an accepted rate)."""
+    s = report.settings
+    own = {str(k): float(v) for k, v in (s.get("category_limits") or {}).items()}
+    return (float(s.get("max_category", 0.5)), float(s.get("max_false_rejection", 0.1)),
+            set(s.get("waived_categories") or ()), own)
+
+
+def _gate(report: Report) -> str:
+    if not report.gate.enforced:
+        verdict = '<span class="va-muted">not enforced</span>'
+    else:
+        verdict = '<span class="va-pass">passed</span>' if report.gate.passed else '<span class="va-fail">failed</span>'
+    reasons = "".join(f"<li>{_esc(r, 400)}</li>" for r in report.gate.reasons)
+    return verdict + (f'<ul class="va-reasons">{reasons}</ul>' if reasons else "")
+
+
+def _summary(reports: list[Report]) -> str:
+    def cell(value: str, ci: str) -> str:  # the interval on its own line keeps the table narrow
+        return f'<td class="n">{value}<br><span class="va-muted">{ci}</span></td>'
+
+    rows = [[f"<code>{_esc(r.verifier, 200)}</code>",
+             cell(f"{r.coverage_debt:.3f}", _ci(r.coverage_debt_ci.low, r.coverage_debt_ci.high, False)),
+             cell(_pct(r.false_acceptance_rate), _ci(r.false_acceptance_ci.low, r.false_acceptance_ci.high)),
+             cell(_pct(r.false_rejection_rate), _ci(r.false_rejection_ci.low, r.false_rejection_ci.high)),
+             f'<td class="n">{r.errors}</td>', f'<td class="n">{len(r.security_findings)}</td>', _gate(r)]
+            for r in reports]
+    return _table(["verifier", "coverage debt [95% CI]", "false acceptance [95% CI]", "false rejection [95% CI]",
+                   "errors", "security", "gate"], rows, "va-summary")
+
+
+def _chart(report: Report, cats: list[CategoryResult], kind: str, limit: float, waived: set[str],
+           own: dict[str, float]) -> str:
+    """Horizontal bars, one per category: the rate, its 95% interval as an error bar, the
+    allowance as a dashed line (a category with its own limit gets a tick in its row).
+    Classes and data-* attributes are a contract with tests."""
+    label_w, bar_w, right, row_h, top = 340, 600, 110, 20, 24
+    height = top + row_h * len(cats) + 8
+
+    def x(rate: float) -> float:  # clamped: a rate or bound outside [0, 1] must not draw off the chart
+        return label_w + bar_w * min(max(rate, 0.0), 1.0)
+
+    out = [(f'<svg class="va-chart" xmlns="http://www.w3.org/2000/svg" data-verifier="{_esc(report.verifier, 200)}" '
+            f'data-kind="{kind}" width="{label_w + bar_w + right}" height="{height}" '
+            f'viewBox="0 0 {label_w + bar_w + right} {height}" role="img">')]
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        out.append(f'<line class="va-grid" x1="{x(tick):.1f}" y1="{top - 4}" x2="{x(tick):.1f}" y2="{height - 6}"/>'
+                   f'<text class="va-value" x="{x(tick):.1f}" y="{top - 8}" text-anchor="middle">{100 * tick:.0f}%</text>')
+    for i, c in enumerate(cats):
+        y = top + i * row_h
+        cap = own.get(c.name, limit)
+        state = " va-waived" if c.name in waived else (" va-over" if c.n and c.rate > cap else "")
+        name = _esc(c.name, 200)
+        shown = name if len(c.name) <= 44 else _esc(c.name[:43] + "…", 200)
+        note = (" (waived)" if c.name in waived else f" (limit {_pct(cap)})" if c.name in own
+                else " (no verdicts)" if c.n == 0 else "")
+        if c.name in own:
+            out.append(f'<path class="va-allowance-own" data-category="{name}" data-limit="{_num(cap)}" '
+                       f'd="M{x(cap):.1f} {y + 1}V{y + row_h - 1}"/>')
+        out.append(f'<text class="va-label{" va-waived-label" if c.name in waived else ""}" x="{label_w - 8}" '
+                   f'y="{y + 14}" text-anchor="end"><title>{name}</title>{shown}{note}</text>')
+        out.append(f'<rect class="va-bar{state}" data-category="{name}" data-rate="{_num(c.rate)}" '
+                   f'data-low="{_num(c.ci.low)}" data-high="{_num(c.ci.high)}" x="{label_w}" y="{y + 3}" '
+                   f'width="{x(c.rate) - label_w:.1f}" height="{row_h - 6}"/>')
+        lo, hi, mid = x(c.ci.low), x(c.ci.high), y + row_h / 2
+        out.append(f'<path class="va-ci" data-category="{name}" fill="none" '
+                   f'd="M{lo:.1f} {mid:.1f}H{hi:.1f}M{lo:.1f} {mid - 4:.1f}V{mid + 4:.1f}M{hi:.1f} {mid - 4:.1f}V{mid + 4:.1f}"/>')
+        out.append(f'<text class="va-value" x="{label_w + bar_w + 8}" y="{y + 14}">{_pct(c.rate)} of {c.n}</text>')
+    out.append(f'<line class="va-allowance" data-limit="{_num(limit)}" x1="{x(limit):.1f}" y1="{top - 4}" '
+               f'x2="{x(limit):.1f}" y2="{height - 6}"><title>allowance {_pct(limit)}</title></line></svg>')
+    return "\n".join(out)
+
+
+def _categories(report: Report) -> str:
+    max_cat, max_fr, waived, own = _limits(report)
+    out = []
+    for label, kind, title, limit in (("incorrect", "fa", "False acceptance per failure category", max_cat),
+                                      ("correct", "fr", "False rejection per equivalent category", max_fr)):
+        cats = sorted((c for c in report.categories if c.label == label), key=lambda c: c.name)
+        if cats:
+            out.append(f"<h3>{title} (allowance {_pct(limit)}, dashed; bars over it in red, waived in grey; "
+                       f"whiskers: 95% interval)</h3>")
+            out.append(_chart(report, cats, kind, limit, waived, own if label == "incorrect" else {}))
+    return "\n".join(out)
+
+
+def _example(c: CategoryResult, ex: Example) -> str:
+    score = "-" if ex.score is None else f"{ex.score:.3g}"
+    return (f'<div class="va-example" data-category="{_esc(c.name, 200)}" data-candidate="{_esc(ex.candidate_id, 200)}">'
+            f'<div><code>{_esc(ex.candidate_id, 200)}</code> task <code>{_esc(ex.task_id, 200)}</code> '
+            f'score {score} <span class="va-muted">{_esc(ex.note, 400)}</span></div>'
+            f'<div class="va-pair"><div><h4>candidate</h4><pre class="va-text">{_esc(ex.text)}</pre></div>'
+            f'<div><h4>reference</h4><pre class="va-ref">{_esc(ex.reference)}</pre></div></div></div>')
+
+
+def _escapes(report: Report) -> str:
+    misjudged = sorted((c for c in report.categories if c.examples), key=lambda c: (-c.rate, c.name))
+    if not misjudged:
+        return "<p class=\"va-muted\">No misjudged candidates.</p>"
+    out = []
+    for c in misjudged:
+        what = "accepted although wrong" if c.label == "incorrect" else "rejected although right"
+        out.append(f"<h4><code>{_esc(c.name, 200)}</code> — {what}: {_pct(c.rate)} of {c.n} "
+                   f"{_ci(c.ci.low, c.ci.high)}, severity {c.severity.value}</h4>")
+        out += [_example(c, ex) for ex in c.examples]
+    return "\n".join(out)
+
+
+def _survival(report: Report) -> str:
+    m = report.mutant_survival
+    if m is None:
+        return ""
+    totals = _table(["generated", "equivalent (dropped)", "judged", "survived", "rate before filtering",
+                     "rate after filtering"],
+                    [[f'<td class="n">{v}</td>' for v in (m.generated, m.equivalent, m.judged, m.survived,
+                                                          _pct(m.rate_before_filtering), _pct(m.rate_after_filtering))]],
+                    "va-survival")
+    tasks = [t for t in m.tasks if t.survivors]
+    rows = "".join(f'<li><code>{_esc(t.task_id, 200)}</code> ({len(t.survivors)} of {t.judged}): '
+                   + "; ".join(_esc(s, 400) for s in t.survivors) + "</li>" for t in tasks)
+    return (f"<h3>Mutant survival</h3>{totals}"
+            + (f'<ul class="va-survivors">{rows}</ul>' if rows else '<p class="va-muted">No surviving mutant.</p>'))
+
+
+def _problems(report: Report) -> str:
+    out = ["<h3>Security findings</h3>"]
+    if report.security_findings:
+        out.append("<ul>" + "".join(
+            f'<li class="va-finding"><b>{_esc(f.kind, 200)}</b> <code>{_esc(f.candidate_id, 200)}</code> '
+            f'task <code>{_esc(f.task_id, 200)}</code>: {_esc(f.detail, 1000)}</li>' for f in report.security_findings) + "</ul>")
+    else:
+        out.append('<p class="va-muted">None: no canary fired.</p>')
+    out.append(f"<h3>Errors ({report.errors}, {_pct(report.error_rate)})</h3>")
+    if report.error_kinds:
+        kinds = sorted(report.error_kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+        out.append(_table(["kind", "count"], [[_esc(k, 400), f'<td class="n">{n}</td>'] for k, n in kinds], "va-errors"))
+    if report.dropped:
+        out.append("<p>Dropped by the oracle (never scored): " + ", ".join(
+            f"{_esc(k, 200)} {n}" for k, n in sorted(report.dropped.items())) + "</p>")
+    return "\n".join(out)
+
+
+def _settings(report: Report) -> str:
+    def show(v: Any) -> str:
+        return v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
+    return _table(["setting", "value"], [[f"<code>{_esc(k, 200)}</code>", f"<code>{_esc(show(v), 1000)}</code>"]
+                                         for k, v in report.settings.items()], "va-settings")
+
+
+def _checklist(items: list) -> str:
+    """Duck-typed items (key, title, status, evidence): the checklist module is not ours."""
+    rows = []
+    for item in items:
+        status = str(getattr(item, "status", "unknown"))
+        cls = status if status in ("checked", "open", "unknown") else "unknown"
+        key, title, evidence = (getattr(item, f, "") or "" for f in ("key", "title", "evidence"))
+        rows.append([f'<td><span class="va-check va-check-{cls}">{_esc(status, 40)}</span></td>',
+                     f"<code>{_esc(key, 200)}</code>", _esc(title, 400), _esc(evidence, 2000)])
+    return "<h3>Security review checklist</h3>" + _table(["status", "key", "item", "evidence"], rows, "va-checklist")
+
+
+def _slug(i: int, name: str) -> str:
+    return f"v{i}-" + re.sub(r"[^A-Za-z0-9_-]+", "-", name)[:60]
+
+
+def _verifier(i: int, report: Report, checklist: list | None) -> str:
+    return "\n".join([
+        f'<section class="va-verifier" id="{_slug(i, report.verifier)}" data-verifier="{_esc(report.verifier, 200)}">',
+        f"<h2>{_esc(report.verifier, 200)}</h2>",
+        # A div, not a p: the gate's reasons are a list, which may not sit inside a paragraph.
+        f"<div>style {_esc(report.style, 40)}, threshold {_num(report.threshold)}; gate: {_gate(report)}</div>",
+        _categories(report),
+        "<h3>Escaped candidates</h3>", _escapes(report),
+        _survival(report), _problems(report),
+        "<h3>Settings</h3>", _settings(report),
+        _checklist(checklist) if checklist is not None else "",
+        "</section>"])
+
+
+def to_html(reports: list[Report], checklists: dict[str, list] | None = None) -> str:
+    """The whole page as one string (write it with encoding="utf-8")."""
+    first = reports[0] if reports else None
+    title = "verifier-audit: " + ", ".join(r.verifier for r in reports)
+    head = ("<p class=\"va-muted\">No report.</p>" if first is None else
+            f'<p class="va-header">verifier-audit {_esc(first.tool_version, 40)} · suite <code>{_esc(first.suite, 200)}</code>'
+            f" · seed {first.seed} · split {_esc(first.split or 'all', 40)} · {first.n_candidates} candidates"
+            f" · {len(reports)} verifier{'s' if len(reports) != 1 else ''}</p>")
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             # Nothing may load or run: the page is a file, and candidate text is hostile.
+             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+             f"<title>{_esc(title, 300)}</title><style>{CSS}</style></head><body>",
+             "<h1>verifier-audit report</h1>", head]
+    if reports:
+        parts += ["<h2>Summary</h2>", _summary(reports),
+                  ("<p class=\"va-muted\">False acceptance: wrong candidates the verifier paid for. False rejection: "
+                   "right candidates it refused. Coverage debt: severity-weighted mean of the failure categories' "
+                   "false acceptance (0 is best).</p>")]
+    for i, r in enumerate(reports):
+        parts.append(_verifier(i, r, (checklists or {}).get(r.verifier)))
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
