@@ -15,15 +15,24 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import __version__
+from .config import ProjectConfig, find_config, load_config
 from .domains import get_domain
-from .engine.audit import AuditOptions, default_cache_dir, prepare, run_settings, audit
 from .engine.pool import PoolError
-from .engine.store import fingerprint
 from .errors import InputError
-from .loading import STYLES, VerifierSpec, resolve
-from .models import GateConfig, ReportSet, to_json
+from .loading import STYLES
+from .models import ReportSet, to_json
+from .plan import (
+    Group,
+    audit_group,
+    audit_options,
+    make_groups,
+    prepare_group,
+    suite_choice,
+)
+from .report.checklist import add_parser as add_checklist_parser
+from .report.checklist import run as cmd_checklist
 from .report.terminal import render_report, render_side_by_side, render_survival
-from .suites import FORMATS, load_suite, select
+from .suites import FORMATS
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -44,8 +53,8 @@ def _rate(text: str) -> float:
 
 def _suite_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("suite")
-    g.add_argument("--suite", default="math", help="built-in suite name or a JSONL file (default: math)")
-    g.add_argument("--format", default="jsonl", choices=FORMATS,
+    g.add_argument("--suite", default=None, help="built-in suite name or a JSONL file (default: math, or the config's)")
+    g.add_argument("--format", default=None, choices=FORMATS,
                    help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution; "
                         "spider: Spider/BIRD JSON with SQLite databases)")
     g.add_argument("--db-dir", default=None, help="spider format: folder of <db_id>/<db_id>.sqlite (default: beside the JSON)")
@@ -54,14 +63,18 @@ def _suite_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--domain", default=None, help="domain of a suite file's tasks when its lines do not say (default: math)")
     g.add_argument("--split", choices=("train", "heldout", "shifted"), help="audit one split only")
     g.add_argument("--limit", type=int, help="audit the first N tasks only (a quick local run)")
-    g.add_argument("--seed", type=int, default=0, help="generation seed (default 0): same seed, same candidates")
-    g.add_argument("--workers", type=int, default=max(1, min(os.cpu_count() or 2, 8)), help="worker processes (default: cores, at most 8)")
-    g.add_argument("--oracle-timeout", type=_positive_float, default=10.0, help="hard limit per oracle call, seconds")
-    g.add_argument("--memory-mb", type=int, default=4096, help="address-space limit per worker (default 4096 MiB)")
+    g.add_argument("--seed", type=int, default=None, help="generation seed (default 0): same seed, same candidates")
+    g.add_argument("--workers", type=int, default=None, help="worker processes (default: cores, at most 8)")
+    g.add_argument("--oracle-timeout", type=_positive_float, default=None, help="hard limit per oracle call, seconds (default 10)")
+    g.add_argument("--memory-mb", type=int, default=None, help="address-space limit per worker (default 4096 MiB)")
     g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
     g.add_argument("--only", action="append", choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
                    help="audit only candidates of this origin (repeatable): near_miss, equivalent, known_bad; "
                         "--only near_miss is a mutation analysis of the verifier's tests")
+    c = p.add_argument_group("configuration")
+    c.add_argument("--config", type=Path, metavar="PYPROJECT",
+                   help="read [tool.verifier_audit] from this file (default: the nearest pyproject.toml that has one)")
+    c.add_argument("--no-config", action="store_true", help="ignore [tool.verifier_audit] in pyproject.toml")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"verifier-audit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    run = sub.add_parser("run", help="audit verifiers (no --verifier: compare the built-in reference verifiers)")
+    run = sub.add_parser("run", help="audit verifiers (no --verifier: those of [tool.verifier_audit], else the built-in "
+                                     "reference verifiers side by side)")
     run.add_argument("--verifier", action="append", default=[], metavar="SPEC",
                      help="package.module:function or path/to/file.py:function (repeatable)")
     run.add_argument("--style", choices=("auto",) + STYLES, default="auto", help="call style (default: from the signature)")
@@ -80,16 +94,23 @@ def build_parser() -> argparse.ArgumentParser:
     g = run.add_argument_group("verdicts and gate")
     g.add_argument("--timeout", type=_positive_float, default=None,
                    help="hard limit per verifier call, seconds (default 10; the code domain: 4)")
-    g.add_argument("--threshold", type=float, default=0.5, help="a score >= this is an acceptance (default 0.5)")
-    g.add_argument("--max-debt", type=_rate, default=0.05, help="gate: coverage debt at most this (default 0.05)")
-    g.add_argument("--max-category", type=_rate, default=0.5, help="gate: false acceptance of any one category at most this (default 0.5)")
-    g.add_argument("--max-false-rejection", type=_rate, default=0.10, help="gate: false rejection at most this (default 0.10)")
-    g.add_argument("--waive", action="append", default=[], metavar="CATEGORY", help="do not gate on this category's false acceptance")
+    g.add_argument("--threshold", type=float, default=None, help="a score >= this is an acceptance (default 0.5)")
+    g.add_argument("--max-debt", type=_rate, default=None, help="gate: coverage debt at most this (default 0.05)")
+    g.add_argument("--max-category", type=_rate, default=None, help="gate: false acceptance of any one category at most this (default 0.5)")
+    g.add_argument("--max-false-rejection", type=_rate, default=None, help="gate: false rejection at most this (default 0.10)")
+    g.add_argument("--probe-sample", type=int, default=None, metavar="N",
+                   help="candidates rescored to check determinism and thread/process safety (default 24; 0: none)")
+    g.add_argument("--waive", action="append", default=[], metavar="CATEGORY",
+                   help="do not gate on this category (left out of the per-category check and of the gated debt)")
     o = run.add_argument_group("output")
     o.add_argument("--json", type=Path, metavar="PATH", help="write the report JSON here")
     o.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary here (a PR comment)")
     o.add_argument("--junit", type=Path, metavar="PATH",
                    help="write JUnit XML here: one test case per category, failed over its allowance")
+    o.add_argument("--report-dir", type=Path, metavar="DIR",
+                   help="write the report in every format here (report.json, .md, .html, .sarif, junit.xml)")
+    o.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report here")
+    o.add_argument("--sarif", type=Path, metavar="PATH", help="write SARIF 2.1.0 here (code scanning)")
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
     o.add_argument("--resume", action="store_true", help="continue an interrupted audit from its results file")
     o.add_argument("--all-categories", action="store_true", help="list every category, not only the misjudged")
@@ -107,104 +128,121 @@ def build_parser() -> argparse.ArgumentParser:
     dif.add_argument("--fail-on-regression", action="store_true",
                      help="exit 1 when the debt rose, a category got worse or a security finding appeared")
 
+    add_checklist_parser(sub)
+
     cat = sub.add_parser("catalog", help="list failure categories and catalog entries with their rationale")
     cat.add_argument("--domain", default="math")
     cat.add_argument("--json", action="store_true", help="as JSON")
     return parser
 
 
-def _options(args, *, enforce_gate: bool) -> AuditOptions:
-    return AuditOptions(
-        seed=args.seed,
-        workers=max(1, args.workers),
-        timeout=getattr(args, "timeout", None) or 10.0,
-        oracle_timeout=args.oracle_timeout,
-        memory_mb=args.memory_mb or None,
-        threshold=getattr(args, "threshold", 0.5),
-        gate=GateConfig(
-            max_debt=getattr(args, "max_debt", 0.05),
-            max_category=getattr(args, "max_category", 0.5),
-            max_false_rejection=getattr(args, "max_false_rejection", 0.10),
-            waived_categories=getattr(args, "waive", []),
-        ),
-        enforce_gate=enforce_gate,
-        resume=getattr(args, "resume", False),
-        cache_dir=None if args.no_cache else default_cache_dir(),
-        progress=False if getattr(args, "no_progress", False) else None,
-        origins=tuple(args.only) if getattr(args, "only", None) else None,
-    )
+def _given(args) -> dict:
+    """The options the user gave on the command line (None: not given)."""
+    names = ("suite", "format", "split", "limit", "seed", "workers", "timeout", "oracle_timeout", "memory_mb",
+             "threshold", "max_debt", "max_category", "max_false_rejection", "domain", "db_dir", "resume", "probe_sample")
+    given = {n: getattr(args, n, None) for n in names}
+    given.update(fields=args.field, waive=getattr(args, "waive", []), no_cache=args.no_cache,
+                 origins=getattr(args, "only", None),
+                 progress=False if getattr(args, "no_progress", False) else None)
+    return given
 
 
-def _prepare(args, options: AuditOptions):
-    suite = load_suite(args.suite, fields=args.field, fmt=args.format, domain=args.domain, db_dir=args.db_dir)
-    if args.limit is not None and args.limit < 1:
-        raise InputError(f"--limit {args.limit}: must be at least 1")
-    tasks = select(suite, args.split, args.limit)
-    return prepare(suite.name, suite.content_hash, tasks, options, split=args.split, limit=args.limit)
+def _config(args) -> Optional[ProjectConfig]:
+    if args.no_config:
+        return None
+    path = args.config or find_config()
+    if args.config is not None and not args.config.is_file():
+        raise InputError(f"--config {args.config}: no such file")
+    if path is None:
+        return None
+    config = load_config(path)
+    print(f"config: {path}", file=sys.stderr)
+    for w in config.expired_waivers():
+        print(f"verifier-audit: waiver of {w.category} expired on {w.expires} ({w.reason}); it is gated again",
+              file=sys.stderr)
+    return config
 
 
-def _unique_names(specs: list[VerifierSpec]) -> list[VerifierSpec]:
-    seen: dict[str, int] = {}
-    out = []
-    for s in specs:
-        seen[s.name] = seen.get(s.name, 0) + 1
-        out.append(s if seen[s.name] == 1 else VerifierSpec(s.spec, f"{s.name}#{seen[s.name]}", s.style))
-    return out
+def _write_outputs(args, reports, config: Optional[ProjectConfig]) -> None:
+    outputs = {"json": args.json, "markdown": args.markdown, "junit": args.junit, "html": args.html, "sarif": args.sarif}
+    report_dir = args.report_dir or (Path(config.resolve_path(config.report_dir)) if config and config.report_dir else None)
+    if report_dir is not None:
+        defaults = {"json": "report.json", "markdown": "report.md", "junit": "junit.xml", "html": "report.html",
+                    "sarif": "report.sarif"}
+        outputs = {k: v or report_dir / defaults[k] for k, v in outputs.items()}
+    for kind, path in outputs.items():
+        if path is None:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render_output(kind, reports), encoding="utf-8")
+
+
+def render_output(kind: str, reports) -> str:
+    """One report file of ``kind`` (json, markdown, junit, html, sarif) for these reports."""
+    if kind == "json":
+        payload = reports[0] if len(reports) == 1 else ReportSet(tool_version=__version__, reports=reports)
+        return to_json(payload, indent=2) + "\n"
+    if kind == "markdown":
+        from .report.markdown import to_markdown
+
+        return to_markdown(reports)
+    if kind == "junit":
+        from .report.junit import to_junit
+
+        return to_junit(reports)
+    if kind == "html":
+        from .report.checklist import evaluate
+        from .report.html import to_html
+
+        return to_html(reports, {r.verifier: evaluate(r) for r in reports})
+    if kind == "sarif":
+        from .report.sarif import to_sarif
+
+        return json.dumps(to_sarif(reports), indent=2, ensure_ascii=True) + "\n"
+    raise ValueError(kind)
 
 
 def cmd_run(args) -> int:
-    demo = not args.verifier
-    options = _options(args, enforce_gate=not demo)
-    # Specs are checked before the (longer) candidate preparation, so a typo fails fast.
-    specs = [resolve(spec, args.style) for spec in args.verifier]
-    prepared = _prepare(args, options)
-    domain = get_domain(prepared.domain)
-    if demo:  # the reference verifiers of the suite's own domain
-        specs = [resolve(spec) for spec in domain.reference_verifiers.values()]
-    if args.timeout is None:  # hangs are part of some domains' catalogs: their own default
-        options.timeout = getattr(domain, "default_timeout", options.timeout)
-    specs = _unique_names(specs)
-    if not prepared.candidates:
-        raise InputError(f"suite {args.suite!r}: no candidates survived generation and labelling; nothing to audit")
-    if args.results:
-        options.results = args.results
+    config = _config(args)
+    given = _given(args)
+    demo = not args.verifier and not (config and config.verifiers)
+    if demo:  # the reference verifiers of the suite's own domain, side by side, no gate
+        choice = suite_choice(given, config)
+        options, timeout = audit_options(given, config, enforce_gate=False)
+        groups = [Group(choice, options, [], timeout)]
     else:
-        options.results = default_cache_dir() / f"results-{fingerprint(run_settings(prepared, specs, options))}.jsonl"
-    reports = audit(prepared, specs, options)
+        groups = make_groups(given, config, args.verifier, args.style)
+    reports = []
+    for group in groups:
+        reports += _run_group(args, group, demo)
+    _write_outputs(args, reports, config)
+    if demo:
+        return EXIT_OK
+    return EXIT_OK if all(r.gate.passed for r in reports) else EXIT_GATE
+
+
+def _run_group(args, group: Group, demo: bool) -> list:
+    prepared, reports = audit_group(group, args.results)
     if demo or len(reports) > 1:
         print(render_side_by_side(reports))
     else:
         print(render_report(reports[0], all_categories=args.all_categories))
     # Mutation analysis: per task for the verifier the domain names (its visible tests), or
     # for all with --by-task; totals otherwise.
-    survival_of = getattr(domain, "survival_verifier", None) if demo else None
+    survival_of = getattr(get_domain(prepared.domain), "survival_verifier", None) if demo else None
     for r in reports:
         name = r.verifier.rpartition(":")[2]
         if r.mutant_survival is not None and (args.by_task or name == survival_of or (not demo and len(reports) == 1)):
             print("\n" + render_survival(r, by_task=args.by_task or name == survival_of))
-    if args.markdown:
-        from .report.markdown import to_markdown
-
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(to_markdown(reports), encoding="utf-8")
-    if args.junit:
-        from .report.junit import to_junit
-
-        args.junit.parent.mkdir(parents=True, exist_ok=True)
-        args.junit.write_text(to_junit(reports), encoding="utf-8")
-    if args.json:
-        payload = reports[0] if len(reports) == 1 else ReportSet(tool_version=__version__, reports=reports)
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(to_json(payload, indent=2) + "\n", encoding="utf-8")
-    print(f"results: {options.results}", file=sys.stderr)
-    if demo:
-        return EXIT_OK
-    return EXIT_OK if all(r.gate.passed for r in reports) else EXIT_GATE
+    print(f"results: {group.options.results}", file=sys.stderr)
+    return reports
 
 
 def cmd_generate(args) -> int:
-    options = _options(args, enforce_gate=False)
-    prepared = _prepare(args, options)
+    config = _config(args)
+    given = _given(args)
+    options, _ = audit_options(given, config, enforce_gate=False)
+    prepared = prepare_group(suite_choice(given, config), options)
     out = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
     try:
         for c in prepared.candidates:
@@ -261,7 +299,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_INPUT
-    handler = {"run": cmd_run, "generate": cmd_generate, "catalog": cmd_catalog, "diff": cmd_diff}[args.command]
+    handler = {"run": cmd_run, "generate": cmd_generate, "catalog": cmd_catalog, "diff": cmd_diff,
+               "checklist": cmd_checklist}[args.command]
     try:
         return handler(args)
     except InputError as exc:

@@ -1,0 +1,236 @@
+"""Project configuration: ``[tool.verifier_audit]`` in a verifier repository's pyproject.toml.
+
+A verifier repository says once what to audit and how strictly; then a bare
+``verifier-audit run`` (and the pytest plugin) audits exactly that and gates on it::
+
+    [tool.verifier_audit]
+    suite = "math"
+    workers = 2
+
+    [tool.verifier_audit.gate]
+    max_debt = 0.05
+
+    [[tool.verifier_audit.verifiers]]
+    spec = "rewards.py:accuracy_reward"
+
+    [[tool.verifier_audit.waivers]]
+    category = "math.near_miss.rounding"
+    reason = "answers are rounded to 2 places by the task statement"
+    expires = 2027-03-01
+
+Command-line options override the file. Paths in the file are relative to the file.
+Invalid configuration is an ``InputError`` (exit 2) naming the file, the line, the key and
+what is allowed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import InputError
+from .models import GateConfig
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+TABLE = "tool.verifier_audit"
+Rate = Field(default=None, ge=0.0, le=1.0)
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class GateSection(_Section):
+    max_debt: Optional[float] = Rate
+    max_category: Optional[float] = Rate
+    max_false_rejection: Optional[float] = Rate
+
+
+class VerifierEntry(_Section):
+    """One verifier to audit; unset fields fall back to the top-level ones."""
+
+    spec: str = Field(min_length=3)  # "rewards.py:fn" or "package.module:fn"
+    style: Literal["auto", "native", "pair", "verl", "trl"] = "auto"
+    suite: Optional[str] = None
+    format: Optional[str] = None
+    split: Optional[Literal["train", "heldout", "shifted"]] = None
+    limit: Optional[int] = Field(default=None, ge=1)
+    threshold: Optional[float] = Rate
+    gate: GateSection = Field(default_factory=GateSection)
+
+
+class Waiver(_Section):
+    """Accepted debt in one category, with the reason it is accepted and until when."""
+
+    category: str = Field(min_length=3)
+    reason: str = Field(min_length=3)
+    expires: Optional[_dt.date] = None  # the waiver stops applying the day after
+    verifier: Optional[str] = None  # spec of the one verifier it applies to (default: all)
+    max_rate: Optional[float] = Rate  # accepted false acceptance (default: any)
+
+    def active(self, today: _dt.date) -> bool:
+        return self.expires is None or today <= self.expires
+
+
+class ProjectConfig(_Section):
+    suite: str = "math"
+    format: str = "jsonl"
+    split: Optional[Literal["train", "heldout", "shifted"]] = None
+    limit: Optional[int] = Field(default=None, ge=1)
+    seed: int = 0
+    workers: Optional[int] = Field(default=None, ge=1, le=256)
+    timeout: Optional[float] = Field(default=None, gt=0)
+    oracle_timeout: Optional[float] = Field(default=None, gt=0)
+    memory_mb: Optional[int] = Field(default=None, ge=64)
+    threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    probe_sample: Optional[int] = Field(default=None, ge=0)  # determinism/thread probes; 0: none
+    report_dir: Optional[str] = None  # write every report format here after each run
+    gate: GateSection = Field(default_factory=GateSection)
+    verifiers: list[VerifierEntry] = Field(default_factory=list)
+    waivers: list[Waiver] = Field(default_factory=list)
+    #: where the configuration came from (set by the loader; not a key of the file)
+    path: Optional[Path] = Field(default=None, exclude=True)
+
+    def resolve_path(self, value: str) -> str:
+        """A path written in the file, as seen from the current directory."""
+        if self.path is None or os.path.isabs(value):
+            return value
+        return os.path.relpath(self.path.parent / value)
+
+    def resolve_spec(self, spec: str) -> str:
+        target, sep, attr = spec.rpartition(":")
+        if target.endswith(".py") or "/" in target:
+            return f"{self.resolve_path(target)}{sep}{attr}"
+        return spec
+
+    def entry_for(self, spec: str) -> Optional[VerifierEntry]:
+        """The [[verifiers]] entry of this spec, if the file has one."""
+        key = spec_key(spec)
+        return next((e for e in self.verifiers if spec_key(self.resolve_spec(e.spec)) == key), None)
+
+    def gate_for(self, spec: str, entry: Optional[VerifierEntry] = None, *,
+                 today: Optional[_dt.date] = None, extra_waived: tuple[str, ...] = ()) -> GateConfig:
+        """The gate one verifier is held to: defaults < [gate] < the verifier's own [gate],
+        with the waivers that apply to it today."""
+        today = today or _dt.date.today()
+        base = GateConfig()
+        values = {k: v for k, v in self.gate.model_dump().items() if v is not None}
+        if entry is not None:
+            values.update({k: v for k, v in entry.gate.model_dump().items() if v is not None})
+        waived, limits = list(extra_waived), {}
+        for w in self.waivers:
+            if not w.active(today) or (w.verifier is not None and spec_key(self.resolve_spec(w.verifier)) != spec_key(spec)):
+                continue
+            if w.max_rate is None:
+                waived.append(w.category)
+            else:
+                limits[w.category] = w.max_rate
+        return base.model_copy(update={**values, "waived_categories": sorted(set(waived)), "category_limits": limits})
+
+    def expired_waivers(self, today: Optional[_dt.date] = None) -> list[Waiver]:
+        today = today or _dt.date.today()
+        return [w for w in self.waivers if not w.active(today)]
+
+
+def spec_key(spec: str) -> str:
+    """A verifier spec in a form that compares equal however its file path was written."""
+    target, sep, attr = spec.rpartition(":")
+    if target.endswith(".py") or "/" in target:
+        return f"{os.path.realpath(target)}{sep}{attr}"
+    return spec
+
+
+def find_config(start: Optional[Path] = None) -> Optional[Path]:
+    """The nearest pyproject.toml at or above ``start`` that has a [tool.verifier_audit] table."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                text = candidate.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if re.search(r"^\s*\[\[?\s*tool\.verifier_audit\b", text, re.MULTILINE):
+                return candidate
+    return None
+
+
+def load_config(path: Path) -> ProjectConfig:
+    """Read and validate ``[tool.verifier_audit]`` of ``path``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the configuration ({exc.strerror or exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML: {exc}") from None
+    table: Any = data.get("tool", {}).get("verifier_audit")
+    if table is None:
+        raise InputError(f"{path}: no [{TABLE}] table; add one (see README, 'Project configuration')")
+    if not isinstance(table, dict):
+        raise InputError(f"{path}: [{TABLE}] must be a table, got {type(table).__name__}")
+    try:
+        config = ProjectConfig.model_validate(table)
+    except ValidationError as exc:
+        raise InputError(_explain(path, text, exc)) from None
+    config.path = path.resolve()
+    return config
+
+
+def _explain(path: Path, text: str, exc: ValidationError) -> str:
+    """One line per problem: file:line, the key's dotted place, what is wrong, what is allowed."""
+    lines = []
+    for err in exc.errors():
+        loc = [str(p) for p in err["loc"]]
+        key = next((p for p in reversed(loc) if not p.isdigit()), TABLE)
+        where = TABLE + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc)
+        line = _line_of(text, key)
+        prefix = f"{path}:{line}" if line else str(path)
+        if err["type"] == "extra_forbidden":
+            allowed = _allowed_keys(loc[:-1])
+            lines.append(f"{prefix}: unknown key {where!s}; allowed keys here: {', '.join(allowed)}")
+        elif err["type"] == "literal_error":
+            lines.append(f"{prefix}: {where} = {err['input']!r} is not allowed; {err['msg'].lower()}")
+        elif err["type"] == "missing":
+            lines.append(f"{prefix}: {where} is required")
+        else:
+            lines.append(f"{prefix}: {where} = {err.get('input')!r}: {err['msg']}")
+    return "invalid configuration:\n  " + "\n  ".join(lines)
+
+
+def _allowed_keys(loc: list[str]) -> list[str]:
+    model: type[BaseModel] = ProjectConfig
+    for part in loc:
+        if part.isdigit():
+            continue
+        annotation = model.model_fields[part].annotation
+        inner = getattr(annotation, "__args__", (annotation,))[0]
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            model = inner
+    return [name for name, f in model.model_fields.items() if not f.exclude]
+
+
+def _line_of(text: str, key: str) -> Optional[int]:
+    """Line number of the first ``key =`` (or ``[...key]`` table) inside our tables."""
+    inside = False
+    pattern = re.compile(rf"^\s*(\"?{re.escape(key)}\"?\s*=|\[\[?\s*{re.escape(TABLE)}\.{re.escape(key)}\b)")
+    for number, line in enumerate(text.splitlines(), 1):
+        header = re.match(r"^\s*\[\[?\s*([^\]]+?)\s*\]", line)
+        if header:
+            inside = header.group(1).startswith(TABLE)
+            if inside and pattern.match(line):
+                return number
+            continue
+        if inside and pattern.match(line):
+            return number
+    return None

@@ -1,0 +1,157 @@
+"""What one run audits: the verifiers, grouped by the suite and options they share.
+
+Both front ends that read the project configuration (the ``run`` command and the pytest
+plugin) come through here, so a value means the same in both. Precedence, lowest first:
+built-in defaults < ``[tool.verifier_audit]`` < the verifier's own entry < explicit
+options (command line, fixture arguments).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from .config import ProjectConfig, VerifierEntry
+from .domains import get_domain
+from .engine.audit import (
+    AuditOptions,
+    Prepared,
+    audit,
+    default_cache_dir,
+    prepare,
+    run_settings,
+)
+from .engine.store import fingerprint
+from .errors import InputError
+from .loading import VerifierSpec, resolve
+from .models import GateConfig, Report
+from .suites import load_suite, select
+
+DEFAULT_WORKERS = max(1, min(os.cpu_count() or 2, 8))
+
+
+@dataclass
+class SuiteChoice:
+    suite: str = "math"
+    format: str = "jsonl"
+    split: Optional[str] = None
+    limit: Optional[int] = None
+    fields: list[str] = field(default_factory=list)
+    domain: Optional[str] = None
+    db_dir: Optional[str] = None
+
+    def key(self) -> tuple:
+        return (self.suite, self.format, self.split, self.limit, tuple(self.fields), self.domain, self.db_dir)
+
+
+@dataclass
+class Group:
+    """Verifiers audited together: same candidates, same options, same gate."""
+
+    choice: SuiteChoice
+    options: AuditOptions
+    specs: list[VerifierSpec]
+    timeout: Optional[float] = None  # None: the domain's default_timeout, else 10 s
+
+
+def _first(*values):
+    return next((v for v in values if v is not None), None)
+
+
+def suite_choice(given: dict[str, Any], config: Optional[ProjectConfig], entry: Optional[VerifierEntry] = None) -> SuiteChoice:
+    e = entry or VerifierEntry.model_construct(spec="")  # all-None overrides
+    c = config or ProjectConfig()
+    suite = _first(given.get("suite"), e.suite, c.suite)
+    if given.get("suite") is None and config is not None and os.path.exists(config.resolve_path(suite)):
+        suite = config.resolve_path(suite)  # a suite file named in the config, relative to it
+    return SuiteChoice(
+        suite=suite,
+        format=_first(given.get("format"), e.format, c.format),
+        split=_first(given.get("split"), e.split, c.split),
+        limit=_first(given.get("limit"), e.limit, c.limit),
+        fields=list(given.get("fields") or []),
+        domain=given.get("domain"),
+        db_dir=given.get("db_dir"),
+    )
+
+
+def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: str = "",
+                  entry: Optional[VerifierEntry] = None, *, enforce_gate: bool = True) -> tuple[AuditOptions, Optional[float]]:
+    """Options for one verifier, and the explicit per-call timeout (None: domain default)."""
+    c = config or ProjectConfig()
+    gate = c.gate_for(spec, entry, extra_waived=tuple(given.get("waive") or ())) if config else \
+        GateConfig(waived_categories=list(given.get("waive") or ()))
+    gate = gate.model_copy(update={k: given[k] for k in ("max_debt", "max_category", "max_false_rejection")
+                                   if given.get(k) is not None})
+    options = AuditOptions(
+        seed=_first(given.get("seed"), c.seed, 0),
+        workers=max(1, _first(given.get("workers"), c.workers, DEFAULT_WORKERS)),
+        oracle_timeout=_first(given.get("oracle_timeout"), c.oracle_timeout, 10.0),
+        memory_mb=_first(given.get("memory_mb"), c.memory_mb, 4096) or None,
+        threshold=_first(given.get("threshold"), entry.threshold if entry else None, c.threshold, 0.5),
+        gate=gate,
+        enforce_gate=enforce_gate,
+        resume=bool(given.get("resume")),
+        cache_dir=None if given.get("no_cache") else default_cache_dir(),
+        progress=given.get("progress"),
+        origins=tuple(given["origins"]) if given.get("origins") else None,
+        probe_sample=max(0, _first(given.get("probe_sample"), c.probe_sample, 24)),
+    )
+    return options, _first(given.get("timeout"), c.timeout)
+
+
+def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifiers: list[str],
+                style: str = "auto") -> list[Group]:
+    """One group per distinct (suite, options); verifiers keep their order inside a group.
+
+    ``verifiers`` empty: those of the config. The specs are resolved here, so a typo fails
+    before the (longer) candidate preparation."""
+    if not verifiers and config is not None:
+        verifiers = [config.resolve_spec(e.spec) for e in config.verifiers]
+    groups: dict[str, Group] = {}
+    for spec in verifiers:
+        entry = config.entry_for(spec) if config is not None else None
+        chosen_style = style if style != "auto" or entry is None else entry.style
+        resolved = resolve(spec, chosen_style)
+        choice = suite_choice(given, config, entry)
+        options, timeout = audit_options(given, config, spec, entry)
+        key = json.dumps([choice.key(), options.threshold, options.gate.model_dump(), timeout], default=str)
+        if key not in groups:
+            groups[key] = Group(choice, options, [], timeout)
+        groups[key].specs.append(resolved)
+    return list(groups.values())
+
+
+def prepare_group(choice: SuiteChoice, options: AuditOptions) -> Prepared:
+    suite = load_suite(choice.suite, fields=choice.fields, fmt=choice.format, domain=choice.domain, db_dir=choice.db_dir)
+    if choice.limit is not None and choice.limit < 1:
+        raise InputError(f"--limit {choice.limit}: must be at least 1")
+    tasks = select(suite, choice.split, choice.limit)
+    return prepare(suite.name, suite.content_hash, tasks, options, split=choice.split, limit=choice.limit)
+
+
+def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared, list[Report]]:
+    """Prepare the group's candidates and audit its verifiers (the suite's reference
+    verifiers when it names none). Results stream to ``results`` (default: the cache)."""
+    options = group.options
+    prepared = prepare_group(group.choice, options)
+    domain = get_domain(prepared.domain)
+    specs = unique_names(group.specs or [resolve(spec) for spec in domain.reference_verifiers.values()])
+    # Hangs are part of some domains' catalogs: those domains have their own default.
+    options.timeout = group.timeout or getattr(domain, "default_timeout", 10.0)
+    if not prepared.candidates:
+        raise InputError(f"suite {group.choice.suite!r}: no candidates survived generation and labelling; nothing to audit")
+    options.results = results or default_cache_dir() / f"results-{fingerprint(run_settings(prepared, specs, options))}.jsonl"
+    return prepared, audit(prepared, specs, options)
+
+
+def unique_names(specs: list[VerifierSpec]) -> list[VerifierSpec]:
+    seen: dict[str, int] = {}
+    out = []
+    for s in specs:
+        seen[s.name] = seen.get(s.name, 0) + 1
+        out.append(s if seen[s.name] == 1 else VerifierSpec(s.spec, f"{s.name}#{seen[s.name]}", s.style))
+    return out

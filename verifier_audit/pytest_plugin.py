@@ -1,0 +1,237 @@
+"""The pytest plugin (registered through the ``pytest11`` entry point: installing the
+package is enough).
+
+    def test_reward_is_sound(verifier_audit):
+        verifier_audit.assert_coverage("rewards.py:accuracy_reward", suite="math", max_debt=0.05)
+
+    @pytest.mark.verifier_audit("rewards.py:accuracy_reward", suite="math")
+    def test_reward_passes_its_gate():
+        pass
+
+Defaults come from ``[tool.verifier_audit]`` in the project's pyproject.toml (waivers
+included), as for ``verifier-audit run``. Audits are cached for the session, so several
+tests on one verifier cost one audit. Under pytest-xdist every worker audits what its
+tests ask for and sends its summary rows to the controller, which prints them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+import pytest
+
+SUMMARY_KEY = "verifier_audit_summary"
+_STASH = pytest.StashKey["_AuditSession"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("verifier-audit")
+    group.addoption("--verifier-audit-report", metavar="DIR", default=None,
+                    help="write each audit's report (JSON and Markdown) into DIR")
+    group.addoption("--verifier-audit-limit", metavar="N", type=int, default=None,
+                    help="audit at most the first N tasks of each suite: a quick local run")
+    group.addoption("--verifier-audit-workers", metavar="N", type=int, default=None,
+                    help="worker processes per audit (default: the config's, else the cores)")
+    group.addoption("--verifier-audit-no-config", action="store_true",
+                    help="ignore [tool.verifier_audit] in pyproject.toml")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "verifier_audit(verifier, suite=None, **options): audit this verifier before the test body; "
+        "the test fails when the verifier does not pass its gate",
+    )
+    config.stash[_STASH] = _AuditSession(config)
+
+
+class _AuditSession:
+    """What one pytest session audited: the cache and the summary rows."""
+
+    def __init__(self, config: pytest.Config):
+        self.pytest_config = config
+        self.reports: dict[str, Any] = {}  # cache key -> Report
+        self.rows: list[dict] = []  # terminal summary, in audit order
+        self._project: Any = False  # not read yet
+        self._tmpdir: Optional[tempfile.TemporaryDirectory] = None
+
+    def _tmp(self) -> tempfile.TemporaryDirectory:
+        if self._tmpdir is None:
+            self._tmpdir = tempfile.TemporaryDirectory(prefix="verifier-audit-pytest-")
+        return self._tmpdir
+
+    def close(self) -> None:
+        if self._tmpdir is not None:
+            self._tmpdir.cleanup()
+
+    @property
+    def project(self):
+        if self._project is False:
+            from .config import find_config, load_config
+            from .errors import InputError
+
+            self._project = None
+            if not self.pytest_config.getoption("verifier_audit_no_config"):
+                path = find_config(Path(self.pytest_config.rootpath))
+                if path is not None:
+                    try:
+                        self._project = load_config(path)
+                    except InputError as exc:  # every test that audits fails with it, not only the first
+                        self._project = exc
+        if isinstance(self._project, Exception):
+            raise self._project
+        return self._project
+
+    def _spec(self, verifier: Union[str, Callable], style: Optional[str]):
+        from .loading import from_callable, resolve
+
+        if callable(verifier):
+            return from_callable(verifier, style)
+        target, sep, attr = verifier.rpartition(":")
+        root = Path(self.pytest_config.rootpath)
+        # A file path is found from the current directory first, then from the rootdir.
+        if target.endswith(".py") and not Path(target).exists() and (root / target).exists():
+            verifier = f"{root / target}{sep}{attr}"
+        return resolve(verifier, style)
+
+    def audit(self, verifier: Union[str, Callable], suite: Optional[str] = None, **options) -> Any:
+        from .plan import Group, audit_group, audit_options, suite_choice
+
+        style = options.pop("style", None)
+        spec = self._spec(verifier, style)
+        quick = self.pytest_config.getoption("verifier_audit_limit")
+        workers = self.pytest_config.getoption("verifier_audit_workers")
+        given = {"suite": suite, "progress": False, **options}
+        if quick is not None:
+            given["limit"] = min(quick, given.get("limit") or quick)
+        if workers is not None and given.get("workers") is None:
+            given["workers"] = workers
+        project = self.project
+        entry = project.entry_for(spec.spec) if project is not None else None
+        choice = suite_choice(given, project, entry)
+        audit_opts, timeout = audit_options(given, project, spec.spec, entry)
+        key = json.dumps([spec.spec, id(spec.function) if spec.function else None, spec.style, choice.key(),
+                          audit_opts.seed, audit_opts.threshold, audit_opts.gate.model_dump(), timeout,
+                          audit_opts.origins], default=str)
+        if key not in self.reports:
+            # Results go to a private file: xdist workers may audit the same verifier at once.
+            results = Path(self._tmp().name) / f"results-{len(self.reports)}.jsonl"
+            report = audit_group(Group(choice, audit_opts, [spec], timeout), results)[1][0]
+            self.reports[key] = report
+            self._record(report)
+        return self.reports[key]
+
+    def _record(self, report) -> None:
+        self.rows.append({
+            "verifier": report.verifier, "suite": report.suite, "n": report.n_candidates,
+            "debt": report.coverage_debt, "debt_low": report.coverage_debt_ci.low,
+            "debt_high": report.coverage_debt_ci.high, "fa": report.false_acceptance_rate,
+            "fr": report.false_rejection_rate, "passed": report.gate.passed,
+        })
+        out = self.pytest_config.getoption("verifier_audit_report")
+        if out:
+            from .models import to_json
+            from .report.markdown import to_markdown
+
+            folder = Path(out)
+            folder.mkdir(parents=True, exist_ok=True)
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{report.verifier}-{report.suite}").strip("_")[-120:]
+            (folder / f"{stem}.json").write_text(to_json(report, indent=2) + "\n", encoding="utf-8")
+            (folder / f"{stem}.md").write_text(to_markdown([report]), encoding="utf-8")
+
+
+class VerifierAudit:
+    """The ``verifier_audit`` fixture."""
+
+    def __init__(self, session: _AuditSession, item: Optional[pytest.Item] = None):
+        self._session = session
+        self._item = item
+
+    @property
+    def report(self):
+        """The report of the verifier named by this test's ``verifier_audit`` marker."""
+        report = getattr(self._item, "_verifier_audit_report", None)
+        if report is None:
+            raise RuntimeError("no verifier_audit marker on this test: call verifier_audit.audit(...) instead")
+        return report
+
+    def audit(self, verifier: Union[str, Callable], suite: Optional[str] = None, **options) -> Any:
+        """Audit ``verifier`` (a ``path.py:function`` / ``module:function`` spec, or a callable)
+        on ``suite`` and return its Report. Options are those of ``verifier_audit.audit``."""
+        from .errors import InputError
+
+        try:
+            return self._session.audit(verifier, suite, **options)
+        except InputError as exc:  # a bad spec, suite or config: the message is the whole story
+            pytest.fail(f"verifier-audit: {exc}", pytrace=False)
+
+    def assert_coverage(self, verifier: Union[str, Callable], suite: Optional[str] = None, *,
+                        max_debt: Optional[float] = None, max_false_rejection: Optional[float] = None,
+                        max_category: Optional[float] = None, **options) -> Any:
+        """Audit and fail the test, with the worst escapes and the command that reproduces
+        it, when the verifier does not pass its gate. Returns the Report."""
+        from .report.failure import explain_failure
+
+        report = self.audit(verifier, suite, max_debt=max_debt, max_false_rejection=max_false_rejection,
+                            max_category=max_category, **options)
+        if not report.gate.passed:
+            pytest.fail(explain_failure(report), pytrace=False)
+        return report
+
+
+@pytest.fixture
+def verifier_audit(request: pytest.FixtureRequest) -> VerifierAudit:
+    """Audit verifiers from a test: ``verifier_audit.audit(...)`` returns a Report,
+    ``verifier_audit.assert_coverage(...)`` fails the test when the gate fails."""
+    return VerifierAudit(request.config.stash[_STASH], request.node)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    marker = item.get_closest_marker("verifier_audit")
+    if marker is None:
+        return
+    kwargs = dict(marker.kwargs)
+    verifier = marker.args[0] if marker.args else kwargs.pop("verifier", None)
+    if verifier is None:
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.verifier_audit needs the verifier, "
+                                "e.g. @pytest.mark.verifier_audit('rewards.py:accuracy_reward', suite='math')")
+    fixture = VerifierAudit(item.config.stash[_STASH], item)
+    item._verifier_audit_report = fixture.assert_coverage(verifier, **kwargs)  # type: ignore[attr-defined]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # An xdist worker hands its rows to the controller (see pytest_testnodedown).
+    state = session.config.stash[_STASH]
+    state.close()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[SUMMARY_KEY] = json.dumps(state.rows)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    rows = json.loads(getattr(node, "workeroutput", {}).get(SUMMARY_KEY, "[]"))
+    state = node.config.stash[_STASH]
+    seen = {(r["verifier"], r["suite"], r["n"]) for r in state.rows}
+    state.rows += [r for r in rows if (r["verifier"], r["suite"], r["n"]) not in seen]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    if getattr(config, "workeroutput", None) is not None:
+        return
+    rows = config.stash[_STASH].rows
+    if not rows:
+        return
+    from .report.failure import display_spec
+
+    terminalreporter.write_sep("=", "verifier-audit")
+    for r in rows:
+        terminalreporter.write_line(
+            f"{display_spec(r['verifier'])} on {r['suite']} ({r['n']} candidates): coverage debt {r['debt']:.3f} "
+            f"[{r['debt_low']:.3f}, {r['debt_high']:.3f}], FA {100 * r['fa']:.1f}%, FR {100 * r['fr']:.1f}% "
+            f"— gate {'passed' if r['passed'] else 'FAILED'}")
