@@ -32,6 +32,8 @@ from .plan import (
 from .report.checklist import add_parser as add_checklist_parser
 from .report.checklist import run as cmd_checklist
 from .report.terminal import render_report, render_side_by_side, render_survival
+from .samples.cli import add_parser as add_sample_parser
+from .samples.cli import run as cmd_sample
 from .suites import FORMATS
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -129,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="exit 1 when the debt rose, a category got worse or a security finding appeared")
 
     add_checklist_parser(sub)
+    add_sample_parser(sub)
 
     cat = sub.add_parser("catalog", help="list failure categories and catalog entries with their rationale")
     cat.add_argument("--domain", default="math")
@@ -300,7 +303,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return EXIT_INPUT
     handler = {"run": cmd_run, "generate": cmd_generate, "catalog": cmd_catalog, "diff": cmd_diff,
-               "checklist": cmd_checklist}[args.command]
+               "checklist": cmd_checklist, "sample": cmd_sample}[args.command]
     try:
         return handler(args)
     except InputError as exc:

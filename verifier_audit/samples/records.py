@@ -1,0 +1,234 @@
+"""The samples file: JSONL, a manifest on the first line, then one sample per line.
+
+    {"manifest": {"format": "verifier-audit-samples", "format_version": 1, "model": ..., ...}}
+    {"task_id": "math-0001", "sample_index": 0, "prompt": ..., "text": ..., "token_ids": [...], ...}
+
+Reading validates every line and names ``file:line`` in every error. See docs/samples.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from ..errors import InputError
+
+FORMAT = "verifier-audit-samples"
+FORMAT_VERSION = 1
+
+LogprobsKind = Literal["raw", "processed"]
+FinishReason = Literal["stop", "length"]
+
+
+class SamplingParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(ge=1)
+    temperature: float = Field(ge=0)
+    top_p: float = Field(gt=0, le=1)
+    max_tokens: int = Field(ge=1)
+    top_k_logprobs: int = Field(ge=0)
+    logprobs_kind: LogprobsKind = "raw"
+    batch_size: int = Field(ge=1)  # part of what makes the bytes reproducible (docs/samples.md)
+
+
+class Manifest(BaseModel):
+    """What produced the samples: enough to reproduce them, and to refuse to mix runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["verifier-audit-samples"] = FORMAT
+    format_version: int = FORMAT_VERSION
+    model: str  # the model directory, resolved
+    model_name: str  # its last path component
+    model_fingerprint: str  # sha256 of config.json and the weight files' names and sizes
+    backend: str
+    backend_versions: dict[str, str] = Field(default_factory=dict)  # torch, transformers, ...
+    device: str = ""
+    dtype: str = ""
+    seed: int
+    sampling: SamplingParams
+    template: str  # "plain" | "chat"
+    template_text: str
+    suite: str
+    suite_hash: str = ""
+    task_count: int
+    tasks_hash: str  # sha256 of the selected tasks' ids and prompts, in order
+    tool_version: str
+
+
+class Sample(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    sample_index: int = Field(ge=0)
+    split: str = "train"
+    model: str
+    prompt: str  # as given to the model, after the template
+    text: str  # the completion, without the stop token
+    token_ids: list[int]  # the sampled tokens, the stop token included when finish_reason is "stop"
+    logprobs: list[float]  # of each sampled token, under the distribution logprobs_kind names
+    top_logprobs: list[dict[int, float]] = Field(default_factory=list)  # per token, K best; [] when K = 0
+    logprobs_kind: LogprobsKind
+    finish_reason: FinishReason
+
+    @field_validator("logprobs")
+    @classmethod
+    def _finite_nonpositive(cls, v: list[float]) -> list[float]:
+        for i, x in enumerate(v):
+            if not (x <= 0.0 and x > float("-inf")):
+                raise ValueError(f"logprob {i} is {x}: must be finite and <= 0")
+        return v
+
+    @model_validator(mode="after")
+    def _lengths(self) -> Sample:
+        if len(self.logprobs) != len(self.token_ids):
+            raise ValueError(f"{len(self.token_ids)} token_ids but {len(self.logprobs)} logprobs")
+        if self.top_logprobs and len(self.top_logprobs) != len(self.token_ids):
+            raise ValueError(f"{len(self.token_ids)} token_ids but {len(self.top_logprobs)} top_logprobs entries")
+        return self
+
+
+def dumps(obj: BaseModel) -> str:
+    """One line of the file (no newline): compact, ASCII, keys in field order."""
+    return json.dumps(obj.model_dump(mode="json"), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+
+
+def manifest_line(manifest: Manifest) -> str:
+    return json.dumps({"manifest": manifest.model_dump(mode="json")}, ensure_ascii=True,
+                      separators=(",", ":"), allow_nan=False)
+
+
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
+
+
+def parse_manifest(path: Path, line: str) -> Manifest:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:1: invalid JSON ({exc.msg} at column {exc.colno}); "
+                         "the first line of a samples file is its manifest") from None
+    if not isinstance(obj, dict) or "manifest" not in obj:
+        raise InputError(f"{path}:1: not a samples file: the first line must be {{\"manifest\": ...}}")
+    try:
+        return Manifest.model_validate(obj["manifest"])
+    except ValidationError as exc:
+        raise InputError(f"{path}:1: invalid manifest ({_problems(exc)})") from None
+
+
+def parse_sample(path: Path, lineno: int, line: str) -> Sample:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(obj, dict):
+        raise InputError(f"{path}:{lineno}: expected a JSON object, found {type(obj).__name__}")
+    try:
+        return Sample.model_validate(obj)
+    except ValidationError as exc:
+        raise InputError(f"{path}:{lineno}: invalid sample ({_problems(exc)})") from None
+
+
+def iter_samples(path) -> Iterator[tuple[int, Sample]]:
+    """(line number, sample) for every sample line; the manifest is checked, not yielded."""
+    path = Path(path)
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    with fh:
+        first = True
+        for lineno, raw in enumerate(fh, 1):
+            if not raw.endswith(b"\n"):
+                raise InputError(f"{path}:{lineno}: incomplete last line (the run was interrupted); "
+                                 "run the same `verifier-audit sample` command again to resume it")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"{path}:{lineno}: not UTF-8") from None
+            if first:
+                parse_manifest(path, line)
+                first = False
+                continue
+            if not line.strip():
+                continue
+            yield lineno, parse_sample(path, lineno, line)
+        if first:
+            raise InputError(f"{path}: empty; a samples file starts with its manifest line")
+
+
+def read_manifest(path) -> Manifest:
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    if not first.endswith(b"\n"):
+        raise InputError(f"{path}:1: missing or incomplete manifest line")
+    return parse_manifest(path, first.decode("utf-8", errors="replace"))
+
+
+class SamplesFile(BaseModel):
+    manifest: Manifest
+    samples: list[Sample]
+
+
+def read_samples(path, *, check_complete: bool = False) -> SamplesFile:
+    """The whole file, validated: every line, no duplicate (task, sample index), samples
+    consistent with the manifest (logprobs kind, n). ``check_complete``: every task of the
+    manifest has its n samples."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    samples, seen = [], {}
+    for lineno, s in iter_samples(path):
+        key = (s.task_id, s.sample_index)
+        if key in seen:
+            raise InputError(f"{path}:{lineno}: duplicate sample {s.task_id!r} #{s.sample_index} "
+                             f"(first on line {seen[key]})")
+        if s.sample_index >= manifest.sampling.n:
+            raise InputError(f"{path}:{lineno}: sample_index {s.sample_index} but the manifest says n="
+                             f"{manifest.sampling.n}")
+        if s.logprobs_kind != manifest.sampling.logprobs_kind:
+            raise InputError(f"{path}:{lineno}: logprobs_kind {s.logprobs_kind!r} but the manifest says "
+                             f"{manifest.sampling.logprobs_kind!r}")
+        seen[key] = lineno
+        samples.append(s)
+    if check_complete:
+        tasks = {s.task_id for s in samples}
+        expected = manifest.task_count * manifest.sampling.n
+        if len(samples) != expected or len(tasks) != manifest.task_count:
+            raise InputError(f"{path}: incomplete: {len(samples)} of {expected} samples "
+                             f"({manifest.task_count} tasks x n={manifest.sampling.n}); resume the run")
+    return SamplesFile(manifest=manifest, samples=samples)
+
+
+def manifest_differences(old: Manifest, new: Manifest) -> list[str]:
+    """Human-readable differences, field by field (sampling parameters one by one)."""
+    a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
+    out = []
+    for key in b:
+        if key == "sampling":
+            for sk in b[key]:
+                if a[key].get(sk) != b[key][sk]:
+                    out.append(f"{sk}: file {a[key].get(sk)!r}, now {b[key][sk]!r}")
+        elif a.get(key) != b[key]:
+            va, vb = a.get(key), b[key]
+            if isinstance(va, str) and len(va) > 60:
+                va = va[:57] + "..."
+            if isinstance(vb, str) and len(vb) > 60:
+                vb = vb[:57] + "..."
+            out.append(f"{key}: file {va!r}, now {vb!r}")
+    return out
