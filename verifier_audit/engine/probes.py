@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 THREADS = 4
 MAX_EXAMPLES = 5
-MAX_FAILURES = 3  # timeouts or crashes before a probe stops
+MAX_FAILURES = 1  # a timeout or crash is evidence enough: the probe stops (each costs a full limit)
 
 
 def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, seed: int) -> list[int]:
@@ -239,9 +239,10 @@ def _threads(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict
              options: AuditOptions) -> tuple[ProbeResult, bool]:
     mates = partners(prepared, verdicts, sample)
     # THREADS calls share one clock: room for all of them at the pace of the first pass (twice
-    # over, for contention), never less than one call's limit nor more than THREADS of them.
+    # over, for contention), never less than one call's limit nor more than two of them (a
+    # deadlock must not cost THREADS limits).
     slowest = max(verdicts[prepared.candidates[i].id].seconds for i in sample + mates)
-    timeout = min(options.timeout * THREADS, options.timeout + 2 * THREADS * slowest)
+    timeout = min(options.timeout * 2, options.timeout + 2 * THREADS * slowest)
     job = _make_job(spec, prepared, options, timeout, sample, mates)
     n = len(prepared.candidates)
     items = [n + j for j in range(len(sample))]

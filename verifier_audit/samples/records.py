@@ -82,6 +82,10 @@ class Sample(BaseModel):
     top_logprobs: list[dict[int, float]] = Field(default_factory=list)  # per token, K best; [] when K = 0
     logprobs_kind: LogprobsKind
     finish_reason: FinishReason
+    # The same tokens scored by a reference (base) model by teacher forcing
+    # (``verifier-audit logprobs``): its raw logprob of each sampled token, for KL estimates.
+    ref_logprobs: list[float] | None = None
+    ref_model: str | None = None
 
     @field_validator("logprobs")
     @classmethod
@@ -95,6 +99,8 @@ class Sample(BaseModel):
     def _lengths(self) -> Sample:
         if len(self.logprobs) != len(self.token_ids):
             raise ValueError(f"{len(self.token_ids)} token_ids but {len(self.logprobs)} logprobs")
+        if self.ref_logprobs is not None and len(self.ref_logprobs) != len(self.token_ids):
+            raise ValueError(f"{len(self.token_ids)} token_ids but {len(self.ref_logprobs)} ref_logprobs")
         if self.top_logprobs and len(self.top_logprobs) != len(self.token_ids):
             raise ValueError(f"{len(self.token_ids)} token_ids but {len(self.top_logprobs)} top_logprobs entries")
         return self

@@ -1,0 +1,48 @@
+"""Correctness of model samples by the domain's oracle, not by the verifier under audit.
+
+Samples are model output, so the oracle runs them in the engine's worker pool with the
+audit's time and memory limits (a completion may hang a parser or, in the code domain, be a
+program). Shared by ``score`` (false acceptance and rejection on real outputs) and
+``compare`` (pass@k, support).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Optional
+
+from ..domains import get_domain
+from ..engine import pool
+from ..engine.audit import _OracleJob, default_cache_dir
+from ..models import Candidate, Task
+
+
+def prepare_for_labels(tasks: Sequence[Task], seed: int = 0) -> list[Task]:
+    """Tasks as the oracle needs them (code: test cases; sql: fixtures), via the domain."""
+    if not tasks:
+        return []
+    domain = get_domain(tasks[0].domain)
+    prepare_tasks = getattr(domain, "prepare_tasks", None)
+    return list(prepare_tasks(list(tasks), seed, default_cache_dir())) if prepare_tasks else list(tasks)
+
+
+def label_texts(items: Sequence[tuple[str, str]], tasks: dict[str, Task], *, workers: int = 2,
+                timeout: float = 10.0, memory_mb: Optional[int] = 4096) -> list[tuple[Optional[str], str]]:
+    """``items``: (task id, completion text). Returns (label, reason) per item, in order:
+    label "correct" / "incorrect", or None when the oracle could not decide (reason says why:
+    ``oracle_timeout``, ``oracle_crash``, ``unknown task``, or the oracle's own reason)."""
+    results: list[tuple[Optional[str], str]] = [(None, "")] * len(items)
+    by_domain: dict[str, list[int]] = {}
+    for i, (task_id, _) in enumerate(items):
+        task = tasks.get(task_id)
+        if task is None:
+            results[i] = (None, f"unknown task {task_id!r}")
+        else:
+            by_domain.setdefault(task.domain, []).append(i)
+    for domain_name, indices in by_domain.items():
+        candidates = [Candidate(id=f"sample-{i}", task_id=items[i][0], text=items[i][1], origin="sampled",
+                                category=f"{domain_name}.sampled", label="incorrect") for i in indices]
+        job = _OracleJob(get_domain(domain_name), candidates, tasks)
+        for out in pool.run(job, range(len(candidates)), workers=workers, timeout=timeout, memory_mb=memory_mb):
+            results[indices[out.index]] = out.value if out.ok else (None, f"oracle_{out.error_kind}")
+    return results
