@@ -91,3 +91,31 @@ def test_setup_failure_is_a_clear_error():
 
 def test_empty_input_starts_nothing():
     assert list(pool.run(FailsSetup(), [], workers=2)) == []
+
+
+class StartsAThread:
+    def setup(self):
+        pass
+
+    def __call__(self, i):
+        import threading
+
+        box = []
+        t = threading.Thread(target=lambda: box.append(i))
+        t.start()
+        t.join()
+        return box[0]
+
+
+def test_workers_of_a_large_process_can_still_start_threads():
+    # A worker forked from a process that already maps more than --memory-mb (a notebook with
+    # torch loaded) once started above its own address-space limit: starting a thread then
+    # failed, or hung for good. The limit is headroom above the worker's starting size.
+    import mmap
+
+    big = mmap.mmap(-1, 6 * 1024**3, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0x4000))
+    try:
+        outs = list(pool.run(StartsAThread(), range(4), workers=2, timeout=10, memory_mb=512))
+    finally:
+        big.close()
+    assert sorted((o.index, o.ok, o.value) for o in outs) == [(i, True, i) for i in range(4)], [o.error for o in outs]

@@ -68,7 +68,7 @@ def _suite_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--seed", type=int, default=None, help="generation seed (default 0): same seed, same candidates")
     g.add_argument("--workers", type=int, default=None, help="worker processes (default: cores, at most 8)")
     g.add_argument("--oracle-timeout", type=_positive_float, default=None, help="hard limit per oracle call, seconds (default 10)")
-    g.add_argument("--memory-mb", type=int, default=None, help="address-space limit per worker (default 4096 MiB)")
+    g.add_argument("--memory-mb", type=int, default=None, help="address space a worker may add to what it maps at start (default 4096 MiB)")
     g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
     g.add_argument("--only", action="append", choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
                    help="audit only candidates of this origin (repeatable): near_miss, equivalent, known_bad; "

@@ -53,9 +53,22 @@ class Outcome:
     security: list[str] = field(default_factory=list)
 
 
+def _address_space() -> int:
+    """This process's current virtual size in bytes (0 when /proc is not there)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _limit_memory(memory_mb: Optional[int]) -> None:
+    # Headroom above what the worker already maps, not an absolute cap: a worker forked from
+    # a large process (a notebook with torch loaded maps over 4 GiB) would otherwise start
+    # above its limit, and then even starting a thread fails -- or hangs, when the new
+    # thread's own start-up hits MemoryError before it reports itself started.
     if memory_mb:
-        limit = memory_mb * 1024 * 1024
+        limit = _address_space() + memory_mb * 1024 * 1024
         try:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ValueError, OSError):

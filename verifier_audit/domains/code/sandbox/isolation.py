@@ -46,9 +46,19 @@ def prctl(option: int, value: int) -> None:
     _libc.prctl(option, value, 0, 0, 0)
 
 
+def _address_space() -> int:
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def limit_resources(timeout: float, memory_mb: int, nproc: int = 32) -> None:
     cpu = int(timeout) + 1
-    mem = memory_mb * 1024 * 1024
+    # Headroom above the run's starting size: a run forked from a large worker (target mode)
+    # must not start above its own limit (see engine/pool.py's _limit_memory).
+    mem = _address_space() + memory_mb * 1024 * 1024
     for res, value in (
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
         (resource.RLIMIT_AS, (mem, mem)),
