@@ -2,19 +2,20 @@
 
 Wired into ``verifier_audit/cli.py`` with ``add_parser(sub)`` in ``build_parser`` and
 ``"sample": run`` in ``main``'s handler table. Importing this module imports neither torch
-nor transformers: ``run`` checks for them and says how to install them.
+nor transformers: ``run`` checks what the chosen backend needs (``backends.REGISTRY``) and
+says how to install it.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from .backends import AVAILABLE, PLANNED
+from .backends import AVAILABLE, REGISTRY, missing_requirements
 
 EXIT_OK, EXIT_INPUT = 0, 2
-INSTALL_HINT = "pip install 'verifier-audit[samples]'"
 
 
 def _positive_int(text: str) -> int:
@@ -38,6 +39,13 @@ def _temperature(text: str) -> float:
     return value
 
 
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
 def _top_p(text: str) -> float:
     value = float(text)
     if not 0 < value <= 1:
@@ -51,7 +59,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Sample a local model on a suite's tasks; write JSONL: a manifest line, then one sample "
                     "per line with token ids and logprobs. Run the same command again to resume an "
                     "interrupted run (docs/samples.md).")
-    p.add_argument("--model", required=True, metavar="PATH", help="local Hugging Face model directory")
+    p.add_argument("--model", required=True, metavar="PATH",
+                   help="local Hugging Face model directory (openai: or the model's name on the server)")
     p.add_argument("--suite", default="math", help="built-in suite name or a JSONL file (default: math)")
     p.add_argument("--split", choices=("train", "heldout", "shifted"), help="sample one split only")
     p.add_argument("--limit", type=_positive_int, help="the first N tasks only")
@@ -59,7 +68,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--temperature", type=_temperature, default=0.6, help="default 0.6; 0 is greedy")
     p.add_argument("--top-p", type=_top_p, default=0.95, help="nucleus mass (default 0.95)")
     p.add_argument("--max-tokens", type=_positive_int, default=512, help="tokens per sample at most (default 512)")
-    p.add_argument("--batch-size", type=_positive_int, default=16, help="rows per forward pass (default 16)")
+    p.add_argument("--batch-size", type=_positive_int, default=16,
+                   help="samples per batch: hf's rows per forward pass; vllm's and openai's requests handed over "
+                        "at once; the unit of resume (default 16)")
     p.add_argument("--top-k-logprobs", type=_nonnegative_int, default=5,
                    help="top-K logprobs recorded per token (default 5; 0: none)")
     p.add_argument("--logprobs", choices=("raw", "processed"), default="raw",
@@ -68,11 +79,30 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="plain: the prompt as is; chat: the tokenizer's chat template (default plain)")
     p.add_argument("--seed", type=int, default=0, help="default 0: same seed, same samples")
     p.add_argument("--backend", default="hf", metavar="NAME",
-                   help=f"sampling backend: {', '.join(AVAILABLE)} (planned: {', '.join(PLANNED)})")
-    p.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
+                   help="sampling backend: " + "; ".join(f"{s.name}: {s.summary}" for s in REGISTRY.values())
+                   + " (default hf)")
+    p.add_argument("--device", default=None, help="hf: torch device (default: cuda when available, else cpu)")
+    p.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"), default=None,
+                   help="hf: default bfloat16 on CUDA, float32 on CPU; vllm: default auto")
     p.add_argument("--out", type=Path, default=Path("samples.jsonl"), help="output file (default samples.jsonl)")
     p.add_argument("--no-resume", action="store_true", help="start over, overwriting --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    o = p.add_argument_group("openai backend (docs/samples-backends.md)")
+    o.add_argument("--base-url", metavar="URL", help="the server, e.g. http://localhost:8000/v1")
+    o.add_argument("--api-key", metavar="KEY", default=None, help="bearer token (default: $OPENAI_API_KEY)")
+    o.add_argument("--served-model", metavar="NAME",
+                   help="the model's name on the server when --model is the local directory (default: --model)")
+    o.add_argument("--samples-per-request", type=_positive_int, default=1,
+                   help="samples of one task per request (n); >1 keeps draws per sample on vLLM V1 only (default 1)")
+    o.add_argument("--no-server-seed", dest="server_seed", action="store_false",
+                   help="do not send seed (for servers that refuse it): not reproducible")
+    o.add_argument("--prompts-per-request", type=_positive_int, default=16,
+                   help="prompts per request with --no-server-seed (default 16)")
+    o.add_argument("--concurrency", type=_positive_int, default=32,
+                   help="requests of a batch in flight at once (default 32)")
+    o.add_argument("--request-timeout", type=_positive_float, default=600.0, help="seconds per request (default 600)")
+    o.add_argument("--retries", type=_nonnegative_int, default=5,
+                   help="retries of a request on 429, 5xx or a connection error (default 5)")
     return p
 
 
@@ -81,27 +111,30 @@ def _error(message: str) -> int:
     return EXIT_INPUT
 
 
+OPENAI_OPTIONS = ("base_url", "api_key", "served_model", "samples_per_request", "prompts_per_request",
+                  "server_seed", "concurrency", "request_timeout", "retries")
+
+
 def run(args) -> int:
     from ..errors import InputError
 
-    if args.backend not in AVAILABLE:
-        if args.backend in PLANNED:
-            return _error(f"--backend {args.backend}: planned but not available yet; use --backend hf")
-        return _error(f"--backend {args.backend!r}: unknown; available: {', '.join(AVAILABLE)} "
-                      f"(planned: {', '.join(PLANNED)})")
-    missing = []
-    for module in ("torch", "transformers"):
-        try:
-            __import__(module)
-        except ImportError:
-            missing.append(module)
-    if missing:
-        return _error(f"sampling needs {' and '.join(missing)}, not installed here: {INSTALL_HINT}")
+    if args.backend not in REGISTRY:
+        return _error(f"--backend {args.backend!r}: unknown; available: {', '.join(AVAILABLE)}")
+    problem = missing_requirements(args.backend)
+    if problem:
+        return _error(problem)
     model = Path(args.model)
-    if not model.exists():
+    if args.backend == "openai":
+        if not args.base_url:
+            return _error("--backend openai needs --base-url (e.g. http://localhost:8000/v1)")
+    elif not model.exists():
         return _error(f"--model {args.model}: no such directory")
-    if not model.is_dir():
+    elif not model.is_dir():
         return _error(f"--model {args.model}: not a directory (a local Hugging Face model directory)")
+    options = {"device": args.device, "dtype": None if args.dtype == "auto" and args.backend == "hf" else args.dtype}
+    options.update({k: getattr(args, k, None) for k in OPENAI_OPTIONS})
+    if options["api_key"] is None:
+        options["api_key"] = os.environ.get("OPENAI_API_KEY") or None
 
     from ..suites import load_suite, select
     from .sample import sample_suite
@@ -110,11 +143,12 @@ def run(args) -> int:
         suite = load_suite(args.suite)
         tasks = select(suite, args.split, args.limit)
         result = sample_suite(
-            model, tasks, out_path=args.out, n=args.n, temperature=args.temperature, top_p=args.top_p,
-            max_tokens=args.max_tokens, batch_size=args.batch_size, top_k_logprobs=args.top_k_logprobs,
-            logprobs_kind=args.logprobs, template=args.template, seed=args.seed, backend=args.backend,
-            resume=not args.no_resume, progress=False if args.no_progress else None,
-            suite_name=suite.name, suite_hash=suite.content_hash, device=args.device,
+            args.model if args.backend == "openai" else model, tasks, out_path=args.out, n=args.n,
+            temperature=args.temperature, top_p=args.top_p, max_tokens=args.max_tokens,
+            batch_size=args.batch_size, top_k_logprobs=args.top_k_logprobs, logprobs_kind=args.logprobs,
+            template=args.template, seed=args.seed, backend=args.backend, resume=not args.no_resume,
+            progress=False if args.no_progress else None, suite_name=suite.name, suite_hash=suite.content_hash,
+            backend_options=options,
         )
     except InputError as exc:
         return _error(str(exc))

@@ -33,7 +33,6 @@ from .records import (
     parse_manifest,
     parse_sample,
 )
-from .seeding import sample_key
 from .templates import render, template_text
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
@@ -137,14 +136,18 @@ def sample_suite(
     suite_hash: str = "",
     device: str | None = None,
     dtype: str | None = None,
+    backend_options: dict | None = None,
 ) -> SampleRun:
     """Sample ``n`` completions of every task and write them to ``out_path``.
 
-    ``backend``: a name (``"hf"``) or a backend object already made (tests and benchmarks
-    reuse one loaded model). ``progress``: None shows a bar on stderr when it is a terminal.
+    ``backend``: a name in ``backends.REGISTRY`` (``"hf"``, ``"vllm"``, ``"openai"``) or a
+    backend object already made (tests and benchmarks reuse one loaded model);
+    ``backend_options``: the named backend's own options (``base_url`` for ``openai``, ...;
+    those it does not take are ignored). ``progress``: None shows a bar on stderr when it
+    is a terminal.
     """
     from ..engine.progress import Progress
-    from .backends import make_backend
+    from .backends import Prompt, SampleRequest, make_backend
 
     try:
         params = SamplingParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
@@ -160,19 +163,37 @@ def sample_suite(
         dup = next(i for i in ids if ids.count(i) > 1)
         raise InputError(f"duplicate task id {dup!r}: sample pairs are keyed by task id")
 
-    be = make_backend(backend, model_path, device=device, dtype=dtype) if isinstance(backend, str) else backend
-    model_dir = Path(model_path).resolve()
-    prompts, prompt_ids = [], []
+    if isinstance(backend, str):
+        options = {k: v for k, v in (backend_options or {}).items() if v is not None}
+        options.setdefault("device", device)
+        options.setdefault("dtype", dtype)
+        be = make_backend(backend, model_path, **options)
+    else:
+        be = backend
+    tokenizer = be.tokenizer
+    if template == "chat" and tokenizer is None:
+        raise InputError(f"--template chat: the {be.name} backend has no local tokenizer to apply the chat "
+                         "template with; give --model the local model directory (or use --template plain)")
+    prompts: list[Prompt] = []
     for t in tasks:
-        text, special = render(template, be.tokenizer, t.prompt)
-        prompts.append(text)
-        prompt_ids.append(be.encode(text, add_special_tokens=special))
-        if not prompt_ids[-1]:
+        text, special = render(template, tokenizer, t.prompt)
+        ids = tuple(be.encode(text, add_special_tokens=special)) if tokenizer is not None else None
+        if ids == () or (ids is None and not text):
             raise InputError(f"task {t.id!r}: its prompt encodes to no tokens")
+        prompts.append(Prompt(text=text, token_ids=ids, add_special_tokens=special))
+    local_dir = getattr(be, "model_dir", None)
+    if local_dir is not None:
+        model_dir = Path(local_dir).resolve()
+        model, model_name, fingerprint = str(model_dir), model_dir.name, model_fingerprint(model_dir)
+    else:  # a model known only by its name on a server
+        model = str(be.model_id)
+        model_name, fingerprint = model.rstrip("/").rsplit("/", 1)[-1] or model, ""
+    be.prepare(prompts[0], temperature=temperature, top_p=top_p, top_k_logprobs=top_k_logprobs,
+               logprobs_kind=logprobs_kind, seed=seed)
     manifest = Manifest(
-        model=str(model_dir),
-        model_name=model_dir.name,
-        model_fingerprint=model_fingerprint(model_dir),
+        model=model,
+        model_name=model_name,
+        model_fingerprint=fingerprint,
         backend=be.name,
         backend_versions=dict(be.versions),
         device=str(be.device),
@@ -215,17 +236,18 @@ def sample_suite(
                 todo = [(ti, s) for ti, s in batch if (tasks[ti].id, s) not in done]
                 if not todo:
                     continue
-                gens = be.generate(
-                    [prompt_ids[ti] for ti, _ in batch],
-                    [sample_key(seed, tasks[ti].id, s) for ti, s in batch],
-                    temperature=temperature, top_p=top_p, max_tokens=max_tokens,
+                gens = be.sample(
+                    [SampleRequest(prompts[ti], tasks[ti].id, s) for ti, s in batch],
+                    seed=seed, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
                     top_k_logprobs=top_k_logprobs, logprobs_kind=logprobs_kind,
                 )
+                if len(gens) != len(batch):
+                    raise RuntimeError(f"backend {be.name} returned {len(gens)} generations for {len(batch)} requests")
                 lines = []
                 for (ti, s), gen in zip(batch, gens):
                     if (tasks[ti].id, s) in done:
                         continue
-                    lines.append(_sample_line(tasks[ti], s, manifest.model_name, prompts[ti], be.text_of(gen),
+                    lines.append(_sample_line(tasks[ti], s, manifest.model_name, prompts[ti].text, be.text_of(gen),
                                               gen, logprobs_kind) + "\n")
                 fh.write("".join(lines).encode("utf-8"))
                 fh.flush()

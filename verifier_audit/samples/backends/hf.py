@@ -22,21 +22,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InputError
-from ..seeding import MASK32
+from ..seeding import MASK32, sample_key
+from . import Generation, Prompt, SampleRequest
 
 LOGPROB_DIGITS = 6  # log-probabilities are written rounded to 1e-6
 
-
-@dataclass
-class Generation:
-    token_ids: list[int]
-    logprobs: list[float]
-    top_logprobs: list[dict[int, float]]
-    finish_reason: str  # "stop" | "length"
+__all__ = ["HFBackend", "Generation", "Prompt", "SampleRequest"]
 
 
 def _round(x: float) -> float:
@@ -53,6 +47,8 @@ class HFBackend:
 
         self._torch = torch
         self.path = Path(model_path)
+        self.model_dir = self.path
+        self.model_id = str(self.path)
         if not self.path.is_dir():
             raise InputError(f"--model {model_path}: no such directory (a local model directory with "
                              "config.json, the weights and the tokenizer files)")
@@ -308,5 +304,80 @@ class HFBackend:
 
     def text_of(self, gen: Generation) -> str:
         """The completion's text: the tokens without the stop token, special tokens skipped."""
+        if gen.text is not None:
+            return gen.text
         ids = gen.token_ids[:-1] if gen.finish_reason == "stop" and gen.token_ids else gen.token_ids
         return self.decode(ids)
+
+    # -- the backend interface (backends.Backend) ---------------------------------------------
+
+    def prepare(self, prompt: Prompt, *, temperature: float, top_p: float, top_k_logprobs: int,
+                logprobs_kind: str, seed: int) -> None:
+        """Nothing to check: the model loads at the first batch."""
+
+    def sample(self, requests: Sequence[SampleRequest], *, seed: int, temperature: float, top_p: float,
+               max_tokens: int, top_k_logprobs: int, logprobs_kind: str) -> list[Generation]:
+        """``generate`` with each request's key ``seeding.sample_key(seed, task id, index)``."""
+        if any(r.prompt.token_ids is None for r in requests):
+            raise ValueError("the hf backend needs the prompts' token ids")
+        return self.generate([r.prompt.token_ids for r in requests],
+                             [sample_key(seed, r.task_id, r.sample_index) for r in requests],
+                             temperature=temperature, top_p=top_p, max_tokens=max_tokens,
+                             top_k_logprobs=top_k_logprobs, logprobs_kind=logprobs_kind)
+
+    # -- teacher forcing ----------------------------------------------------------------------
+
+    def vocab_rows(self) -> int:
+        """Rows of the output embedding: token ids must be below this."""
+        return int(self.model.get_output_embeddings().weight.shape[0])
+
+    def score(self, prompts: Sequence[Sequence[int]], continuations: Sequence[Sequence[int]]) -> list[list[float]]:
+        """Teacher forcing: the model's raw log-probability (log-softmax of the logits in
+        float32, temperature 1, no nucleus: what ``generate`` records as ``raw``) of each
+        continuation token given its prompt and the continuation tokens before it.
+
+        One forward pass for the batch, rows left-padded as in ``generate`` (position ids
+        from the attention mask). Only the last ``max(len(continuation)) + 1`` positions'
+        logits are kept when the model supports ``logits_to_keep``; memory is about
+        rows x that x vocabulary x 4 bytes, so long completions want a small batch.
+        """
+        torch = self._torch
+        if len(prompts) != len(continuations):
+            raise ValueError("one continuation per prompt")
+        if any(len(p) == 0 for p in prompts):
+            raise InputError("a prompt encodes to no tokens; nothing to condition on")
+        out_rows: list[list[float]] = [[] for _ in prompts]
+        live = [i for i, c in enumerate(continuations) if len(c)]
+        if not live:
+            return out_rows
+        model, dev = self.model, self.device
+        rows_n = self.vocab_rows()
+        seqs = [list(prompts[i]) + list(continuations[i]) for i in live]
+        for seq in seqs:
+            bad = [t for t in seq if not 0 <= int(t) < rows_n]
+            if bad:
+                raise InputError(f"token id {bad[0]} is outside the model's vocabulary (0..{rows_n - 1}): "
+                                 "the samples were not made with this model's tokenizer")
+        width = max(len(s) for s in seqs)
+        longest = max(len(continuations[i]) for i in live)
+        with torch.inference_mode():
+            ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(seqs), width), dtype=torch.long)
+            for r, seq in enumerate(seqs):
+                ids[r, width - len(seq):] = torch.tensor(seq, dtype=torch.long)
+                mask[r, width - len(seq):] = 1
+            ids, mask = ids.to(dev), mask.to(dev)
+            position = (mask.cumsum(-1) - 1).clamp(min=0)
+            kw = {"use_cache": False}
+            if self._keep_kw:
+                kw["logits_to_keep"] = longest + 1
+            logits = model(input_ids=ids, attention_mask=mask, position_ids=position, **kw).logits
+            logits = logits[:, -(longest + 1):, :]  # a no-op when logits_to_keep did it
+            for r, i in enumerate(live):
+                n = len(continuations[i])
+                # kept position q predicts the token at q + 1; row r's continuation is its last n tokens
+                rows = logits[r, longest - n:longest, :].float()
+                target = torch.tensor(list(continuations[i]), dtype=torch.long, device=dev)
+                lp = torch.log_softmax(rows, dim=-1).gather(-1, target[:, None]).squeeze(-1)
+                out_rows[i] = lp.tolist()
+        return out_rows
