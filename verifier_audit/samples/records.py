@@ -4,6 +4,13 @@
     {"task_id": "math-0001", "sample_index": 0, "prompt": ..., "text": ..., "token_ids": [...], ...}
 
 Reading validates every line and names ``file:line`` in every error. See docs/samples.md.
+
+Files made by ``verifier-audit import`` (samples another tool wrote: TRL, verl,
+lm-eval-harness, generic JSONL; docs/samples-import-score.md) have the same shape with less
+in them: the manifest's ``source`` is ``import:<format>`` and it has no sampling parameters,
+seed, template or model fingerprint; their samples have no token ids or logprobs (empty
+lists, no ``logprobs_kind``) and may carry what the source recorded (``source_reward``,
+``source_reference``, ``step``) and where (``source``: ``file:line``).
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Optional
 
 from pydantic import (
     BaseModel,
@@ -29,6 +36,11 @@ FORMAT_VERSION = 1
 
 LogprobsKind = Literal["raw", "processed"]
 FinishReason = Literal["stop", "length"]
+Role = Literal["base", "rl"]
+SAMPLED = "sampled"  # Manifest.source of files written by ``verifier-audit sample``
+IMPORT_FORMATS = ("trl", "verl", "lm-eval", "jsonl")
+# Fields that ``sample`` never writes; left out of its manifest line so its bytes stay as they were.
+_IMPORT_ONLY = ("source", "source_files", "role", "field_mapping")
 
 
 class SamplingParams(BaseModel):
@@ -44,28 +56,59 @@ class SamplingParams(BaseModel):
 
 
 class Manifest(BaseModel):
-    """What produced the samples: enough to reproduce them, and to refuse to mix runs."""
+    """What produced the samples: enough to reproduce them, and to refuse to mix runs.
+
+    ``source`` "sampled" (``verifier-audit sample``): every field is required.
+    ``source`` "import:<format>": the sampling fields (fingerprint, seed, sampling, template,
+    tasks hash) are unknown and may be None."""
 
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["verifier-audit-samples"] = FORMAT
     format_version: int = FORMAT_VERSION
-    model: str  # the model directory, resolved
-    model_name: str  # its last path component
-    model_fingerprint: str  # sha256 of config.json and the weight files' names and sizes
-    backend: str
+    model: str  # the model directory, resolved (imports: the file(s) read)
+    model_name: str  # its last path component (imports: --model or derived)
+    model_fingerprint: Optional[str] = None  # sha256 of config.json and the weight files' names and sizes
+    backend: str = ""
     backend_versions: dict[str, str] = Field(default_factory=dict)  # torch, transformers, ...
     device: str = ""
     dtype: str = ""
-    seed: int
-    sampling: SamplingParams
-    template: str  # "plain" | "chat"
-    template_text: str
+    seed: Optional[int] = None
+    sampling: Optional[SamplingParams] = None
+    template: Optional[str] = None  # "plain" | "chat"
+    template_text: Optional[str] = None
     suite: str
     suite_hash: str = ""
     task_count: int
-    tasks_hash: str  # sha256 of the selected tasks' ids and prompts, in order
+    tasks_hash: Optional[str] = None  # sha256 of the selected tasks' ids and prompts, in order
     tool_version: str
+    # Imports (and optional elsewhere):
+    source: str = SAMPLED  # "sampled" | "import:trl" | "import:verl" | "import:lm-eval" | "import:jsonl"
+    source_files: list[str] = Field(default_factory=list)  # the files an import read
+    role: Optional[Role] = None  # "base" or "rl": how ``score`` compares models
+    field_mapping: dict[str, str] = Field(default_factory=dict)  # --field of an import
+
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, v: str) -> str:
+        if v != SAMPLED and v not in {f"import:{f}" for f in IMPORT_FORMATS}:
+            allowed = ", ".join([SAMPLED] + [f"import:{f}" for f in IMPORT_FORMATS])
+            raise ValueError(f"unknown source {v!r}; one of {allowed}")
+        return v
+
+    @model_validator(mode="after")
+    def _sampled_is_complete(self) -> Manifest:
+        if self.source == SAMPLED:
+            missing = [k for k in ("model_fingerprint", "seed", "sampling", "template", "template_text", "tasks_hash")
+                       if getattr(self, k) is None]
+            if missing:
+                raise ValueError(f"a sampled file's manifest needs {', '.join(missing)} "
+                                 "(only imported files, source import:<format>, may leave them out)")
+        return self
+
+    @property
+    def imported(self) -> bool:
+        return self.source != SAMPLED
 
 
 class Sample(BaseModel):
@@ -77,15 +120,21 @@ class Sample(BaseModel):
     model: str
     prompt: str  # as given to the model, after the template
     text: str  # the completion, without the stop token
-    token_ids: list[int]  # the sampled tokens, the stop token included when finish_reason is "stop"
-    logprobs: list[float]  # of each sampled token, under the distribution logprobs_kind names
+    # The sampled tokens, the stop token included when finish_reason is "stop"; [] in imports.
+    token_ids: list[int] = Field(default_factory=list)
+    logprobs: list[float] = Field(default_factory=list)  # of each sampled token, under logprobs_kind; [] in imports
     top_logprobs: list[dict[int, float]] = Field(default_factory=list)  # per token, K best; [] when K = 0
-    logprobs_kind: LogprobsKind
-    finish_reason: FinishReason
+    logprobs_kind: Optional[LogprobsKind] = None  # always set by ``sample``; None in imports
+    finish_reason: Optional[FinishReason] = None  # always set by ``sample``; None when an import does not know
     # The same tokens scored by a reference (base) model by teacher forcing
     # (``verifier-audit logprobs``): its raw logprob of each sampled token, for KL estimates.
     ref_logprobs: list[float] | None = None
     ref_model: str | None = None
+    # Imports: what the source recorded, for reference (never used as a label).
+    source_reward: float | None = None  # the reward/score the training tool gave it
+    source_reference: str | None = None  # the reference the source recorded (verl gts, lm-eval target)
+    step: int | None = None  # the training step (TRL, verl)
+    source: str | None = None  # "file:line" it was read from
 
     @field_validator("logprobs")
     @classmethod
@@ -111,9 +160,19 @@ def dumps(obj: BaseModel) -> str:
     return json.dumps(obj.model_dump(mode="json"), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
 
 
+def sample_line(sample: Sample) -> str:
+    """One sample line (no newline) as an import writes it: fields that are None left out."""
+    return json.dumps(sample.model_dump(mode="json", exclude_none=True), ensure_ascii=True, separators=(",", ":"),
+                      allow_nan=False)
+
+
 def manifest_line(manifest: Manifest) -> str:
-    return json.dumps({"manifest": manifest.model_dump(mode="json")}, ensure_ascii=True,
-                      separators=(",", ":"), allow_nan=False)
+    data = manifest.model_dump(mode="json", exclude_none=manifest.imported)  # an import: what it does not know left out
+    if not manifest.imported:  # ``sample``'s manifest line, exactly as before imports existed
+        for key in _IMPORT_ONLY:
+            if key == "source" or not data[key]:
+                data.pop(key)
+    return json.dumps({"manifest": data}, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
 
 
 def _problems(exc: ValidationError) -> str:
@@ -195,7 +254,7 @@ class SamplesFile(BaseModel):
 def read_samples(path, *, check_complete: bool = False) -> SamplesFile:
     """The whole file, validated: every line, no duplicate (task, sample index), samples
     consistent with the manifest (logprobs kind, n). ``check_complete``: every task of the
-    manifest has its n samples."""
+    manifest has its n samples (files written by ``sample``; an import has no n)."""
     path = Path(path)
     manifest = read_manifest(path)
     samples, seen = [], {}
@@ -204,15 +263,18 @@ def read_samples(path, *, check_complete: bool = False) -> SamplesFile:
         if key in seen:
             raise InputError(f"{path}:{lineno}: duplicate sample {s.task_id!r} #{s.sample_index} "
                              f"(first on line {seen[key]})")
-        if s.sample_index >= manifest.sampling.n:
-            raise InputError(f"{path}:{lineno}: sample_index {s.sample_index} but the manifest says n="
-                             f"{manifest.sampling.n}")
-        if s.logprobs_kind != manifest.sampling.logprobs_kind:
-            raise InputError(f"{path}:{lineno}: logprobs_kind {s.logprobs_kind!r} but the manifest says "
-                             f"{manifest.sampling.logprobs_kind!r}")
+        if manifest.sampling is not None:
+            if s.sample_index >= manifest.sampling.n:
+                raise InputError(f"{path}:{lineno}: sample_index {s.sample_index} but the manifest says n="
+                                 f"{manifest.sampling.n}")
+            if s.logprobs_kind != manifest.sampling.logprobs_kind:
+                raise InputError(f"{path}:{lineno}: logprobs_kind {s.logprobs_kind!r} but the manifest says "
+                                 f"{manifest.sampling.logprobs_kind!r}")
+        if not manifest.imported and s.finish_reason is None:
+            raise InputError(f"{path}:{lineno}: invalid sample (finish_reason: Field required)")
         seen[key] = lineno
         samples.append(s)
-    if check_complete:
+    if check_complete and manifest.sampling is not None:  # an import has no n to be complete against
         tasks = {s.task_id for s in samples}
         expected = manifest.task_count * manifest.sampling.n
         if len(samples) != expected or len(tasks) != manifest.task_count:
@@ -226,7 +288,7 @@ def manifest_differences(old: Manifest, new: Manifest) -> list[str]:
     a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
     out = []
     for key in b:
-        if key == "sampling":
+        if key == "sampling" and isinstance(a.get(key), dict) and isinstance(b[key], dict):
             for sk in b[key]:
                 if a[key].get(sk) != b[key][sk]:
                     out.append(f"{sk}: file {a[key].get(sk)!r}, now {b[key][sk]!r}")

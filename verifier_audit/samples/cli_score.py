@@ -1,0 +1,194 @@
+"""``verifier-audit score`` and ``verifier-audit import``: the subcommands' parsers and runners.
+
+Wired into ``verifier_audit/cli.py`` with ``add_parsers(sub)`` in ``build_parser`` and
+``"score": run_score, "import": run_import`` in ``main``'s handler table. Neither imports
+torch. Exit codes as ``run``: 0 passed (import: written), 1 the gate failed on the samples,
+2 usage or input error (the message names the file and the line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def _rate(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
+def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    from ..loading import STYLES
+    from ..suites import FORMATS
+    from .records import IMPORT_FORMATS
+
+    sc = subparsers.add_parser(
+        "score", help="false acceptance and rejection of a verifier on real model samples (samples files)",
+        description="Label every sample with the domain's oracle and score it with the verifier: false acceptance "
+                    "and false rejection on real outputs, per model and split, the disagreeing samples, and an RL "
+                    "policy against its base (docs/samples-import-score.md).")
+    sc.add_argument("files", nargs="*", type=Path, metavar="SAMPLES",
+                    help="samples files (verifier-audit sample or import); with --base, these are the RL policies")
+    sc.add_argument("--base", action="append", default=[], type=Path, metavar="FILE",
+                    help="a base model's samples file (repeatable): the others are compared with it as RL policies")
+    sc.add_argument("--verifier", action="append", default=[], required=True, metavar="SPEC",
+                    help="package.module:function or path/to/file.py:function (repeatable)")
+    sc.add_argument("--style", choices=("auto",) + STYLES, default="auto", help="call style (default: from the signature)")
+    sc.add_argument("--suite", default=None, help="the suite the samples were made on (default: the files' manifest)")
+    sc.add_argument("--suite-format", default="jsonl", choices=FORMATS, help="format of a suite file (default jsonl)")
+    g = sc.add_argument_group("verdicts and gate (as for run)")
+    g.add_argument("--threshold", type=float, default=None, help="a score >= this is an acceptance (default 0.5)")
+    g.add_argument("--max-debt", type=_rate, default=None,
+                   help="gate: coverage debt (mean false acceptance of the model/split categories) at most this (default 0.05)")
+    g.add_argument("--max-category", type=_rate, default=None,
+                   help="gate: false acceptance of any one model/split category at most this (default 0.5)")
+    g.add_argument("--max-false-rejection", type=_rate, default=None, help="gate: false rejection at most this (default 0.10)")
+    g.add_argument("--waive", action="append", default=[], metavar="CATEGORY", help="do not gate on this category")
+    g.add_argument("--timeout", type=_positive_float, default=None, help="hard limit per verifier call, seconds")
+    g.add_argument("--oracle-timeout", type=_positive_float, default=None, help="hard limit per oracle call (default 10)")
+    g.add_argument("--workers", type=int, default=None, help="worker processes (default: cores, at most 8)")
+    g.add_argument("--memory-mb", type=int, default=None, help="address-space limit per worker (default 4096 MiB)")
+    g.add_argument("--seed", type=int, default=None, help="seed of the probes' sample (default 0)")
+    g.add_argument("--probe-sample", type=_nonnegative_int, default=None, metavar="N",
+                   help="samples rescored to check determinism and thread/process safety (default 24; 0: none)")
+    o = sc.add_argument_group("output")
+    o.add_argument("--json", type=Path, metavar="PATH", help="write the reports and the samples sections as JSON")
+    o.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary here")
+    o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
+    o.add_argument("--resume", action="store_true", help="continue an interrupted scoring from its results file")
+    o.add_argument("--show", type=_nonnegative_int, default=10, metavar="N",
+                   help="disagreeing samples shown of each kind (default 10; the JSON keeps up to 50)")
+    o.add_argument("--no-progress", action="store_true", help="no progress bar")
+    c = sc.add_argument_group("configuration")
+    c.add_argument("--config", type=Path, metavar="PYPROJECT", help="read [tool.verifier_audit] (gate, workers) from this file")
+    c.add_argument("--no-config", action="store_true", help="ignore [tool.verifier_audit] in pyproject.toml")
+
+    im = subparsers.add_parser(
+        "import", help="convert samples written by TRL, verl, lm-eval-harness or any JSONL into a samples file",
+        description="Read another tool's samples, match each to a task of the suite (by task id, else by prompt "
+                    "text) and write a samples file for score and compare (docs/samples-import-score.md).")
+    im.add_argument("inputs", nargs="+", type=Path, metavar="FILE",
+                    help="files or folders (verl: a rollout_data_dir; lm-eval: the model's output folder)")
+    im.add_argument("--format", required=True, choices=IMPORT_FORMATS, help="what wrote the files")
+    im.add_argument("--field", action="append", default=[], metavar="OURS=THEIRS",
+                    help="where a field is (dotted paths allowed): task_id, prompt, text, model, reference, reward, "
+                         "step, finish_reason, sample_index; e.g. --field task_id=id --field text=completion")
+    im.add_argument("--model", default=None, metavar="NAME", help="model name (default: from the rows, else the file or folder)")
+    im.add_argument("--role", choices=("base", "rl"), default=None,
+                    help="record the model as a base or an RL policy (score compares RL with base)")
+    im.add_argument("--suite", required=True, help="built-in suite name or a JSONL file: the tasks the samples answer")
+    im.add_argument("--suite-format", default="jsonl", choices=FORMATS, help="format of a suite file (default jsonl)")
+    im.add_argument("--split", choices=("train", "heldout", "shifted"),
+                    help="keep only the samples of this split's tasks")
+    im.add_argument("--out", type=Path, required=True, help="the samples file to write")
+    return sc, im
+
+
+def _error(message: str) -> int:
+    print(f"verifier-audit: error: {message}", file=sys.stderr)
+    return EXIT_INPUT
+
+
+def _config(args):
+    from ..config import find_config, load_config
+    from ..errors import InputError
+
+    if args.no_config:
+        return None
+    if args.config is not None and not args.config.is_file():
+        raise InputError(f"--config {args.config}: no such file")
+    path = args.config or find_config()
+    if path is None:
+        return None
+    print(f"config: {path}", file=sys.stderr)
+    return load_config(path)
+
+
+def run_score(args) -> int:
+    from ..engine.pool import PoolError
+    from ..errors import InputError
+    from ..loading import resolve
+    from ..plan import audit_options, unique_names
+    from ..report.markdown import to_markdown
+    from ..report.terminal import render_report
+    from .score import render_section, score_samples, section_markdown
+
+    try:
+        if not args.files and not args.base:
+            raise InputError("no samples file given: verifier-audit score SAMPLES.jsonl --verifier SPEC")
+        config = _config(args)
+        given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
+                                               "max_debt", "max_category", "max_false_rejection", "resume",
+                                               "probe_sample")}
+        given.update(waive=args.waive, progress=False if args.no_progress else None)
+        options, timeout = audit_options(given, config)
+        options.results = args.results
+        specs = unique_names([resolve(spec, args.style) for spec in args.verifier])
+        result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
+                               suite_format=args.suite_format, timeout=timeout,
+                               log=lambda m: print(m, file=sys.stderr))
+    except (InputError, PoolError) as exc:
+        return _error(str(exc))
+    except KeyboardInterrupt:
+        print("\nverifier-audit: interrupted; run the same command with --resume to continue", file=sys.stderr)
+        return 130
+    for report, section in zip(result.reports, result.sections):
+        print(render_report(report))
+        print()
+        print(render_section(section, show=args.show))
+        print()
+    print(f"results: {result.results_path}", file=sys.stderr)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(result.to_json(), encoding="utf-8")
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(to_markdown(result.reports) + "".join(
+            section_markdown(s, show=args.show) for s in result.sections), encoding="utf-8")
+    return EXIT_OK if all(r.gate.passed for r in result.reports) else EXIT_GATE
+
+
+def run_import(args) -> int:
+    from ..errors import InputError
+    from ..suites import load_suite
+    from .importers import import_samples, parse_mapping, write_samples
+
+    try:
+        mapping = parse_mapping(args.field)
+        suite = load_suite(args.suite, fmt=args.suite_format)
+        result = import_samples(args.inputs, args.format, suite.tasks, suite_name=suite.name,
+                                suite_hash=suite.content_hash, mapping=mapping, model=args.model, split=args.split,
+                                role=args.role)
+        if args.out.is_file() and args.out.stat().st_size:
+            from .records import read_manifest
+
+            try:
+                sampled = not read_manifest(args.out).imported
+            except InputError:
+                sampled = False
+            if sampled:  # hours of sampling: never replaced by an import
+                raise InputError(f"--out {args.out}: a file written by `verifier-audit sample`; use another --out")
+        write_samples(args.out, result.manifest, result.samples)
+    except InputError as exc:
+        return _error(str(exc))
+    print(f"{result.summary()}; wrote {args.out}", file=sys.stderr)
+    return EXIT_OK
