@@ -1,0 +1,126 @@
+"""``verifier-audit compare base.jsonl rl.jsonl``: the subcommand's parser and runner.
+
+Wired into ``verifier_audit/cli.py`` with ``add_parser(sub)`` in ``build_parser`` and
+``"compare": run`` in ``main``'s handler table. Importing this module imports neither numpy
+nor matplotlib: ``run`` checks for them and says how to install them. See docs/compare.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_INPUT = 0, 2
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return value
+
+
+def _open_unit(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "compare", help="base model vs RL model on their samples: pass@k, support, entropy, KL (compression "
+                        "versus capability)",
+        description="Compare a base model's and an RL-trained model's samples of the same tasks: pass@k for every "
+                    "k <= n with paired bootstrap intervals, the crossover k*, the compression ratio, empirical "
+                    "support (preservation, shrinkage, expansion), answer and token entropy, KL(rl || base), by "
+                    "split, and a verdict in plain words. Correctness comes from the domain oracle "
+                    "(docs/compare.md).")
+    p.add_argument("base", type=Path, help="samples file of the base model")
+    p.add_argument("rl", type=Path, help="samples file of the RL-trained model")
+    p.add_argument("--suite", default=None, metavar="NAME_OR_FILE",
+                   help="the tasks the samples were drawn from (default: the base file's manifest says)")
+    g = p.add_argument_group("correctness")
+    g.add_argument("--by-verifier", default=None, metavar="SPEC",
+                   help="label correctness with this verifier instead of the oracle (package.module:function or "
+                        "path/to/file.py:function)")
+    g.add_argument("--style", default=None, help="the verifier's call style (default: from its signature)")
+    g.add_argument("--threshold", type=float, default=0.5, help="with --by-verifier: a score >= this is correct (0.5)")
+    g.add_argument("--workers", type=_positive_int, default=None, help="worker processes (default: cores, at most 8)")
+    g.add_argument("--oracle-timeout", type=_positive_float, default=10.0,
+                   help="hard limit per oracle (or verifier) call and per answer extraction, seconds (default 10)")
+    g.add_argument("--memory-mb", type=int, default=4096, help="address-space limit per worker (default 4096 MiB)")
+    f = p.add_argument_group("figures")
+    f.add_argument("--alpha", type=_open_unit, default=0.05,
+                   help="support: epsilon = 1 - alpha^(1/n), confidence 1 - alpha (default 0.05)")
+    f.add_argument("--support-rule", choices=("frequency", "observed"), default="frequency",
+                   help="frequency: in support when count/n > epsilon (default); observed: seen at least once")
+    f.add_argument("--plan-epsilon", type=_open_unit, action="append", default=None, metavar="EPS",
+                   help="planner: samples per problem needed to resolve EPS (repeatable; default a few values)")
+    f.add_argument("--k", type=_positive_int, default=None,
+                   help="k of pass@k_base - pass@1_rl and of the compression ratio (default: the largest common n)")
+    f.add_argument("--bootstrap", type=_positive_int, default=1000, metavar="N",
+                   help="bootstrap replicates (default 1000)")
+    f.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    f.add_argument("--vocab-size", type=_positive_int, default=None,
+                   help="vocabulary size, for the upper bound of token entropy (default: the model's config.json "
+                        "when its directory is here)")
+    o = p.add_argument_group("output")
+    o.add_argument("--json", type=Path, metavar="PATH", help="write the figures as JSON here")
+    o.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML page with the plots here")
+    o.add_argument("--png-dir", type=Path, metavar="DIR", help="write the plots as PNG files here (needs matplotlib)")
+    return p
+
+
+def _error(message: str) -> int:
+    print(f"verifier-audit: error: {message}", file=sys.stderr)
+    return EXIT_INPUT
+
+
+def run(args) -> int:
+    from ..errors import InputError
+
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return _error("compare needs numpy, not installed here: pip install numpy")
+    from . import compare as C
+    from ..engine.pool import PoolError
+
+    if args.png_dir is not None and not C.matplotlib_available():
+        return _error(f"--png-dir needs matplotlib, not installed here: {C.PNG_HINT}")
+    workers = args.workers or max(1, min(os.cpu_count() or 1, 8))
+    try:
+        report = C.run_compare(
+            args.base, args.rl, suite=args.suite, by_verifier=args.by_verifier, style=args.style,
+            threshold=args.threshold, alpha=args.alpha, rule=args.support_rule, n_boot=args.bootstrap, seed=args.seed,
+            k=args.k, vocab_size=args.vocab_size, plan_epsilons=tuple(args.plan_epsilon or C.PLAN_EPSILONS),
+            workers=workers, timeout=args.oracle_timeout, memory_mb=args.memory_mb or None)
+    except (InputError, PoolError) as exc:
+        return _error(str(exc))
+    sys.stdout.write(C.render_text(report))
+    sys.stdout.flush()
+    try:
+        if args.json is not None:
+            C.write_json(report, args.json)
+            print(f"wrote {args.json}", file=sys.stderr)
+        if args.html is not None:
+            args.html.write_text(C.render_html(report), encoding="utf-8")
+            print(f"wrote {args.html}", file=sys.stderr)
+        if args.png_dir is not None:
+            for path in C.write_pngs(report, args.png_dir):
+                print(f"wrote {path}", file=sys.stderr)
+    except OSError as exc:
+        return _error(f"cannot write {exc.filename}: {exc.strerror}")
+    except InputError as exc:
+        return _error(str(exc))
+    return EXIT_OK
