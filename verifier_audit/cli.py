@@ -34,6 +34,13 @@ from .report.checklist import run as cmd_checklist
 from .report.terminal import render_report, render_side_by_side, render_survival
 from .samples.cli import add_parser as add_sample_parser
 from .samples.cli import run as cmd_sample
+from .samples.cli_compare import add_parser as add_compare_parser
+from .samples.cli_compare import run as cmd_compare
+from .samples.cli_logprobs import add_parser as add_logprobs_parser
+from .samples.cli_logprobs import run as cmd_logprobs
+from .samples.cli_score import add_parsers as add_score_parsers
+from .samples.cli_score import run_import as cmd_import
+from .samples.cli_score import run_score as cmd_score
 from .suites import FORMATS
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -132,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_checklist_parser(sub)
     add_sample_parser(sub)
+    add_logprobs_parser(sub)
+    add_score_parsers(sub)
+    add_compare_parser(sub)
 
     cat = sub.add_parser("catalog", help="list failure categories and catalog entries with their rationale")
     cat.add_argument("--domain", default="math")
@@ -303,7 +313,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return EXIT_INPUT
     handler = {"run": cmd_run, "generate": cmd_generate, "catalog": cmd_catalog, "diff": cmd_diff,
-               "checklist": cmd_checklist, "sample": cmd_sample}[args.command]
+               "checklist": cmd_checklist, "sample": cmd_sample,
+               "logprobs": cmd_logprobs, "score": cmd_score, "import": cmd_import, "compare": cmd_compare}[args.command]
     try:
         return handler(args)
     except InputError as exc:
