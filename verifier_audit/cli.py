@@ -21,6 +21,8 @@ from .engine.pool import PoolError
 from .errors import InputError
 from .loading import STYLES
 from .models import ReportSet, to_json
+from .monitor.cli import add_parser as add_monitor_parser
+from .monitor.cli import run as cmd_monitor
 from .plan import (
     Group,
     audit_group,
@@ -142,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_logprobs_parser(sub)
     add_score_parsers(sub)
     add_compare_parser(sub)
+    add_monitor_parser(sub)
 
     cat = sub.add_parser("catalog", help="list failure categories and catalog entries with their rationale")
     cat.add_argument("--domain", default="math")
@@ -314,7 +317,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_INPUT
     handler = {"run": cmd_run, "generate": cmd_generate, "catalog": cmd_catalog, "diff": cmd_diff,
                "checklist": cmd_checklist, "sample": cmd_sample,
-               "logprobs": cmd_logprobs, "score": cmd_score, "import": cmd_import, "compare": cmd_compare}[args.command]
+               "logprobs": cmd_logprobs, "score": cmd_score, "import": cmd_import, "compare": cmd_compare,
+               "monitor": cmd_monitor}[args.command]
     try:
         return handler(args)
     except InputError as exc:

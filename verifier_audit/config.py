@@ -18,6 +18,10 @@ A verifier repository says once what to audit and how strictly; then a bare
     reason = "answers are rounded to 2 places by the task statement"
     expires = 2027-03-01
 
+    [tool.verifier_audit.monitor]      # training-health alarms (verifier-audit monitor)
+    entropy_loss = 0.6
+    kl_level = 0.2
+
 Command-line options override the file. Paths in the file are relative to the file.
 Invalid configuration is an ``InputError`` (exit 2) naming the file, the line, the key and
 what is allowed.
@@ -26,6 +30,7 @@ what is allowed.
 from __future__ import annotations
 
 import datetime as _dt
+import difflib
 import os
 import re
 from pathlib import Path
@@ -97,6 +102,9 @@ class ProjectConfig(_Section):
     gate: GateSection = Field(default_factory=GateSection)
     verifiers: list[VerifierEntry] = Field(default_factory=list)
     waivers: list[Waiver] = Field(default_factory=list)
+    #: [monitor]: thresholds of the training-health alarms, keys as in
+    #: verifier_audit.monitor.alarms.Thresholds (checked by load_config; see docs/monitor.md)
+    monitor: dict[str, Any] = Field(default_factory=dict)
     #: where the configuration came from (set by the loader; not a key of the file)
     path: Optional[Path] = Field(default=None, exclude=True)
 
@@ -183,8 +191,46 @@ def load_config(path: Path) -> ProjectConfig:
         config = ProjectConfig.model_validate(table)
     except ValidationError as exc:
         raise InputError(_explain(path, text, exc)) from None
+    if config.monitor:
+        config.monitor = check_monitor_section(path, text, config.monitor)
     config.path = path.resolve()
     return config
+
+
+def check_monitor_section(path: Path, text: str, table: dict[str, Any], *, required: bool = False) -> dict[str, Any]:
+    """[tool.verifier_audit.monitor] checked against the alarms' Thresholds: an unknown key
+    or a value out of range is an InputError naming the file, the line, the key and what is
+    allowed. Returns the values as Thresholds reads them. The check needs numpy (the alarms
+    do); without it the table is returned unchecked unless ``required`` (the monitor
+    command checks it again, with numpy there)."""
+    try:
+        from .monitor.alarms import Thresholds
+    except ImportError:
+        if required:
+            raise
+        return dict(table)
+    allowed = list(Thresholds.model_fields)
+    where = f"{TABLE}.monitor"
+    lines = []
+    for key in table:
+        if key not in Thresholds.model_fields:
+            line = _line_of(text, key)
+            prefix = f"{path}:{line}" if line else str(path)
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            lines.append(f"{prefix}: unknown key {where}.{key}{hint}; allowed keys here: {', '.join(allowed)}")
+    if not lines:
+        try:
+            values = Thresholds.model_validate(table)
+        except ValidationError as exc:
+            for err in exc.errors():
+                key = str(err["loc"][0]) if err["loc"] else "monitor"
+                line = _line_of(text, key)
+                prefix = f"{path}:{line}" if line else str(path)
+                lines.append(f"{prefix}: {where}.{key} = {err.get('input')!r}: {err['msg']}")
+        else:
+            return values.model_dump(include=set(table))
+    raise InputError("invalid configuration:\n  " + "\n  ".join(lines))
 
 
 def _explain(path: Path, text: str, exc: ValidationError) -> str:
