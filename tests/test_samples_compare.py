@@ -30,6 +30,7 @@ from browser import dump_dom, needs_browser  # noqa: E402
 
 from verifier_audit.samples import cli_compare  # noqa: E402
 from verifier_audit.samples import compare as C  # noqa: E402
+from verifier_audit.samples import compare_render as R  # noqa: E402
 from verifier_audit.samples.records import Manifest, Sample, SamplingParams, dumps, manifest_line  # noqa: E402
 
 N = 16
@@ -115,7 +116,7 @@ def run_cli(tmp_path_factory):
     cli_compare.add_parser(sub)
     args = [ "compare", str(base), str(rl), "--workers", "2", "--bootstrap", "400", "--vocab-size", str(VOCAB),
             "--json", str(tmp / "cmp.json"), "--html", str(tmp / "cmp.html")]
-    if C.matplotlib_available():
+    if R.matplotlib_available():
         args += ["--png-dir", str(tmp / "png")]
     ns = parser.parse_args(args)
     capture = pytest.MonkeyPatch()
@@ -225,7 +226,7 @@ def test_json_report(run_cli):
 
 
 def test_pngs(run_cli):
-    if not C.matplotlib_available():
+    if not R.matplotlib_available():
         pytest.skip("matplotlib is not installed: pip install 'verifier-audit[plots]'")
     _, _, _, tmp = run_cli
     for name in ("passk.png", "support.png", "entropy.png", "kl.png"):
@@ -267,7 +268,7 @@ def test_hostile_model_name_is_escaped(tmp_path):
         lines[0] = json.dumps(man)
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     r = C.run_compare(base, rl, n_boot=50, workers=2)
-    page = C.render_html(r)
+    page = R.render_html(r)
     assert "<script>" not in page and "&lt;script&gt;" in page
 
 
@@ -289,7 +290,7 @@ def test_processed_logprobs_refuse_kl(tmp_path):
     rl.write_text(text, encoding="utf-8")
     r = C.run_compare(base, rl, n_boot=50, workers=2)
     assert not r.kl.available and "refused" in r.kl.reason and "--logprobs raw" in r.kl.reason
-    assert "KL(RL || base): not computed: refused" in C.render_text(r)
+    assert "KL(RL || base): not computed: refused" in R.render_text(r)
 
 
 def test_by_verifier_labels(tmp_path):
@@ -322,4 +323,4 @@ def test_imported_rl_file_without_logprobs(tmp_path):
     assert r.rl.logprobs_kind is None and r.rl.temperature is None
     assert not r.kl.available and "records no logprobs" in r.kl.reason
     assert r.entropy.rl.token_low is None and r.entropy.rl.answer_miller_madow is not None
-    assert "tokens: n/a" in C.render_text(r)
+    assert "tokens: n/a" in R.render_text(r)

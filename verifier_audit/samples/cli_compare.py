@@ -94,10 +94,11 @@ def run(args) -> int:
     except ImportError:
         return _error("compare needs numpy, not installed here: pip install numpy")
     from . import compare as C
+    from . import compare_render as R
     from ..engine.pool import PoolError
 
-    if args.png_dir is not None and not C.matplotlib_available():
-        return _error(f"--png-dir needs matplotlib, not installed here: {C.PNG_HINT}")
+    if args.png_dir is not None and not R.matplotlib_available():
+        return _error(f"--png-dir needs matplotlib, not installed here: {R.PNG_HINT}")
     workers = args.workers or max(1, min(os.cpu_count() or 1, 8))
     try:
         report = C.run_compare(
@@ -107,17 +108,17 @@ def run(args) -> int:
             workers=workers, timeout=args.oracle_timeout, memory_mb=args.memory_mb or None)
     except (InputError, PoolError) as exc:
         return _error(str(exc))
-    sys.stdout.write(C.render_text(report))
+    sys.stdout.write(R.render_text(report))
     sys.stdout.flush()
     try:
         if args.json is not None:
             C.write_json(report, args.json)
             print(f"wrote {args.json}", file=sys.stderr)
         if args.html is not None:
-            args.html.write_text(C.render_html(report), encoding="utf-8")
+            args.html.write_text(R.render_html(report), encoding="utf-8")
             print(f"wrote {args.html}", file=sys.stderr)
         if args.png_dir is not None:
-            for path in C.write_pngs(report, args.png_dir):
+            for path in R.write_pngs(report, args.png_dir):
                 print(f"wrote {path}", file=sys.stderr)
     except OSError as exc:
         return _error(f"cannot write {exc.filename}: {exc.strerror}")
