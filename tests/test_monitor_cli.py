@@ -252,8 +252,9 @@ def test_html_escapes_hostile_names():
 
 def test_png_without_matplotlib_is_a_clear_error(logs, tmp_path, monkeypatch, capsys):
     from verifier_audit.monitor import cli
+    from verifier_audit.report import png
 
-    monkeypatch.setattr(Rp, "matplotlib_available", lambda: False)
+    monkeypatch.setattr(png, "matplotlib_available", lambda: False)
     assert cli.main([str(logs["healthy"]), "--png-dir", str(tmp_path / "p"), "--no-config"]) == 2
     assert "--png-dir needs matplotlib, not installed here: pip install" in capsys.readouterr().err
 

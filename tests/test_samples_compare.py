@@ -28,10 +28,17 @@ pytest.importorskip("numpy")
 
 from browser import dump_dom, needs_browser  # noqa: E402
 
+from verifier_audit.report import png  # noqa: E402
 from verifier_audit.samples import cli_compare  # noqa: E402
 from verifier_audit.samples import compare as C  # noqa: E402
 from verifier_audit.samples import compare_render as R  # noqa: E402
-from verifier_audit.samples.records import Manifest, Sample, SamplingParams, dumps, manifest_line  # noqa: E402
+from verifier_audit.samples.records import (  # noqa: E402
+    Manifest,
+    Sample,
+    SamplingParams,
+    dumps,
+    manifest_line,
+)
 
 N = 16
 KINDS = {  # kind: (reference, count, base texts, rl texts)
@@ -116,7 +123,7 @@ def run_cli(tmp_path_factory):
     cli_compare.add_parser(sub)
     args = [ "compare", str(base), str(rl), "--workers", "2", "--bootstrap", "400", "--vocab-size", str(VOCAB),
             "--json", str(tmp / "cmp.json"), "--html", str(tmp / "cmp.html")]
-    if R.matplotlib_available():
+    if png.matplotlib_available():
         args += ["--png-dir", str(tmp / "png")]
     ns = parser.parse_args(args)
     capture = pytest.MonkeyPatch()
@@ -226,7 +233,7 @@ def test_json_report(run_cli):
 
 
 def test_pngs(run_cli):
-    if not R.matplotlib_available():
+    if not png.matplotlib_available():
         pytest.skip("matplotlib is not installed: pip install 'verifier-audit[plots]'")
     _, _, _, tmp = run_cli
     for name in ("passk.png", "support.png", "entropy.png", "kl.png"):

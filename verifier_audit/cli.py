@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import __version__
+from . import __version__, argtypes
 from .config import ProjectConfig, find_config, load_config
 from .domains import get_domain
 from .engine.pool import PoolError
@@ -48,20 +48,6 @@ from .suites import FORMATS
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
-
-
-def _rate(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
-    return value
-
-
 def _suite_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("suite")
     g.add_argument("--suite", default=None, help="built-in suite name or a JSONL file (default: math, or the config's)")
@@ -76,7 +62,7 @@ def _suite_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--limit", type=int, help="audit the first N tasks only (a quick local run)")
     g.add_argument("--seed", type=int, default=None, help="generation seed (default 0): same seed, same candidates")
     g.add_argument("--workers", type=int, default=None, help="worker processes (default: cores, at most 8)")
-    g.add_argument("--oracle-timeout", type=_positive_float, default=None, help="hard limit per oracle call, seconds (default 10)")
+    g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=None, help="hard limit per oracle call, seconds (default 10)")
     g.add_argument("--memory-mb", type=int, default=None, help="address space a worker may add to what it maps at start (default 4096 MiB)")
     g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
     g.add_argument("--only", action="append", choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
@@ -103,12 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--style", choices=("auto",) + STYLES, default="auto", help="call style (default: from the signature)")
     _suite_args(run)
     g = run.add_argument_group("verdicts and gate")
-    g.add_argument("--timeout", type=_positive_float, default=None,
+    g.add_argument("--timeout", type=argtypes.positive_float, default=None,
                    help="hard limit per verifier call, seconds (default 10; the code domain: 4)")
     g.add_argument("--threshold", type=float, default=None, help="a score >= this is an acceptance (default 0.5)")
-    g.add_argument("--max-debt", type=_rate, default=None, help="gate: coverage debt at most this (default 0.05)")
-    g.add_argument("--max-category", type=_rate, default=None, help="gate: false acceptance of any one category at most this (default 0.5)")
-    g.add_argument("--max-false-rejection", type=_rate, default=None, help="gate: false rejection at most this (default 0.10)")
+    g.add_argument("--max-debt", type=argtypes.rate, default=None, help="gate: coverage debt at most this (default 0.05)")
+    g.add_argument("--max-category", type=argtypes.rate, default=None, help="gate: false acceptance of any one category at most this (default 0.5)")
+    g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
     g.add_argument("--probe-sample", type=int, default=None, metavar="N",
                    help="candidates rescored to check determinism and thread/process safety (default 24; 0: none)")
     g.add_argument("--waive", action="append", default=[], metavar="CATEGORY",

@@ -79,11 +79,12 @@ def run(args) -> int:
         import numpy  # noqa: F401
     except ImportError:
         return _error("monitor needs numpy, not installed here: pip install numpy")
+    from ..report import png
     from . import report as Rp
     from .readers import parse_mapping, read_logs
 
-    if args.png_dir is not None and not Rp.matplotlib_available():
-        return _error(f"--png-dir needs matplotlib, not installed here: {Rp.PNG_HINT}")
+    if args.png_dir is not None and not png.matplotlib_available():
+        return _error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
     try:
         thresholds, config_path = _thresholds(args)
         mapping = parse_mapping(args.metric)

@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from .. import __version__
-from ..errors import InputError
+from ..report.png import pyplot
 from .alarms import Alarm, Thresholds, check, missing_metrics, not_checked
 from .fit import EntropyRewardFit, fit_entropy_reward
 from .run import CANONICAL, REWARD_FN_PREFIX, Run, Series
@@ -728,17 +728,6 @@ def render_html(report: MonitorReport, runs: list[Run], fired: dict[str, list[Al
 # --------------------------------------------------------------------------------------
 # PNG (matplotlib, optional)
 
-PNG_HINT = "pip install 'verifier-audit[plots]' (matplotlib)"
-
-
-def matplotlib_available() -> bool:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _file_slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.")[:80] or "run"
 
@@ -746,13 +735,7 @@ def _file_slug(name: str) -> str:
 def write_pngs(report: MonitorReport, runs: list[Run], fired: dict[str, list[Alarm]], out_dir) -> list[Path]:
     """One PNG per run (<run>.png: the HTML's panels) and, with several runs,
     comparison.png. Raises InputError when matplotlib is missing."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise InputError(f"--png-dir needs matplotlib, which is not installed: {PNG_HINT}") from None
+    plt = pyplot()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []

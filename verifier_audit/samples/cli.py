@@ -13,44 +13,10 @@ import os
 import sys
 from pathlib import Path
 
+from .. import argtypes
 from .backends import AVAILABLE, REGISTRY, missing_requirements
 
 EXIT_OK, EXIT_INPUT = 0, 2
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
-    return value
-
-
-def _nonnegative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
-
-
-def _temperature(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 (0 is greedy), got {text}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
-
-
-def _top_p(text: str) -> float:
-    value = float(text)
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
-    return value
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -63,15 +29,15 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="local Hugging Face model directory (openai: or the model's name on the server)")
     p.add_argument("--suite", default="math", help="built-in suite name or a JSONL file (default: math)")
     p.add_argument("--split", choices=("train", "heldout", "shifted"), help="sample one split only")
-    p.add_argument("--limit", type=_positive_int, help="the first N tasks only")
-    p.add_argument("--n", type=_positive_int, default=64, help="samples per task (default 64)")
-    p.add_argument("--temperature", type=_temperature, default=0.6, help="default 0.6; 0 is greedy")
-    p.add_argument("--top-p", type=_top_p, default=0.95, help="nucleus mass (default 0.95)")
-    p.add_argument("--max-tokens", type=_positive_int, default=512, help="tokens per sample at most (default 512)")
-    p.add_argument("--batch-size", type=_positive_int, default=16,
+    p.add_argument("--limit", type=argtypes.positive_int, help="the first N tasks only")
+    p.add_argument("--n", type=argtypes.positive_int, default=64, help="samples per task (default 64)")
+    p.add_argument("--temperature", type=argtypes.temperature, default=0.6, help="default 0.6; 0 is greedy")
+    p.add_argument("--top-p", type=argtypes.top_p, default=0.95, help="nucleus mass (default 0.95)")
+    p.add_argument("--max-tokens", type=argtypes.positive_int, default=512, help="tokens per sample at most (default 512)")
+    p.add_argument("--batch-size", type=argtypes.positive_int, default=16,
                    help="samples per batch: hf's rows per forward pass; vllm's and openai's requests handed over "
                         "at once; the unit of resume (default 16)")
-    p.add_argument("--top-k-logprobs", type=_nonnegative_int, default=5,
+    p.add_argument("--top-k-logprobs", type=argtypes.nonnegative_int, default=5,
                    help="top-K logprobs recorded per token (default 5; 0: none)")
     p.add_argument("--logprobs", choices=("raw", "processed"), default="raw",
                    help="raw: the model's distribution; processed: after temperature and top-p (default raw)")
@@ -92,16 +58,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     o.add_argument("--api-key", metavar="KEY", default=None, help="bearer token (default: $OPENAI_API_KEY)")
     o.add_argument("--served-model", metavar="NAME",
                    help="the model's name on the server when --model is the local directory (default: --model)")
-    o.add_argument("--samples-per-request", type=_positive_int, default=1,
+    o.add_argument("--samples-per-request", type=argtypes.positive_int, default=1,
                    help="samples of one task per request (n); >1 keeps draws per sample on vLLM V1 only (default 1)")
     o.add_argument("--no-server-seed", dest="server_seed", action="store_false",
                    help="do not send seed (for servers that refuse it): not reproducible")
-    o.add_argument("--prompts-per-request", type=_positive_int, default=16,
+    o.add_argument("--prompts-per-request", type=argtypes.positive_int, default=16,
                    help="prompts per request with --no-server-seed (default 16)")
-    o.add_argument("--concurrency", type=_positive_int, default=32,
+    o.add_argument("--concurrency", type=argtypes.positive_int, default=32,
                    help="requests of a batch in flight at once (default 32)")
-    o.add_argument("--request-timeout", type=_positive_float, default=600.0, help="seconds per request (default 600)")
-    o.add_argument("--retries", type=_nonnegative_int, default=5,
+    o.add_argument("--request-timeout", type=argtypes.positive_float, default=600.0, help="seconds per request (default 600)")
+    o.add_argument("--retries", type=argtypes.nonnegative_int, default=5,
                    help="retries of a request on 429, 5xx or a connection error (default 5)")
     return p
 

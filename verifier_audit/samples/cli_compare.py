@@ -12,28 +12,9 @@ import os
 import sys
 from pathlib import Path
 
+from .. import argtypes
+
 EXIT_OK, EXIT_INPUT = 0, 2
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
-    return value
-
-
-def _open_unit(text: str) -> float:
-    value = float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -55,23 +36,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "path/to/file.py:function)")
     g.add_argument("--style", default=None, help="the verifier's call style (default: from its signature)")
     g.add_argument("--threshold", type=float, default=0.5, help="with --by-verifier: a score >= this is correct (0.5)")
-    g.add_argument("--workers", type=_positive_int, default=None, help="worker processes (default: cores, at most 8)")
-    g.add_argument("--oracle-timeout", type=_positive_float, default=10.0,
+    g.add_argument("--workers", type=argtypes.positive_int, default=None, help="worker processes (default: cores, at most 8)")
+    g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=10.0,
                    help="hard limit per oracle (or verifier) call and per answer extraction, seconds (default 10)")
     g.add_argument("--memory-mb", type=int, default=4096, help="address-space limit per worker (default 4096 MiB)")
     f = p.add_argument_group("figures")
-    f.add_argument("--alpha", type=_open_unit, default=0.05,
+    f.add_argument("--alpha", type=argtypes.open_unit, default=0.05,
                    help="support: epsilon = 1 - alpha^(1/n), confidence 1 - alpha (default 0.05)")
     f.add_argument("--support-rule", choices=("frequency", "observed"), default="frequency",
                    help="frequency: in support when count/n > epsilon (default); observed: seen at least once")
-    f.add_argument("--plan-epsilon", type=_open_unit, action="append", default=None, metavar="EPS",
+    f.add_argument("--plan-epsilon", type=argtypes.open_unit, action="append", default=None, metavar="EPS",
                    help="planner: samples per problem needed to resolve EPS (repeatable; default a few values)")
-    f.add_argument("--k", type=_positive_int, default=None,
+    f.add_argument("--k", type=argtypes.positive_int, default=None,
                    help="k of pass@k_base - pass@1_rl and of the compression ratio (default: the largest common n)")
-    f.add_argument("--bootstrap", type=_positive_int, default=1000, metavar="N",
+    f.add_argument("--bootstrap", type=argtypes.positive_int, default=1000, metavar="N",
                    help="bootstrap replicates (default 1000)")
     f.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    f.add_argument("--vocab-size", type=_positive_int, default=None,
+    f.add_argument("--vocab-size", type=argtypes.positive_int, default=None,
                    help="vocabulary size, for the upper bound of token entropy (default: the model's config.json "
                         "when its directory is here)")
     o = p.add_argument_group("output")
@@ -93,12 +74,13 @@ def run(args) -> int:
         import numpy  # noqa: F401
     except ImportError:
         return _error("compare needs numpy, not installed here: pip install numpy")
+    from ..engine.pool import PoolError
+    from ..report import png
     from . import compare as C
     from . import compare_render as R
-    from ..engine.pool import PoolError
 
-    if args.png_dir is not None and not R.matplotlib_available():
-        return _error(f"--png-dir needs matplotlib, not installed here: {R.PNG_HINT}")
+    if args.png_dir is not None and not png.matplotlib_available():
+        return _error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
     workers = args.workers or max(1, min(os.cpu_count() or 1, 8))
     try:
         report = C.run_compare(

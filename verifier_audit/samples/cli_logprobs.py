@@ -11,16 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import argtypes
 from .backends import missing_requirements
 
 EXIT_OK, EXIT_INPUT = 0, 2
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
-    return value
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -34,7 +28,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, metavar="PATH",
                    help="the base model: a local Hugging Face model directory with the sampler's tokenizer")
     p.add_argument("--out", type=Path, default=None, help="output file (default: the samples file, in place)")
-    p.add_argument("--batch-size", type=_positive_int, default=8,
+    p.add_argument("--batch-size", type=argtypes.positive_int, default=8,
                    help="samples per forward pass (default 8; memory grows with it x max tokens x vocabulary)")
     p.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
     p.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), default=None,

@@ -12,28 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import argtypes
+
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
-
-
-def _rate(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
-    return value
-
-
-def _nonnegative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return value
 
 
 def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
@@ -57,25 +38,25 @@ def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentP
     sc.add_argument("--suite-format", default="jsonl", choices=FORMATS, help="format of a suite file (default jsonl)")
     g = sc.add_argument_group("verdicts and gate (as for run)")
     g.add_argument("--threshold", type=float, default=None, help="a score >= this is an acceptance (default 0.5)")
-    g.add_argument("--max-debt", type=_rate, default=None,
+    g.add_argument("--max-debt", type=argtypes.rate, default=None,
                    help="gate: coverage debt (mean false acceptance of the model/split categories) at most this (default 0.05)")
-    g.add_argument("--max-category", type=_rate, default=None,
+    g.add_argument("--max-category", type=argtypes.rate, default=None,
                    help="gate: false acceptance of any one model/split category at most this (default 0.5)")
-    g.add_argument("--max-false-rejection", type=_rate, default=None, help="gate: false rejection at most this (default 0.10)")
+    g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
     g.add_argument("--waive", action="append", default=[], metavar="CATEGORY", help="do not gate on this category")
-    g.add_argument("--timeout", type=_positive_float, default=None, help="hard limit per verifier call, seconds")
-    g.add_argument("--oracle-timeout", type=_positive_float, default=None, help="hard limit per oracle call (default 10)")
+    g.add_argument("--timeout", type=argtypes.positive_float, default=None, help="hard limit per verifier call, seconds")
+    g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=None, help="hard limit per oracle call (default 10)")
     g.add_argument("--workers", type=int, default=None, help="worker processes (default: cores, at most 8)")
     g.add_argument("--memory-mb", type=int, default=None, help="address-space limit per worker (default 4096 MiB)")
     g.add_argument("--seed", type=int, default=None, help="seed of the probes' sample (default 0)")
-    g.add_argument("--probe-sample", type=_nonnegative_int, default=None, metavar="N",
+    g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
                    help="samples rescored to check determinism and thread/process safety (default 24; 0: none)")
     o = sc.add_argument_group("output")
     o.add_argument("--json", type=Path, metavar="PATH", help="write the reports and the samples sections as JSON")
     o.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary here")
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
     o.add_argument("--resume", action="store_true", help="continue an interrupted scoring from its results file")
-    o.add_argument("--show", type=_nonnegative_int, default=10, metavar="N",
+    o.add_argument("--show", type=argtypes.nonnegative_int, default=10, metavar="N",
                    help="disagreeing samples shown of each kind (default 10; the JSON keeps up to 50)")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
     c = sc.add_argument_group("configuration")

@@ -317,41 +317,6 @@ def canonical_answers(items: Sequence[tuple[str, str]], tasks: dict[str, Task], 
     return out
 
 
-def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], spec: str, *, style: Optional[str] = None,
-                    threshold: float = 0.5, workers: int = 2, timeout: float = 10.0,
-                    memory_mb: Optional[int] = 4096) -> list[tuple[Optional[str], str]]:
-    """Like ``labels.label_texts`` but by the verifier ``spec``: a score >= ``threshold``
-    is "correct"; an error (exception, timeout, crash) is undecided (None)."""
-    from ..domains import get_domain
-    from ..engine import pool
-    from ..engine.audit import _VerifierJob
-    from ..loading import resolve
-    from ..models import Candidate
-
-    vspec = resolve(spec, style)
-    results: list[tuple[Optional[str], str]] = [(None, "")] * len(items)
-    by_domain: dict[str, list[int]] = {}
-    for i, (task_id, _) in enumerate(items):
-        task = tasks.get(task_id)
-        if task is None:
-            results[i] = (None, f"unknown task {task_id!r}")
-        else:
-            by_domain.setdefault(task.domain, []).append(i)
-    for domain_name, indices in by_domain.items():
-        domain = get_domain(domain_name)
-        cands = [Candidate(id=f"sample-{i}", task_id=items[i][0], text=items[i][1], origin="sampled",
-                           category=f"{domain_name}.sampled", label="incorrect") for i in indices]
-        timeout_d = timeout if timeout else getattr(domain, "default_timeout", 10.0)
-        job = _VerifierJob(vspec, cands, tasks, domain, timeout=timeout_d, memory_mb=memory_mb)
-        for out in pool.run(job, range(len(cands)), workers=workers, timeout=timeout_d, memory_mb=memory_mb):
-            if out.ok:
-                results[indices[out.index]] = ("correct" if out.value >= threshold else "incorrect",
-                                               f"score {out.value:g}")
-            else:
-                results[indices[out.index]] = (None, f"verifier_{out.error_kind}")
-    return results
-
-
 # --------------------------------------------------------------------------------------
 # The figures
 # --------------------------------------------------------------------------------------
@@ -809,7 +774,7 @@ def run_compare(base_path, rl_path, *, suite: Optional[str] = None, by_verifier:
                 vocab_size: Optional[int] = None, plan_epsilons: Sequence[float] = PLAN_EPSILONS, workers: int = 2,
                 timeout: float = 10.0, memory_mb: Optional[int] = 4096) -> CompareReport:
     """Read, label, reduce, compute: the whole ``compare`` command without its output."""
-    from .labels import label_texts
+    from .labels import label_texts, verifier_labels
 
     base_path, rl_path = Path(base_path), Path(rl_path)
     base, rl = read_samples(base_path), read_samples(rl_path)

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Optional
 
-from ..errors import InputError
+from ..report.png import pyplot
 from . import metrics as M
 from .compare import CompareReport, Figure, ModelEntropy, signed_points
 
@@ -395,27 +395,10 @@ def render_html(r: CompareReport) -> str:
 # PNG (matplotlib, optional)
 # --------------------------------------------------------------------------------------
 
-PNG_HINT = "pip install 'verifier-audit[plots]' (matplotlib)"
-
-
-def matplotlib_available() -> bool:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def write_pngs(r: CompareReport, out_dir) -> list[Path]:
     """The HTML's plots as PNG files in ``out_dir``: passk.png, support.png, entropy.png
     and, when KL was computed, kl.png. Raises InputError when matplotlib is missing."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise InputError(f"--png-dir needs matplotlib, which is not installed: {PNG_HINT}") from None
+    plt = pyplot()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []

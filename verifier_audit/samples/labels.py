@@ -26,11 +26,9 @@ def prepare_for_labels(tasks: Sequence[Task], seed: int = 0) -> list[Task]:
     return list(prepare_tasks(list(tasks), seed, default_cache_dir())) if prepare_tasks else list(tasks)
 
 
-def label_texts(items: Sequence[tuple[str, str]], tasks: dict[str, Task], *, workers: int = 2,
-                timeout: float = 10.0, memory_mb: Optional[int] = 4096) -> list[tuple[Optional[str], str]]:
-    """``items``: (task id, completion text). Returns (label, reason) per item, in order:
-    label "correct" / "incorrect", or None when the oracle could not decide (reason says why:
-    ``oracle_timeout``, ``oracle_crash``, ``unknown task``, or the oracle's own reason)."""
+def _by_domain(items: Sequence[tuple[str, str]], tasks: dict[str, Task], run) -> list[tuple[Optional[str], str]]:
+    """Group ``items`` (task id, text) by their task's domain and let ``run(domain name,
+    candidates)`` yield (position in ``candidates``, (label, reason)) for each group."""
     results: list[tuple[Optional[str], str]] = [(None, "")] * len(items)
     by_domain: dict[str, list[int]] = {}
     for i, (task_id, _) in enumerate(items):
@@ -42,7 +40,42 @@ def label_texts(items: Sequence[tuple[str, str]], tasks: dict[str, Task], *, wor
     for domain_name, indices in by_domain.items():
         candidates = [Candidate(id=f"sample-{i}", task_id=items[i][0], text=items[i][1], origin="sampled",
                                 category=f"{domain_name}.sampled", label="incorrect") for i in indices]
+        for index, result in run(domain_name, candidates):
+            results[indices[index]] = result
+    return results
+
+
+def label_texts(items: Sequence[tuple[str, str]], tasks: dict[str, Task], *, workers: int = 2,
+                timeout: float = 10.0, memory_mb: Optional[int] = 4096) -> list[tuple[Optional[str], str]]:
+    """``items``: (task id, completion text). Returns (label, reason) per item, in order:
+    label "correct" / "incorrect", or None when the oracle could not decide (reason says why:
+    ``oracle_timeout``, ``oracle_crash``, ``unknown task``, or the oracle's own reason)."""
+    def run(domain_name, candidates):
         job = _OracleJob(get_domain(domain_name), candidates, tasks)
         for out in pool.run(job, range(len(candidates)), workers=workers, timeout=timeout, memory_mb=memory_mb):
-            results[indices[out.index]] = out.value if out.ok else (None, f"oracle_{out.error_kind}")
-    return results
+            yield out.index, (out.value if out.ok else (None, f"oracle_{out.error_kind}"))
+
+    return _by_domain(items, tasks, run)
+
+
+def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], spec: str, *,
+                    style: Optional[str] = None, threshold: float = 0.5, workers: int = 2,
+                    timeout: Optional[float] = 10.0, memory_mb: Optional[int] = 4096) -> list[tuple[Optional[str], str]]:
+    """Like ``label_texts`` but by the verifier ``spec`` (``compare --by-verifier``): a score
+    >= ``threshold`` is "correct"; an error (exception, timeout, crash) is undecided (None)."""
+    from ..engine.audit import _VerifierJob
+    from ..loading import resolve
+
+    vspec = resolve(spec, style)
+
+    def run(domain_name, candidates):
+        domain = get_domain(domain_name)
+        limit = timeout or getattr(domain, "default_timeout", 10.0)
+        job = _VerifierJob(vspec, candidates, tasks, domain, timeout=limit, memory_mb=memory_mb)
+        for out in pool.run(job, range(len(candidates)), workers=workers, timeout=limit, memory_mb=memory_mb):
+            if out.ok:
+                yield out.index, ("correct" if out.value >= threshold else "incorrect", f"score {out.value:g}")
+            else:
+                yield out.index, (None, f"verifier_{out.error_kind}")
+
+    return _by_domain(items, tasks, run)

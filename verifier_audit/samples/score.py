@@ -28,7 +28,13 @@ from pydantic import BaseModel, Field
 
 from .. import __version__
 from ..domains import get_domain
-from ..engine.audit import AuditOptions, Prepared, audit, default_cache_dir, run_settings
+from ..engine.audit import (
+    AuditOptions,
+    Prepared,
+    audit,
+    default_cache_dir,
+    run_settings,
+)
 from ..engine.store import fingerprint
 from ..errors import InputError
 from ..loading import VerifierSpec
