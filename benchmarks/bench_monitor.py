@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from verifier_audit.monitor import readers  # noqa: E402
 from verifier_audit.monitor.alarms import check  # noqa: E402
 from verifier_audit.monitor.fit import fit_entropy_reward  # noqa: E402
+from verifier_audit.monitor.readers import parallel  # noqa: E402
 
 NAMES = ["reward", "reward_std", "frac_reward_zero_std", "entropy", "kl", "completions/mean_length",
          "rewards/accuracy/mean", "rewards/format/mean", "loss", "grad_norm", "learning_rate"]
@@ -102,8 +103,8 @@ def bench(path: pathlib.Path) -> dict:
 def main(argv: list[str]) -> None:
     n = int(next((a for a in argv if a.isdigit()), 1_000_000))
     if "--serial" in argv:
-        readers.PARALLEL_MIN_BYTES = 1 << 62
-    print(f"{n:,} rows; cores: {os.cpu_count()}, usable now: {readers._idle_cores()} "
+        parallel.PARALLEL_MIN_BYTES = 1 << 62
+    print(f"{n:,} rows; cores: {os.cpu_count()}, usable now: {parallel._idle_cores()} "
           f"(load {os.getloadavg()[0]:.2f}){'; serial' if '--serial' in argv else ''}")
     c = curves(n)
     with tempfile.TemporaryDirectory(prefix="va-bench-monitor-") as tmp:

@@ -15,8 +15,12 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from verifier_audit.errors import InputError  # noqa: E402
-from verifier_audit.monitor import readers as R  # noqa: E402
+from verifier_audit.monitor.readers import jsonl as J  # noqa: E402
+from verifier_audit.monitor.readers import layout as L  # noqa: E402
+from verifier_audit.monitor.readers import parallel as P  # noqa: E402
 from verifier_audit.monitor.readers import parse_mapping, read_logs  # noqa: E402
+from verifier_audit.monitor.readers import tables as T  # noqa: E402
+from verifier_audit.monitor.readers.names import _Want  # noqa: E402
 
 N = 200
 VAL_EVERY = 10
@@ -347,6 +351,7 @@ def test_last_value_at_a_step_wins_and_nan_is_dropped(tmp_path):
 
 
 # --- the fast paths agree with the line-by-line readers ----------------------------------------
+# (settings and fast paths are patched in the module that looks them up: J, L, P, T)
 
 
 def _big_jsonl(path, n=3000, layouts=2, cut=False, nested=False):
@@ -373,16 +378,16 @@ def _big_jsonl(path, n=3000, layouts=2, cut=False, nested=False):
 def test_jsonl_fast_path_equals_line_reader(tmp_path, monkeypatch, kwargs, mode):
     p = _big_jsonl(tmp_path / "m.jsonl", **kwargs)
     if mode == "subchunks":  # rows matched a few KiB at a time
-        monkeypatch.setattr(R, "SUBCHUNK", 4096)
+        monkeypatch.setattr(L, "SUBCHUNK", 4096)
     if mode == "parallel":  # chunks in two forked workers
-        monkeypatch.setattr(R, "PARALLEL_MIN_BYTES", 0)
-        monkeypatch.setattr(R, "_idle_cores", lambda: 2)
+        monkeypatch.setattr(P, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(P, "_idle_cores", lambda: 2)
     calls = []
-    real = R._jsonl_fast
-    monkeypatch.setattr(R, "_jsonl_fast", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    real = J._jsonl_fast
+    monkeypatch.setattr(J, "_jsonl_fast", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
     fast, = read_logs([p])
     assert calls and calls[0] is not None, "the fast path gave up"
-    monkeypatch.setattr(R, "_FAST", False)
+    monkeypatch.setattr(J, "_FAST", False)
     slow, = read_logs([p])
     assert set(fast.metrics) == set(slow.metrics) and fast.metrics
     for k in fast.metrics:
@@ -398,7 +403,7 @@ def test_jsonl_fast_path_gives_up_on_irregular_lines(tmp_path):
     text = p.read_text().splitlines()
     text[1500] = '{"actor/entropy": 0.5, "step": 1500, "critic/score/mean": 0.25}'  # other key order
     p.write_text("\n".join(text) + "\n")
-    assert R._jsonl_fast(p, p.read_bytes(), R._Want(), "jsonl", sample=10) is None  # not in the sample
+    assert J._jsonl_fast(p, p.read_bytes(), _Want(), "jsonl", sample=10) is None  # not in the sample
     run, = read_logs([p])
     assert run.metrics["entropy"].values[list(run.metrics["entropy"].steps).index(1500)] == 0.5
 
@@ -406,8 +411,8 @@ def test_jsonl_fast_path_gives_up_on_irregular_lines(tmp_path):
 @pytest.mark.parametrize("parallel", [False, True])
 def test_csv_fast_path_equals_csv_module(tmp_path, monkeypatch, parallel):
     if parallel:
-        monkeypatch.setattr(R, "PARALLEL_MIN_BYTES", 0)
-        monkeypatch.setattr(R, "_idle_cores", lambda: 2)
+        monkeypatch.setattr(P, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(P, "_idle_cores", lambda: 2)
     c = curves(n=N)
     p = tmp_path / "w.csv"
     with p.open("w", newline="") as f:
@@ -419,13 +424,13 @@ def test_csv_fast_path_equals_csv_module(tmp_path, monkeypatch, parallel):
                 w.writerow([step, c["reward"][s], "" if s % 7 == 0 else c["entropy"][s],
                             c["val_accuracy"][s] if s % VAL_EVERY == 0 else "", "x"])
     used = []
-    real = R._csv_chunk
+    real = T._csv_chunk
     if not parallel:  # (a wrapper would not cross to the workers)
-        monkeypatch.setattr(R, "_csv_chunk", lambda *a: used.append(real(*a)) or used[-1])
+        monkeypatch.setattr(T, "_csv_chunk", lambda *a: used.append(real(*a)) or used[-1])
     fast, = read_logs([p])
     if not parallel:
         assert used and all(u is not None for u in used), "the fast path gave up"
-    monkeypatch.setattr(R, "_FAST", False)
+    monkeypatch.setattr(T, "_FAST", False)
     slow, = read_logs([p])
     for k in ("reward", "entropy", "val_accuracy"):
         assert np.array_equal(fast.metrics[k].steps, slow.metrics[k].steps), k

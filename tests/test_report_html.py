@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 
 import pytest
 from browser import decode_png, dump_dom, needs_browser, screenshot
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from verifier_audit.models import (
@@ -211,6 +211,8 @@ PIECES = st.one_of(
 
 
 @given(st.lists(PIECES, max_size=12).map("".join))
+@example("\n")
+@example("\n\nx")
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_any_candidate_text_stays_inside_its_pre(text):
     out = to_html([_report(text)])

@@ -1,7 +1,6 @@
 """The SQL domain's acceptance criteria, through the real command line."""
 
 import hashlib
-import json
 from pathlib import Path
 
 import pytest

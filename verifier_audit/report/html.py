@@ -175,12 +175,14 @@ def _categories(report: Report) -> str:
 
 
 def _example(c: CategoryResult, ex: Example) -> str:
+    # The newline after <pre> is eaten by every HTML parser; without it a candidate that
+    # starts with a newline would lose it.
     score = "-" if ex.score is None else f"{ex.score:.3g}"
     return (f'<div class="va-example" data-category="{_esc(c.name, 200)}" data-candidate="{_esc(ex.candidate_id, 200)}">'
             f'<div><code>{_esc(ex.candidate_id, 200)}</code> task <code>{_esc(ex.task_id, 200)}</code> '
             f'score {score} <span class="va-muted">{_esc(ex.note, 400)}</span></div>'
-            f'<div class="va-pair"><div><h4>candidate</h4><pre class="va-text">{_esc(ex.text)}</pre></div>'
-            f'<div><h4>reference</h4><pre class="va-ref">{_esc(ex.reference)}</pre></div></div></div>')
+            f'<div class="va-pair"><div><h4>candidate</h4><pre class="va-text">\n{_esc(ex.text)}</pre></div>'
+            f'<div><h4>reference</h4><pre class="va-ref">\n{_esc(ex.reference)}</pre></div></div></div>')
 
 
 def _escapes(report: Report) -> str:
