@@ -132,7 +132,8 @@ def test_verifier_calls_are_isolated():
 @pytest.mark.slow
 def test_demo_run_acceptance(cli, tmp_path):
     out = tmp_path / "report.json"
-    r = cli("run", "--suite", "code", "--limit", "3", "--json", str(out), "--no-progress", timeout=900)
+    # 4 workers on 2 cores: the slow candidates here wait on wall-clock limits, not on a core.
+    r = cli("run", "--suite", "code", "--limit", "3", "--workers", "4", "--json", str(out), "--no-progress", timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     reports = {x["verifier"].rpartition(":")[2]: x for x in json.loads(out.read_text())["reports"]}
     assert list(reports) == ["exit_code", "stdout_passed", "in_process", "visible_tests", "strong"]

@@ -48,9 +48,10 @@ def test_read_write_verifier_is_a_finding_and_fixtures_stay_intact(cli, tmp_path
     assert before
     out = tmp_path / "rw.json"
     # --timeout 2: this verifier has no query limit of its own, so resource bombs run until
-    # the engine kills the call (they become timeout errors, as they should).
+    # the engine kills the call (they become timeout errors, as they should). 4 workers on 2
+    # cores: those calls wait on the wall clock, not on a core.
     r = cli("run", "--suite", "sql", "--limit", "12", "--verifier", "examples/sql_unsafe_verifier.py:read_write_executor",
-            "--json", str(out), "--no-progress", "--timeout", "2")
+            "--json", str(out), "--no-progress", "--timeout", "2", "--workers", "4")
     assert r.returncode == 1, r.stderr
     report = Report.model_validate_json(out.read_text())
     kinds = {f.kind for f in report.security_findings}
