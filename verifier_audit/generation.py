@@ -4,7 +4,9 @@
   candidate depends only on its own task and generator, never on Python's per-process
   ``hash()`` salt or on which other tasks are in the run.
 * ``assemble`` and ``list_categories`` — a domain's per-task generators plus its catalog,
-  as ``generate_all`` and ``categories`` (what the Domain protocol asks for).
+  as ``generate_all`` and ``categories`` (what the Domain protocol asks for);
+  ``DomainGenerators`` wires them for the usual trio of modules (near-miss, equivalent,
+  catalog).
 * ``instantiate_catalog`` — each catalog entry on up to ``entry.instances`` tasks chosen
   by the seed; the domain says which tasks fit and how to fill a template in.
 """
@@ -62,6 +64,25 @@ def list_categories(domain: str, near_miss_kinds: dict, equivalent_kinds: dict,
         reference = "; ".join(dict.fromkeys(e.reference for e in group))
         infos.append(CategoryInfo(name, "known_bad", severity, description, reference))
     return infos
+
+
+class DomainGenerators:
+    """``generate_all`` and ``categories`` of a domain whose generators are a near-miss module
+    and an equivalent module (each with ``generate(task, rng)`` and a ``KINDS`` table) and a
+    catalog module (``generate(tasks, seed, catalog)``). The per-task names "near_miss" and
+    "equivalent" are part of every candidate's seed: they must not change."""
+
+    def __init__(self, domain: str, near_miss, equivalent, known_bad):
+        self.domain, self.near_miss, self.equivalent, self.known_bad = domain, near_miss, equivalent, known_bad
+
+    def generate_all(self, tasks: list[Task], seed: int, catalog: Optional[list[CatalogEntry]] = None) -> list[Candidate]:
+        """Every candidate for ``tasks``: per-task generators, then the catalog (built-in by default)."""
+        per_task = {"near_miss": self.near_miss.generate, "equivalent": self.equivalent.generate}
+        return assemble(self.domain, tasks, seed, per_task, self.known_bad.generate, catalog)
+
+    def categories(self, catalog: Optional[list[CatalogEntry]] = None) -> list[CategoryInfo]:
+        """Every category the generators and the catalog can produce, with its severity."""
+        return list_categories(self.domain, self.near_miss.KINDS, self.equivalent.KINDS, catalog)
 
 
 def check_templates(entries: Iterable[CatalogEntry], placeholders) -> None:

@@ -4,6 +4,7 @@ under the ``verifier_audit.domains`` entry point; the engine never imports a dom
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Iterable, Optional, Protocol
 
@@ -47,6 +48,32 @@ class Domain(Protocol):
 
     def categories(self) -> list[CategoryInfo]:
         """Every category the generators and catalogs can produce, for `verifier-audit catalog`."""
+
+
+class DomainPackage:
+    """What the built-in domains share: ``generate``, ``categories`` and ``label`` are calls
+    into the domain package's own ``generators`` and ``oracle`` modules, imported on first
+    use so that loading one domain does not import another's dependencies (sympy, DuckDB,
+    the sandbox). A subclass sets ``package`` and overrides what differs."""
+
+    package: str  # "verifier_audit.domains.sql"
+
+    def _part(self, module: str, name: str):
+        return getattr(importlib.import_module(f"{self.package}.{module}"), name)
+
+    def generate(self, tasks: list[Task], seed: int) -> Iterable[Candidate]:
+        return self._part("generators", "generate_all")(tasks, seed)
+
+    def categories(self) -> list[CategoryInfo]:
+        return self._part("generators", "categories")()
+
+    def label(self, text: str, task: Task) -> OracleLabel:
+        return self._part("oracle", "label_completion")(text, task)
+
+
+def verifier_specs(package: str, *names: str) -> dict[str, str]:
+    """name -> spec of the functions ``names`` in ``package.verifiers``, in the order given."""
+    return {name: f"{package}.verifiers:{name}" for name in names}
 
 
 class Resources(Protocol):

@@ -14,23 +14,17 @@ outside the working directory and open network connections.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Optional
 
-from ...models import Candidate, Task
-from ..base import CategoryInfo, OracleLabel
-
-_PREFIX = "verifier_audit.domains.code.verifiers"
+from ...models import Task
+from ..base import DomainPackage, verifier_specs
 
 
-class CodeDomain:
+class CodeDomain(DomainPackage):
     name = "code"
-    reference_verifiers = {
-        "exit_code": f"{_PREFIX}:exit_code",
-        "stdout_passed": f"{_PREFIX}:stdout_passed",
-        "in_process": f"{_PREFIX}:in_process",
-        "visible_tests": f"{_PREFIX}:visible_tests",
-        "strong": f"{_PREFIX}:strong",
-    }
+    package = __name__
+    reference_verifiers = verifier_specs(__name__, "exit_code", "stdout_passed", "in_process", "visible_tests",
+                                              "strong")
 
     # The catalog hangs on purpose (infinite loops, fork bombs): a short default per call
     # keeps the audit fast; a verifier of this domain that needs longer gets --timeout.
@@ -48,21 +42,6 @@ class CodeDomain:
         from .oracle import check_reference
 
         return check_reference(task)
-
-    def generate(self, tasks: list[Task], seed: int) -> Iterable[Candidate]:
-        from .generators import generate_all
-
-        return generate_all(tasks, seed)
-
-    def label(self, text: str, task: Task) -> OracleLabel:
-        from .oracle import label_completion
-
-        return label_completion(text, task)
-
-    def categories(self) -> list[CategoryInfo]:
-        from .generators import categories
-
-        return categories()
 
     def isolate_verifier_calls(self, score: Callable[[int], float]):
         """A started sandbox whose runs call ``score(index)`` in an isolated fork of the

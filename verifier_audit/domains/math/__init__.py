@@ -7,22 +7,16 @@ Shape shared by every domain: ``latex``/``extract``/``oracle`` decide truth,
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Optional
 
-from ...models import Candidate, Task
-from ..base import CategoryInfo, OracleLabel
-
-_PREFIX = "verifier_audit.domains.math.verifiers"
+from ...models import Task
+from ..base import DomainPackage, OracleLabel, verifier_specs
 
 
-class MathDomain:
+class MathDomain(DomainPackage):
     name = "math"
-    reference_verifiers = {
-        "substring": f"{_PREFIX}:substring",
-        "last_number": f"{_PREFIX}:last_number",
-        "last_box_exact": f"{_PREFIX}:last_box_exact",
-        "strong": f"{_PREFIX}:strong",
-    }
+    package = __name__
+    reference_verifiers = verifier_specs(__name__, "substring", "last_number", "last_box_exact", "strong")
 
     def check_task(self, task: Task) -> Optional[str]:
         from .answer import ParseError
@@ -34,20 +28,10 @@ class MathDomain:
             return f"reference {task.reference!r} does not parse: {exc}"
         return None
 
-    def generate(self, tasks: list[Task], seed: int) -> Iterable[Candidate]:
-        from .generators import generate_all
-
-        return generate_all(tasks, seed)
-
     def label(self, text: str, task: Task) -> OracleLabel:
         from .oracle import label_completion
 
-        return label_completion(text, task.reference)
-
-    def categories(self) -> list[CategoryInfo]:
-        from .generators import categories
-
-        return categories()
+        return label_completion(text, task.reference)  # math judges against the answer alone
 
 
 DOMAIN = MathDomain()

@@ -10,22 +10,16 @@ may touch, and the findings when it touches more).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional
 
-from ...models import Candidate, Task
-from ..base import CategoryInfo, OracleLabel
-
-_PREFIX = "verifier_audit.domains.sql.verifiers"
+from ...models import Task
+from ..base import DomainPackage, verifier_specs
 
 
-class SqlDomain:
+class SqlDomain(DomainPackage):
     name = "sql"
-    reference_verifiers = {
-        "syntax_only": f"{_PREFIX}:syntax_only",
-        "exact_match": f"{_PREFIX}:exact_match",
-        "single_db_set": f"{_PREFIX}:single_db_set",
-        "strong": f"{_PREFIX}:strong",
-    }
+    package = __name__
+    reference_verifiers = verifier_specs(__name__, "syntax_only", "exact_match", "single_db_set", "strong")
 
     def prepare_tasks(self, tasks: list[Task], seed: int, cache_dir: Path) -> list[Task]:
         """Fixture files for every task (``database``) and its distilled fuzzed databases
@@ -38,21 +32,6 @@ class SqlDomain:
         from .oracle import check_gold
 
         return check_gold(task)
-
-    def generate(self, tasks: list[Task], seed: int) -> Iterable[Candidate]:
-        from .generators import generate_all
-
-        return generate_all(tasks, seed)
-
-    def label(self, text: str, task: Task) -> OracleLabel:
-        from .oracle import label_completion
-
-        return label_completion(text, task)
-
-    def categories(self) -> list[CategoryInfo]:
-        from .generators import categories
-
-        return categories()
 
     def verifier_view(self, task: Task, workdir: str) -> Task:
         from .guard import private_view

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from .limits import MAX_BITS, MAX_DEPTH, MAX_ITEMS, MAX_LEN, ROOT_BITS
 from .tokens import FILLER, FUNCTIONS, GREEK, HEDGE_CMDS, HEDGE_WORDS, SHORT_UNITS
-from .whole_answer import _parse_cached, parse_answer  # _parse_cached: benchmarks/ bypass the memo
+from .whole_answer import _parse_cached, parse_answer  # noqa: F401 - _parse_cached: benchmarks/ bypass the memo
 
 __all__ = [
     "parse_answer",
