@@ -66,7 +66,7 @@ def test_tasks_get_their_base_database_and_a_few_fuzzed_ones(distilled):
 
 
 def test_every_neighbour_a_pool_database_separates_is_separated_by_the_distilled_set(tmp_path, monkeypatch):
-    monkeypatch.setattr(fuzz, "STALE_STOP", 10_000)  # visit the whole pool: the guarantee is exact
+    monkeypatch.setattr(fuzz.distil, "STALE_STOP", 10_000)  # visit the whole pool: the guarantee is exact
     tasks = fuzz.distil_all(_tasks()[:4], seed=3, cache_dir=tmp_path, workers=1)
     pool_dirs = list((tmp_path / "fuzz" / "pool").iterdir())
     pool = sorted(p for d in pool_dirs for p in d.glob("pool-*.duckdb"))
