@@ -59,6 +59,15 @@ def own_scope(fn: ast.AST, comprehensions: bool = True) -> Iterator[ast.AST]:
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
+def statement_lists(fn: ast.AST) -> list[list]:
+    """The statement lists (``body``, ``orelse``, ``finalbody``) of ``fn`` and of the blocks
+    in its own scope, comprehensions not entered. Collected up front: callers edit them."""
+    holders = [fn, *own_scope(fn, comprehensions=False)]
+    return [stmts for holder in holders if holder is fn or not isinstance(holder, SCOPES)
+            for stmts in (getattr(holder, field, None) for field in ("body", "orelse", "finalbody"))
+            if isinstance(stmts, list)]
+
+
 def names_in(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 

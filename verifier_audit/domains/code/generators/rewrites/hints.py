@@ -6,7 +6,7 @@ import ast
 import random
 from typing import Optional
 
-from .helpers import FUNCS, SCOPES, names_in, own_scope, params, stores, top, unparse
+from .helpers import FUNCS, names_in, own_scope, params, statement_lists, stores, top, unparse
 
 
 def _reads_annotations(tree: ast.Module) -> bool:
@@ -87,13 +87,8 @@ def type_hints_add(source: str, entry_point: str, rng: random.Random) -> Optiona
 
 def _annotate_locals(fn, seen: set[str]) -> bool:
     changed = False
-    for holder in [fn, *own_scope(fn, comprehensions=False)]:
-        if holder is not fn and isinstance(holder, SCOPES):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            stmts = getattr(holder, field, None)
-            if isinstance(stmts, list):
-                changed |= _annotate_list(stmts, seen)
+    for stmts in statement_lists(fn):
+        changed |= _annotate_list(stmts, seen)
     return changed
 
 

@@ -9,7 +9,8 @@ import copy
 import random
 from typing import Optional
 
-from .helpers import SCOPES, docstring, entry, fresh, identifiers, introspects, own_scope, params, stores, unparse
+from .helpers import (docstring, entry, fresh, identifiers, introspects, own_scope, params, statement_lists, stores,
+                      unparse)
 
 
 def result_variable(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
@@ -19,19 +20,13 @@ def result_variable(source: str, entry_point: str, rng: random.Random) -> Option
         return None
     var = fresh(rng.choice(("result", "answer", "out", "ret")), identifiers(tree))
     changed = False
-    for holder in [fn, *own_scope(fn, comprehensions=False)]:
-        if holder is not fn and isinstance(holder, SCOPES):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            stmts = getattr(holder, field, None)
-            if not isinstance(stmts, list):
-                continue
-            for i in reversed(range(len(stmts))):
-                ret = stmts[i]
-                if isinstance(ret, ast.Return) and ret.value is not None:
-                    stmts[i:i + 1] = [ast.Assign([ast.Name(var, ast.Store())], ret.value),
-                                      ast.Return(ast.Name(var, ast.Load()))]
-                    changed = True
+    for stmts in statement_lists(fn):
+        for i in reversed(range(len(stmts))):
+            ret = stmts[i]
+            if isinstance(ret, ast.Return) and ret.value is not None:
+                stmts[i:i + 1] = [ast.Assign([ast.Name(var, ast.Store())], ret.value),
+                                  ast.Return(ast.Name(var, ast.Load()))]
+                changed = True
     return unparse(tree) if changed else None
 
 
