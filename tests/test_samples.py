@@ -6,7 +6,6 @@ Everything runs on the CPU against a tiny random Llama and a BPE tokenizer built
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -20,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-REASON = "the samples tests need torch and transformers: pip install 'verifier-audit[samples]'"
+import samples_support
+from samples_support import CLI_ARGS, REASON, RUN, write
+
 torch = pytest.importorskip("torch", reason=REASON)
 pytest.importorskip("transformers", reason=REASON)
 
@@ -42,11 +43,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # One thread: the tiny model is far faster so on a busy machine, and every run of this file
 # (the killed subprocess too) computes with the same thread count, hence the same bytes.
 torch.set_num_threads(1)
-
-# The reference run: 3 tasks x n=3 in batches of 4, so batches straddle tasks.
-RUN = {"n": 3, "temperature": 0.8, "top_p": 0.9, "max_tokens": 12, "batch_size": 4, "top_k_logprobs": 3, "seed": 7}
-CLI_ARGS = ["--suite", "math", "--limit", "3", "--n", "3", "--temperature", "0.8", "--top-p", "0.9",
-            "--max-tokens", "12", "--batch-size", "4", "--top-k-logprobs", "3", "--seed", "7", "--no-progress"]
 
 
 @pytest.fixture(scope="session")
@@ -83,12 +79,6 @@ def reference(backend, tasks, suite, tmp_path_factory) -> bytes:
     result = run(backend, tasks, suite, out)
     assert (result.total, result.kept, result.written) == (9, 0, 9)
     return out.read_bytes()
-
-
-def write(tmp_path, data: bytes, name="samples.jsonl") -> Path:
-    p = tmp_path / name
-    p.write_bytes(data)
-    return p
 
 
 # -- the file -------------------------------------------------------------------------------
@@ -382,9 +372,7 @@ def test_tiny_model_is_a_model_directory(tiny_model, backend):
 
 
 def parse(*argv):
-    ap = argparse.ArgumentParser()
-    samples_cli.add_parser(ap.add_subparsers(dest="command"))
-    return ap.parse_args(["sample", *argv])
+    return samples_support.parse(samples_cli, "sample", *argv)
 
 
 def test_cli_run_writes_a_valid_file_and_resumes(reference, tiny_model, tmp_path, capsys):

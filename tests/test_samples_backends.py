@@ -8,7 +8,6 @@ and our conversion of vLLM-shaped outputs, with stand-in objects.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import os
@@ -22,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
-REASON = "the samples tests need torch and transformers: pip install 'verifier-audit[samples]'"
+import samples_support
+from samples_support import CLI_ARGS, REASON, RUN, write
+
 torch = pytest.importorskip("torch", reason=REASON)
 pytest.importorskip("transformers", reason=REASON)
 
@@ -48,9 +49,6 @@ from verifier_audit.suites import load_suite, select  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 torch.set_num_threads(1)
 
-RUN = {"n": 3, "temperature": 0.8, "top_p": 0.9, "max_tokens": 12, "batch_size": 4, "top_k_logprobs": 3, "seed": 7}
-CLI_ARGS = ["--suite", "math", "--limit", "3", "--n", "3", "--temperature", "0.8", "--top-p", "0.9",
-            "--max-tokens", "12", "--batch-size", "4", "--top-k-logprobs", "3", "--seed", "7", "--no-progress"]
 FAST = {"retries": 3, "retry_base_s": 0.01, "retry_max_s": 0.05, "request_timeout": 30.0}
 
 
@@ -100,12 +98,6 @@ def reference(hf, tiny_model, tasks, suite, tmp_path_factory) -> bytes:
         result = run(client(tiny_model, srv), tasks, suite, out)
     assert (result.total, result.kept, result.written) == (9, 0, 9)
     return out.read_bytes()
-
-
-def write(tmp_path, data: bytes, name="samples.jsonl") -> Path:
-    p = tmp_path / name
-    p.write_bytes(data)
-    return p
 
 
 def expected(hf, tasks, *, template="plain", kind="raw", **overrides):
@@ -274,9 +266,7 @@ def test_resume_after_truncation_gives_the_same_bytes(reference, tiny_model, tas
 
 
 def parse(*argv):
-    ap = argparse.ArgumentParser()
-    samples_cli.add_parser(ap.add_subparsers(dest="command"))
-    return ap.parse_args(["sample", *argv])
+    return samples_support.parse(samples_cli, "sample", *argv)
 
 
 def test_cli_kill_and_resume_gives_the_same_bytes(reference, hf, tiny_model, tmp_path, capsys):

@@ -7,14 +7,14 @@ forward pass per batch (other padding, no cache), within 1e-4.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-from pathlib import Path
 
 import pytest
 
-REASON = "the samples tests need torch and transformers: pip install 'verifier-audit[samples]'"
+import samples_support
+from samples_support import REASON, write
+
 torch = pytest.importorskip("torch", reason=REASON)
 pytest.importorskip("transformers", reason=REASON)
 
@@ -59,12 +59,6 @@ def samples_file(base, tmp_path_factory) -> bytes:
     finally:
         base.stop_token_ids = saved
     return out.read_bytes()
-
-
-def write(tmp_path, data: bytes, name="samples.jsonl") -> Path:
-    p = tmp_path / name
-    p.write_bytes(data)
-    return p
 
 
 def test_the_model_scoring_its_own_samples_gives_its_recorded_logprobs(base, samples_file, tmp_path):
@@ -176,9 +170,7 @@ def test_check_tokenizer_tolerates_a_few_spacing_differences(base, samples_file,
 
 
 def parse(*argv):
-    ap = argparse.ArgumentParser()
-    cli_logprobs.add_parser(ap.add_subparsers(dest="command"))
-    return ap.parse_args(["logprobs", *argv])
+    return samples_support.parse(cli_logprobs, "logprobs", *argv)
 
 
 def test_cli(models, samples_file, tmp_path, capsys):
