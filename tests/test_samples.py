@@ -284,7 +284,8 @@ def test_sampled_frequencies_follow_the_processed_distribution(backend, temperat
     logits = probs.log().expand(rows, -1).clone()
     keys = [seeding.sample_key(0, "dist", i) for i in range(rows)]
     k1, k2 = torch.tensor([k[0] for k in keys]), torch.tensor([k[1] for k in keys])
-    token, lp, _, _ = backend._choose(logits, 0, k1, k2, temperature=temperature, top_p=top_p, k=0, processed=True)
+    token, lp, _, _ = backend._choose(logits, backend._uniform(0, k1, k2), temperature=temperature, top_p=top_p, k=0,
+                                      processed=True)
     expected = probs ** (1 / temperature)
     expected = expected / expected.sum()
     before = expected.cumsum(0) - expected

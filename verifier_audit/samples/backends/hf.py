@@ -152,9 +152,10 @@ class HFBackend:
 
     # -- sampling --------------------------------------------------------------------------
 
-    def _uniform(self, step: int, k1, k2):
-        """The rows' uniforms for ``step``: ``seeding.uniform`` on tensors (int64 holding
-        32-bit values; products stay below 2**63)."""
+    def _uniforms(self, steps: int, k1, k2):
+        """``[rows, steps]``: row i's uniform for every step, ``seeding.uniform`` on tensors
+        (int64 holding 32-bit values; products stay below 2**63). Made once per batch: per
+        step it would be some twenty small kernels, each a launch on the GPU."""
         torch = self._torch
 
         def mix(x):
@@ -164,12 +165,17 @@ class HFBackend:
             x = (x * 0x735A2D97) & MASK32
             return x ^ (x >> 15)
 
-        s = torch.full_like(k1, (step + 0x9E3779B9) & MASK32)
-        h = mix(k1 ^ mix(k2 ^ mix(s)))
+        s = (torch.arange(steps, dtype=torch.long, device=k1.device) + 0x9E3779B9) & MASK32
+        h = mix(k1[:, None] ^ mix(k2[:, None] ^ mix(s)[None, :]))
         return (h.to(torch.float64) + 0.5) / 4294967296.0
 
-    def _choose(self, logits, step, k1, k2, *, temperature, top_p, k, processed):
-        """One step for all rows: (token, its logprob, top-K values, top-K ids or None)."""
+    def _uniform(self, step: int, k1, k2):
+        """The rows' uniforms for one ``step`` (tests compare it with ``seeding.uniform``)."""
+        return self._uniforms(step + 1, k1, k2)[:, step]
+
+    def _choose(self, logits, u, *, temperature, top_p, k, processed):
+        """One step for all rows: (token, its logprob, top-K values, top-K ids or None).
+        ``u``: the rows' uniforms for this step (unused when ``temperature == 0``)."""
         torch = self._torch
         logits = logits.float()
         raw = torch.log_softmax(logits, dim=-1)
@@ -196,7 +202,7 @@ class HFBackend:
             # that the last bits of the logits reorder then move no boundary, so a draw
             # depends on the batch's arithmetic only through the cumulative sums themselves.
             cum = torch.cumsum(slp.exp().to(torch.float64), dim=-1)
-            target = self._uniform(step, k1, k2) * cum[:, -1]
+            target = u * cum[:, -1]
             token = torch.searchsorted(cum, target[:, None], right=True).clamp(max=cum.shape[-1] - 1).squeeze(-1)
             if processed:
                 plp = slp - torch.logsumexp(slp, dim=-1, keepdim=True) if keep is not None else slp
@@ -256,9 +262,11 @@ class HFBackend:
             cache_kw.pop("logits_to_keep", None)
             logits = out.logits[:, -1, :]
             position = position[:, -1:] + 1
+            uniforms = self._uniforms(max_tokens, k1, k2) if temperature > 0 else None
             steps = 0
             for step in range(max_tokens):
-                token, lp, tv, ti = self._choose(logits, step, k1, k2, temperature=temperature, top_p=top_p,
+                u = uniforms[:, step] if uniforms is not None else None
+                token, lp, tv, ti = self._choose(logits, u, temperature=temperature, top_p=top_p,
                                                  k=k, processed=processed)
                 tokens[:, step], lps[:, step] = token, lp
                 if k:
@@ -266,7 +274,7 @@ class HFBackend:
                 steps = step + 1
                 if eos_t is not None:
                     hit = torch.isin(token, eos_t) & ~stopped
-                    length = torch.where(hit, torch.full_like(length, step + 1), length)
+                    length = torch.where(hit, step + 1, length)
                     stopped |= hit
                     if (step + 1) % check_every == 0 and bool(stopped.all()):
                         break
