@@ -1,4 +1,4 @@
-"""Where a run starts and ends, where an alarm fell in it, the canonical order of metrics.
+"""Where an alarm fell in a run, and the canonical order of metrics.
 
 The report (``report.py``), its words (``verdict.py``) and its plots (``plots.py``) all need
 these, so they live below all three.
@@ -11,12 +11,6 @@ from typing import Optional
 
 from .alarms import Alarm
 from .run import CANONICAL, Run
-
-
-def span(run: Run) -> tuple[float, float]:
-    firsts = [float(s.steps[0]) for s in run.metrics.values() if len(s)]
-    lasts = [float(s.steps[-1]) for s in run.metrics.values() if len(s)]
-    return (min(firsts), max(lasts)) if firsts else (0.0, 0.0)
 
 
 def _metric_order(name: str) -> tuple[int, str]:
@@ -33,5 +27,5 @@ def _at(run: Run, alarm: Alarm) -> float:
     at = _ev(alarm, "at_fraction")
     if at is not None:
         return at
-    lo, hi = span(run)
+    lo, hi = run.span()
     return (alarm.step - lo) / (hi - lo) if hi > lo else 0.0

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 
 from .alarms import Alarm
-from .facts import span
 from .run import REWARD_FN_PREFIX, Run
 from .verdict import _g, _step, law
 
@@ -184,7 +183,7 @@ def _line(run: Run, key: str, color: Optional[str] = None, label: Optional[str] 
 def run_plots(run: Run, alarms: list[Alarm], fit: Optional[FitInfo]) -> list[str]:
     """The SVG plots of one run: entropy, reward (its spread as a band, validation), group
     spread, KL, length, reward terms, entropy vs reward with the fit."""
-    xr = span(run)
+    xr = run.span()
     out = []
     every = _marks(alarms)
     if run.has("entropy"):
@@ -278,8 +277,8 @@ def comparison_plots(runs: list[Run], fired: dict[str, list[Alarm]]) -> list[str
     """One plot per metric with every run that logged it, each run in its colour, its
     alarms as dashed lines in the same colour."""
     out = []
-    lo = min(span(r)[0] for r in runs)
-    hi = max(span(r)[1] for r in runs)
+    lo = min(r.span()[0] for r in runs)
+    hi = max(r.span()[1] for r in runs)
     for key, title, kinds in (("entropy", "entropy (nats)", None), ("reward", "training reward", None),
                               ("reward_std", "group reward std", None), ("kl", "KL to the reference", None),
                               ("length", "completion length", None), ("val_accuracy", "validation accuracy", None)):

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from .. import __version__
 from .alarms import Alarm, Thresholds, check, missing_metrics, not_checked
-from .facts import _at, _metric_order, span
+from .facts import _at, _metric_order
 from .fit import fit_entropy_reward
 from .html import render_html
 from .png import write_pngs
@@ -141,7 +141,7 @@ def build_report(runs: list[Run], thresholds: Optional[Thresholds] = None, confi
         fit = fit_entropy_reward(run, smooth_window=th.smooth_window, max_points=th.max_points)
         metrics = _metrics(run)
         skipped = not_checked(run, th)
-        lo, hi = span(run)
+        lo, hi = run.span()
         fit_info = None
         if fit is not None:
             fit_info = FitInfo(a=fit.a, b=fit.b, r2=fit.r2, n=fit.n, ceiling=fit.ceiling, gap=fit.gap,

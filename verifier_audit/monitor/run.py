@@ -59,5 +59,11 @@ class Run:
     def has(self, name: str) -> bool:
         return name in self.metrics and len(self.metrics[name]) > 0
 
+    def span(self) -> tuple[float, float]:
+        """First and last step logged for any metric of the run ((0, 0) when none is)."""
+        firsts = [float(s.steps[0]) for s in self.metrics.values() if len(s)]
+        lasts = [float(s.steps[-1]) for s in self.metrics.values() if len(s)]
+        return (min(firsts), max(lasts)) if firsts else (0.0, 0.0)
+
     def reward_functions(self) -> list[str]:
         return sorted(k[len(REWARD_FN_PREFIX):] for k in self.metrics if k.startswith(REWARD_FN_PREFIX))

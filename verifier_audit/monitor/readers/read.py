@@ -113,10 +113,8 @@ def _unique(names: list[str], sources: list[str]) -> list[str]:
 
 
 def series_span(run: Run) -> tuple[float, float]:
-    """First and last step logged for any metric of the run."""
-    firsts = [float(s.steps[0]) for s in run.metrics.values() if len(s)]
-    lasts = [float(s.steps[-1]) for s in run.metrics.values() if len(s)]
-    return (min(firsts), max(lasts)) if firsts else (0.0, 0.0)
+    """First and last step logged for any metric of the run (``Run.span``)."""
+    return run.span()
 
 
 def _default_name(path: Path) -> str:
