@@ -15,6 +15,7 @@ temporary folder and removed.
 
 from __future__ import annotations
 
+import argparse
 import os
 import pathlib
 import resource
@@ -101,11 +102,17 @@ def bench(path: pathlib.Path) -> dict:
 
 
 def main(argv: list[str]) -> None:
-    n = int(next((a for a in argv if a.isdigit()), 1_000_000))
-    if "--serial" in argv:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("rows", nargs="?", type=int, default=1_000_000, help="steps in the log (default 1,000,000)")
+    ap.add_argument("--serial", action="store_true", help="no worker processes, as on a busy machine")
+    args = ap.parse_args(argv)
+    n = args.rows
+    if n < 10:
+        ap.error(f"rows: {n}; at least 10 (the alarms need a few points to smooth)")
+    if args.serial:
         parallel.PARALLEL_MIN_BYTES = 1 << 62
     print(f"{n:,} rows; cores: {os.cpu_count()}, usable now: {parallel._idle_cores()} "
-          f"(load {os.getloadavg()[0]:.2f}){'; serial' if '--serial' in argv else ''}")
+          f"(load {os.getloadavg()[0]:.2f}){'; serial' if args.serial else ''}")
     c = curves(n)
     with tempfile.TemporaryDirectory(prefix="va-bench-monitor-") as tmp:
         for kind, writer in (("jsonl", write_jsonl), ("csv", write_csv)):
