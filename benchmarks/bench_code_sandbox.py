@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import time
@@ -41,9 +42,18 @@ def warm(n: int, level: str, workers: int = 2) -> float:
         return n / (time.perf_counter() - start)
 
 
+def main(argv: list[str]) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("n", nargs="?", type=int, default=400, help="runs per measurement (default 400)")
+    ap.add_argument("levels", nargs="*", default=["process", "rlimits", "namespaces"],
+                    choices=["process", "rlimits", "namespaces"], help="isolation levels to time (default: all three)")
+    args = ap.parse_args(argv)
+    if args.n < 1:
+        ap.error(f"n: {args.n}; at least 1")
+    print(f"cold python3 -c per run (2 threads): {cold(args.n):7.1f} runs/s")
+    for level in args.levels:
+        print(f"warm pool, level={level:<10} (2 workers): {warm(args.n, level):7.1f} runs/s")
+
+
 if __name__ == "__main__":
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 400
-    levels = sys.argv[2:] or ["process", "rlimits", "namespaces"]
-    print(f"cold python3 -c per run (2 threads): {cold(n):7.1f} runs/s")
-    for level in levels:
-        print(f"warm pool, level={level:<10} (2 workers): {warm(n, level):7.1f} runs/s")
+    main(sys.argv[1:])

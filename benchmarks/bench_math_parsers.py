@@ -23,6 +23,7 @@ that fails a lot).
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import pathlib
 import signal
@@ -144,6 +145,7 @@ def ours_equal(a: str, b: str) -> bool:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # --help; no options
     warnings.filterwarnings("ignore")
     table = oracle_table()
     texts = answer_strings(table)
