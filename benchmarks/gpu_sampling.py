@@ -2,6 +2,7 @@
 
     python3 benchmarks/gpu_sampling.py --json gpu.json             # GPU: batch 1, 4, 16, 64, 256
     python3 benchmarks/gpu_sampling.py --quick --json cpu.json     # CPU: batch 1, 4, 16
+    python3 benchmarks/gpu_sampling.py --breakdown ...             # + forward alone, _choose alone
 
 Builds a random-initialised Llama-style model (hidden 768, 12 layers, 12 heads, MLP 2048,
 vocabulary 32000: the tiny tokenizer of ``verifier_audit.samples.tiny``, the embedding
@@ -98,6 +99,63 @@ def run_generate(backend, prompt_ids, batch, args, *, max_tokens=None):
     return time.perf_counter() - t0
 
 
+def _batch_tensors(backend, prompt_ids, batch, n):
+    """Left-padded ids, the attention mask for prompt + n new tokens, and position ids, as
+    the hf backend builds them."""
+    rows = [prompt_ids[i % len(prompt_ids)] for i in range(batch)]
+    width = max(len(r) for r in rows)
+    ids = torch.full((batch, width), backend.pad_id, dtype=torch.long)
+    mask = torch.zeros((batch, width + n), dtype=torch.long)
+    for i, r in enumerate(rows):
+        ids[i, width - len(r):] = torch.tensor(r)
+        mask[i, width - len(r):] = 1
+    mask[:, width:] = 1
+    ids, mask = ids.to(backend.device), mask.to(backend.device)
+    return ids, mask, (mask[:, :width].cumsum(-1) - 1).clamp(min=0), width
+
+
+def run_forward(backend, prompt_ids, batch, args) -> float:
+    """The model alone, called exactly as the hf backend calls it (prefill, then one decode
+    step per token on the KV cache), feeding back the argmax: no sampling, no logprobs."""
+    n = args.max_tokens
+    ids, mask, position, width = _batch_tensors(backend, prompt_ids, batch, n)
+    model = backend.model
+    kw = {backend._cache_kw: backend._new_cache(), "use_cache": True}
+    sync(backend.device)
+    t0 = time.perf_counter()
+    with torch.inference_mode():
+        out = model(input_ids=ids, attention_mask=mask[:, :width], position_ids=position, **kw,
+                    **({"logits_to_keep": 1} if backend._keep_kw else {}))
+        position = position[:, -1:] + 1
+        for step in range(n - 1):
+            token = out.logits[:, -1, :].argmax(-1)
+            out = model(input_ids=token[:, None], attention_mask=mask[:, :width + step + 1], position_ids=position,
+                        **kw)
+            position = position + 1
+    sync(backend.device)
+    return time.perf_counter() - t0
+
+
+def run_choose(backend, batch, args) -> float:
+    """The backend's per-step token choice alone (``_choose``: log-softmax, nucleus, inverse
+    CDF, logprob and top-K) on fixed random logits, once per step."""
+    vocab = backend.vocab_rows()
+    gen = torch.Generator(device="cpu").manual_seed(0)
+    logits = torch.randn(batch, vocab, generator=gen).to(backend.device, backend.torch_dtype)
+    keys = [sample_key(0, f"bench-{i}", 0) for i in range(batch)]
+    k1 = torch.tensor([a for a, _ in keys], dtype=torch.long, device=backend.device)
+    k2 = torch.tensor([b for _, b in keys], dtype=torch.long, device=backend.device)
+    sync(backend.device)
+    t0 = time.perf_counter()
+    with torch.inference_mode():
+        u = backend._uniforms(args.max_tokens, k1, k2)
+        for step in range(args.max_tokens):
+            backend._choose(logits, u[:, step], temperature=args.temperature, top_p=args.top_p,
+                            k=args.top_k_logprobs, processed=False)
+    sync(backend.device)
+    return time.perf_counter() - t0
+
+
 def bench_vllm(model_dir: Path, prompts: list[str], batches, args) -> dict:
     try:
         import vllm
@@ -143,6 +201,9 @@ def main() -> int:
     ap.add_argument("--no-vllm", action="store_true", help="do not try vLLM")
     ap.add_argument("--no-baseline", action="store_true",
                     help="do not time transformers' own generate() (the in-process baseline)")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time the model's forward passes alone and the token choice alone, per batch size "
+                         "(where the hf loop's time goes)")
     ap.add_argument("--model-dir", type=Path, default=None,
                     help="build the model here and keep it (default: a temporary directory, removed at the end)")
     ap.add_argument("--json", type=Path, default=None, help="write the figures here")
@@ -220,6 +281,13 @@ def bench(args, model_dir: Path) -> int:
         results.append(row)
         print(f"{'hf':<8} {b:>6} {tokens:>8} {dt:>9.2f} {b / dt:>10.1f} {tokens / dt:>10.0f} "
               f"{row['ms_per_step']:>8.1f} {'' if peak is None else f'{peak:.2f}':>9}", flush=True)
+        if args.breakdown:
+            fwd = statistics.median(run_forward(backend, prompt_ids, b, args) for _ in range(repeats))
+            choose = statistics.median(run_choose(backend, b, args) for _ in range(repeats))
+            row.update(forward_seconds=fwd, choose_seconds=choose, rest_seconds=dt - fwd - choose)
+            print(f"{'  split':<8} {b:>6}  forward alone {1000 * fwd / args.max_tokens:.1f} ms/step, "
+                  f"_choose alone {1000 * choose / args.max_tokens:.1f} ms/step, the rest of the loop "
+                  f"{1000 * (dt - fwd - choose) / args.max_tokens:.1f} ms/step", flush=True)
         if not args.no_baseline:
             run_generate(backend, prompt_ids, b, args, max_tokens=4)
             base_s = statistics.median(run_generate(backend, prompt_ids, b, args) for _ in range(repeats))
