@@ -21,6 +21,7 @@ from verifier_audit.monitor.readers import parallel as P  # noqa: E402
 from verifier_audit.monitor.readers import parse_mapping, read_logs  # noqa: E402
 from verifier_audit.monitor.readers import tables as T  # noqa: E402
 from verifier_audit.monitor.readers.names import _Want  # noqa: E402
+from test_monitor_alarms import healthy_curves  # noqa: E402 - the same healthy run in every format
 
 N = 200
 VAL_EVERY = 10
@@ -32,17 +33,7 @@ def curves(n: int = N, collapse_at: int | None = None, seed: int = 0) -> dict[st
     rng = np.random.default_rng(seed)
     t = np.arange(n, dtype=np.float64)
     u = t / n
-    c = {
-        "entropy": 1.2 * (1 - 0.35 * u),
-        "reward": 0.2 + 0.4 * u,
-        "reward_std": 0.45 - 0.1 * u,
-        "frac_reward_zero_std": 0.1 + 0.15 * u,
-        "kl": 0.06 * u,
-        "length": 300 + 250 * u,
-        "val_accuracy": 0.25 + 0.25 * u,
-        "reward_fn/accuracy": 0.1 + 0.4 * u,
-        "reward_fn/format": 1 - 0.8 * np.exp(-15 * u),
-    }
+    c = healthy_curves(u)
     if collapse_at is not None:
         after = np.clip(t - collapse_at, 0, None)
         c["entropy"] = np.where(t < collapse_at, 1.2, 0.08 + 1.12 * np.exp(-after / 8))

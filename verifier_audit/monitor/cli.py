@@ -75,10 +75,6 @@ def _thresholds(args):
 def run(args) -> int:
     from ..errors import InputError
 
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        return _error("monitor needs numpy, not installed here: pip install numpy")
     from ..report import png
     from . import report as Rp
     from .readers import parse_mapping, read_logs

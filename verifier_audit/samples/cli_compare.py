@@ -70,10 +70,6 @@ def _error(message: str) -> int:
 def run(args) -> int:
     from ..errors import InputError
 
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        return _error("compare needs numpy, not installed here: pip install numpy")
     from ..engine.pool import PoolError
     from ..report import png
     from . import compare as C
