@@ -133,6 +133,9 @@ class GateConfig(BaseModel):
     max_debt: float = 0.05
     max_category: float = 0.5
     max_false_rejection: float = 0.10
+    # Errors hide behaviour: a verifier whose calls error is not measured on them, so too
+    # many errors (or a category with no successful call) fail the gate like a hole does.
+    max_error_rate: float = 0.05
     waived_categories: list[str] = Field(default_factory=list)
     # A waiver with an accepted rate: the category may go up to this false acceptance.
     category_limits: dict[str, float] = Field(default_factory=dict)
