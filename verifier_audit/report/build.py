@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..loading import VerifierSpec
-from ..metrics import accepted, category_results, coverage_debt, gate, pooled_rate
+from ..metrics import _clip, accepted, category_results, coverage_debt, gate, pooled_rate
 from ..models import Checks, MutantSurvival, Report, SecurityFinding, TaskSurvival, Verdict
 
 if TYPE_CHECKING:
@@ -28,6 +28,23 @@ def _error_kind(message: str) -> str:
     if message.startswith("crash"):
         return "crash"
     return message.split(":", 1)[0]  # the exception's type
+
+
+def _call_order(prepared: "Prepared"):
+    """Verdicts in candidate order, so the 'first' error is the same on every run."""
+    order = {c.id: i for i, c in enumerate(prepared.candidates)}
+    return lambda v: order.get(v.candidate_id, len(order))
+
+
+def error_messages(errors: list[Verdict], per_kind: int = 3, width: int = 300) -> dict[str, list[str]]:
+    """A few distinct messages per error kind, clipped, in the order first seen."""
+    out: dict[str, list[str]] = {}
+    for v in errors:
+        text = _clip(v.error or "", width)
+        seen = out.setdefault(_error_kind(v.error or ""), [])
+        if text not in seen and len(seen) < per_kind:
+            seen.append(text)
+    return dict(sorted(out.items()))
 
 
 def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, Verdict], options: "AuditOptions",
@@ -55,7 +72,8 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         for cid, v in sorted(verdicts.items()) if cid in by_id
         for kind, _, detail in (entry.partition(":") for entry in v.security)
     ]
-    errors = [v for v in verdicts.values() if v.status == "error"]
+    errors = [v for v in sorted(verdicts.values(), key=_call_order(prepared)) if v.status == "error"]
+    messages = error_messages(errors)
     return Report(
         tool_version=__version__,
         verifier=spec.spec,
@@ -74,17 +92,20 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         error_rate=round(len(errors) / len(verdicts), 6) if verdicts else 0.0,
         errors=len(errors),
         error_kinds=dict(sorted(Counter(_error_kind(v.error or "") for v in errors).items())),
+        error_messages=messages,
         categories=categories,
         security_findings=findings,
         dropped=prepared.dropped_counts,
         mutant_survival=mutant_survival(prepared, candidates, verdicts),
-        gate=gate(debt, categories, fr, len(findings), options.gate, enforced=options.enforce_gate),
+        gate=gate(debt, categories, fr, len(findings), options.gate, enforced=options.enforce_gate,
+                  errors=len(errors), calls=len(verdicts), first_error=errors[0].error if errors else None),
         settings={
             **{k: v for k, v in settings.items() if k not in ("verifiers",)},
             "threshold": options.threshold,
             "max_debt": options.gate.max_debt,
             "max_category": options.gate.max_category,
             "max_false_rejection": options.gate.max_false_rejection,
+            "max_error_rate": options.gate.max_error_rate,
             "waived_categories": list(options.gate.waived_categories),
             "category_limits": dict(sorted(options.gate.category_limits.items())),
         },

@@ -225,7 +225,14 @@ def _problems(report: Report) -> str:
     out.append(f"<h3>Errors ({report.errors}, {_pct(report.error_rate)})</h3>")
     if report.error_kinds:
         kinds = sorted(report.error_kinds.items(), key=lambda kv: (-kv[1], kv[0]))
-        out.append(_table(["kind", "count"], [[_esc(k, 400), f'<td class="n">{n}</td>'] for k, n in kinds], "va-errors"))
+        out.append(_table(["kind", "count", "messages"], [
+            [_esc(k, 400), f'<td class="n">{n}</td>',
+             "<br>".join(f"<code>{_esc(m, 300)}</code>" for m in report.error_messages.get(k, []))]
+            for k, n in kinds], "va-errors"))
+    blind = [c.name for c in report.categories if not c.measured]
+    if blind:
+        out.append('<p class="va-over">Not measured (every call errored): '
+                   + ", ".join(f"<code>{_esc(n, 200)}</code>" for n in blind) + "</p>")
     if report.dropped:
         out.append("<p>Dropped by the oracle (never scored): " + ", ".join(
             f"{_esc(k, 200)} {n}" for k, n in sorted(report.dropped.items())) + "</p>")

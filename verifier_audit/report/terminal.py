@@ -40,8 +40,9 @@ def _category_rows(categories: list[CategoryResult]) -> list[list[str]]:
     rows = []
     for c in categories:
         what = "FA" if c.label == "incorrect" else "FR"
-        rows.append([c.name, c.severity.value, c.label, str(c.n), str(c.accepted), f"{what} {_pct(c.rate)}",
-                     _ci(c.ci.low, c.ci.high), str(c.errors) if c.errors else ""])
+        rate = f"{what} {_pct(c.rate)}" if c.measured else "not measured"
+        rows.append([c.name, c.severity.value, c.label, str(c.n), str(c.accepted), rate,
+                     _ci(c.ci.low, c.ci.high) if c.measured else "-", str(c.errors) if c.errors else ""])
     return rows
 
 
@@ -68,9 +69,7 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
                 out.append(f"      accepted: {_one_line(ex.text)}")
         out.append("")
     if report.errors:
-        kinds = ", ".join(f"{k} {n}" for k, n in report.error_kinds.items())
-        out.append(f"Errors: {report.errors} of {report.n_candidates} calls ({_pct(report.error_rate).strip()}): {kinds}. "
-                   "Counted apart, not as acceptances or rejections.")
+        out += _error_lines(report)
     for f in report.security_findings[:10]:
         out.append(f"SECURITY: {f.kind}: {f.detail}")
     if report.dropped:
@@ -85,6 +84,22 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
     ]
     out.append(render_gate(report))
     return "\n".join(out)
+
+
+def _error_lines(report: Report) -> list[str]:
+    """How many calls errored, the messages (so a broken import is fixed without opening the
+    results file) and the categories nothing was measured in."""
+    kinds = ", ".join(f"{k} {n}" for k, n in report.error_kinds.items())
+    out = [f"Errors: {report.errors} of {report.n_candidates} calls ({_pct(report.error_rate).strip()}): {kinds}. "
+           "Counted apart, not as acceptances or rejections; over max-error-rate they fail the gate."]
+    for kind, messages in report.error_messages.items():
+        for m in messages:
+            flat = " ".join(_printable(m).split())  # the head: where the exception says what
+            out.append(f"  {flat[:157] + '...' if len(flat) > 160 else flat}")
+    blind = [c.name for c in report.categories if not c.measured]
+    if blind:
+        out.append(f"Not measured (every call errored): {', '.join(blind)}")
+    return out
 
 
 def render_gate(report: Report) -> str:
