@@ -123,6 +123,9 @@ EQUAL = [
     ("5!", "120"),
     (r"2^{10000}", r"2^{5000}\cdot 2^{5000}"),
     (r"\sqrt{2}", "1.4142135623730951"),  # a printed double: within 1e-12
+    ("2", r"\frac{6}{3} = 2"),  # a true chain: its value is the last side
+    ("x = 2", "x = 6/3 = 2"),
+    (r"\{1, 2\}", r"S = \{1, 2\}"),  # a name before '=' claims nothing
 ]
 
 # (gold, candidate): must NOT be equivalent
@@ -187,6 +190,11 @@ NOT_EQUAL = [
     (r"\frac{1}{3}", "0.333333"),
     (r"\frac{1}{3}", "0.3333333333"),
     ("2", r"\{2, 3\}"),
+    ("42", "43 = 42"),  # a false chain equals nothing, not its last side
+    ("43", "43 = 42"),
+    (r"3\sqrt{17}", r"1 + 3\sqrt{17} = 3\sqrt{17}"),
+    ("(-1, 1)", "(-1, 2) = (-1, 1)"),
+    ("x = 3", "x = 6/3 = 3"),
 ]
 
 

@@ -20,6 +20,7 @@ Pure and deterministic: no global state is changed, the sample points are fixed.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 from typing import Iterable, Optional
@@ -359,6 +360,8 @@ def equivalent(a: Answer, b: Answer) -> bool:
     ka, kb = a.kind, b.kind
     if Kind.HEDGE in (ka, kb):
         return False
+    if a.claims or b.claims:  # a chain: true (6/3 = 2) or a false statement (43 = 42)
+        return _chain_holds(a) and _chain_holds(b) and equivalent(_value_only(a), _value_only(b))
     if a == b:  # structurally identical (cheap, and the only way for x^{10^{10}} = 5)
         return True
     if ka in _SCALAR and kb in _SCALAR:
@@ -378,6 +381,15 @@ def equivalent(a: Answer, b: Answer) -> bool:
     if single.kind == Kind.SET and len(single.items) == 1:
         return equivalent(single.items[0], other)
     return False
+
+
+def _value_only(a: Answer) -> Answer:
+    return dataclasses.replace(a, claims=())
+
+
+def _chain_holds(a: Answer) -> bool:
+    """Every pair of sides the chain claims equal is equal."""
+    return all(equivalent(left, right) for left, right in a.claims)
 
 
 def _text_equal(t: Answer, other: Answer) -> bool:

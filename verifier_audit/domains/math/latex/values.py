@@ -7,6 +7,8 @@ have to factor) are refused with ParseError instead of being computed.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy
 from sympy import Integer, Rational, S
 
@@ -116,11 +118,10 @@ def _finish(ans: Answer) -> Answer:
                 items = tuple(Answer(Kind.EQUATION, v, approximate=ans.approximate) for v in both)
             else:
                 items = tuple(_scalar(v, ans.approximate, ans.percent) for v in both)
-            return Answer(Kind.SET, items=items)
+            return Answer(Kind.SET, items=items, claims=ans.claims)
         return ans
     if ans.items:
-        return Answer(ans.kind, ans.value, tuple(_finish(i) for i in ans.items),
-                      ans.percent, ans.approximate)
+        return replace(ans, items=tuple(_finish(i) for i in ans.items))
     if ans.kind == Kind.INTERVAL and _PM in ans.value.free_symbols:
         raise ParseError("\\pm inside an interval")
     return ans
@@ -173,16 +174,29 @@ def _solve_inequality(lhs, op: str, rhs, var):
     return sympy.solve_univariate_inequality(rel(p, 0), var, relational=False)
 
 
+def _closed(a: Answer) -> bool:
+    """No free symbols anywhere: a side that states a value (6/3, (1, 2], {1, 2}), not a
+    name for one (S, (x, y))."""
+    if a.kind in (Kind.TEXT, Kind.HEDGE):
+        return False
+    if a.value is not None and a.value.free_symbols:
+        return False
+    return all(_closed(i) for i in a.items)
+
+
 def _relation(sides: list[Answer], ops: list[str]) -> Answer:
     approximate = any(s.approximate for s in sides)
     if all(op == "=" for op in ops):
         first, last = sides[0], sides[-1]
-        if first.kind not in _SCALAR or last.kind not in _SCALAR:
-            return last  # S = \{1, 2\}, (x, y) = (1, 2): the value is what follows '='
-        if not _val(first).free_symbols:
-            return last  # a numeric chain: \frac{6}{3} = 2
+        if first.kind not in _SCALAR or last.kind not in _SCALAR or not _val(first).free_symbols:
+            # S = \{1, 2\}, (x, y) = (1, 2), \frac{6}{3} = 2: the value is what follows the
+            # last '='. A closed side before it claims to equal it, and the oracle checks
+            # the claim (6/3 = 2 holds, 43 = 42 does not); a name (S, (x, y)) claims nothing.
+            return replace(last, claims=tuple((s, last) for s in sides[:-1] if _closed(s)))
+        # y = 2x + 1 is an equation; x = 6/3 = 2 also claims its closed middle side equals
+        # the last (a symbolic middle, y = f(x) = 2x + 1, is read as before: not checked).
         return Answer(Kind.EQUATION, sympy.Eq(_val(first), _val(last), evaluate=False),
-                      approximate=approximate)
+                      approximate=approximate, claims=tuple((s, last) for s in sides[1:-1] if _closed(s)))
     if "=" in ops:
         raise ParseError("'=' mixed with inequalities")
     values = [_val(s) for s in sides]

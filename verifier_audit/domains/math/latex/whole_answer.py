@@ -87,7 +87,7 @@ def _parse_cached(text: str) -> Answer:
         ans = _hedge(toks)
     else:
         ans = _text_answer(norm, toks) or _Parser(toks).parse()
-    return Answer(ans.kind, ans.value, ans.items, ans.percent, ans.approximate, source=text)
+    return Answer(ans.kind, ans.value, ans.items, ans.percent, ans.approximate, ans.claims, source=text)
 
 
 def parse_answer(text: str) -> Answer:
