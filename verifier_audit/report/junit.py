@@ -1,5 +1,6 @@
 """JUnit XML for CI dashboards: one test suite per verifier, one test case per category,
-failed when the category is over its allowance; security findings are failed cases too.
+failed when the category is over its allowance; security findings are failed cases too; a
+category whose calls all errored (not measured) is an error case.
 
 Allowances are the audit's gate settings, read from the report: an attack or near-miss
 category fails over ``max_category`` false acceptance (unless waived), an equivalent
@@ -19,7 +20,7 @@ def _suite(report: Report) -> ET.Element:
     waived = set(s.get("waived_categories") or ())
     name = report.verifier
     suite = ET.Element("testsuite", name=name)
-    failures = 0
+    failures = errors = 0
     for c in report.categories:
         case = ET.SubElement(suite, "testcase", classname=name, name=c.name)
         what = "false acceptance" if c.label == "incorrect" else "false rejection"
@@ -27,8 +28,12 @@ def _suite(report: Report) -> ET.Element:
         ET.SubElement(case, "system-out").text = (
             f"{what} {c.rate:.3f} ({c.accepted if c.label == 'incorrect' else c.n - c.accepted}/{c.n}), "
             f"95% CI [{c.ci.low:.3f}, {c.ci.high:.3f}], severity {c.severity.value}, errors {c.errors}")
-        if c.n == 0:
-            ET.SubElement(case, "skipped", message="every call errored: nothing judged")
+        if not c.measured and c.name not in waived:
+            # An error, not a skip: a dashboard must not show an unmeasured hole as benign.
+            errors += 1
+            ET.SubElement(case, "error", message=f"not measured: all {c.errors} calls errored", type="not_measured")
+        elif c.n == 0:
+            ET.SubElement(case, "skipped", message="nothing judged")
         elif c.rate > limit and c.name not in waived:
             failures += 1
             example = next(iter(c.examples), None)
@@ -41,8 +46,8 @@ def _suite(report: Report) -> ET.Element:
         ET.SubElement(case, "failure", message=f.kind, type="security").text = f.detail
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failures))
-    suite.set("errors", "0")
-    suite.set("skipped", str(sum(1 for c in report.categories if c.n == 0)))
+    suite.set("errors", str(errors))
+    suite.set("skipped", str(len(suite.findall("testcase/skipped"))))
     return suite
 
 

@@ -26,10 +26,11 @@ def to_markdown(reports: list[Report]) -> str:
         s = r.settings
         over = [c for c in r.categories if c.n and c.rate > (s.get("max_category", 0.5) if c.label == "incorrect"
                                                               else s.get("max_false_rejection", 0.1))]
-        if not over and not r.security_findings and not r.gate.reasons:
+        if not over and not r.security_findings and not r.gate.reasons and not r.errors:
             continue
         out += ["", f"### `{r.verifier}`", ""]
         out += [f"- {_cell(reason, 200)}" for reason in r.gate.reasons]
+        out += [f"- error: `{_cell(m, 160)}`" for messages in r.error_messages.values() for m in messages[:1]]
         if over:
             out += ["", "| category | severity | truth | rate | n | example | reference |", "|---|---|---|---|---|---|---|"]
             for c in sorted(over, key=lambda c: (-c.rate, c.name)):
