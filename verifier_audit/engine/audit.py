@@ -224,10 +224,11 @@ def prepare(
         generated = [c for c in generated if c.origin in options.origins]
     by_id = {t.id: t for t in usable}
     labels: dict[int, tuple[Optional[str], str]] = {}
-    progress = Progress("labelling (oracle)", len(generated), enabled=options.progress)
+    progress = Progress("labelling (oracle)", len(generated), enabled=options.progress,
+                        timeout=options.oracle_timeout, workers=options.workers)
     job = _OracleJob(domain, generated, by_id)
     for out in pool.run(job, range(len(generated)), workers=options.workers, timeout=options.oracle_timeout,
-                        memory_mb=options.memory_mb):
+                        memory_mb=options.memory_mb, on_wait=progress.in_flight):
         if out.ok:
             labels[out.index] = out.value
         else:
@@ -274,12 +275,13 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
     try:
         for spec in verifiers:
             todo = [i for i, c in enumerate(prepared.candidates) if (spec.name, c.id) not in store.done]
-            progress = Progress(f"auditing {spec.name}", len(prepared.candidates), enabled=options.progress)
-            progress.advance(len(prepared.candidates) - len(todo))
+            progress = Progress(f"auditing {spec.name}", len(prepared.candidates), enabled=options.progress,
+                                timeout=options.timeout, workers=options.workers)
+            progress.skip(len(prepared.candidates) - len(todo))
             job = _VerifierJob(spec, prepared.candidates, tasks, get_domain(prepared.domain), options.timeout,
                                options.memory_mb)
             for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
-                                quiet=options.quiet_workers):
+                                quiet=options.quiet_workers, on_wait=progress.in_flight):
                 c = prepared.candidates[out.index]
                 if out.ok:
                     verdict = Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,

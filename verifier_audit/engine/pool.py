@@ -262,8 +262,13 @@ def run(
     quiet: bool = True,
     setup_timeout: float = 120.0,
     on_restart: Optional[Callable[[str], None]] = None,
+    on_wait: Optional[Callable[[list[float]], None]] = None,
 ) -> Iterator[Outcome]:
-    """Yield an Outcome for every item (in completion order), whatever the calls do."""
+    """Yield an Outcome for every item (in completion order), whatever the calls do.
+
+    ``on_wait`` is called before each wait with the start times (time.monotonic) of the
+    calls in flight, at least twice a second: a progress bar keeps moving, and knows how
+    long the slow calls have run, while no call completes."""
     ctx = mp.get_context("fork")
     pending: deque[int] = deque(items)
     total = len(pending)
@@ -296,6 +301,9 @@ def run(
             now = time.monotonic()
             deadlines = [w.started + timeout for w in pool if w.assigned]
             wait_for = max(0.0, min(deadlines) - now) if deadlines else 1.0
+            if on_wait is not None:
+                on_wait([w.started for w in pool if w.assigned])
+                wait_for = min(wait_for, 0.5)
             ready = wait([w.conn for w in pool] + [w.proc.sentinel for w in pool], timeout=wait_for)
             for w in list(pool):
                 dead = False
