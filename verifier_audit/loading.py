@@ -128,6 +128,30 @@ def resolve(spec: str, style: str | None = None) -> VerifierSpec:
     return VerifierSpec(spec=spec, name=name, style=style)
 
 
+def source_hash(spec: VerifierSpec) -> str:
+    """A hash of the verifier's own source file (not of what it imports), so a results file
+    is never resumed across an edit of the verifier. "?" when there is no file to read."""
+    import hashlib
+
+    path = None
+    target = spec.spec.rpartition(":")[0]
+    if spec.function is not None:
+        path = inspect.getsourcefile(spec.function) if inspect.isfunction(spec.function) else None
+    elif target.endswith(".py") or "/" in target or os.sep in target:
+        path = target
+    else:
+        try:
+            found = importlib.util.find_spec(target)
+            path = found.origin if found is not None else None
+        except (ImportError, ValueError):
+            path = None
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()[:16]
+    except (OSError, TypeError):
+        return "?"
+
+
 def from_callable(fn: Callable, style: str | None = None) -> VerifierSpec:
     """A verifier given as a Python object rather than a spec string."""
     if not callable(fn):

@@ -1,18 +1,34 @@
 """The results file: verdicts streamed as JSON lines as they come, so an audit can resume.
 
 Line 1 is a header with a fingerprint of everything that decides the verdicts (suite
-contents, split, limit, seed, verifiers, timeout, tool version). A resume with a
-different fingerprint is refused rather than mixing two audits. After a ``kill -9`` the
-last line may be cut short: it is dropped and its call is redone, nothing else is lost.
+contents, split, limit, seed, verifiers and a hash of their source, the candidates,
+timeout, tool version). A resume with a different fingerprint is refused rather than
+mixing two audits. After a ``kill -9`` the last line may be cut short: it is dropped and
+its call is redone, nothing else is lost.
+
+The file is evidence that something untrusted (the verifier, a process it left behind)
+may try to rewrite, so:
+
+* every verdict line carries an HMAC made with a random key of this results file, kept
+  beside it in ``<results>.key`` (mode 0600); on resume a line whose MAC does not match
+  (edited, forged, copied from another file) is rejected and its call redone;
+* lines for candidates or verifiers the audit does not have, and second lines for the same
+  call, are rejected too; every rejection is counted in ``warnings``;
+* the file is held under an exclusive lock while the audit writes it: a second audit on the
+  same file is refused with a message instead of interleaving lines with the first.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import hmac
 import json
 import os
+import secrets
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from ..errors import InputError
 from ..models import Verdict, to_json
@@ -23,60 +39,150 @@ def fingerprint(settings: dict[str, Any]) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
+def _key_path(path: Path) -> Path:
+    return path.with_name(path.name + ".key")
+
+
+_REJECTED = {
+    "damaged": "unreadable",
+    "bad_mac": "failed their signature (written by something other than this audit)",
+    "unknown": "name a verifier or candidate this audit does not have",
+    "duplicate": "repeat a call already recorded",
+}
+
+
+def read_verified(path: Path) -> dict[tuple[str, str], "Verdict"]:
+    """The verdicts of a closed results file whose lines pass their signature (for readers
+    after the audit, such as ``score``): what anyone else appended is left out."""
+    with Path(path).open(encoding="utf-8") as fh:
+        header = json.loads(fh.readline() or "{}")
+    store = ResultsStore.__new__(ResultsStore)
+    store.path, store.fingerprint, store.known = Path(path), header.get("fingerprint", ""), None
+    store.done, store.rejected = {}, Counter()
+    store._key = store._read_key()
+    with Path(path).open(encoding="utf-8") as fh:
+        next(fh, None)
+        for line in fh:
+            store._accept(line.rstrip("\n"))
+    return store.done
+
+
 class ResultsStore:
-    def __init__(self, path: Path, settings: dict[str, Any], *, resume: bool):
+    def __init__(self, path: Path, settings: dict[str, Any], *, resume: bool,
+                 known: Optional[set[tuple[str, str]]] = None):
+        """``known``: the (verifier name, candidate id) pairs of this audit; lines for any
+        other pair are rejected on resume (None: any pair is accepted)."""
         self.path = Path(path)
         self.settings = settings
         self.fingerprint = fingerprint(settings)
+        self.known = known
         self.done: dict[tuple[str, str], Verdict] = {}
+        self.rejected: Counter = Counter()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if resume and self.path.exists() and self.path.stat().st_size > 0:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise InputError(f"{self.path}: another audit is writing this results file; wait for it, "
+                             "or pass another --results") from None
+        self._fh = os.fdopen(fd, "r+b")
+        if resume and os.fstat(fd).st_size > 0:
+            self._key = self._read_key()
             self._load()
-            self._fh = self.path.open("a", encoding="utf-8")
         else:
-            self._fh = self.path.open("w", encoding="utf-8")
-            header = {"kind": "header", "fingerprint": self.fingerprint, "settings": settings}
-            self._write(header)
+            self._fh.truncate(0)
+            self._key = self._new_key()
+            self._write_line(json.dumps({"kind": "header", "fingerprint": self.fingerprint, "settings": settings},
+                                        ensure_ascii=True))
+
+    # -- the key -------------------------------------------------------------------------
+
+    def _new_key(self) -> bytes:
+        key = secrets.token_bytes(32)
+        kp = _key_path(self.path)
+        tmp = kp.with_name(kp.name + f".{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(key.hex().encode())
+        os.replace(tmp, kp)
+        return key
+
+    def _read_key(self) -> Optional[bytes]:
+        try:
+            return bytes.fromhex(_key_path(self.path).read_text().strip())
+        except (OSError, ValueError):
+            return None  # no key: no line can be trusted, every call is redone
+
+    def _mac(self, body: str) -> str:
+        return hmac.new(self._key or b"", f"{self.fingerprint}\n{body}".encode(), hashlib.sha256).hexdigest()
+
+    # -- reading -------------------------------------------------------------------------
 
     def _load(self) -> None:
-        raw = self.path.read_bytes()
+        self._fh.seek(0)
+        raw = self._fh.read()
         # Keep only whole lines: a write cut by kill -9 leaves a tail with no newline.
         whole = raw[: raw.rfind(b"\n") + 1]
         if len(whole) != len(raw):
-            with self.path.open("r+b") as fh:
-                fh.truncate(len(whole))
+            self._fh.truncate(len(whole))
         lines = whole.decode("utf-8", errors="replace").splitlines()
         try:
             header = json.loads(lines[0]) if lines else {}
         except json.JSONDecodeError:
             header = {}
-        if header.get("kind") != "header":
+        if not isinstance(header, dict) or header.get("kind") != "header":
             raise InputError(f"{self.path}: not a verifier-audit results file (no header line); remove it or pass another --results")
         if header.get("fingerprint") != self.fingerprint:
-            old = header.get("settings", {})
+            old = header.get("settings", {}) if isinstance(header.get("settings"), dict) else {}
             changed = sorted(k for k in set(old) | set(self.settings) if old.get(k) != self.settings.get(k))
             raise InputError(
                 f"{self.path}: written by a different audit (settings that differ: {', '.join(changed) or 'tool version'}). "
                 "Resume with the same options, or drop --resume to start over."
             )
-        for lineno, line in enumerate(lines[1:], 2):
-            try:
-                verdict = Verdict.model_validate(json.loads(line))
-            except ValueError:
-                continue  # a damaged line: its call is simply redone
-            self.done[(verdict.verifier, verdict.candidate_id)] = verdict
+        for line in lines[1:]:
+            self._accept(line)
 
-    def _write(self, obj: dict) -> None:
-        self._fh.write(json.dumps(obj, ensure_ascii=True) + "\n")
-        self._fh.flush()
+    def _accept(self, line: str) -> None:
+        try:
+            row = json.loads(line)
+            mac = row.pop("mac")
+            verdict = Verdict.model_validate(row)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            self.rejected["damaged"] += 1  # its call is simply redone
+            return
+        if self._key is None or not isinstance(mac, str) or not hmac.compare_digest(mac, self._mac(to_json(verdict))):
+            self.rejected["bad_mac"] += 1
+            return
+        key = (verdict.verifier, verdict.candidate_id)
+        # A candidate shown in another answer format is "<id>@<format>" (engine/formats.py).
+        base = (verdict.verifier, verdict.candidate_id.rpartition("@")[0])
+        if self.known is not None and key not in self.known and base not in self.known:
+            self.rejected["unknown"] += 1
+        elif key in self.done:
+            self.rejected["duplicate"] += 1
+        else:
+            self.done[key] = verdict
+
+    @property
+    def warnings(self) -> list[str]:
+        """One sentence per kind of line rejected on resume."""
+        return [f"{self.path}: {n} line(s) {_REJECTED[kind]} were rejected; their calls are redone"
+                for kind, n in sorted(self.rejected.items())]
+
+    # -- writing -------------------------------------------------------------------------
+
+    def _write_line(self, text: str) -> None:
+        self._fh.write(text.encode("ascii") + b"\n")
+        self._fh.flush()  # in the kernel's hands now: survives kill -9 of this process
 
     def append(self, verdict: Verdict) -> None:
-        self._fh.write(to_json(verdict) + "\n")
-        self._fh.flush()  # in the kernel's hands now: survives kill -9 of this process
+        body = to_json(verdict)
+        self._write_line(body[:-1] + f', "mac": "{self._mac(body)}"}}')
         self.done[(verdict.verifier, verdict.candidate_id)] = verdict
 
     def close(self) -> None:
         if not self._fh.closed:
             self._fh.flush()
             os.fsync(self._fh.fileno())
-            self._fh.close()
+            self._fh.close()  # and the lock with it

@@ -35,7 +35,7 @@ from ..engine.audit import (
     default_cache_dir,
     run_settings,
 )
-from ..engine.store import fingerprint
+from ..engine.store import fingerprint, read_verified
 from ..errors import InputError
 from ..loading import VerifierSpec
 from ..metrics import _clip, accepted, wilson
@@ -353,16 +353,8 @@ def score_samples(
 
 
 def _read_verdicts(path: Path) -> dict[tuple[str, str], Verdict]:
-    """The verdicts of the results store (the last one of each pair wins, as in the store)."""
-    out = {}
-    with Path(path).open(encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            if row.get("kind") == "header":
-                continue
-            v = Verdict.model_validate(row)
-            out[(v.verifier, v.candidate_id)] = v
-    return out
+    """The verdicts of the results store, those whose signature holds (engine/store.py)."""
+    return read_verified(path)
 
 
 def _section(spec: VerifierSpec, report: Report, prepared: Prepared, info, verdicts: dict[str, Verdict],
