@@ -115,17 +115,73 @@ def detect_style(fn: Callable) -> str:
 
 
 def resolve(spec: str, style: str | None = None) -> VerifierSpec:
-    """Load ``spec`` once in this process to check it, and fix its style."""
-    fn = load_function(spec)
-    if style is None or style == "auto":
-        style = detect_style(fn)
-    elif style not in STYLES:
+    """Check ``spec`` and fix its style -- without importing the verifier in this process.
+
+    The verifier under audit is not trusted, and import-time code runs with the power of
+    the importing process: imported here, it could patch the audit itself (its report, its
+    gate). So the signature is read in a short-lived interpreter of its own; the workers
+    import the verifier again, each for itself."""
+    if style is not None and style != "auto" and style not in STYLES:
         raise VerifierLoadError(f"--style {style!r}: expected one of {', '.join(STYLES)}")
+    if ":" not in spec:
+        _import_target(spec)  # raises the message that says what a spec looks like
     target, _, name = spec.rpartition(":")
     if target.endswith(".py") or "/" in target or os.sep in target:
+        if not Path(target).is_file():
+            raise VerifierLoadError(f"verifier {spec!r}: no file at {target} (cwd: {os.getcwd()})")
         # Workers run in private directories: a relative path must not depend on the cwd.
         spec = f"{Path(target).resolve()}:{name}"
-    return VerifierSpec(spec=spec, name=name, style=style)
+    key = (spec, style, os.getcwd(), source_hash(VerifierSpec(spec=spec, name=name, style="")))
+    if key not in _RESOLVED:
+        _RESOLVED[key] = _inspect_elsewhere(spec, style)
+    return VerifierSpec(spec=spec, name=name, style=_RESOLVED[key])
+
+
+_RESOLVED: dict[tuple, str] = {}
+INSPECT_TIMEOUT = 120.0  # seconds for the verifier's import in the inspecting interpreter
+
+
+def _inspect_elsewhere(spec: str, style: str | None) -> str:
+    """The style of ``spec`` as read by a separate interpreter; raises its load error."""
+    import json
+    import subprocess
+
+    here = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here] + [p for p in sys.path if p])}
+    try:
+        done = subprocess.run([sys.executable, "-c", "from verifier_audit.loading import _inspect_main; _inspect_main()"],
+                              input=json.dumps({"spec": spec, "style": style}), capture_output=True, text=True,
+                              env=env, timeout=INSPECT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise VerifierLoadError(f"verifier {spec!r}: importing it did not finish within {INSPECT_TIMEOUT:g} s") from None
+    try:
+        answer = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        tail = (done.stderr or "").strip().splitlines()[-3:]
+        raise VerifierLoadError(f"verifier {spec!r}: the interpreter that imports it exited with {done.returncode}"
+                                f"{': ' + ' | '.join(tail) if tail else ''}") from None
+    if not answer.get("ok"):
+        raise VerifierLoadError(answer.get("error") or f"verifier {spec!r}: could not be loaded")
+    return answer["style"]
+
+
+def _inspect_main() -> None:
+    """Entry of the inspecting interpreter: {"spec", "style"} on stdin, one JSON line out."""
+    import json
+
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # what the verifier prints at import time must not garble the answer
+    request = json.loads(sys.stdin.read())
+    try:
+        fn = load_function(request["spec"])
+        style = request["style"]
+        answer = {"ok": True, "style": detect_style(fn) if style in (None, "auto") else style}
+    except VerifierLoadError as exc:
+        answer = {"ok": False, "error": str(exc)}
+    except BaseException as exc:  # noqa: BLE001 - anything the import does is the verifier's error
+        answer = {"ok": False, "error": f"verifier {request['spec']!r}: {type(exc).__name__}: {exc}"}
+    out.write(json.dumps(answer) + "\n")
+    out.flush()
 
 
 def source_hash(spec: VerifierSpec) -> str:
