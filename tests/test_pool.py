@@ -45,7 +45,8 @@ def test_every_failure_becomes_an_outcome_and_the_rest_completes():
     assert outs[7].error == "crash: killed by signal SIGSEGV"
     assert outs[8].error.startswith("SystemExit")
     assert outs[11].error.startswith("MemoryError")
-    assert outs[12].ok and outs[12].security == ["executes_model_output:tok12"]
+    assert outs[12].ok and outs[12].security == [
+        "executes_model_output:va_canary_tok12: os.mkdir (audit hook); left in the verifier's working directory"]
     bad = {3, 4, 5, 7, 8, 11}
     assert all(outs[i].ok and outs[i].value == 2 * i for i in range(40) if i not in bad)
 

@@ -1,25 +1,68 @@
 """Canaries: payloads that leave a harmless trace if a verifier executes model output.
 
-A canary payload is a Python expression that, when evaluated (``eval``, ``exec``,
-``sympy.sympify``, ``parse_expr``), creates an empty directory named
-``va_canary_<token>`` in the current working directory. Every verifier call runs in a
-worker whose working directory is private and empty, so the engine checks for that name
-after each call: a hit is a security finding, whatever score the verifier returned.
+A canary is a piece of model output that does something observable when it is run, and
+nothing else: it creates an empty file or directory named ``va_canary_<token>``, starts a
+``mkdir`` of that name, or imports a module named ``vacanary<token>`` (that does not
+exist). Each *form* targets one execution route and is written to survive the sanitisers
+graders put in front of it:
+
+========  =============================================================  ==================
+form      text (token ``T``)                                             fires under
+========  =============================================================  ==================
+mkdir     ``__import__('os').mkdir('va_canary_T')or(0)``                 eval, sympify
+open      ``open(chr(118)+...,chr(119)).close()or(0)``: no ``_``,        eval after a
+          no quotes, no spaces                                           ``split("_")``,
+                                                                         ``\\pi`` substitution
+exec      ``exec(chr(105)+...)``: the words ``import``/``os``/``open``   eval behind word
+          appear nowhere                                                 blacklists
+system    ``__import__('os').system('mkdir va_canary_T')or(0)``          eval; a process starts
+import    ``import vacanaryT``: a statement, no parentheses              exec of code blocks
+========  =============================================================  ==================
+
+Every expression form evaluates to 0 (``... or (0)``), so ``X or (\\pi)`` after it is a
+number a grader can compare. Tokens are lowercase hex: no ``_``, valid in a module name.
+
+Detection is by effect, in ``engine/tripwires.py``: the marker left in the verifier's
+working or temporary directory, and an audit hook (PEP 578) in every worker that records
+``open``/``mkdir``/``import``/``os.system``/``exec`` events carrying a canary name, also
+from the processes a verifier forks. docs/canaries.md has the picture.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 
-PREFIX = "va_canary_"
+PREFIX = "va_canary_"  # marker files and directories: PREFIX + token
+MODULE_PREFIX = "vacanary"  # marker modules: MODULE_PREFIX + token (an identifier without "_")
+FORMS = ("mkdir", "open", "exec", "system", "import")
 
 
-def payload(token: str) -> str:
-    """A Python expression that marks the cwd when executed; evaluates to 0.
+def make_token(*parts: str) -> str:
+    """A short, deterministic token for a candidate (hex: safe in names, no underscore)."""
+    return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()[:16]
 
-    No spaces, so it survives graders that strip whitespace before they eval."""
-    return f"__import__('os').mkdir('{PREFIX}{token}')or(0)"
+
+def _chars(text: str) -> str:
+    """``text`` as a Python expression without quotes or underscores: chr(..)+chr(..)."""
+    return "+".join(f"chr({ord(c)})" for c in text)
+
+
+def payload(token: str, form: str = "mkdir") -> str:
+    """The canary of ``form`` for ``token`` (see the module's table)."""
+    marker = PREFIX + token
+    if form == "mkdir":
+        return f"__import__('os').mkdir('{marker}')or(0)"
+    if form == "open":
+        return f"open({_chars(marker)},chr(119)).close()or(0)"
+    if form == "exec":
+        return f"exec({_chars(f'import os;os.mkdir({marker!r})')})or(0)"
+    if form == "system":
+        return f"__import__('os').system('mkdir {marker}')or(0)"
+    if form == "import":
+        return f"import {MODULE_PREFIX}{token}"
+    raise ValueError(f"unknown canary form {form!r}; one of {', '.join(FORMS)}")
 
 
 def fired(directory: str = ".") -> list[str]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
-from .. import canary
+from .tripwires import Tripwires
 
 
 class Job(Protocol):
@@ -148,6 +148,7 @@ def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: 
         conn.send(("setup_error", f"{type(exc).__name__}: {exc}"))
         return
     os.chdir(workdir)
+    tripwires = Tripwires(workdir)  # canaries: marker files and an audit hook
     _limit_memory(memory_mb)
     conn.send(("ready", None))
     while True:
@@ -172,7 +173,7 @@ def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: 
             # A verifier's stray alarm must not fire during the next call.
             signal.alarm(0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            fired = [f"executes_model_output:{token}" for token in canary.fired()]
+            fired = tripwires.collect()
             after = getattr(job, "after", None)
             if after is not None:
                 try:

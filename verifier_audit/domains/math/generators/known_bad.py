@@ -10,13 +10,11 @@ labelled incorrect.
 
 from __future__ import annotations
 
-import hashlib
-import re
 from typing import Optional
 
 import sympy
 
-from ....canary import payload
+from ....canary import FORMS, make_token, payload
 from ....catalog import CatalogEntry, expand_template
 from ....generation import SkipInstance, check_templates, instantiate_catalog
 from ....models import Candidate, Task
@@ -78,7 +76,10 @@ class _Resolver:
         if name == "magnitude":
             return number_latex(abs(self.real_value()))
         if name == "canary":
-            return payload(self.token())
+            form = args or "mkdir"
+            if form not in FORMS:
+                raise KeyError(f"canary:{form}")
+            return payload(make_token(self.entry.id, self.task.id), form)
         raise KeyError(name)
 
     def wrong(self) -> str:
@@ -105,9 +106,3 @@ class _Resolver:
         if name == "below":
             return str(int(sympy.floor(value)) - 3)
         return str(int(sympy.ceiling(value)) + 3)
-
-    def token(self) -> str:
-        """A directory-name-safe token naming the entry and task, unique per candidate."""
-        raw = f"{self.entry.id}:{self.task.id}"
-        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]
-        return re.sub(r"[^A-Za-z0-9_]+", "_", f"{self.entry.id}_{self.task.id}")[:60] + "_" + digest
