@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import argparse
 
+MAX_WORKERS = 256  # a bound on forks, not on cores
+MIN_MEMORY_MB = 64  # the smallest worker memory limit; 0 is no limit
+MAX_SECONDS = 86_400
+
 
 def _checked(cast, ok, what: str):
     def parse(text: str):
@@ -19,7 +23,12 @@ def _checked(cast, ok, what: str):
 
 positive_int = _checked(int, lambda v: v >= 1, ">= 1")
 nonnegative_int = _checked(int, lambda v: v >= 0, ">= 0")
-positive_float = _checked(float, lambda v: v > 0, "> 0")
+# Every use is a duration. A day at most: wait() takes milliseconds in a C int, so a
+# timeout of inf or of 25 days raises OverflowError inside the worker pool.
+positive_float = _checked(float, lambda v: 0 < v <= MAX_SECONDS, f"> 0 and at most {MAX_SECONDS} (a day)")
+# These ranges are also those of [tool.verifier_audit] (config.py); a test holds them together.
+workers = _checked(int, lambda v: 1 <= v <= MAX_WORKERS, f"in [1, {MAX_WORKERS}]")
+memory_mb = _checked(int, lambda v: v == 0 or v >= MIN_MEMORY_MB, f"0 (no limit) or >= {MIN_MEMORY_MB}")
 rate = _checked(float, lambda v: 0 <= v <= 1, "in [0, 1]")
 open_unit = _checked(float, lambda v: 0 < v < 1, "in (0, 1)")
 top_p = _checked(float, lambda v: 0 < v <= 1, "in (0, 1]")

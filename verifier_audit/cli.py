@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 
 from . import __version__, argtypes
 from .config import ProjectConfig, find_config, load_config
-from .domains import get_domain
+from .domains import available, get_domain
 from .engine.pool import PoolError
 from .errors import InputError
 from .loading import STYLES
@@ -30,10 +30,12 @@ from .plan import (
     make_groups,
     prepare_group,
     suite_choice,
+    waiver_sources,
 )
 from .report.checklist import add_parser as add_checklist_parser
 from .report.checklist import run as cmd_checklist
-from .report.terminal import render_report, render_side_by_side, render_survival
+from .report.failure import display_spec
+from .report.terminal import render_gate, render_gate_failures, render_report, render_side_by_side, render_survival
 from .samples.cli import add_parser as add_sample_parser
 from .samples.cli import run as cmd_sample
 from .samples.cli_compare import add_parser as add_compare_parser
@@ -48,6 +50,25 @@ from .suites import FORMATS
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
+class _Parser(argparse.ArgumentParser):
+    """A usage error is its one line and where the help is, not argparse's usage block
+    (which runs to twenty lines for ``run``). Subcommands' parsers are of this class too:
+    add_subparsers makes them of the parent's class."""
+
+    def error(self, message: str):
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\ntry '{self.prog} --help'\n")
+
+    def parse_args(self, args=None, namespace=None):
+        # argparse reports a subcommand's unknown options from the top parser ("try
+        # 'verifier-audit --help'"); the subcommand's own parser points at the right help.
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = getattr(parsed, "command", None)
+            owner = self.commands.choices.get(command, self) if getattr(self, "commands", None) else self
+            owner.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
+
 def _suite_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("suite")
     g.add_argument("--suite", default=None, help="built-in suite name or a JSONL file (default: math, or the config's)")
@@ -59,11 +80,12 @@ def _suite_args(p: argparse.ArgumentParser) -> None:
                    help="map a suite field, e.g. --field prompt=question --field reference=answer")
     g.add_argument("--domain", default=None, help="domain of a suite file's tasks when its lines do not say (default: math)")
     g.add_argument("--split", choices=("train", "heldout", "shifted"), help="audit one split only")
-    g.add_argument("--limit", type=int, help="audit the first N tasks only (a quick local run)")
+    g.add_argument("--limit", type=argtypes.positive_int, help="audit the first N tasks only (a quick local run)")
     g.add_argument("--seed", type=int, default=None, help="generation seed (default 0): same seed, same candidates")
-    g.add_argument("--workers", type=int, default=None, help="worker processes (default: cores, at most 8)")
+    g.add_argument("--workers", type=argtypes.workers, default=None, help="worker processes (default: cores, at most 8)")
     g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=None, help="hard limit per oracle call, seconds (default 10)")
-    g.add_argument("--memory-mb", type=int, default=None, help="address space a worker may add to what it maps at start (default 4096 MiB)")
+    g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
+                   help="address space a worker may add to what it maps at start (default 4096 MiB; 0: no limit)")
     g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
     g.add_argument("--only", action="append", choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
                    help="audit only candidates of this origin (repeatable): near_miss, equivalent, known_bad; "
@@ -75,12 +97,13 @@ def _suite_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="verifier-audit",
         description="Measure how much a reward verifier can be fooled (false acceptance, false rejection, coverage debt).",
     )
     parser.add_argument("--version", action="version", version=f"verifier-audit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub  # for parse_args: which subcommand's help to point at
 
     run = sub.add_parser("run", help="audit verifiers (no --verifier: those of [tool.verifier_audit], else the built-in "
                                      "reference verifiers side by side)")
@@ -91,14 +114,17 @@ def build_parser() -> argparse.ArgumentParser:
     g = run.add_argument_group("verdicts and gate")
     g.add_argument("--timeout", type=argtypes.positive_float, default=None,
                    help="hard limit per verifier call, seconds (default 10; the code domain: 4)")
-    g.add_argument("--threshold", type=float, default=None, help="a score >= this is an acceptance (default 0.5)")
+    g.add_argument("--threshold", type=argtypes.rate, default=None, help="a score >= this is an acceptance (default 0.5)")
     g.add_argument("--max-debt", type=argtypes.rate, default=None, help="gate: coverage debt at most this (default 0.05)")
     g.add_argument("--max-category", type=argtypes.rate, default=None, help="gate: false acceptance of any one category at most this (default 0.5)")
     g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
-    g.add_argument("--probe-sample", type=int, default=None, metavar="N",
+    g.add_argument("--max-error-rate", type=argtypes.rate, default=None, metavar="RATE",
+                   help="gate: share of verifier calls that errored (timeout, crash, exception) at most this (default 0.05)")
+    g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
                    help="candidates rescored to check determinism and thread/process safety (default 24; 0: none)")
     g.add_argument("--waive", action="append", default=[], metavar="CATEGORY",
-                   help="do not gate on this category (left out of the per-category check and of the gated debt)")
+                   help="do not gate on this category (left out of the per-category check and of the gated debt); "
+                        "a category the domain does not have is an error")
     o = run.add_argument_group("output")
     o.add_argument("--json", type=Path, metavar="PATH", help="write the report JSON here")
     o.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary here (a PR comment)")
@@ -132,8 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_parser(sub)
     add_monitor_parser(sub)
 
-    cat = sub.add_parser("catalog", help="list failure categories and catalog entries with their rationale")
-    cat.add_argument("--domain", default="math")
+    cat = sub.add_parser("catalog", help="list failure categories and catalog entries with their rationale "
+                                         "(every installed domain, or --domain's)")
+    cat.add_argument("--domain", default=None, help="only this domain's (default: every installed domain: "
+                                                    + ", ".join(available()) + ")")
     cat.add_argument("--json", action="store_true", help="as JSON")
     return parser
 
@@ -141,7 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _given(args) -> dict:
     """The options the user gave on the command line (None: not given)."""
     names = ("suite", "format", "split", "limit", "seed", "workers", "timeout", "oracle_timeout", "memory_mb",
-             "threshold", "max_debt", "max_category", "max_false_rejection", "domain", "db_dir", "resume", "probe_sample")
+             "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "domain", "db_dir",
+             "resume", "probe_sample")
     given = {n: getattr(args, n, None) for n in names}
     given.update(fields=args.field, waive=getattr(args, "waive", []), no_cache=args.no_cache,
                  origins=getattr(args, "only", None),
@@ -211,7 +240,7 @@ def cmd_run(args) -> int:
     if demo:  # the reference verifiers of the suite's own domain, side by side, no gate
         choice = suite_choice(given, config)
         options, timeout = audit_options(given, config, enforce_gate=False)
-        groups = [Group(choice, options, [], timeout)]
+        groups = [Group(choice, options, [], timeout, waiver_sources(given, config))]
     else:
         groups = make_groups(given, config, args.verifier, args.style)
     reports = []
@@ -220,13 +249,25 @@ def cmd_run(args) -> int:
     _write_outputs(args, reports, config)
     if demo:
         return EXIT_OK
-    return EXIT_OK if all(r.gate.passed for r in reports) else EXIT_GATE
+    return gate_exit(reports)
+
+
+def gate_exit(reports) -> int:
+    """EXIT_GATE when a report failed its gate, saying on stderr which and why (the
+    detailed view may have scrolled away, or stdout gone to a file); else EXIT_OK."""
+    failures = render_gate_failures(reports, display_spec)
+    for line in failures:
+        print(line, file=sys.stderr)
+    return EXIT_GATE if failures else EXIT_OK
 
 
 def _run_group(args, group: Group, demo: bool) -> list:
     prepared, reports = audit_group(group, args.results)
     if demo or len(reports) > 1:
         print(render_side_by_side(reports))
+        if not demo:  # the side-by-side table has no room for the reasons
+            for r in reports:
+                print(f"\n{display_spec(r.verifier)}: {render_gate(r)}")
     else:
         print(render_report(reports[0], all_categories=args.all_categories))
     # Mutation analysis: per task for the verifier the domain names (its visible tests), or
@@ -261,20 +302,24 @@ def cmd_generate(args) -> int:
 
 
 def cmd_catalog(args) -> int:
-    domain = get_domain(args.domain)
-    cats = domain.categories()
-    if args.json:
-        print(json.dumps([{**c.__dict__, "severity": c.severity.value} for c in cats], indent=2))
+    names = [args.domain] if args.domain else list(available())
+    domains = {name: get_domain(name).categories() for name in names}
+    if args.json:  # one flat list; each entry names its domain
+        print(json.dumps([{"domain": name, **c.__dict__, "severity": c.severity.value}
+                          for name, cats in domains.items() for c in cats], indent=2))
         return EXIT_OK
-    by_origin: dict[str, list] = {}
-    for c in cats:
-        by_origin.setdefault(c.origin, []).append(c)
-    for origin, rows in by_origin.items():
-        print(f"{origin} ({len(rows)})")
-        for c in rows:
-            ref = f"  [{c.reference}]" if c.reference else ""
-            print(f"  {c.name:<44} {c.severity.value:<8} {c.description}{ref}")
-        print()
+    for name, cats in domains.items():
+        if len(domains) > 1:
+            print(f"== {name} ({len(cats)} categories) ==\n")
+        by_origin: dict[str, list] = {}
+        for c in cats:
+            by_origin.setdefault(c.origin, []).append(c)
+        for origin, rows in by_origin.items():
+            print(f"{origin} ({len(rows)})")
+            for c in rows:
+                ref = f"  [{c.reference}]" if c.reference else ""
+                print(f"  {c.name:<44} {c.severity.value:<8} {c.description}{ref}")
+            print()
     return EXIT_OK
 
 
@@ -285,14 +330,35 @@ def cmd_diff(args) -> int:
     common = [v for v in new if v in old]
     if not common:
         raise InputError(f"{args.old} and {args.new} share no verifier (old: {', '.join(old)}; new: {', '.join(new)})")
-    regressed = False
+    regressed = []
     for v in common:
         d = diff(old[v], new[v])
-        regressed |= d["regressed"]
+        if d["regressed"]:
+            regressed.append((v, d))
         print(render_diff(v, d))
     for v in sorted(set(old) ^ set(new)):
         print(f"{v}: only in {'old' if v in old else 'new'}")
-    return EXIT_GATE if regressed and args.fail_on_regression else EXIT_OK
+    if not (regressed and args.fail_on_regression):
+        return EXIT_OK
+    for v, d in regressed:
+        print(f"verifier-audit: regression in {display_spec(v)}: {_regression(d)}", file=sys.stderr)
+    return EXIT_GATE
+
+
+def _regression(d: dict) -> str:
+    """Why diff calls it a regression, in one line."""
+    from .report.diff import EPSILON
+
+    (a, b), why = d["debt"], []
+    if b > a + EPSILON:
+        why.append(f"coverage debt rose {a:.3f} -> {b:.3f}")
+    if d["worse"]:
+        names = ", ".join(name for name, _, _ in d["worse"][:3])
+        more = f" and {len(d['worse']) - 3} more" if len(d["worse"]) > 3 else ""
+        why.append(f"worse categories: {len(d['worse'])} ({names}{more})")
+    if d["new_security"]:
+        why.append(f"new security findings: {len(d['new_security'])}")
+    return "; ".join(why)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -29,15 +29,17 @@ what is allowed.
 
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
 import difflib
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from . import argtypes
 from .errors import InputError
 from .models import GateConfig
 
@@ -47,7 +49,23 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
 TABLE = "tool.verifier_audit"
-Rate = Field(default=None, ge=0.0, le=1.0)
+
+
+def _range(check):
+    """A command-line range type (argtypes) as a pydantic check, so an option and its key
+    accept exactly the same values."""
+    def validate(value):
+        try:
+            return check(value)
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(str(exc)) from None
+
+    return AfterValidator(validate)
+
+
+Rate = Annotated[float, _range(argtypes.rate)]
+Count = Annotated[int, _range(argtypes.positive_int)]
+Seconds = Annotated[float, _range(argtypes.positive_float)]
 
 
 class _Section(BaseModel):
@@ -55,9 +73,10 @@ class _Section(BaseModel):
 
 
 class GateSection(_Section):
-    max_debt: Optional[float] = Rate
-    max_category: Optional[float] = Rate
-    max_false_rejection: Optional[float] = Rate
+    max_debt: Optional[Rate] = None
+    max_category: Optional[Rate] = None
+    max_false_rejection: Optional[Rate] = None
+    max_error_rate: Optional[Rate] = None
 
 
 class VerifierEntry(_Section):
@@ -68,8 +87,8 @@ class VerifierEntry(_Section):
     suite: Optional[str] = None
     format: Optional[str] = None
     split: Optional[Literal["train", "heldout", "shifted"]] = None
-    limit: Optional[int] = Field(default=None, ge=1)
-    threshold: Optional[float] = Rate
+    limit: Optional[Count] = None
+    threshold: Optional[Rate] = None
     gate: GateSection = Field(default_factory=GateSection)
 
 
@@ -80,7 +99,8 @@ class Waiver(_Section):
     reason: str = Field(min_length=3)
     expires: Optional[_dt.date] = None  # the waiver stops applying the day after
     verifier: Optional[str] = None  # spec of the one verifier it applies to (default: all)
-    max_rate: Optional[float] = Rate  # accepted false acceptance (default: any)
+    max_rate: Optional[Rate] = None  # accepted false acceptance (default: any)
+    _line: Optional[int] = PrivateAttr(default=None)  # its category's line in the file (set by the loader)
 
     def active(self, today: _dt.date) -> bool:
         return self.expires is None or today <= self.expires
@@ -90,14 +110,14 @@ class ProjectConfig(_Section):
     suite: str = "math"
     format: str = "jsonl"
     split: Optional[Literal["train", "heldout", "shifted"]] = None
-    limit: Optional[int] = Field(default=None, ge=1)
+    limit: Optional[Count] = None
     seed: int = 0
-    workers: Optional[int] = Field(default=None, ge=1, le=256)
-    timeout: Optional[float] = Field(default=None, gt=0)
-    oracle_timeout: Optional[float] = Field(default=None, gt=0)
-    memory_mb: Optional[int] = Field(default=None, ge=64)
-    threshold: float = Field(default=0.5, ge=0.0, le=1.0)
-    probe_sample: Optional[int] = Field(default=None, ge=0)  # determinism/thread probes; 0: none
+    workers: Optional[Annotated[int, _range(argtypes.workers)]] = None
+    timeout: Optional[Seconds] = None
+    oracle_timeout: Optional[Seconds] = None
+    memory_mb: Optional[Annotated[int, _range(argtypes.memory_mb)]] = None  # 0: no limit
+    threshold: Rate = 0.5
+    probe_sample: Optional[Annotated[int, _range(argtypes.nonnegative_int)]] = None  # determinism/thread probes; 0: none
     report_dir: Optional[str] = None  # write every report format here after each run
     gate: GateSection = Field(default_factory=GateSection)
     verifiers: list[VerifierEntry] = Field(default_factory=list)
@@ -143,6 +163,11 @@ class ProjectConfig(_Section):
             else:
                 limits[w.category] = w.max_rate
         return base.model_copy(update={**values, "waived_categories": sorted(set(waived)), "category_limits": limits})
+
+    def waiver_sources(self) -> dict[str, str]:
+        """category -> where the file waives it ("pyproject.toml:14"), for messages."""
+        where = os.path.relpath(self.path) if self.path else "configuration"
+        return {w.category: f"{where}:{w._line}" if w._line else where for w in self.waivers}
 
     def expired_waivers(self, today: Optional[_dt.date] = None) -> list[Waiver]:
         today = today or _dt.date.today()
@@ -194,6 +219,8 @@ def load_config(path: Path) -> ProjectConfig:
     if config.monitor:
         config.monitor = check_monitor_section(path, text, config.monitor)
     config.path = path.resolve()
+    for waiver, line in zip(config.waivers, _waiver_lines(text)):
+        waiver._line = line
     return config
 
 
@@ -250,7 +277,8 @@ def _explain(path: Path, text: str, exc: ValidationError) -> str:
         elif err["type"] == "missing":
             lines.append(f"{prefix}: {where} is required")
         else:
-            lines.append(f"{prefix}: {where} = {err.get('input')!r}: {err['msg']}")
+            msg = err["msg"].removeprefix("Value error, ")  # our range checks say what is allowed
+            lines.append(f"{prefix}: {where} = {err.get('input')!r}: {msg}")
     return "invalid configuration:\n  " + "\n  ".join(lines)
 
 
@@ -264,6 +292,21 @@ def _allowed_keys(loc: list[str]) -> list[str]:
         if isinstance(inner, type) and issubclass(inner, BaseModel):
             model = inner
     return [name for name, f in model.model_fields.items() if not f.exclude]
+
+
+def _waiver_lines(text: str) -> list[Optional[int]]:
+    """For each [[tool.verifier_audit.waivers]] table in order, the line of its category."""
+    lines: list[Optional[int]] = []
+    inside = False
+    for number, line in enumerate(text.splitlines(), 1):
+        header = re.match(r"^\s*\[\[?\s*([^\]]+?)\s*\]", line)
+        if header:
+            inside = header.group(1) == f"{TABLE}.waivers" and line.lstrip().startswith("[[")
+            if inside:
+                lines.append(None)
+        elif inside and lines[-1] is None and re.match(r"^\s*\"?category\"?\s*=", line):
+            lines[-1] = number
+    return lines
 
 
 def _line_of(text: str, key: str) -> Optional[int]:

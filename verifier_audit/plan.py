@@ -8,14 +8,17 @@ options (command line, fixture arguments).
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
+from . import argtypes
 from .config import ProjectConfig, VerifierEntry
-from .domains import get_domain
+from .domains import available, get_domain
 from .engine.audit import (
     AuditOptions,
     Prepared,
@@ -55,6 +58,8 @@ class Group:
     options: AuditOptions
     specs: list[VerifierSpec]
     timeout: Optional[float] = None  # None: the domain's default_timeout, else 10 s
+    #: waived category -> where it was waived ("--waive", "pyproject.toml:14"), for messages
+    waiver_sources: dict[str, str] = field(default_factory=dict)
 
 
 def _first(*values):
@@ -78,17 +83,38 @@ def suite_choice(given: dict[str, Any], config: Optional[ProjectConfig], entry: 
     )
 
 
+GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_rate")
+
+# The range of every numeric option, as the command line checks it (the config checks the
+# same ones): the pytest plugin and other callers that pass options as values go through here.
+_RANGES = {"limit": argtypes.positive_int, "workers": argtypes.workers, "timeout": argtypes.positive_float,
+           "oracle_timeout": argtypes.positive_float, "memory_mb": argtypes.memory_mb, "threshold": argtypes.rate,
+           "probe_sample": argtypes.nonnegative_int, **{k: argtypes.rate for k in GATE_OPTIONS}}
+
+
+def check_ranges(given: dict[str, Any]) -> None:
+    """An option outside its range is an InputError naming it and the range."""
+    for key, check in _RANGES.items():
+        value = given.get(key)
+        if value is None:
+            continue
+        try:
+            check(value)
+        except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
+            raise InputError(f"{key} = {value!r}: {exc}") from None
+
+
 def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: str = "",
                   entry: Optional[VerifierEntry] = None, *, enforce_gate: bool = True) -> tuple[AuditOptions, Optional[float]]:
     """Options for one verifier, and the explicit per-call timeout (None: domain default)."""
+    check_ranges(given)
     c = config or ProjectConfig()
     gate = c.gate_for(spec, entry, extra_waived=tuple(given.get("waive") or ())) if config else \
         GateConfig(waived_categories=list(given.get("waive") or ()))
-    gate = gate.model_copy(update={k: given[k] for k in ("max_debt", "max_category", "max_false_rejection")
-                                   if given.get(k) is not None})
+    gate = gate.model_copy(update={k: given[k] for k in GATE_OPTIONS if given.get(k) is not None})
     options = AuditOptions(
         seed=_first(given.get("seed"), c.seed, 0),
-        workers=max(1, _first(given.get("workers"), c.workers, DEFAULT_WORKERS)),
+        workers=_first(given.get("workers"), c.workers, DEFAULT_WORKERS),
         oracle_timeout=_first(given.get("oracle_timeout"), c.oracle_timeout, 10.0),
         memory_mb=_first(given.get("memory_mb"), c.memory_mb, 4096) or None,
         threshold=_first(given.get("threshold"), entry.threshold if entry else None, c.threshold, 0.5),
@@ -98,9 +124,44 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         cache_dir=None if given.get("no_cache") else default_cache_dir(),
         progress=given.get("progress"),
         origins=tuple(given["origins"]) if given.get("origins") else None,
-        probe_sample=max(0, _first(given.get("probe_sample"), c.probe_sample, 24)),
+        probe_sample=_first(given.get("probe_sample"), c.probe_sample, 24),
     )
     return options, _first(given.get("timeout"), c.timeout)
+
+
+def waiver_sources(given: dict[str, Any], config: Optional[ProjectConfig], option: str = "--waive") -> dict[str, str]:
+    """Where each waived category comes from, for check_waivers' messages: the file's line,
+    or ``option`` for those given directly (the command line wins when both name one)."""
+    sources = config.waiver_sources() if config is not None else {}
+    sources.update({name: option for name in given.get("waive") or ()})
+    return sources
+
+
+def check_waivers(gate: GateConfig, domain: str, present: Iterable[str], sources: dict[str, str]) -> None:
+    """A waiver of a category that does not exist is a typo that silently waives nothing:
+    an InputError naming where it was waived and the nearest real categories.
+
+    Known: the audited domain's categories (with or without candidates in this run, so a
+    ``--limit 3`` run keeps its waivers) and the categories ``present`` in the candidates.
+    A waiver of another installed domain's category (a config shared by a math and a SQL
+    verifier) is checked against that domain's categories."""
+    names = sorted(set(gate.waived_categories) | set(gate.category_limits))
+    if not names:
+        return
+    known_here = {c.name for c in get_domain(domain).categories()} | set(present)
+    problems = []
+    for name in names:
+        owner = name.partition(".")[0]
+        foreign = owner != domain and owner in available()
+        known = {c.name for c in get_domain(owner).categories()} if foreign else known_here
+        if name in known:
+            continue
+        near = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.5)
+        hint = f"nearest: {', '.join(near)}" if near else "no category is close"
+        problems.append(f"{sources.get(name, 'waiver')}: waiver of unknown category {name!r} ({hint}; "
+                        f"`verifier-audit catalog --domain {owner if foreign else domain}` lists them)")
+    if problems:
+        raise InputError(problems[0] if len(problems) == 1 else "unknown waived categories:\n  " + "\n  ".join(problems))
 
 
 def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifiers: list[str],
@@ -120,7 +181,7 @@ def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifier
         options, timeout = audit_options(given, config, spec, entry)
         key = json.dumps([choice.key(), options.threshold, options.gate.model_dump(), timeout], default=str)
         if key not in groups:
-            groups[key] = Group(choice, options, [], timeout)
+            groups[key] = Group(choice, options, [], timeout, waiver_sources(given, config))
         groups[key].specs.append(resolved)
     return list(groups.values())
 
@@ -139,6 +200,8 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
     options = group.options
     prepared = prepare_group(group.choice, options)
     domain = get_domain(prepared.domain)
+    present = {c.category for c in prepared.candidates} | {d.category for d in prepared.dropped}
+    check_waivers(options.gate, prepared.domain, present, group.waiver_sources)
     specs = unique_names(group.specs or [resolve(spec) for spec in domain.reference_verifiers.values()])
     # Hangs are part of some domains' catalogs: those domains have their own default.
     options.timeout = group.timeout or getattr(domain, "default_timeout", 10.0)

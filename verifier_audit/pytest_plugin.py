@@ -99,7 +99,7 @@ class _AuditSession:
         return resolve(verifier, style)
 
     def audit(self, verifier: Union[str, Callable], suite: Optional[str] = None, **options) -> Any:
-        from .plan import Group, audit_group, audit_options, suite_choice
+        from .plan import Group, audit_group, audit_options, suite_choice, waiver_sources
 
         style = options.pop("style", None)
         spec = self._spec(verifier, style)
@@ -120,7 +120,8 @@ class _AuditSession:
         if key not in self.reports:
             # Results go to a private file: xdist workers may audit the same verifier at once.
             results = Path(self._tmp().name) / f"results-{len(self.reports)}.jsonl"
-            report = audit_group(Group(choice, audit_opts, [spec], timeout), results)[1][0]
+            group = Group(choice, audit_opts, [spec], timeout, waiver_sources(given, project, "waive="))
+            report = audit_group(group, results)[1][0]
             self.reports[key] = report
             self._record(report)
         return self.reports[key]

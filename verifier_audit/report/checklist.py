@@ -440,9 +440,12 @@ def run(args) -> int:
         except OSError as exc:
             print(f"verifier-audit: error: {args.markdown}: cannot write: {exc.strerror}", file=sys.stderr)
             return 2
-    statuses = {i.status for r in reports for i in evaluate(r)}
     failing = {OPEN, UNKNOWN} if getattr(args, "strict", False) else {OPEN}
-    return 1 if statuses & failing else 0
+    flagged = [f"{_printable(r.verifier)}: {i.key} {i.status}" for r in reports for i in evaluate(r) if i.status in failing]
+    if flagged:  # the exit's reason, on stderr too, when stdout went to a file
+        shown = "; ".join(flagged[:5]) + (f"; and {len(flagged) - 5} more" if len(flagged) > 5 else "")
+        print(f"verifier-audit: checklist: {len(flagged)} item(s) {' or '.join(sorted(failing))}: {shown}", file=sys.stderr)
+    return 1 if flagged else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ..models import CategoryResult, Report
 
 FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
@@ -58,16 +60,8 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
     else:
         out.append(f"All {len(report.categories)} categories judged right.")
     out += ["", FA_HELP, ""]
-    escapes = sorted((c for c in report.categories if c.label == "incorrect" and c.rate > 0),
-                     key=lambda c: (-c.rate, c.name))[:examples]
-    if escapes:
-        out.append("Worst escapes (wrong answers accepted):")
-        for c in escapes:
-            ex = c.examples[0] if c.examples else None
-            if ex:
-                out.append(f"  {c.name} ({_pct(c.rate).strip()}): reference {_one_line(ex.reference, 40)}")
-                out.append(f"      accepted: {_one_line(ex.text)}")
-        out.append("")
+    out += _worst_examples(report, "incorrect", "Worst escapes (wrong answers accepted):", "accepted", examples)
+    out += _worst_examples(report, "correct", "Worst false rejections (right answers refused):", "refused", examples)
     if report.errors:
         out += _error_lines(report)
     for f in report.security_findings[:10]:
@@ -84,6 +78,21 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
     ]
     out.append(render_gate(report))
     return "\n".join(out)
+
+
+def _worst_examples(report: Report, label: str, title: str, verb: str, n: int) -> list[str]:
+    """The ``n`` most misjudged categories of this truth, one candidate each beside its
+    reference, both clipped to one escaped line (candidates are hostile text)."""
+    worst = sorted((c for c in report.categories if c.label == label and c.rate > 0 and c.examples),
+                   key=lambda c: (-c.rate, c.name))[:n]
+    if not worst:
+        return []
+    lines = [title]
+    for c in worst:
+        ex = c.examples[0]
+        lines.append(f"  {c.name} ({_pct(c.rate).strip()}): reference {_one_line(ex.reference, 40)}")
+        lines.append(f"      {verb}: {_one_line(ex.text)}")
+    return lines + [""]
 
 
 def _error_lines(report: Report) -> list[str]:
@@ -108,6 +117,21 @@ def render_gate(report: Report) -> str:
     if report.gate.passed:
         return "gate: PASSED"
     return "gate: FAILED\n" + "\n".join(f"  - {r}" for r in report.gate.reasons)
+
+
+def render_gate_failures(reports: list[Report], display: Callable[[str], str] = str, reasons: int = 3) -> list[str]:
+    """One line per report that failed its gate: which verifier (as ``display`` writes its
+    spec) and its first reasons. What an exit 1 prints on stderr, so the why is never only
+    in a file or above the scroll."""
+    lines = []
+    for r in reports:
+        if r.gate.passed:
+            continue
+        listed = r.gate.reasons
+        shown = "; ".join(_printable(reason) for reason in listed[:reasons]) or "no reason recorded"
+        more = f"; and {len(listed) - reasons} more" if len(listed) > reasons else ""
+        lines.append(f"verifier-audit: gate FAILED for {_printable(display(r.verifier))}: {shown}{more}")
+    return lines
 
 
 def render_side_by_side(reports: list[Report]) -> str:

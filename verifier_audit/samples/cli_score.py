@@ -37,17 +37,21 @@ def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentP
     sc.add_argument("--suite", default=None, help="the suite the samples were made on (default: the files' manifest)")
     sc.add_argument("--suite-format", default="jsonl", choices=FORMATS, help="format of a suite file (default jsonl)")
     g = sc.add_argument_group("verdicts and gate (as for run)")
-    g.add_argument("--threshold", type=float, default=None, help="a score >= this is an acceptance (default 0.5)")
+    g.add_argument("--threshold", type=argtypes.rate, default=None, help="a score >= this is an acceptance (default 0.5)")
     g.add_argument("--max-debt", type=argtypes.rate, default=None,
                    help="gate: coverage debt (mean false acceptance of the model/split categories) at most this (default 0.05)")
     g.add_argument("--max-category", type=argtypes.rate, default=None,
                    help="gate: false acceptance of any one model/split category at most this (default 0.5)")
     g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
-    g.add_argument("--waive", action="append", default=[], metavar="CATEGORY", help="do not gate on this category")
+    g.add_argument("--max-error-rate", type=argtypes.rate, default=None, metavar="RATE",
+                   help="gate: share of verifier calls that errored at most this (default 0.05)")
+    g.add_argument("--waive", action="append", default=[], metavar="CATEGORY",
+                   help="do not gate on this category (one of the domain's or of the samples'; another is an error)")
     g.add_argument("--timeout", type=argtypes.positive_float, default=None, help="hard limit per verifier call, seconds")
     g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=None, help="hard limit per oracle call (default 10)")
-    g.add_argument("--workers", type=int, default=None, help="worker processes (default: cores, at most 8)")
-    g.add_argument("--memory-mb", type=int, default=None, help="address-space limit per worker (default 4096 MiB)")
+    g.add_argument("--workers", type=argtypes.workers, default=None, help="worker processes (default: cores, at most 8)")
+    g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
+                   help="address-space limit per worker (default 4096 MiB; 0: no limit)")
     g.add_argument("--seed", type=int, default=None, help="seed of the probes' sample (default 0)")
     g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
                    help="samples rescored to check determinism and thread/process safety (default 24; 0: none)")
@@ -108,9 +112,10 @@ def run_score(args) -> int:
     from ..engine.pool import PoolError
     from ..errors import InputError
     from ..loading import resolve
-    from ..plan import audit_options, unique_names
+    from ..plan import audit_options, check_waivers, unique_names, waiver_sources
+    from ..report.failure import display_spec
     from ..report.markdown import to_markdown
-    from ..report.terminal import render_report
+    from ..report.terminal import render_gate_failures, render_report
     from .score import render_section, score_samples, section_markdown
 
     try:
@@ -118,8 +123,8 @@ def run_score(args) -> int:
             raise InputError("no samples file given: verifier-audit score SAMPLES.jsonl --verifier SPEC")
         config = _config(args)
         given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
-                                               "max_debt", "max_category", "max_false_rejection", "resume",
-                                               "probe_sample")}
+                                               "max_debt", "max_category", "max_false_rejection",
+                                               "max_error_rate", "resume", "probe_sample")}
         given.update(waive=args.waive, progress=False if args.no_progress else None)
         options, timeout = audit_options(given, config)
         options.results = args.results
@@ -127,6 +132,11 @@ def run_score(args) -> int:
         result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
                                suite_format=args.suite_format, timeout=timeout,
                                log=lambda m: print(m, file=sys.stderr))
+        # The samples' categories are known only once they are labelled, so a misspelled
+        # waiver is found here, after the scoring and before anything is reported.
+        prepared = result.prepared
+        present = {c.category for c in prepared.candidates} | {d.category for d in prepared.dropped}
+        check_waivers(options.gate, prepared.domain, present, waiver_sources(given, config))
     except (InputError, PoolError) as exc:
         return _error(str(exc))
     except KeyboardInterrupt:
@@ -145,7 +155,10 @@ def run_score(args) -> int:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(to_markdown(result.reports) + "".join(
             section_markdown(s, show=args.show) for s in result.sections), encoding="utf-8")
-    return EXIT_OK if all(r.gate.passed for r in result.reports) else EXIT_GATE
+    failures = render_gate_failures(result.reports, display_spec)
+    for line in failures:
+        print(line, file=sys.stderr)
+    return EXIT_GATE if failures else EXIT_OK
 
 
 def run_import(args) -> int:
