@@ -3,7 +3,8 @@
 A verifier that rejects these starves training (false rejection): ``1/2`` vs ``0.5``,
 ``\\frac{6}{8}``, ``10\\%`` vs ``0.1``, ``\\frac{1}{\\sqrt{2}}``, ``x^2+2x+1`` vs
 ``(x+1)^2``, ``\\{3, 2\\}``, ``1 < x \\le 2``, ``2^{100}`` as digits, ``12,345``,
-``**73**`` without a box, ``monday`` (ANCHORS.md "Math verifiers").
+``**73**`` without a box, ``monday`` (Huang et al. 2025, "Pitfalls of Rule- and
+Model-based Verifiers", arXiv:2505.22203: rule-based graders reject such rewrites).
 
 Each rewrite is derived from the parsed reference with exact arithmetic, so it denotes the
 same value; the engine still confirms it with the oracle and drops any it disagrees with.

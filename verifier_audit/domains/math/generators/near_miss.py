@@ -1,7 +1,8 @@
 """Near-misses: WRONG answers close to the task's own reference.
 
-Each kind is one mistake a policy makes or one leniency a grader has (ANCHORS.md "Math
-verifiers": percent x100, relative tolerance 1e-4, 2^-99 vs 2^-98, pi -> 3.14, bracket
+Each kind is one mistake a policy makes or one leniency a grader has (seen on public
+rule-based graders: Math-Verify, verl's reward_score math graders, lm-evaluation-harness;
+percent x100, relative tolerance 1e-4, 2^-99 vs 2^-98, pi -> 3.14, bracket
 type ignored, sign flips, off-by-one, ...). ``mutants(answer)`` applies every kind that
 fits the answer's type to the parsed reference and renders the result back to LaTeX;
 ``generate`` wraps a sample of them in realistic completions.

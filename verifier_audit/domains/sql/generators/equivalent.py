@@ -1,7 +1,8 @@
 """Equivalents: CORRECT queries written differently from the gold.
 
 A verifier that rejects these starves training (false rejection): exact-match graders
-reject every one of them (ANCHORS.md "SQL verifiers"). Tree rewrites live in
+reject every one of them (Zhong, Yu & Klein 2020, Semantic Evaluation for Text-to-SQL
+with Distilled Test Suites: exact set match has false negatives). Tree rewrites live in
 ``_rewrite_predicates`` and ``_rewrite_structure``; this module adds the ones that work on
 the text (keyword case, whitespace and comments, ``<>`` vs ``!=``, another dialect), picks
 a sample per task and writes the completions (some without a code fence).
