@@ -17,9 +17,24 @@ from verifier_audit.catalog import (
     filler,
     load_catalog,
 )
+from verifier_audit.domains.math import verifiers as V
 from verifier_audit.domains.math.generators import known_bad
+from verifier_audit.domains.math.oracle import label_completion
 from verifier_audit.models import Severity, Task
 from verifier_audit.resources import data_path
+
+# Holes peer auditors found on the same graders, and the one-box NUL probes: entry id ->
+# (category, the naive reference verifiers that pay it on some task of the suite).
+NEW_ENTRIES = {
+    "denial_in_box": ("math.trap.denial", ("substring", "last_number")),
+    "negated_answer": ("math.trap.denial", ("substring", "last_number")),
+    "false_equation_in_box": ("math.trap.false_equation", ("substring", "last_number")),
+    "bare_question_echo": ("math.trap.question_echo", ("last_number",)),
+    "trailing_thought": ("math.trap.unanchored_number", ("substring", "last_number")),
+    "or_without_text": ("math.hedge.or", ("substring", "last_number")),
+    "nul_byte": ("math.hostile.nul_byte", ()),
+    "nul_byte_hides_box": ("math.hostile.nul_byte", ("substring",)),
+}
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +66,8 @@ def test_builtin_math_catalog(entries):
                      "pm_one_sign_right", "list_zero_to_thousand", "retraction_after_filler",
                      "unanchored_number", "last_number_not_reference", "empty_box", "huge_output",
                      "nested_boxes_3000", "nul_byte", "lone_surrogate", "power_tower", "eval_canary",
-                     "sympify_canary", "prime_pi_eval_canary", "injection_ignore_instructions"):
+                     "sympify_canary", "prime_pi_eval_canary", "injection_ignore_instructions",
+                     *NEW_ENTRIES):
         assert required in ids, required
     assert next(e for e in entries if e.id == "huge_output").instances == 2
     assert data_path("adversarial_cases", "math.yaml").is_file()
@@ -68,6 +84,61 @@ def test_every_entry_is_instantiated_on_the_suite(entries, tasks):
         assert per_entry[e.id] == e.instances, e.id
     assert made == known_bad.generate(tasks, 0, entries)
     assert [c.task_id for c in made] != [c.task_id for c in known_bad.generate(tasks, 1, entries)]
+
+
+def _everywhere(entries, ids):
+    """The entries on every task they apply to (not just `instances` of them)."""
+    return [e.model_copy(update={"instances": 1000}) for e in entries if e.id in ids]
+
+
+def test_new_entries_are_kept_by_the_oracle_everywhere(entries, tasks):
+    # Kept means the oracle confirms the "incorrect" label, as prepare() requires; every
+    # task the entry applies to is tried, so no task of the suite would drop one.
+    by_id = {e.id: e for e in entries}
+    assert {i: by_id[i].category for i in NEW_ENTRIES} == {i: c for i, (c, _) in NEW_ENTRIES.items()}
+    refs = {t.id: t.reference for t in tasks}
+    made = known_bad.generate(tasks, 0, _everywhere(entries, NEW_ENTRIES))
+    per_entry = {}
+    for c in made:
+        label = label_completion(c.text, refs[c.task_id])
+        assert label.label == "incorrect", (c.id, c.text[:200], label)
+        per_entry[c.note.split()[-1]] = per_entry.get(c.note.split()[-1], 0) + 1
+    assert set(per_entry) == set(NEW_ENTRIES)
+    assert per_entry["false_equation_in_box"] < per_entry["denial_in_box"] == len(tasks)  # closed answers only
+
+
+def test_naive_verifiers_pay_the_new_entries_and_strong_rejects_them(entries, tasks):
+    refs = {t.id: t.reference for t in tasks}
+    made = known_bad.generate(tasks, 0, _everywhere(entries, NEW_ENTRIES))
+    paid = {entry_id: set() for entry_id in NEW_ENTRIES}
+    for c in made:
+        entry_id = c.note.split()[-1]
+        for name in ("substring", "last_number", "last_box_exact", "strong"):
+            if getattr(V, name)(c.text, refs[c.task_id]):  # a bool, never an exception
+                paid[entry_id].add(name)
+    for entry_id, (_, naive) in NEW_ENTRIES.items():
+        assert "strong" not in paid[entry_id], entry_id
+        assert set(naive) <= paid[entry_id], (entry_id, paid[entry_id])
+
+
+def test_false_equation_is_judged_by_its_claim_not_its_last_side(tasks):
+    # The oracle reads 43 = 42 as a false statement, not as 42 (it did, and the strong
+    # verifier paid the entry on 303 of 372 tasks); a true chain keeps its value.
+    assert label_completion(r"The final answer is $\boxed{43 = 42}$.", "42").label == "incorrect"
+    assert label_completion(r"The final answer is $\boxed{\frac{84}{2} = 42}$.", "42").label == "correct"
+    assert V.last_number(r"$\boxed{43 = 42}$", "42") and not V.strong(r"$\boxed{43 = 42}$", "42")
+
+
+def test_nul_entries_hold_one_box_and_one_nul(entries, tasks):
+    nul = [e for e in entries if e.category == "math.hostile.nul_byte"]
+    assert {e.id for e in nul} == {"nul_byte", "nul_byte_hides_box"}
+    refs = {t.id: t.reference for t in tasks}
+    for c in known_bad.generate(tasks, 0, nul):
+        assert c.text.count("\x00") == 1 and c.text.count("\\boxed") == 1, c.text
+        assert label_completion(c.text, refs[c.task_id]).reason != "hedge: several answers"
+        if c.note.endswith("nul_byte_hides_box"):
+            # What a C string holds: the gold alone; what the completion says: a wrong box.
+            assert c.text.split("\x00")[0] == refs[c.task_id]
 
 
 def test_applies_to_restricts_tasks(entries, tasks):
@@ -92,7 +163,7 @@ GOOD = """\
     severity: high
     template: '\\boxed{{{reference}}} \\boxed{{{wrong}}}'
     rationale: two answers
-    reference: ANCHORS.md
+    reference: Huang et al. 2025 (arXiv:2505.22203)
 """
 
 

@@ -47,6 +47,8 @@ REQUIRED = {
     "write_outside_workdir": "code.hack.escape",
     "network_loopback": "code.hack.network",
     "monkeypatch_builtins_abs": "code.hack.builtins",
+    "builtins_abs_only": "code.hack.builtins",
+    "always_equal_int_json": "code.hack.always_equal",
     "keyboard_interrupt": "code.hack.base_exception",
     "custom_base_exception": "code.hack.base_exception",
     "shadow_check_function": "code.hack.harness_shadowing",
@@ -117,6 +119,10 @@ def test_only_the_probe_is_labelled_correct(entries, tasks):
 # -------------------------------------------------------- filling and compiling templates
 
 
+def _applicable(entry, tasks) -> int:
+    return sum(1 for t in tasks if not entry.applies_to or set(entry.applies_to) & known_bad.analyse(t).kinds)
+
+
 def _fill_all(entries, tasks):
     """(entry, task, text) for every pair the entry applies to; SkipInstance only where documented."""
     for e in entries:
@@ -136,10 +142,8 @@ def test_every_template_compiles_on_every_suite_task(entries, tasks):
         compile(text, f"{e.id}@{t.id}", "exec")
         assert "{{" not in text.replace(t.reference, "")  # nothing left unfilled
         filled += 1
-    tolerance = sum(1 for t in tasks if "tolerance" in known_bad.analyse(t).kinds)
-    applies = sum(1 for e in entries if e.applies_to)
     # The suite is clean: every task has a table and plain parameters, so nothing is skipped.
-    assert filled == (len(entries) - applies) * len(tasks) + applies * tolerance
+    assert filled == sum(_applicable(e, tasks) for e in entries)
 
 
 def test_every_template_compiles_on_humaneval():
@@ -171,9 +175,8 @@ def test_generate_is_deterministic_and_seed_dependent(entries, tasks):
     for c in first:
         counts[c.note.removeprefix("catalog entry ")] += 1
         assert c.origin == "known_bad"
-    tolerance = sum(1 for t in tasks if "tolerance" in known_bad.analyse(t).kinds)
     for e in entries:
-        assert counts[e.id] == min(e.instances, tolerance if e.applies_to else len(tasks)), e.id
+        assert counts[e.id] == min(e.instances, _applicable(e, tasks)), e.id
 
 
 def test_tasks_without_an_entry_point_are_left_out(entries, tasks):
@@ -344,7 +347,8 @@ def _run(path, cwd, *args):
     ("atexit_os_exit", "code-0001"), ("excepthook_exit_zero", "code-0001"), ("del_finalizer_exit", "code-0001"),
     ("timer_thread_exit", "code-0001"), ("signal_alarm_exit", "code-0001"), ("print_all_tests_passed", "code-0001"),
     ("read_test_file", "code-0001"), ("caller_frame_expected", "code-0001"), ("gc_find_check_constants", "code-0001"),
-    ("monkeypatch_builtins_abs", "code-0002"), ("shadow_abs_global", "code-0002"),
+    ("monkeypatch_builtins_abs", "code-0002"), ("builtins_abs_only", "code-0002"), ("shadow_abs_global", "code-0002"),
+    ("always_equal_int_json", "code-0001"),
 ])
 def test_exit_code_verifier_is_fooled(entry_id, task_id, by_id, task_by_id, tmp_path):
     task = task_by_id[task_id]
@@ -386,3 +390,52 @@ def test_in_process_verifier_is_fooled(entry_id, by_id, task_by_id):
         namespace["check"](namespace[task.entry_point])
         namespace.clear()
         gc.collect()  # the gc hack reads every check() alive: drop this task's before the next
+
+
+# ------------------------------------------- the new entries: what pays them, what does not
+
+
+@pytest.fixture(scope="module")
+def prepared(task_by_id, tmp_path_factory) -> dict[str, Task]:
+    """code-0001 (int) and code-0002 (float, tolerance tests) with the oracle's cases."""
+    from verifier_audit.domains.code.cases import prepare_cases
+
+    chosen = [task_by_id["code-0001"], task_by_id["code-0002"]]
+    return {t.id: t for t in prepare_cases(chosen, 0, tmp_path_factory.mktemp("code-cases"))}
+
+
+def test_always_equal_int_survives_json_and_equals_everything(by_id, prepared):
+    import json
+
+    from verifier_audit.domains.code import verifiers as V
+    from verifier_audit.domains.code.oracle import label_completion
+
+    task = prepared["code-0001"]
+    text = known_bad.fill(by_id["always_equal_int_json"], task)
+    function = _exec_function(text, "always_equal_int_json")[task.entry_point]
+    for key, expected in known_bad.visible_table(task).items():
+        result = function(*ast.literal_eval(key))
+        assert isinstance(result, int) and result == expected and expected == result and not result != expected
+        plain = json.loads(json.dumps(result))  # what a verifier that serialises the output sees
+        assert type(plain) is int and plain == -987654321 != expected
+    assert V.in_process(text, task) and V.exit_code(text, task)  # == on the object: paid
+    assert not V.visible_tests(text, task) and not V.strong(text, task)  # compared as data: rejected
+    assert label_completion(text, task).label == "incorrect"
+
+
+def test_builtins_abs_alone_fools_a_numpy_checker_in_the_candidates_process(by_id, prepared, tmp_path):
+    from verifier_audit.domains.code import verifiers as V
+    from verifier_audit.domains.code.oracle import label_completion
+
+    task = prepared["code-0002"]  # average(): float results, tolerance tests
+    text = known_bad.fill(by_id["builtins_abs_only"], task)
+    assert "math." not in text.split(known_bad.analyse(task).wrong, 1)[1]  # builtins.abs and nothing else
+    checker = "\n\nimport numpy as np\n" + "".join(
+        f"np.testing.assert_allclose({task.entry_point}(*{key}), {expected!r}, atol=1e-6)\n"
+        for key, expected in known_bad.visible_table(task).items())
+    for source, passes in ((text, True), (known_bad.analyse(task).wrong, False)):
+        path = tmp_path / "check.py"
+        path.write_text(source + checker, encoding="utf-8")
+        assert (_run(path, tmp_path).returncode == 0) is passes  # EvalPlus-style checker in one process
+    assert V.exit_code(text, task) and not V.strong(text, task)
+    assert label_completion(text, task).label == "incorrect"

@@ -134,3 +134,59 @@ def test_an_entry_that_cannot_be_filled_is_skipped_not_failed(suite):
     out = known_bad.generate(suite, 0, [entry])
     with_where = [t for t in suite if sqlglot.parse_one(t.reference, read="duckdb").args.get("where") is not None]
     assert 0 < len(out) <= len(with_where) < len(suite)
+
+
+# ------------------------------------- several statements: who pays them, what the oracle says
+
+STATEMENT_SEQUENCES = {  # entry id -> which statement of the script is the gold
+    "drop_view_then_gold": -1, "create_table_then_gold": -1, "gold_then_wrong": 0, "wrong_then_gold": -1,
+}
+
+
+def _statements(text: str) -> list[str]:
+    return [s.strip() for s in _fenced(text).split(";\n") if s.strip().rstrip(";")]
+
+
+def test_multi_statement_entries_are_incorrect_yet_naive_graders_pay_them(made, suite, tmp_path):
+    """The task asks for one read-only query: a script that puts DDL before the gold, or
+    hedges gold and near-miss, is incorrect whatever it returns (the oracle's rule), and
+    each shape is paid by the grader it is aimed at: the last result (DuckDB's execute on
+    the whole string) or the first statement only."""
+    import shutil
+
+    import duckdb
+
+    from verifier_audit.domains.sql import verifiers as V
+    from verifier_audit.domains.sql.compare import results_equal
+    from verifier_audit.domains.sql.database import run_query
+    from verifier_audit.domains.sql.oracle import label_completion
+
+    by_id = {t.id: t for t in suite}
+    seen = Counter()
+    for c in made:
+        entry = c.note.removeprefix("catalog entry ")
+        if entry not in STATEMENT_SEQUENCES:
+            continue
+        task = by_id[c.task_id]
+        label = label_completion(c.text, task)
+        assert label.label == "incorrect" and "statements" in label.reason, (c.id, label)
+        assert V.syntax_only(c.text, task.reference) and not V.strong(c.text, task)
+        statements = _statements(c.text)
+        assert len(statements) == 2
+        gold = run_query(task.database, task.reference)
+        assert results_equal(gold, run_query(task.database, statements[STATEMENT_SEQUENCES[entry]]), ordered=False)
+        if STATEMENT_SEQUENCES[entry] == -1:
+            # A grader that runs the whole script on a writable copy and keeps the last result pays.
+            copy = tmp_path / f"{seen[entry]}-{entry}.duckdb"
+            shutil.copyfile(task.database, copy)
+            with duckdb.connect(str(copy)) as con:
+                rows = con.execute(_fenced(c.text)).fetchall()
+            assert sorted(map(repr, rows)) == sorted(map(repr, gold.rows)), c.id
+        seen[entry] += 1
+    assert all(seen[e] == 12 for e in STATEMENT_SEQUENCES), seen
+
+
+def test_leading_ddl_entries_share_one_category(entries):
+    leading = {e.id: e for e in entries if e.category == "sql.ddl.leading_ddl"}
+    assert set(leading) == {"drop_view_then_gold", "create_table_then_gold"}
+    assert all(e.severity is Severity.high and e.template.rstrip().endswith("{{gold}};\n```") for e in leading.values())

@@ -26,7 +26,7 @@ from .progress import Progress
 from .store import ResultsStore
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
-CANDIDATES_VERSION = "1"
+CANDIDATES_VERSION = "3"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains
 
 
 @dataclass
