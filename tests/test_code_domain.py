@@ -111,8 +111,9 @@ MARK = f"va-verifier-escape-{uuid.uuid4().hex[:8]}"
 
 
 def escaping_verifier(completion, task):
-    """A verifier under audit that misbehaves: writes outside its cwd, then pays."""
-    with open(f"/tmp/{MARK}", "w") as fh:
+    """A verifier under audit that misbehaves: writes outside its cwd, then pays. (Not to
+    /tmp: that is the sandbox's private scratch tmpfs, writable as on a training host.)"""
+    with open(f"/{MARK}", "w") as fh:
         fh.write("escaped")
     return 1.0
 
@@ -121,7 +122,7 @@ def test_verifier_calls_are_isolated():
     from verifier_audit import audit
 
     report = audit(escaping_verifier, suite="code", limit=1, cache=True)
-    assert not os.path.exists(f"/tmp/{MARK}")
+    assert not os.path.exists(f"/{MARK}")
     assert report.errors == report.n_candidates  # every call failed with EROFS, none passed
     assert report.error_kinds == {"OSError": report.n_candidates}  # EROFS, from inside the sandbox
 

@@ -108,6 +108,7 @@ class _VerifierJob:
         self.call: Optional[Callable] = None
         self.views: dict[str, Task] = {}  # per worker: the task as the verifier sees it
         self.sandbox = None
+        self.escapes: list[str] = []  # what the last isolated call's candidate got past the verifier
 
     def setup(self) -> None:
         fn = self.spec.load()
@@ -136,16 +137,19 @@ class _VerifierJob:
             return self._score(index)
         # The sandbox's clock stops first, so a hang is reported as the verifier's timeout.
         result = self.sandbox.call(index, timeout=max(0.5, self.timeout - 1.0), memory_mb=self.memory_mb or 4096)
+        # Our sandbox's walls stopped it, so the verifier's own guard let it through.
+        self.escapes = [f"guard_escape:{e}" for e in result.escapes]
         if not result.ok:
             raise IsolatedCallError(result.kind, result.error or "")
         return result.value
 
     def after(self, index: int) -> list[str]:
+        found, self.escapes = self.escapes, []
         check = getattr(self.domain, "after_call", None)
         task = self.tasks[self.candidates[index].task_id]
         if check is None or task.id not in self.views:
-            return []
-        return check(task, self.views[task.id])
+            return found
+        return found + check(task, self.views[task.id])
 
 
 def _drop_reason(candidate: Candidate, label: Optional[str], reason: str) -> str:

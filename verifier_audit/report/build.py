@@ -19,6 +19,7 @@ _FINDING_TEXT = {
     "executes_model_output": "a canary fired: the verifier executed model output",
     "modified_fixture": "the verifier let a candidate change its database",
     "read_outside": "the verifier let a candidate read a file outside its fixture",
+    "guard_escape": "the verifier's own guard let a candidate's escape through; the audit's sandbox stopped it",
 }
 
 

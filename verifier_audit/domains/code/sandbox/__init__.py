@@ -1,8 +1,9 @@
 """Run untrusted Python in a separate, limited process and get its result back as data.
 
 Modules, one job each: ``codec`` (what crosses the boundary), ``isolation`` (rlimits, uid
-drop, namespaces and the read-only file-system view), ``server`` (the zygote: one fork per
-run, tree kill), ``pool`` (the parent side: ``Sandbox``). docs/code-sandbox.md has the
+drop, namespaces and the read-only file-system view), ``walls`` (tripwires on the walls:
+the scratch directories and the loopback listener, swept after each run), ``server`` (the
+zygote: one fork per run, tree kill), ``pool`` (the parent side: ``Sandbox``). docs/code-sandbox.md has the
 picture and the table of what each level blocks.
 """
 
@@ -34,8 +35,8 @@ def levels() -> list[dict]:
         ("rlimits", "fork bomb", "RLIMIT_NPROC, binding because each zygote's runs use their own unprivileged uid", "test_fork_bomb_contained"),
         ("rlimits", "reading the parent's private files", "uid/gid dropped to an unprivileged uid, no supplementary groups", "test_cannot_read_parent_private_file"),
         ("namespaces", "a grandchild that calls setsid()", "the zygote is PID 1 of its PID namespace: kill(-1) after every run", "test_setsid_grandchild_killed[namespaces]"),
-        ("namespaces", "network (loopback included)", "new network namespace, no interfaces up", "test_network_blocked_namespaces"),
-        ("namespaces", "writes anywhere outside the workdir (/tmp, /dev/shm, the home, the project)", "mount namespace: every mount remounted read-only, workdirs on a private tmpfs", "test_writes_outside_workdir_blocked"),
+        ("namespaces", "network (loopback included)", "new network namespace: only its own loopback is up, where the zygote listens as a tripwire (walls.py)", "test_network_blocked_namespaces"),
+        ("namespaces", "writes outside the workdir reaching the host (/tmp, /var/tmp, /dev/shm, the home, the project)", "mount namespace: every mount remounted read-only; /tmp, /var/tmp and /dev/shm are a private scratch tmpfs, swept for escape markers and wiped after each run", "test_writes_outside_workdir_blocked"),
         ("namespaces", "reading the home directory that holds the interpreter", "an empty tmpfs over it, only the interpreter's paths bound back", "test_private_home_hidden"),
     ]
     return [dict(level=lv, blocks=b, mechanism=m, test=t) for lv, b, m, t in rows]

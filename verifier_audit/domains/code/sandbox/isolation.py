@@ -4,8 +4,10 @@ namespaces with their file-system view. ``server`` decides which to apply at whi
 The file-system view (``namespaces`` level) is set up once per zygote, not per run:
 
 * every mount is remounted read-only in the zygote's private mount namespace, so a write
-  anywhere outside the run's working directory fails with EROFS, whoever the writer is;
-* the working directories live on a small tmpfs (``workroot``), the one writable place;
+  to the host's files fails with EROFS, whoever the writer is;
+* the working directories live on a small tmpfs (``workroot``); ``/tmp``, ``/var/tmp`` and
+  ``/dev/shm`` are private scratch tmpfs mounts (``scratch_tmpfs``, set up by walls.py),
+  the only other writable places, never the host's;
 * directories the sandbox uid cannot traverse on the way to the interpreter (a pyenv under
   ``/root``, mode 0700) are covered by an empty tmpfs, and only the paths Python needs are
   bound back in: the candidate can start ``python`` and import installed packages, and sees
@@ -111,7 +113,7 @@ def _searchable_by_others(path: str) -> bool:
         return True  # missing: nothing to expose
 
 
-def _needed_paths() -> list[str]:
+def needed_paths() -> list[str]:
     """What a Python started inside the sandbox needs to see: the interpreter, its prefixes
     and every import path of this process."""
     paths = {os.path.dirname(os.path.realpath(sys.executable)), sys.prefix, sys.base_prefix, sys.exec_prefix}
@@ -124,7 +126,7 @@ def expose_interpreter(mode: int = 0o755) -> list[str]:
     an empty tmpfs, and bind the needed child directories back in. Returns the covered
     directories. Only the first untraversable ancestor of each path is handled."""
     plan: dict[str, set[str]] = {}  # blocked ancestor -> names of children to keep
-    for path in _needed_paths():
+    for path in needed_paths():
         parts = path.strip("/").split("/")
         for i in range(1, len(parts)):
             ancestor = "/" + "/".join(parts[:i])
@@ -149,6 +151,40 @@ def private_workroot(path: str, size_mb: int) -> None:
     """A fresh tmpfs at ``path``: the only writable place once everything else is read-only."""
     _check(_libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
                        f"size={size_mb}m,mode=711".encode()), f"mount tmpfs {path}")
+
+
+def scratch_tmpfs(path: str, size_mb: int, inodes: int = 4096) -> None:
+    """A fresh, empty, world-writable tmpfs (sticky, like /tmp) at ``path``: what ``/tmp``,
+    ``/var/tmp`` and ``/dev/shm`` are inside the sandbox (see walls.py). The inode bound
+    keeps the sweep after each run short whatever a run leaves there."""
+    _check(_libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+                       f"size={size_mb}m,nr_inodes={inodes},mode=1777".encode()), f"mount tmpfs {path}")
+
+
+def bind_back(path: str, held_fd: int) -> None:
+    """Bind ``held_fd`` (an O_PATH fd taken before a tmpfs covered ``path``) back at
+    ``path``, read-only: an interpreter that lives under /tmp stays usable."""
+    os.makedirs(path, 0o755, exist_ok=True)
+    _check(_libc.mount(f"/proc/self/fd/{held_fd}".encode(), path.encode(), None, MS_BIND | MS_REC, None),
+           f"bind {path}")
+    _check(_libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None), f"remount {path} read-only")
+
+
+# ioctl numbers of <linux/sockios.h> and the flag of <net/if.h>
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+
+
+def loopback_up() -> None:
+    """Bring ``lo`` up in this (new, empty) network namespace. Nothing else is there: a run
+    reaches only what the zygote itself listens on (the tripwire of walls.py)."""
+    import fcntl
+    import socket
+    import struct
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        ifreq = struct.pack("16sH22x", b"lo", 0)
+        flags = struct.unpack("16sH22x", fcntl.ioctl(s.fileno(), _SIOCGIFFLAGS, ifreq))[1]
+        fcntl.ioctl(s.fileno(), _SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags | _IFF_UP))
 
 
 def readonly_everything(except_under: str) -> list[str]:

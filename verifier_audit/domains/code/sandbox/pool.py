@@ -60,6 +60,10 @@ class SandboxResult:
     # batch runs: one SandboxResult per input that finished, in order (may be fewer than
     # the inputs when the run timed out or crashed part way)
     items: list["SandboxResult"] = field(default_factory=list)
+    # What the run tried outside itself and the sandbox's walls stopped (walls.py): marker
+    # files written outside the workdir, connections to the loopback tripwire. Only at the
+    # namespaces level; empty below it, where nothing watches.
+    escapes: list[str] = field(default_factory=list)
 
 
 def available_levels() -> list[str]:
@@ -242,6 +246,7 @@ def _result(raw: bytes, level: str) -> SandboxResult:
         resp = json.loads(raw)
         result = _one(resp, resp.get("level", level), float(resp.get("seconds", 0.0)), resp.get("stdout", ""))
         result.items = [_item(item, level) for item in resp.get("items", ())]
+        result.escapes = [str(e)[:300] for e in resp.get("escapes", ())]
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         return SandboxResult(False, None, f"malformed result: {type(exc).__name__}", "crash", level=level)
     return result

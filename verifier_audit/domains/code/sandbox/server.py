@@ -1,8 +1,10 @@
 """The sandbox side: a zygote that serves runs, forking one process per run.
 
     parent --socket--> zygote (warm; at the namespaces level: PID 1 of its own PID, network
-                       and mount namespaces, with a read-only file system)
+                       and mount namespaces, with a read-only file system but for private
+                       scratch /tmp, /var/tmp, /dev/shm, and a loopback tripwire: walls.py)
         zygote --fork--> run (setsid, rlimits, own uid, private cwd, scrubbed env)
+        zygote: after the run, kill its tree, sweep the walls (the reply's ``escapes``)
 
 One fork per run is what makes the pool fast; the tree still dies whole after each run:
 at the namespaces level the zygote is PID 1 of its namespace, so ``kill(-1, SIGKILL)``
@@ -31,13 +33,16 @@ from typing import Any, Callable, Optional
 
 from . import isolation
 from .codec import RESULT_CAP, STDOUT_CAP, encode_value, recv, send
+from .walls import LISTENER_PORT, Walls
 
 
 class Config:
     """How a zygote isolates its runs (fixed for its lifetime)."""
 
-    def __init__(self, level: str, uid: Optional[int], workroot: str, target: Optional[Callable] = None):
+    def __init__(self, level: str, uid: Optional[int], workroot: str, target: Optional[Callable] = None,
+                 walls: Optional[Walls] = None):
         self.level, self.uid, self.workroot, self.target = level, uid, workroot, target
+        self.walls = walls  # the tripwires (namespaces level only)
 
 
 # --------------------------------------------------------------------------- in the run
@@ -57,6 +62,8 @@ def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) ->
     os.chdir(workdir)
     os.environ.clear()
     os.environ.update(PATH="/usr/local/bin:/usr/bin:/bin", HOME=workdir, TMPDIR=workdir, LANG="C.UTF-8")
+    if cfg.walls is not None:
+        os.environ["VA_LISTENER_PORT"] = str(LISTENER_PORT)
     tempfile.tempdir = workdir  # a forked caller may have cached /tmp already
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversize write raises EFBIG instead
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
@@ -262,16 +269,18 @@ def run_one(req: dict, cfg: Config) -> bytes:
         except BlockingIOError:
             pass
     _kill_tree()
+    escapes = cfg.walls.sweep() if cfg.walls is not None else []
     os.close(rfd)
     os.close(pidfd)
     out_file.seek(0)
     stdout = out_file.read(STDOUT_CAP).decode("utf-8", "replace")
     out_file.close()
     shutil.rmtree(workdir, ignore_errors=True)
-    return _reply(req, cfg, bytes(data), status, timed_out, seconds, stdout)
+    return _reply(req, cfg, bytes(data), status, timed_out, seconds, stdout, escapes)
 
 
-def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, seconds: float, stdout: str) -> bytes:
+def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, seconds: float, stdout: str,
+           escapes: list[str]) -> bytes:
     messages = []
     for line in data.split(b"\n"):
         if line:
@@ -282,7 +291,7 @@ def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, se
             if not isinstance(msg, dict) or not isinstance(msg.get("error"), (str, type(None))):
                 msg = {"kind": "crash", "error": "malformed result message"}
             messages.append(msg)
-    resp: dict[str, Any] = {"stdout": stdout, "seconds": seconds, "level": cfg.level}
+    resp: dict[str, Any] = {"stdout": stdout, "seconds": seconds, "level": cfg.level, "escapes": escapes}
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     if req.get("batch") is not None:
         done = bool(messages) and messages[-1].get("kind") == "done"
@@ -326,20 +335,23 @@ def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, ta
     verifier called from a short-lived thread would take its zygote down with the thread.
     The zygote ends when the parent process ends instead: its socket closes, recv fails."""
     _warm(warm)
+    walls = None
     if level == "namespaces":
         isolation.enter_namespaces()
         isolation.expose_interpreter()
-        isolation.private_workroot(workroot, workroot_mb)
         isolation.readonly_everything(except_under=workroot)
+        walls = Walls(workroot)  # private scratch /tmp, /var/tmp, /dev/shm; loopback up
+        isolation.private_workroot(workroot, workroot_mb)
         pid = os.fork()  # the first child is PID 1 of the new PID namespace: it serves
         if pid != 0:
             sock.close()
             os.waitpid(pid, 0)
             os._exit(0)
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+        walls.listen()
     else:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
-    cfg = Config(level, uid, workroot, target)
+    cfg = Config(level, uid, workroot, target, walls)
     try:
         while True:
             try:
