@@ -41,6 +41,10 @@ def _integer(answer: str):
     rest = answer.replace(numbers[0], "", 1)
     if re.search(r"\d|\\pm|\bor\b|,\s*-?\d", rest):
         return None
+    # Units may follow the number ("42 dollars"); a denial or an equation may not
+    # ("42 is wrong", "not 42", "43 = 42"): the answer must state the number, not refute it.
+    if re.search(r"\b(?:not|no|wrong|incorrect|false|never)\b|n't\b|=|\\neq|\\ne\b|\u2260", rest, re.IGNORECASE):
+        return None
     digits = numbers[0].replace(",", "")
     if numbers[0].count(",") and not re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", numbers[0]):
         return None  # "1,2" is not a thousands separator

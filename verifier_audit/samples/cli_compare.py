@@ -35,11 +35,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="label correctness with this verifier instead of the oracle (package.module:function or "
                         "path/to/file.py:function)")
     g.add_argument("--style", default=None, help="the verifier's call style (default: from its signature)")
-    g.add_argument("--threshold", type=float, default=0.5, help="with --by-verifier: a score >= this is correct (0.5)")
+    g.add_argument("--threshold", type=argtypes.rate, default=0.5, help="with --by-verifier: a score >= this is correct (0.5)")
     g.add_argument("--workers", type=argtypes.positive_int, default=None, help="worker processes (default: cores, at most 8)")
     g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=10.0,
                    help="hard limit per oracle (or verifier) call and per answer extraction, seconds (default 10)")
-    g.add_argument("--memory-mb", type=int, default=4096, help="address-space limit per worker (default 4096 MiB)")
+    g.add_argument("--memory-mb", type=argtypes.memory_mb, default=4096, help="address-space limit per worker (default 4096 MiB; 0: none)")
     f = p.add_argument_group("figures")
     f.add_argument("--alpha", type=argtypes.open_unit, default=0.05,
                    help="support: epsilon = 1 - alpha^(1/n), confidence 1 - alpha (default 0.05)")
