@@ -17,10 +17,10 @@ turns what they caught into findings, ``executes_model_output:<marker>: <evidenc
   recorded too, and one that cleans up after itself (a temporary directory) still is.
 
 An audit hook cannot be removed, and the log is checked by identity before each write (a
-verifier that closes file descriptors never gets our lines in its own files). What a hook
-cannot see -- a verifier that executes model output in a fresh interpreter whose effect
-lands elsewhere -- is simply not found: no finding is never reported as "checked" on this
-evidence alone (the checklist also needs canary categories to have been tried).
+verifier that closes file descriptors never gets our lines in its own files). What the
+tripwires cannot see -- model output run in a fresh interpreter whose effect lands outside
+these directories -- is not found; the absence of findings counts as evidence only with
+the canary categories that were tried (the checklist's executes_model_output item).
 """
 
 from __future__ import annotations
