@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import faulthandler
+import json
 import multiprocessing as mp
 import os
 import resource
@@ -145,16 +146,16 @@ def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: 
     try:
         job.setup()  # in the audit's cwd, where the user's relative imports make sense
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
-        conn.send(("setup_error", f"{type(exc).__name__}: {exc}"))
+        _send(conn, ["setup_error", f"{type(exc).__name__}: {exc}"[:2000]])
         return
     os.chdir(workdir)
     tripwires = Tripwires(workdir)  # canaries: marker files and an audit hook
     _limit_memory(memory_mb)
-    conn.send(("ready", None))
+    _send(conn, ["ready", None])
     while True:
         try:
-            chunk = conn.recv()
-        except EOFError:
+            chunk = json.loads(conn.recv_bytes())
+        except (EOFError, OSError):
             return
         if chunk is None:
             return
@@ -182,7 +183,47 @@ def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: 
                     fired.append(f"check_failed:{type(exc).__name__}: {exc}")
             if os.getcwd() != workdir:
                 os.chdir(workdir)
-            conn.send((index, ok, value, err, seconds, fired))
+            try:
+                _send(conn, [index, ok, value, err, seconds, fired])
+            except (TypeError, ValueError):  # a value JSON cannot carry is the call's error
+                _send(conn, [index, False, None, f"TypeError: the call returned {type(value).__name__}, "
+                                                  "which is not plain data", seconds, fired])
+
+
+# What crosses the pipe is JSON, never pickle: a worker runs the untrusted verifier, and
+# unpickling what it sends would run whatever it wants in the audit's own process.
+MAX_MESSAGE = 64 * 1024 * 1024
+
+
+def _send(conn, message: list) -> None:
+    conn.send_bytes(json.dumps(message, ensure_ascii=True).encode())
+
+
+class _ProtocolError(Exception):
+    pass
+
+
+def _parse(raw: bytes, expected: Optional[int], setting_up: bool) -> list:
+    """A worker's message, checked: ["ready", null] or ["setup_error", text] while it sets
+    up, then only the result of the call the parent is waiting for (``expected``). Anything
+    else makes the worker a crash: the verifier can write to the pipe too."""
+    try:
+        msg = json.loads(raw)
+    except ValueError:
+        raise _ProtocolError("the worker sent a message that is not JSON") from None
+    if setting_up:
+        if not (isinstance(msg, list) and len(msg) == 2 and msg[0] in ("ready", "setup_error")
+                and (msg[0] == "ready" or isinstance(msg[1], str))):
+            raise _ProtocolError("the worker sent a malformed message while setting up")
+        return msg
+    ok_shape = (isinstance(msg, list) and len(msg) == 6 and type(msg[0]) is int and isinstance(msg[1], bool)
+                and (msg[3] is None or isinstance(msg[3], str)) and isinstance(msg[4], (int, float))
+                and isinstance(msg[5], list) and all(isinstance(f, str) for f in msg[5]))
+    if not ok_shape:
+        raise _ProtocolError("the worker sent a malformed result")
+    if msg[0] != expected:
+        raise _ProtocolError(f"the worker sent a result for call {msg[0]} while call {expected} was running")
+    return msg
 
 
 _LIVE: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
@@ -212,6 +253,7 @@ class _Worker:
         self.assigned: deque[int] = deque()
         self.started = 0.0  # when the current call began (as seen by the parent)
         self.ready = False
+        self.garbled: Optional[str] = None  # what was wrong with a message it sent
         self.born = time.monotonic()
 
     def kill(self) -> None:
@@ -230,7 +272,7 @@ class _Worker:
 
     def stop(self) -> None:
         try:
-            self.conn.send(None)
+            self.conn.send_bytes(b"null")
         except (BrokenPipeError, OSError):
             pass
         self.proc.join(timeout=2)
@@ -287,7 +329,7 @@ def run(
         batch = [pending.popleft() for _ in range(min(size, len(pending)))]
         w.assigned.extend(batch)
         w.started = time.monotonic()
-        w.conn.send(batch)
+        w.conn.send_bytes(json.dumps(batch).encode())
 
     def replace(w: _Worker, reason: str) -> None:
         pending.extendleft(reversed(w.assigned))
@@ -310,9 +352,11 @@ def run(
                 dead = False
                 if w.conn in ready:
                     try:
-                        msg = w.conn.recv()
+                        msg = _parse(w.conn.recv_bytes(MAX_MESSAGE), w.assigned[0] if w.assigned else None, not w.ready)
                     except (EOFError, OSError):
                         dead = True
+                    except _ProtocolError as exc:
+                        dead, w.garbled = True, str(exc)
                     else:
                         if msg[0] == "ready":
                             w.ready = True
@@ -331,7 +375,7 @@ def run(
                     dead = True  # exited with nothing left in the pipe
                 if dead:
                     w.proc.join(timeout=1)
-                    reason = _describe_exit(w.proc.exitcode)
+                    reason = w.garbled or _describe_exit(w.proc.exitcode)
                     if not w.ready:
                         raise PoolError(f"worker died during setup ({reason})")
                     if w.assigned:
