@@ -7,11 +7,15 @@ import duckdb
 import pytest
 
 from verifier_audit.domains.sql import guard
+from verifier_audit.domains.sql.database import close_all
 from verifier_audit.models import Task
 
 
 @pytest.fixture
 def fixture_db(tmp_path):
+    # Audits run earlier in this process left DuckDB instances open; in an audit they live in
+    # the parent, whose open files the guard discounts (a worker inherits them).
+    close_all()
     path = tmp_path / "cache" / "shop.duckdb"
     path.parent.mkdir()
     con = duckdb.connect(str(path))
@@ -39,7 +43,7 @@ def test_write_is_found_and_undone_and_the_fixture_never_changes(fixture_db, tmp
     con = duckdb.connect(view.database)  # a careless verifier: read-write, runs the candidate
     con.execute("DROP TABLE t")
     con.close()
-    assert guard.check_and_restore(task, view) == ["modified_fixture:shop.duckdb"]
+    assert guard.check_and_restore(task, view) == ["modified_fixture:the DuckDB copy shop.duckdb: lost tables t (restored)"]
     assert duckdb.connect(view.database, read_only=True).execute("SELECT count(*) FROM t").fetchone() == (10,)
     assert guard.check_and_restore(task, view) == []
     assert digest(fixture_db) == before

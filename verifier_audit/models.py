@@ -14,7 +14,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = "1.3"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
-# 1.3: error_messages, category measured
+# 1.3: error_messages, category measured, checks.unobserved
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -193,6 +193,10 @@ class Checks(BaseModel):
     # cross-process comparison (process safety).
     cross_process: bool = False
     splits: dict[str, int] = Field(default_factory=dict)  # candidates audited per task split
+    # What the domain's fixture guard could not observe (1.3; sql: a database the verifier
+    # holds open that the audit did not hand out, a link out of its work directory...):
+    # distinct, sorted, a few. None: not recorded (a report written before 1.3).
+    unobserved: Optional[list[str]] = None
 
 
 class Report(BaseModel):

@@ -89,8 +89,10 @@ class Resources(Protocol):
       the fixture inside ``workdir``).
     * ``after_call(task, view) -> list[str]`` in a worker, after every verifier call,
       whatever it returned: security findings as ``"kind:detail"`` strings
-      (``modified_fixture:...``, ``read_outside:...``); it also restores what the call
-      changed, so the next call starts clean.
+      (``modified_fixture:...``, ``read_outside:...``), and what it could not observe as
+      ``unobserved:...`` (not findings: ``report.checks.unobserved``, which the checklist
+      reads as unknown); it also restores what the call changed, so the next call starts
+      clean.
     * ``isolate_verifier_calls(score) -> sandbox`` in a worker, once: for domains whose
       verifiers execute model output (code). Returns a started object whose
       ``call(index, timeout=, memory_mb=)`` runs ``score(index)`` isolated and returns a

@@ -23,6 +23,17 @@ _FINDING_TEXT = {
 }
 
 
+# Not a finding: what a domain's guard could not observe ("unobserved:<what>"). It goes to
+# checks.unobserved, which the checklist reads as unknown; the gate does not count it.
+UNOBSERVED = "unobserved"
+MAX_UNOBSERVED = 20
+
+
+def unobserved(verdicts) -> list[str]:
+    spots = {entry.partition(":")[2] for v in verdicts for entry in v.security if entry.startswith(f"{UNOBSERVED}:")}
+    return sorted(spots)[:MAX_UNOBSERVED]
+
+
 def _error_kind(message: str) -> str:
     if message.startswith("timeout"):
         return "timeout"
@@ -71,8 +82,10 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         SecurityFinding(kind=kind, candidate_id=cid, task_id=by_id[cid].task_id,
                         detail=f"{_FINDING_TEXT.get(kind, kind)} ({detail}) while scoring {cid} ({by_id[cid].category})")
         for cid, v in sorted(verdicts.items()) if cid in by_id
-        for kind, _, detail in (entry.partition(":") for entry in v.security)
+        for kind, _, detail in (entry.partition(":") for entry in v.security) if kind != UNOBSERVED
     ]
+    if checks is not None:
+        checks = checks.model_copy(update={"unobserved": unobserved(verdicts.values())})
     errors = [v for v in sorted(verdicts.values(), key=_call_order(prepared)) if v.status == "error"]
     messages = error_messages(errors)
     return Report(

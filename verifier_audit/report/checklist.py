@@ -197,16 +197,28 @@ def _fixture(report: Report, domain_name: str | None, domain) -> ChecklistItem:
                    f"({_list(probes) or 'none audited'}), judged by no_hack_family_accepted")
         else:
             ran = f"only the canary probes ran ({canaries} canary candidates)"
-        return _item(key, UNKNOWN, f"the {domain_name or 'audited'} domain gives verifiers no fixture to check "
-                     f"(no after_call hook): {ran}")
+        return _item(key, UNKNOWN, f"could not observe a fixture: the {domain_name or 'audited'} domain gives "
+                     f"verifiers no fixture to check (no after_call hook): {ran}")
     if broken:
-        return _item(key, UNKNOWN, f"the fixture check itself failed {len(broken)} time(s): {broken[0].detail}")
+        return _item(key, UNKNOWN, f"could not observe the fixtures: the fixture check itself failed {len(broken)} "
+                     f"time(s): {broken[0].detail}")
+    # Checked needs evidence that every database the verifier touched was watched.
+    spots = report.checks.unobserved if report.checks is not None else None
+    if spots is None:
+        return _item(key, UNKNOWN, "could not observe which databases the verifier touched: the report does not "
+                     "record the fixture check's blind spots (written before schema 1.3)")
+    if spots:
+        more = f" (and {len(spots) - 3} more)" if len(spots) > 3 else ""
+        return _item(key, UNKNOWN, f"could not observe {len(spots)} database(s) or place(s) the verifier used (no "
+                     f"finding there proves nothing): {'; '.join(spots[:3])}{more}")
     hostile = [c for c in report.categories if c.origin == "known_bad" and _tried(c)]
     if not hostile:
         return _item(key, UNKNOWN, "no known_bad candidate was audited: nothing tried to change or read the fixture")
     families = sorted({_family(c.name) for c in hostile})
-    return _item(key, CHECKED, f"the fixture was checked after every call: no modified_fixture or read_outside "
-                 f"finding over {sum(_tried(c) for c in hostile)} known_bad candidates ({_list(families, 20)})")
+    return _item(key, CHECKED, "every database handed out, and every one the verifier derived in its work "
+                 "directory, was hashed after every call, with nothing unobserved: no modified_fixture or "
+                 f"read_outside finding over {sum(_tried(c) for c in hostile)} known_bad candidates "
+                 f"({_list(families, 20)})")
 
 
 def _pathological(name: str) -> bool:

@@ -5,7 +5,9 @@ A dataset is a JSON list (or JSONL) of objects with ``question``, the gold ``que
 a hint. Databases live at ``<db_dir>/<db_id>/<db_id>.sqlite``. Each SQLite file is
 converted once to a DuckDB file (Python's ``sqlite3`` reads, plain ``duckdb`` writes: no
 DuckDB extension, nothing downloaded), cached under ``cache_dir`` by the SQLite file's
-hash; tasks carry ``metadata = {"database_file": <duckdb path>, "db_id": ...}``.
+hash; tasks carry ``metadata = {"database_file": <duckdb path>, "db_id": ...}``, plus
+``sqlite_file`` (a byte copy of the SQLite file in the cache, what each worker's private
+copy is made from) and ``sqlite_source`` (the dataset's own file, watched: ``guard.py``).
 
 Conversion policy (SQLite is loosely typed, Spider and BIRD data is dirty):
 
@@ -29,9 +31,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import shutil
 import sqlite3
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Optional
 
@@ -123,11 +127,13 @@ def spider_row(row: dict, *, db_dir: str | Path, cache_dir: str | Path, check_go
     if not sqlite_path.is_file():
         raise ValueError(f"database {db_id!r} not found: no file {sqlite_path}")
     database = convert_sqlite(sqlite_path, cache_dir)
+    staged = stage_sqlite(sqlite_path, cache_dir)
     prompt = question.strip()
     evidence = row.get("evidence")
     if isinstance(evidence, str) and evidence.strip():
         prompt += f"\nHint: {evidence.strip()}"
-    metadata = {"database_file": str(database), "db_id": db_id, "source": "bird" if "SQL" in row else "spider"}
+    metadata = {"database_file": str(database), "db_id": db_id, "source": "bird" if "SQL" in row else "spider",
+                "sqlite_file": str(staged), "sqlite_source": str(sqlite_path.resolve())}
     for key in ("difficulty", "hardness", "evidence"):
         if row.get(key) is not None:
             metadata[key] = row[key]
@@ -212,11 +218,40 @@ def _column_names(database: Path) -> set[str]:
 
 
 def _file_hash(path: Path) -> str:
+    st = path.stat()
+    return _cached_file_hash(str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+@lru_cache(maxsize=256)
+def _cached_file_hash(path: str, *_stat) -> str:  # a BIRD database is GBs: hashed once per load
     digest = hashlib.sha256(f"converter {CONVERTER_VERSION}\0".encode())
-    with path.open("rb") as fh:
+    with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()[:16]
+
+
+def stage_sqlite(sqlite_path: str | Path, cache_dir: str | Path) -> Path:
+    """A byte copy of the dataset's SQLite file in the cache (read-only, 0o444): what each
+    worker's private copy is made from (guard.py), so that workers never open the dataset's
+    own file, and an open of it during a call is the verifier's."""
+    sqlite_path = Path(sqlite_path)
+    name = _SAFE_NAME.sub("_", sqlite_path.stem) or "database"
+    target = Path(cache_dir) / "spider" / f"{name}-{_file_hash(sqlite_path)}.sqlite"
+    if target.is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.parent / f".{target.name}.{os.getpid()}.tmp"
+    try:
+        shutil.copyfile(sqlite_path, temp)
+        os.chmod(temp, 0o444)
+        os.replace(temp, target)  # atomic: a concurrent loader never sees half a file
+    except OSError as exc:
+        raise InputError(f"{sqlite_path}: cannot copy into the cache {target.parent}: {exc.strerror}") from None
+    finally:
+        if temp.exists():
+            temp.unlink()
+    return target
 
 
 def convert_sqlite(sqlite_path: str | Path, cache_dir: str | Path) -> Path:
