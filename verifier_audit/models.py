@@ -13,8 +13,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.3"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
-# 1.3: error_messages, category measured, checks.unobserved
+SCHEMA_VERSION = "1.4"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+# 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read)
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -61,6 +61,9 @@ class Candidate(BaseModel):
     label: Label
     label_source: str = "construction+oracle"
     note: str = ""  # what was done to the reference, for humans reading the report
+    # The answer format the text is written in (domains/formats.py): "boxed", "gsm8k", ...
+    # None: not known (a domain without formats, a completion that states no answer).
+    format: Optional[str] = None
 
 
 class DroppedCandidate(BaseModel):
@@ -199,6 +202,38 @@ class Checks(BaseModel):
     unobserved: Optional[list[str]] = None
 
 
+class FormatProbe(BaseModel):
+    """One answer format probed (engine/formats.py): the references of a sample of tasks,
+    written in this format, scored by the verifier."""
+
+    name: str  # gsm8k
+    shows: str  # "#### n"
+    sampled: int  # references scored (those of the sample that can be written in the format)
+    accepted: int
+    errors: int = 0  # of those, calls that raised (counted as not accepted), timed out or crashed
+    read: Optional[bool] = None  # accepted on most of them; None: unknown (nothing sampled, probe stopped)
+
+
+class Formats(BaseModel):
+    """Which answer formats the verifier reads, and the format its candidates were shown in
+    (schema 1.4). When it reads the domain's canonical format (or that is unknown) the
+    candidates are shown as generated; else they are rewritten into a format it reads."""
+
+    canonical: str  # the format the generators write (math: boxed)
+    probes: list[FormatProbe] = Field(default_factory=list)
+    read: list[str] = Field(default_factory=list)  # names of the formats read
+    summary: str = ""  # "reads only: `#### n`, `#### n.`"; "reads no known format: ..."
+    stopped_early: bool = False  # the probe stopped after a timeout or crash: some formats unknown
+    audited_in: Optional[str] = None  # the format the candidates were rewritten into; None: as generated
+    tasks_in_scope: Optional[int] = None  # tasks whose reference audited_in can write (of tasks_total)
+    tasks_total: Optional[int] = None
+    rewritten: int = 0  # candidates shown rewritten into audited_in (the oracle confirmed their label)
+    kept: int = 0  # shown as written: already in a format it reads, or wrong and not writable
+    left_out: int = 0  # right answers not writable in audited_in, candidates of tasks out of scope
+    relabelled: dict[str, int] = Field(default_factory=dict)  # rewritten, label not confirmed: reason -> count
+    candidates: dict[str, int] = Field(default_factory=dict)  # audited candidates per format
+
+
 class Report(BaseModel):
     """The result of auditing one verifier on one suite. Public, versioned JSON."""
 
@@ -230,6 +265,7 @@ class Report(BaseModel):
     gate: GateResult
     settings: dict[str, Any] = Field(default_factory=dict)
     checks: Optional[Checks] = None  # 1.2; None in older reports
+    formats: Optional[Formats] = None  # 1.4; None in older reports and when not probed
 
 
 def to_json(model: BaseModel, indent: int | None = None) -> str:

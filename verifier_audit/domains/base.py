@@ -5,6 +5,7 @@ under the ``verifier_audit.domains`` entry point; the engine never imports a dom
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from typing import Iterable, Optional, Protocol
 
@@ -69,6 +70,18 @@ class DomainPackage:
 
     def label(self, text: str, task: Task) -> OracleLabel:
         return self._part("oracle", "label_completion")(text, task)
+
+    # Answer formats (domains/formats.py), from the package's ``formats`` module when it has one.
+    def answer_formats(self) -> list:
+        if importlib.util.find_spec(f"{self.package}.formats") is None:
+            return []
+        return self._part("formats", "FORMATS")
+
+    def reference_completion(self, task: Task, rng) -> str:
+        return self._part("formats", "reference_completion")(task, rng)
+
+    def format_of(self, text: str) -> Optional[str]:
+        return self._part("formats", "format_of")(text)
 
 
 def verifier_specs(package: str, *names: str) -> dict[str, str]:

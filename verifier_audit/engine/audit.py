@@ -21,12 +21,13 @@ from ..loading import VerifierSpec, make_caller, to_score
 from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict, to_json
 from ..report.build import build_report
 from . import pool
+from .formats import annotate, formats_for
 from .probes import run_probes
 from .progress import Progress
 from .store import ResultsStore
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
-CANDIDATES_VERSION = "3"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains
+CANDIDATES_VERSION = "4"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period
 
 
 @dataclass
@@ -49,6 +50,9 @@ class AuditOptions:
     # verdicts are in; 0: no probe. Not part of the results' fingerprint: probes never
     # change a verdict, and a resumed audit runs them again.
     probe_sample: int = 24
+    # Probe the answer formats the verifier reads and show it its candidates in one it reads
+    # (engine/formats.py); False: always as generated.
+    answer_formats: bool = True
 
 
 @dataclass
@@ -248,6 +252,7 @@ def prepare(
         else:
             why = reason if reason.startswith("oracle_") else _drop_reason(c, label, reason)
             dropped.append(DroppedCandidate(id=c.id, task_id=c.task_id, category=c.category, reason=why, text=c.text[:300]))
+    kept = annotate(domain, kept)
     if cache_path is not None:
         _write_cache(cache_path, kept, dropped)
     return Prepared(suite_name, suite_hash, domain_name, tasks, kept, dropped, split, limit)
@@ -276,17 +281,22 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
     results_path = options.results or Path(tempfile.mkdtemp(prefix="va-results-")) / "results.jsonl"
     store = ResultsStore(results_path, settings, resume=options.resume)
     tasks = {t.id: t for t in prepared.tasks}
+    # Per verifier: the candidates it is shown (rewritten into a format it reads, when it
+    # does not read the generators' own) and what its format probe found.
+    shown: dict[str, tuple[Prepared, object]] = {}
     try:
         for spec in verifiers:
-            todo = [i for i, c in enumerate(prepared.candidates) if (spec.name, c.id) not in store.done]
-            progress = Progress(f"auditing {spec.name}", len(prepared.candidates), enabled=options.progress,
+            view, formats = formats_for(prepared, spec, options) if options.answer_formats else (prepared, None)
+            shown[spec.name] = (view, formats)
+            todo = [i for i, c in enumerate(view.candidates) if (spec.name, c.id) not in store.done]
+            progress = Progress(f"auditing {spec.name}", len(view.candidates), enabled=options.progress,
                                 timeout=options.timeout, workers=options.workers)
-            progress.skip(len(prepared.candidates) - len(todo))
-            job = _VerifierJob(spec, prepared.candidates, tasks, get_domain(prepared.domain), options.timeout,
+            progress.skip(len(view.candidates) - len(todo))
+            job = _VerifierJob(spec, view.candidates, tasks, get_domain(prepared.domain), options.timeout,
                                options.memory_mb)
             for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
                                 quiet=options.quiet_workers, on_wait=progress.in_flight):
-                c = prepared.candidates[out.index]
+                c = view.candidates[out.index]
                 if out.ok:
                     verdict = Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,
                                       seconds=round(out.seconds, 6), security=out.security)
@@ -300,8 +310,10 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
         store.close()
     reports = []
     for spec in verifiers:
-        verdicts = {cid: v for (name, cid), v in store.done.items() if name == spec.name}
+        view, formats = shown[spec.name]
+        ids = {c.id for c in view.candidates}
+        verdicts = {cid: v for (name, cid), v in store.done.items() if name == spec.name and cid in ids}
         # Probes (determinism, threads, processes) run on a sample, outside the store.
-        checks = run_probes(prepared, spec, verdicts, options)
-        reports.append(build_report(prepared, spec, verdicts, options, settings, checks=checks))
+        checks = run_probes(view, spec, verdicts, options)
+        reports.append(build_report(view, spec, verdicts, options, settings, checks=checks, formats=formats))
     return reports

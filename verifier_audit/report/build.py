@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from ..loading import VerifierSpec
 from ..metrics import _clip, accepted, category_results, coverage_debt, gate, pooled_rate
-from ..models import Checks, MutantSurvival, Report, SecurityFinding, TaskSurvival, Verdict
+from ..models import Checks, Formats, MutantSurvival, Report, SecurityFinding, TaskSurvival, Verdict
 
 if TYPE_CHECKING:
     from ..engine.audit import AuditOptions, Prepared
@@ -60,7 +60,7 @@ def error_messages(errors: list[Verdict], per_kind: int = 3, width: int = 300) -
 
 
 def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, Verdict], options: "AuditOptions",
-                 settings: dict, checks: Checks | None = None) -> Report:
+                 settings: dict, checks: Checks | None = None, formats: Formats | None = None) -> Report:
     verdicts = {
         cid: v.model_copy(update={"accepted": accepted(v.score, options.threshold)}) for cid, v in verdicts.items()
     }
@@ -124,6 +124,7 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
             "category_limits": dict(sorted(options.gate.category_limits.items())),
         },
         checks=checks,
+        formats=formats,
     )
 
 

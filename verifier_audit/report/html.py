@@ -239,6 +239,27 @@ def _problems(report: Report) -> str:
     return "\n".join(out)
 
 
+def _formats(report: Report) -> str:
+    """Which answer formats the verifier reads (the probe's references, per format) and
+    what the audit showed it (Report.formats)."""
+    f = report.formats
+    if f is None:
+        return ""
+    read = {True: "read", False: "not read", None: "unknown"}
+    rows = [[f"<code>{_esc(p.shows, 200)}</code>", f'<td class="n">{p.accepted} of {p.sampled}</td>',
+             f'<td class="n">{p.errors}</td>', _esc(read[p.read], 40)] for p in f.probes]
+    out = [f"<h3>Answer formats</h3><p>{_esc(f.summary, 1000)}</p>",
+           _table(["format", "references accepted", "errors", ""], rows, "va-formats")]
+    if f.audited_in:
+        out.append(f"<p>Candidates rewritten into <code>{_esc(f.audited_in, 200)}</code>: {f.rewritten}; shown as "
+                   f"written: {f.kept}; left out: {f.left_out} (tasks whose reference it can write: "
+                   f"{f.tasks_in_scope} of {f.tasks_total})"
+                   + (f"; dropped, label not confirmed: {sum(f.relabelled.values())}" if f.relabelled else "") + ".</p>")
+    shown = ", ".join(f"{_esc(k, 200)} {n}" for k, n in f.candidates.items())
+    out.append(f'<p class="va-muted">Candidates audited per format: {shown}</p>')
+    return "\n".join(out)
+
+
 def _settings(report: Report) -> str:
     def show(v: Any) -> str:
         return v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
@@ -268,6 +289,7 @@ def _verifier(i: int, report: Report, checklist: list | None) -> str:
         f"<h2>{_esc(report.verifier, 200)}</h2>",
         # A div, not a p: the gate's reasons are a list, which may not sit inside a paragraph.
         f"<div>style {_esc(report.style, 40)}, threshold {_num(report.threshold)}; gate: {_gate(report)}</div>",
+        _formats(report),
         _categories(report),
         "<h3>Escaped candidates</h3>", _escapes(report),
         _survival(report), _problems(report),

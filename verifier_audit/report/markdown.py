@@ -22,6 +22,14 @@ def to_markdown(reports: list[Report]) -> str:
         out.append(f"| `{r.verifier}` | {r.coverage_debt:.3f} | [{r.coverage_debt_ci.low:.3f}, {r.coverage_debt_ci.high:.3f}] "
                    f"| {100 * r.false_acceptance_rate:.1f}% | {100 * r.false_rejection_rate:.1f}% | {r.errors} "
                    f"| {len(r.security_findings)} | {gate} |")
+    formats = [r for r in reports if r.formats is not None]
+    if formats:
+        out += ["", "Answer formats read (the references written in each format, scored by the verifier):", ""]
+        for r in formats:
+            audited = (f" {r.formats.rewritten} candidates rewritten into it, {r.formats.kept} shown as written, "
+                       f"{r.formats.left_out} left out." if r.formats.audited_in else "")
+            # The summary is ours (format names in backticks), not candidate text: written as is.
+            out.append(f"- `{r.verifier}`: {' '.join(r.formats.summary.split())}.{audited}")
     for r in reports:
         s = r.settings
         over = [c for c in r.categories if c.n and c.rate > (s.get("max_category", 0.5) if c.label == "incorrect"

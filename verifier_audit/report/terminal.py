@@ -51,6 +51,7 @@ def _category_rows(categories: list[CategoryResult]) -> list[list[str]]:
 def render_report(report: Report, *, examples: int = 5, all_categories: bool = False) -> str:
     out = [f"verifier-audit {report.tool_version} — {report.verifier} (style {report.style}) on suite "
            f"{report.suite}{' / ' + report.split if report.split else ''}, seed {report.seed}", ""]
+    out += format_lines(report)
     cats = report.categories if all_categories else [c for c in report.categories if c.rate > 0 or c.errors]
     if cats:
         out += _table(_category_rows(cats), ["category", "severity", "truth", "n", "accepted", "rate", "95% CI", "errors"])
@@ -92,6 +93,21 @@ def _worst_examples(report: Report, label: str, title: str, verb: str, n: int) -
         ex = c.examples[0]
         lines.append(f"  {c.name} ({_pct(c.rate).strip()}): reference {_one_line(ex.reference, 40)}")
         lines.append(f"      {verb}: {_one_line(ex.text)}")
+    return lines + [""]
+
+
+def format_lines(report: Report) -> list[str]:
+    """The answer formats the verifier reads (one line) and, when its candidates were
+    rewritten into one of them, what that did (Report.formats)."""
+    f = report.formats
+    if f is None:
+        return []
+    lines = [f"answer formats: {_printable(f.summary)}"]
+    if f.audited_in:
+        lines.append(f"  candidates rewritten into it: {f.rewritten}; shown as written: {f.kept}; left out: {f.left_out} "
+                     f"(right answers it cannot write, tasks whose reference it cannot write: "
+                     f"{f.tasks_total - f.tasks_in_scope} of {f.tasks_total})"
+                     + (f"; dropped, label not confirmed: {sum(f.relabelled.values())}" if f.relabelled else ""))
     return lines + [""]
 
 
@@ -156,6 +172,11 @@ def render_side_by_side(reports: list[Report]) -> str:
     tail = ["", FA_HELP, "debt = severity-weighted mean false acceptance over failure categories (0 is best)."]
     if reports and reports[0].dropped:
         tail.append("Dropped by the oracle: " + ", ".join(f"{k} {v}" for k, v in reports[0].dropped.items()))
+    with_formats = [r for r in reports if r.formats is not None]
+    if with_formats:
+        tail += ["", "answer formats:"]
+        width = max(len(r.verifier.rpartition(":")[2]) for r in with_formats)
+        tail += [f"  {r.verifier.rpartition(':')[2]:<{width}}  {_printable(r.formats.summary)}" for r in with_formats]
     return "\n".join(head + lines + tail)
 
 

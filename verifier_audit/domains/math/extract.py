@@ -46,13 +46,19 @@ class Extraction:
 
 
 def _boxes(text: str) -> list[tuple[str, int]]:
-    """(content, end offset) of every outermost \\boxed{...}; braces inside are balanced.
+    """(content, end offset) of every outermost \\boxed{...}; braces inside are balanced."""
+    return [(content, end) for _, content, end in box_spans(text)]
+
+
+def box_spans(text: str) -> list[tuple[int, str, int]]:
+    """(start offset, content, end offset) of every outermost \\boxed{...}: what the oracle
+    reads as boxed answers (the answer formats rewrite exactly these spans).
 
     Linear time, no recursion: each box's closing brace is looked for within
     MAX_ANSWER_CHARS only (a longer content is unparseable anyway), and the search for the
     next box resumes after what was consumed. An unclosed box runs to that limit or the end.
     """
-    out: list[tuple[str, int]] = []
+    out: list[tuple[int, str, int]] = []
     pos = 0
     while len(out) <= MAX_ANSWERS and (m := _BOX_OPEN.search(text, pos)) is not None:
         start, depth = m.end(), 1
@@ -62,14 +68,14 @@ def _boxes(text: str) -> list[tuple[str, int]]:
                 continue
             depth += 1 if b.group() == "{" else -1
             if depth == 0:
-                out.append((text[start:b.start()], b.end()))
+                out.append((m.start(), text[start:b.start()], b.end()))
                 pos = b.end()
                 break
         else:
-            out.append((text[start:limit], limit))
+            out.append((m.start(), text[start:limit], limit))
             pos = limit
     if not out:
-        out = [(b.group(1), b.end()) for b in islice(_BOX_BARE.finditer(text), MAX_ANSWERS + 1)]
+        out = [(b.start(), b.group(1), b.end()) for b in islice(_BOX_BARE.finditer(text), MAX_ANSWERS + 1)]
     return out
 
 
@@ -108,8 +114,15 @@ def _final_statements(text: str, after: int = 0) -> list[str]:
 
 
 def extract_answers(completion: str) -> Extraction:
+    answers, method = stated_answers(completion)
+    return _result(answers, method) if answers else Extraction()
+
+
+def stated_answers(completion: str) -> tuple[list[str], str]:
+    """The raw answers a completion states and the method that found them, not judged
+    against each other: no parser runs, so this is safe on hostile text in any process."""
     if not isinstance(completion, str) or not completion.strip():
-        return Extraction()
+        return [], "none"
     text = completion
     boxes = [(c.strip(), end) for c, end in _boxes(text)]
     boxes = [(c, end) for c, end in boxes if c]  # an empty \boxed{} is no answer
@@ -117,7 +130,7 @@ def extract_answers(completion: str) -> Extraction:
         answers = [c for c, _ in boxes]
         tail = [a for a in _final_statements(text, boxes[-1][1]) if "\\boxed" not in a]
         tail += _colon_answers(text, boxes[-1][1])
-        return _result([*answers, *tail], "boxed")
+        return [*answers, *tail], "boxed"
     for method, find in (
         ("final_answer", lambda: _final_statements(text)),
         ("answer_colon", lambda: _colon_answers(text)),
@@ -126,11 +139,11 @@ def extract_answers(completion: str) -> Extraction:
     ):
         answers = find()
         if answers:
-            return _result(answers, method)
+            return answers, method
     lines = [ln for ln in text.strip().splitlines()[-1:] if ln.strip()]
     if lines:
-        return _result([_clean(lines[-1])], "last_line")
-    return Extraction()
+        return [_clean(lines[-1])], "last_line"
+    return [], "none"
 
 
 def _cleaned(matches) -> list[str]:
