@@ -97,3 +97,18 @@ def test_kill_9_of_the_audit_leaves_no_verifier_process_behind(tmp_path):
             break
         time.sleep(0.05)
     assert [p for p in pids if _alive(p)] == []
+
+
+def test_setsid_daemons_do_not_outlive_the_audit(tmp_path, monkeypatch):
+    pids_dir = tmp_path / "pids"
+    pids_dir.mkdir()
+    monkeypatch.setenv("VA_SLEEPER_DIR", str(pids_dir))
+    report = _audit("leaves_a_daemon", limit=2)
+    assert report.errors == 0, report.error_messages
+    pids = [int(p) for p in os.listdir(pids_dir)]
+    assert len(pids) >= report.n_candidates
+    for _ in range(100):
+        if not any(_alive(p) for p in pids):
+            break
+        time.sleep(0.05)
+    assert [p for p in pids if _alive(p)] == []

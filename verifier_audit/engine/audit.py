@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import sys
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,7 +19,7 @@ from typing import Callable, Optional
 from .. import __version__
 from ..domains import get_domain
 from ..domains.base import Domain
-from ..loading import VerifierSpec, make_caller, to_score
+from ..loading import VerifierSpec, make_caller, source_hash, to_score
 from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict, to_json
 from ..report.build import build_report
 from . import pool
@@ -156,6 +158,10 @@ class _VerifierJob:
         return found + check(task, self.views[task.id])
 
 
+def _is_score(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _drop_reason(candidate: Candidate, label: Optional[str], reason: str) -> str:
     if label is None:
         return "oracle_unknown"
@@ -272,14 +278,27 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         "memory_mb": options.memory_mb,
         "n_candidates": len(prepared.candidates),
         "origins": sorted(options.origins) if options.origins else None,
+        # Never resume across an edit of the verifier or other candidates (same count).
+        "verifier_sources": [source_hash(v) for v in verifiers],
+        "candidates_hash": candidates_hash(prepared.candidates),
     }
+
+
+def candidates_hash(candidates: list[Candidate]) -> str:
+    h = hashlib.sha256()
+    for c in candidates:
+        h.update(json.dumps([c.id, c.task_id, c.text, c.label, c.category], ensure_ascii=True).encode() + b"\n")
+    return h.hexdigest()[:16]
 
 
 def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptions) -> list[Report]:
     """Score every candidate with every verifier; one report per verifier."""
     settings = run_settings(prepared, verifiers, options)
     results_path = options.results or Path(tempfile.mkdtemp(prefix="va-results-")) / "results.jsonl"
-    store = ResultsStore(results_path, settings, resume=options.resume)
+    known = {(spec.name, c.id) for spec in verifiers for c in prepared.candidates}
+    store = ResultsStore(results_path, settings, resume=options.resume, known=known)
+    for warning in store.warnings:
+        print(f"verifier-audit: warning: {warning}", file=sys.stderr)
     tasks = {t.id: t for t in prepared.tasks}
     # Per verifier: the candidates it is shown (rewritten into a format it reads, when it
     # does not read the generators' own) and what its format probe found.
@@ -297,6 +316,8 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
             for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
                                 quiet=options.quiet_workers, on_wait=progress.in_flight):
                 c = view.candidates[out.index]
+                if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
+                    out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"
                 if out.ok:
                     verdict = Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,
                                       seconds=round(out.seconds, 6), security=out.security)

