@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from typing import Optional
 
 PREFIX = "va_canary_"  # marker files and directories: PREFIX + token
 MODULE_PREFIX = "vacanary"  # marker modules: MODULE_PREFIX + token (an identifier without "_")
@@ -65,8 +66,10 @@ def payload(token: str, form: str = "mkdir") -> str:
     raise ValueError(f"unknown canary form {form!r}; one of {', '.join(FORMS)}")
 
 
-def fired(directory: str = ".") -> list[str]:
-    """Tokens of the canaries that fired in ``directory``; removes their traces."""
+def fired(directory: str = ".", since_ns: Optional[int] = None) -> list[str]:
+    """Tokens of the canaries that fired in ``directory``; removes their traces. With
+    ``since_ns``, only markers whose inode changed at or after that time (``st_ctime_ns``):
+    in a directory others share, an older marker is not this call's."""
     tokens = []
     try:
         names = os.listdir(directory)
@@ -74,8 +77,14 @@ def fired(directory: str = ".") -> list[str]:
         return tokens
     for name in names:
         if name.startswith(PREFIX):
-            tokens.append(name[len(PREFIX):])
             path = os.path.join(directory, name)
+            if since_ns is not None:
+                try:
+                    if os.lstat(path).st_ctime_ns < since_ns:
+                        continue
+                except OSError:
+                    continue
+            tokens.append(name[len(PREFIX):])
             if os.path.isdir(path) and not os.path.islink(path):
                 shutil.rmtree(path, ignore_errors=True)
             else:  # a file (COPY TO, ATTACH) or a link: gone too, so it fires only once
