@@ -23,9 +23,11 @@ Every expression form evaluates to 0 (``... or (0)``), so ``X or (\\pi)`` after 
 number a grader can compare. Tokens are lowercase hex: no ``_``, valid in a module name.
 
 Detection is by effect, in ``engine/tripwires.py``: the marker left in the verifier's
-working or temporary directory, and an audit hook (PEP 578) in every worker that records
-``open``/``mkdir``/``import``/``os.system``/``exec`` events carrying a canary name, also
-from the processes a verifier forks. docs/canaries.md has the picture.
+working or temporary directory or in a place the call went to (a directory it moved to,
+the working directory of a process it started, ...), and an audit hook (PEP 578) in every
+worker that records ``open``/``mkdir``/``import``/``os.system``/``exec`` events carrying a
+canary name, and the removal of a marker, also from the processes a verifier forks.
+docs/canaries.md has the picture and the blind spots.
 """
 
 from __future__ import annotations
