@@ -23,9 +23,23 @@ audit, outermost first:
 3. A fresh cursor per query: in DuckDB's Python API a cursor is a new client context, so
    TEMP tables and TEMP macros one query creates die with its cursor and cannot poison a
    later gold query (the ``CREATE TEMP MACRO count_star() AS 7`` attack).
-4. A deadline: one watchdog thread per process calls ``cursor.interrupt()`` when a query
+4. Limits before parsing (``limits.py``): a statement over 1,000,000 characters, 10,000
+   tokens, 100 nested parentheses or 500 set operations is refused unparsed, because
+   parsing, binding and planning run before DuckDB first looks at an interrupt (a 10 MB
+   ``IN`` list ran 168 s; a long ``UNION`` chain ran on after its interrupt).
+5. A deadline: one watchdog thread per process calls ``cursor.interrupt()`` when a query
    runs past its timeout (cross joins, infinite recursive CTEs stop within milliseconds),
-   and at most ``max_rows`` rows are fetched.
+   and again every ``REINTERRUPT_EVERY`` seconds until the query ends: DuckDB drops an
+   interrupt that arrives while it is still parsing or planning (measured: a query
+   interrupted then ran to its end, 17 s, and came back with rows). A query whose deadline
+   fired is a timeout even when it returns rows, and the timeout's message says how long
+   it really ran when that is well past the deadline. At most ``max_rows`` rows are
+   fetched.
+6. Memory per query: DuckDB's ``memory_limit`` bounds only its buffer manager; a string
+   built by one function call (``repeat('x', 2e9)``: 3.9 GB, 16-52 s, not interruptible)
+   is not counted. So while a query runs, the process's address space may grow by at most
+   ``QUERY_MEMORY_MB`` (a soft ``RLIMIT_AS``, put back after; below any limit the worker
+   already has): such an allocation fails at once with DuckDB's out-of-memory error.
 
 Connections are cached per process: creating a DuckDB instance costs ~15 ms and ~5 MB, a
 query on a warm one well under a millisecond, so the files of one directory (a pool of
@@ -43,6 +57,7 @@ import heapq
 import itertools
 import logging
 import os
+import resource
 import threading
 import time
 from collections import OrderedDict
@@ -53,10 +68,14 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from . import limits
+
 THREADS = 1
 MEMORY_LIMIT = "512MB"
+QUERY_MEMORY_MB = 1024  # address space one query may add: DuckDB's memory_limit and room around it
 DEFAULT_TIMEOUT = 0.5  # fixture queries take ~1 ms; a runaway is stopped 500x later
 DEFAULT_MAX_ROWS = 100_000
+REINTERRUPT_EVERY = 0.05  # seconds between interrupts once a deadline has passed
 
 # sqlglot logs a warning for every statement it can only parse as a generic Command
 # (LOAD, CALL, EXPLAIN...); those are refused anyway, and hostile candidates send many.
@@ -178,10 +197,21 @@ def _is_locked(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _verify_hardened(con: duckdb.DuckDBPyConnection) -> None:
-    external, access = con.execute(
-        "SELECT current_setting('enable_external_access'), current_setting('access_mode')").fetchone()
-    if external or str(access).lower() != "read_only":
+    external, access, threads, memory = con.execute(
+        "SELECT current_setting('enable_external_access'), current_setting('access_mode'), "
+        "current_setting('threads'), current_setting('memory_limit')").fetchone()
+    if external or str(access).lower() != "read_only" or threads != THREADS or memory != _memory_limit_shown():
         raise RuntimeError("a locked DuckDB instance without the hardening was found for this file")
+
+
+@functools.lru_cache(maxsize=1)
+def _memory_limit_shown() -> str:
+    # How DuckDB prints MEMORY_LIMIT back ("488.2 MiB"), to compare a found instance with.
+    con = duckdb.connect(":memory:", config={"memory_limit": MEMORY_LIMIT})
+    try:
+        return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    finally:
+        con.close()
 
 
 def _aliases(con: duckdb.DuckDBPyConnection) -> dict[str, Optional[str]]:
@@ -286,12 +316,24 @@ def _parser() -> duckdb.DuckDBPyConnection:
     return con
 
 
-@functools.lru_cache(maxsize=8192)
+_CACHED_UP_TO = 20_000  # characters: the cache never holds a large statement alive
+
+
 def refusal(sql: str, *, parse_check: bool = True) -> Optional[str]:
-    """Why ``sql`` may not run (not exactly one read-only query), or None when it may.
+    """Why ``sql`` may not run (too large to parse, not exactly one read-only query), or
+    None when it may.
 
     ``parse_check=False`` skips the sqlglot layer (DuckDB's own check stays): only for
     queries the tool rendered itself with sqlglot from a gold (fuzzing's neighbours)."""
+    if len(sql) > _CACHED_UP_TO:
+        return limits.too_long(sql) or _refusal(sql, parse_check)
+    return _cached_refusal(sql, parse_check)
+
+
+def _refusal(sql: str, parse_check: bool) -> Optional[str]:
+    reason = limits.shape_refusal(sql)
+    if reason is not None:
+        return reason
     try:
         statements = _parser().extract_statements(sql)
     except Exception as exc:  # noqa: BLE001 - DuckDB's parser rejects it: a syntax error
@@ -318,6 +360,9 @@ def refusal(sql: str, *, parse_check: bool = True) -> Optional[str]:
     return None
 
 
+_cached_refusal = functools.lru_cache(maxsize=8192)(_refusal)
+
+
 # ---------------------------------------------------------------------------------------
 # deadlines
 # ---------------------------------------------------------------------------------------
@@ -325,7 +370,9 @@ def refusal(sql: str, *, parse_check: bool = True) -> Optional[str]:
 
 class _Watchdog:
     """One thread that interrupts cursors past their deadline (cheaper than a Timer per
-    query: arming is a heap push, not a thread start)."""
+    query: arming is a heap push, not a thread start), and again every
+    ``REINTERRUPT_EVERY`` seconds until the query is disarmed: an interrupt DuckDB receives
+    before it starts executing (while it parses, binds or plans) is lost."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()
@@ -373,8 +420,9 @@ class _Watchdog:
                     self.sleeping_until = float("inf")
                     continue
                 heapq.heappop(self.heap)
-                cursor = self.armed.pop(token)
+                cursor = self.armed[token]  # stays armed: interrupted again until disarmed
                 self.fired.add(token)
+                heapq.heappush(self.heap, (now + REINTERRUPT_EVERY, token))
                 try:
                     cursor.interrupt()
                 except Exception:  # noqa: BLE001 - the cursor is closing; nothing to stop
@@ -401,12 +449,81 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
 
 
+def _address_space() -> Optional[int]:
+    """This process's virtual size in bytes (None without /proc)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class _MemoryBound:
+    """While any query of this process runs, its address space may grow by at most
+    ``QUERY_MEMORY_MB``: a soft RLIMIT_AS, lowered by the first query to start and put back
+    by the last to end (queries in several threads share the room)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pid = os.getpid()
+        self.running = 0
+        self.saved: Optional[tuple[int, int]] = None
+
+    def __enter__(self) -> None:
+        with self.lock:
+            if self.pid != os.getpid():  # forked while a query ran: that one is not ours
+                self.pid, self.running, self.saved = os.getpid(), 0, None
+            self.running += 1
+            if self.running == 1:
+                self.saved = _lower_address_space(QUERY_MEMORY_MB)
+
+    def __exit__(self, *exc) -> None:
+        with self.lock:
+            self.running = max(0, self.running - 1)
+            if self.running == 0 and self.saved is not None:
+                try:
+                    resource.setrlimit(resource.RLIMIT_AS, self.saved)
+                except (ValueError, OSError):
+                    pass
+                self.saved = None
+
+
+def _lower_address_space(room_mb: int) -> Optional[tuple[int, int]]:
+    """Lower the soft RLIMIT_AS to the current size + ``room_mb`` (never raise it); the
+    limits to put back, or None when nothing was changed."""
+    size = _address_space()
+    if not room_mb or size is None:
+        return None
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        bound = size + room_mb * 1024 * 1024
+        if soft != resource.RLIM_INFINITY and soft <= bound:
+            return None  # the worker's own bound is tighter already
+        if hard != resource.RLIM_INFINITY:
+            bound = min(bound, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
+        return soft, hard
+    except (ValueError, OSError):
+        return None
+
+
+_MEMORY = _MemoryBound()
+
+
+def _timeout(timeout: float, ran: float) -> Result:
+    note = ""
+    if ran > 2 * timeout + 0.5:  # the interrupt came late: say how late, never just "0.5s"
+        note = f" (it ran {ran:.1f}s before it stopped: DuckDB looks at an interrupt only between steps)"
+    return Result(error=f"timeout after {timeout:g}s{note}", timed_out=True)
+
+
 def run_query(path: str | os.PathLike, sql: str, *, timeout: float = DEFAULT_TIMEOUT,
               max_rows: int = DEFAULT_MAX_ROWS, parse_check: bool = True) -> Result:
     """Run one untrusted read-only query on the database file ``path``.
 
-    Never raises for anything the query does: refusals, errors, timeouts and oversized
-    results come back as ``Result.error``. ``parse_check``: see ``refusal``."""
+    Never raises for anything the query does: refusals, errors, timeouts, memory over the
+    bound and oversized results come back as ``Result.error``. ``parse_check``: see
+    ``refusal``."""
     reason = refusal(sql, parse_check=parse_check)
     if reason is not None:
         return Result(error=f"refused: {reason}")
@@ -415,19 +532,24 @@ def run_query(path: str | os.PathLike, sql: str, *, timeout: float = DEFAULT_TIM
     except Exception as exc:  # noqa: BLE001 - a missing or corrupt file is an error result
         return Result(error=f"cannot open database: {_first_line(exc)}")
     dog = _watchdog()
-    token = dog.arm(cursor, timeout)
-    try:
-        cursor.execute(sql)
-        columns = [d[0] for d in (cursor.description or [])]
-        rows = cursor.fetchmany(max_rows + 1)
-    except Exception as exc:  # noqa: BLE001 - the candidate's error is the result
-        fired = dog.disarm(token)
-        if fired or isinstance(exc, duckdb.InterruptException):
-            return Result(error=f"timeout after {timeout:g}s", timed_out=True)
-        return Result(error=_first_line(exc))
-    finally:
-        dog.disarm(token)
-        cursor.close()
+    failure: Optional[BaseException] = None
+    start = time.monotonic()
+    with _MEMORY:
+        token = dog.arm(cursor, timeout)
+        try:
+            cursor.execute(sql)
+            columns = [d[0] for d in (cursor.description or [])]
+            rows = cursor.fetchmany(max_rows + 1)
+        except Exception as exc:  # noqa: BLE001 - the candidate's error is the result
+            failure = exc
+        finally:
+            fired = dog.disarm(token)
+            cursor.close()
+    if fired or isinstance(failure, duckdb.InterruptException):
+        # Rows that came back after the deadline are a timeout too: the interrupt was lost.
+        return _timeout(timeout, time.monotonic() - start)
+    if failure is not None:
+        return Result(error=_first_line(failure))
     if len(rows) > max_rows:
         return Result(columns=columns, error=f"too many rows (more than {max_rows})")
     return Result(columns=columns, rows=rows)
