@@ -14,8 +14,9 @@ from verifier_audit.report.checklist import evaluate, to_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "probe_verifiers.py"
-KEYS = ["hostile_families_tried", "no_hack_family_accepted", "executes_model_output", "fixture_and_reads", "time_limit",
-        "deterministic", "thread_process_safe", "false_rejection_within_threshold", "splits_audited"]
+KEYS = ["hostile_families_tried", "no_hack_family_accepted", "executes_model_output", "isolation_holds",
+        "fixture_and_reads", "time_limit", "deterministic", "thread_process_safe", "false_rejection_within_threshold",
+        "splits_audited"]
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +59,11 @@ def test_a_sound_verifier_is_checked_except_what_its_domain_cannot_show(audited)
     report = audited("strong")
     items = _items(report)
     status = {k: i.status for k, i in items.items()}
-    # The math domain hands verifiers no fixture: nothing to modify or read beside, so no
-    # evidence either way. Everything else has evidence in the audit, and it is good.
-    assert status == {**{k: "checked" for k in KEYS}, "fixture_and_reads": "unknown"}, items
+    # The math domain hands verifiers no fixture: nothing to modify or read beside, and runs
+    # them in no sandbox: no escape to see, so no evidence either way. Everything else has
+    # evidence in the audit, and it is good.
+    assert status == {**{k: "checked" for k in KEYS}, "fixture_and_reads": "unknown", "isolation_holds": "unknown"}, items
+    assert "not run in the audit's sandbox" in items["isolation_holds"].evidence
     assert "no fixture" in items["fixture_and_reads"].evidence and "canary" in items["fixture_and_reads"].evidence
     assert "math.security.sympify_canary" in items["executes_model_output"].evidence
     assert "train 2" not in items["splits_audited"].evidence  # counts are candidates, not tasks
@@ -145,9 +148,9 @@ def test_the_command_exit_codes_and_markdown(audited, tmp_path, capsys):
     one.write_text(to_json(strong, indent=2))
     md = tmp_path / "out" / "checklist.md"
     md.parent.mkdir()
-    assert checklist.main([str(one), "--markdown", str(md)]) == 0  # nothing open (one unknown)
+    assert checklist.main([str(one), "--markdown", str(md)]) == 0  # nothing open (two unknown)
     out = capsys.readouterr().out
-    assert "9 checked" not in out and "8 checked, 0 open, 1 unknown" in out
+    assert "10 checked" not in out and "8 checked, 0 open, 2 unknown" in out
     assert "executes_model_output" in out and md.read_text().startswith("## verifier-audit security checklist")
     assert checklist.main([str(one), "--strict"]) == 1  # unknown counts with --strict
 
@@ -172,3 +175,60 @@ def test_the_subcommand_registers_on_a_parser():
     args = parser.parse_args(["checklist", "r.json", "--markdown", "m.md"])
     assert args.command == "checklist" and args.report == Path("r.json") and args.markdown == Path("m.md")
     assert args.strict is False
+
+
+# ------------------------------------------------------------------ escapes past the verifier's own guard
+
+_ESCAPE_ENTRIES = ("posix_system_escape", "reload_os_escape", "write_outside_workdir", "network_loopback")
+
+
+@pytest.fixture(scope="module")
+def code_escapes():
+    """spec -> Report on the code catalog's escape candidates of 2 tasks, in the sandbox at
+    its namespaces level (the only one whose walls see an escape)."""
+    import dataclasses
+
+    from verifier_audit.domains.code import sandbox
+    from verifier_audit.engine.audit import AuditOptions, audit, default_cache_dir, prepare
+    from verifier_audit.loading import resolve
+    from verifier_audit.suites import load_suite, select
+
+    if "namespaces" not in sandbox.available_levels():
+        pytest.skip("the sandbox's walls need the namespaces level")
+    options = AuditOptions(workers=2, timeout=10.0, probe_sample=0, progress=False, origins=("known_bad",),
+                           cache_dir=default_cache_dir())
+    loaded = load_suite("code")
+    prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, 2), options)
+    keep = [c for c in prepared.candidates if c.id.split("/")[-1].rsplit("-", 1)[0] in _ESCAPE_ENTRIES]
+    prepared = dataclasses.replace(prepared, candidates=keep)
+    done: dict[str, Report] = {}
+
+    def get(spec: str) -> Report:
+        if spec not in done:
+            done[spec] = audit(prepared, [resolve(spec)], options)[0]
+        return done[spec]
+
+    return get
+
+
+def test_a_guard_that_lets_an_escape_through_is_open_on_isolation(code_escapes):
+    # exit_code runs `python file.py` with no isolation of its own: every escape reaches the
+    # sandbox's walls.
+    report = code_escapes("verifier_audit.domains.code.verifiers:exit_code")
+    escapes = [f for f in report.security_findings if f.kind == "guard_escape"]
+    assert escapes
+    item = _items(report)["isolation_holds"]
+    assert item.status == "open"
+    assert item.evidence.startswith(f"{len(escapes)} guard_escape finding(s): ")
+    assert escapes[0].candidate_id in item.evidence and "the audit's sandbox stopped it" in item.evidence
+    assert "code.hack." in item.evidence  # the category of the candidate that got through
+
+
+def test_a_verifier_that_contains_its_candidates_is_not_checked_without_the_level(code_escapes):
+    # visible_tests runs each candidate in a namespaces sandbox of its own: no finding. The
+    # report does not say at which level the audit's walls stood, so that is no proof.
+    report = code_escapes("verifier_audit.domains.code.verifiers:visible_tests")
+    assert not [f for f in report.security_findings if f.kind == "guard_escape"]
+    item = _items(report)["isolation_holds"]
+    assert item.status == "unknown"
+    assert "no guard_escape finding over" in item.evidence and "code.hack.escape" in item.evidence

