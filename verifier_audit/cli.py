@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gate: share of verifier calls that errored (timeout, crash, exception) at most this (default 0.05)")
     g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
                    help="candidates rescored to check determinism and thread/process safety (default 24; 0: none)")
+    g.add_argument("--no-format-probe", action="store_true",
+                   help="show every verifier its candidates as generated (\\boxed{} in math), without first probing "
+                        "which answer formats it reads (docs/answer-formats.md)")
     g.add_argument("--waive", action="append", default=[], metavar="CATEGORY",
                    help="do not gate on this category (left out of the per-category check and of the gated debt); "
                         "a category the domain does not have is an error")
@@ -174,7 +177,8 @@ def _given(args) -> dict:
     given = {n: getattr(args, n, None) for n in names}
     given.update(fields=args.field, waive=getattr(args, "waive", []), no_cache=args.no_cache,
                  origins=getattr(args, "only", None),
-                 progress=False if getattr(args, "no_progress", False) else None)
+                 progress=False if getattr(args, "no_progress", False) else None,
+                 answer_formats=False if getattr(args, "no_format_probe", False) else None)
     return given
 
 

@@ -37,7 +37,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
 
 from . import argtypes
 from .errors import InputError
@@ -118,6 +118,7 @@ class ProjectConfig(_Section):
     memory_mb: Optional[Annotated[int, _range(argtypes.memory_mb)]] = None  # 0: no limit
     threshold: Rate = 0.5
     probe_sample: Optional[Annotated[int, _range(argtypes.nonnegative_int)]] = None  # determinism/thread probes; 0: none
+    answer_formats: Optional[StrictBool] = None  # the answer-format probe (docs/answer-formats.md); false: off
     report_dir: Optional[str] = None  # write every report format here after each run
     gate: GateSection = Field(default_factory=GateSection)
     verifiers: list[VerifierEntry] = Field(default_factory=list)

@@ -125,6 +125,7 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         progress=given.get("progress"),
         origins=tuple(given["origins"]) if given.get("origins") else None,
         probe_sample=_first(given.get("probe_sample"), c.probe_sample, 24),
+        answer_formats=_first(given.get("answer_formats"), c.answer_formats, True),
     )
     return options, _first(given.get("timeout"), c.timeout)
 
