@@ -62,7 +62,8 @@ def test_a_sound_verifier_is_checked_except_what_its_domain_cannot_show(audited)
     # The math domain hands verifiers no fixture: nothing to modify or read beside, and runs
     # them in no sandbox: no escape to see, so no evidence either way. Everything else has
     # evidence in the audit, and it is good.
-    assert status == {**{k: "checked" for k in KEYS}, "fixture_and_reads": "unknown", "isolation_holds": "unknown"}, items
+    unknown = {"fixture_and_reads": "unknown", "isolation_holds": "unknown"}
+    assert status == {**{k: "checked" for k in KEYS}, **unknown}, items
     assert "not run in the audit's sandbox" in items["isolation_holds"].evidence
     assert "no fixture" in items["fixture_and_reads"].evidence and "canary" in items["fixture_and_reads"].evidence
     assert "math.security.sympify_canary" in items["executes_model_output"].evidence

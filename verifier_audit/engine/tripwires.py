@@ -316,7 +316,8 @@ class Tripwires:
             if where == self.workdir or _inside(where, self.tmpdir):
                 continue  # seen above
             why = "; ".join(WHY.get(w, w) for w in whys)
-            out += [(canary.PREFIX + token, f"left in {where} ({why})") for token in canary.fired(where, since_ns=self.since)]
+            out += [(canary.PREFIX + token, f"left in {where} ({why})")
+                    for token in canary.fired(where, since_ns=self.since)]
         return out
 
     def collect(self) -> list[str]:

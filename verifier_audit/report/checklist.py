@@ -205,7 +205,8 @@ def _isolation(report: Report, domain_name: str | None, domain) -> ChecklistItem
     # Only the sandbox's walls at its namespaces level see an escape (docs/canaries.md), and
     # the report does not say which level ran: no finding is not evidence enough.
     n = sum(_tried(c) for c in escapes)
-    return _item(key, UNKNOWN, f"no guard_escape finding over {n} escape candidates in {_list(c.name for c in escapes)}; "
+    return _item(key, UNKNOWN, f"no guard_escape finding over {n} escape candidates in "
+                 f"{_list(c.name for c in escapes)}; "
                  "not proof: only the sandbox's walls at its namespaces level see an escape, and the report does not "
                  "record the level the audit ran at")
 
