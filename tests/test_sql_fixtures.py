@@ -145,7 +145,8 @@ def test_materialise_is_fast_cached_and_read_only(name, tmp_path):
     path = materialise(name, tmp_path)
     assert time.perf_counter() - start < 2.0  # ~0.3 s here; the budget is 1 s, with slack for slow CI
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
-    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temp file or WAL left behind
+    # no temp file or WAL left behind; the content hash recorded beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name, f"{path.name}.sha256"]
     before = (path.stat().st_mtime_ns, path.stat().st_ino)
     again = materialise(name, tmp_path)
     assert again == path and (again.stat().st_mtime_ns, again.stat().st_ino) == before

@@ -117,7 +117,7 @@ def test_conversion_is_cached(dataset):
     mtime = first.stat().st_mtime_ns
     again = convert_sqlite(db_dir / "concert" / "concert.sqlite", cache)
     assert again == first and again.stat().st_mtime_ns == mtime
-    assert sorted(p.name for p in (cache / "spider").iterdir()) == [first.name]
+    assert sorted(p.name for p in (cache / "spider").iterdir()) == [first.name, f"{first.name}.sha256"]
 
 
 def test_jsonl_and_spider_rows(dataset, tmp_path):

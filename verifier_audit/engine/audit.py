@@ -177,29 +177,50 @@ def _cache_key(suite_hash: str, domain: str, task_ids: list[str], seed: int, ori
     return hashlib.sha256(blob).hexdigest()[:20]
 
 
+_CACHE_HASH = "_sha256"  # the cache file's last line: {"_sha256": <hex of every byte before it>}
+
+
 def _read_cache(path: Path) -> Optional[tuple[list[Candidate], list[DroppedCandidate]]]:
+    """The cached candidates, when the file's bytes match the hash on its last line. The
+    labels live here: an edited file (same size, mtime put back) changed the next audit's
+    figures before, so a mismatch is regenerated, with a warning on stderr."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            kept, dropped = [], []
-            for line in fh:
-                row = json.loads(line)
-                if row.pop("_dropped", False):
-                    dropped.append(DroppedCandidate.model_validate(row))
-                else:
-                    kept.append(Candidate.model_validate(row))
-            return kept, dropped
-    except (OSError, ValueError):
-        return None  # missing or damaged: regenerate
+        data = path.read_bytes()
+    except OSError:
+        return None  # not cached yet
+    head, newline, last = data.removesuffix(b"\n").rpartition(b"\n")
+    body = head + newline
+    try:
+        recorded = json.loads(last).get(_CACHE_HASH) if last.startswith(b"{") else None
+    except ValueError:
+        recorded = None
+    if recorded != hashlib.sha256(body).hexdigest():
+        why = ("has no content hash" if recorded is None
+               else "does not match its content hash (edited since it was written)")
+        print(f"verifier-audit: warning: the candidate cache {path} {why}: regenerating it", file=sys.stderr)
+        return None
+    try:
+        kept, dropped = [], []
+        for line in body.decode("utf-8").splitlines():
+            row = json.loads(line)
+            if row.pop("_dropped", False):
+                dropped.append(DroppedCandidate.model_validate(row))
+            else:
+                kept.append(Candidate.model_validate(row))
+        return kept, dropped
+    except ValueError:
+        return None  # damaged: regenerate
 
 
 def _write_cache(path: Path, kept: list[Candidate], dropped: list[DroppedCandidate]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [to_json(c) + "\n" for c in kept]
+    lines += [json.dumps({**d.model_dump(), "_dropped": True}, ensure_ascii=True) + "\n" for d in dropped]
+    body = "".join(lines).encode("utf-8")
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        for c in kept:
-            fh.write(to_json(c) + "\n")
-        for d in dropped:
-            fh.write(json.dumps({**d.model_dump(), "_dropped": True}, ensure_ascii=True) + "\n")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(body)
+        fh.write(json.dumps({_CACHE_HASH: hashlib.sha256(body).hexdigest()}).encode() + b"\n")
     os.replace(tmp, path)  # atomic: a concurrent reader never sees half a file
 
 

@@ -31,9 +31,12 @@ import duckdb
 from ...errors import InputError
 from ...models import Task
 from ...resources import data_path
+from . import integrity
 from .schema import Column, Schema, Table
 
-GENERATOR_VERSION = 1  # bump when populate() changes: it is part of the cache key
+# Bump when populate() changes: it is part of the cache key. 2: cached files carry their
+# content hash (integrity.record_hash), so no file of an older cache is read.
+GENERATOR_VERSION = 2
 SCHEMA_NAMES = ("shop", "university", "company")
 
 _CREATE = re.compile(r"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?\"?(\w+)\"?", re.IGNORECASE)
@@ -413,8 +416,10 @@ def fixture_key(name: str, seed: int = 0) -> str:
 
 
 def write_database(target: Path, build: Callable[[duckdb.DuckDBPyConnection], None]) -> Path:
-    """Build a DuckDB file atomically (temp file in the same folder, then os.replace) and make
-    it read-only; a concurrent writer of the same target is harmless (same content)."""
+    """Build a DuckDB file atomically (temp file in the same folder, then os.replace), make
+    it read-only and record its content hash beside it (``integrity.cached_intact`` checks
+    it before the file is used again); a concurrent writer of the same target is harmless
+    (same tables)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
@@ -426,7 +431,9 @@ def write_database(target: Path, build: Callable[[duckdb.DuckDBPyConnection], No
         finally:
             con.close()
         os.chmod(temp, 0o444)
+        digest = integrity.content_hash(temp)
         os.replace(temp, target)
+        integrity.record_hash(target, digest or "")
     finally:
         for leftover in (temp, Path(f"{temp}.wal")):
             if leftover.exists():
@@ -436,10 +443,11 @@ def write_database(target: Path, build: Callable[[duckdb.DuckDBPyConnection], No
 
 def materialise(name: str, cache_dir: str | Path, seed: int = 0) -> Path:
     """The fixture's DuckDB file under ``cache_dir``, written once (key: DDL + generator
-    version + seed) and reused; read-only (0o444)."""
+    version + seed) and reused while its bytes match their recorded hash (else rebuilt,
+    with a warning); read-only (0o444)."""
     schema = load_schema(name)
     target = Path(cache_dir) / f"{name}-{fixture_key(name, seed)}.duckdb"
-    if target.is_file():
+    if integrity.cached_intact(target, "cached base fixture"):
         return target
 
     def build(con):

@@ -11,6 +11,13 @@ fixture guard (``guard.py``, ``derived.py``).
   verifier still holds.
 * ``describe``: which tables a change lost, changed or added, for a finding's text.
 * ``restore``: put the pristine bytes back without following links a verifier planted.
+* ``record_hash`` / ``cached_intact``: the cache's own files (base fixtures, fuzzed and
+  distilled databases, converted and staged datasets) carry their SHA-256 beside them
+  (``<file>.sha256``), written with the file; before a cached file is used its bytes are
+  hashed again, and one that does not match (or whose record is gone) is removed with a
+  warning on stderr, so the caller rebuilds it. A verifier can reach these files (the
+  distilled ones are handed to it by path); without this, a same-size edit with the mtime
+  put back changed the next audit's debt with no warning.
 
 Files are opened only after ``lstat`` says they are regular files: a verifier may replace
 its copy with a FIFO (reading it would hang the check) or a link to a file elsewhere.
@@ -23,6 +30,7 @@ import os
 import shutil
 import sqlite3
 import stat
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -305,3 +313,58 @@ def _remove(path: Path) -> None:
             path.unlink()
     except FileNotFoundError:
         pass
+
+
+# ---------------------------------------------------------------------------------------
+# the cache's own files
+# ---------------------------------------------------------------------------------------
+
+HASH_SUFFIX = ".sha256"
+
+
+def _record_of(path: Path) -> Path:
+    return Path(f"{path}{HASH_SUFFIX}")
+
+
+def record_hash(path: Path, digest: str) -> None:
+    """Record ``digest`` as what the cached file ``path`` must hash to (atomically)."""
+    record = _record_of(path)
+    temp = record.parent / f".{record.name}.{os.getpid()}.tmp"
+    temp.write_text(digest + "\n")
+    os.chmod(temp, 0o444)
+    os.replace(temp, record)
+
+
+def _recorded(path: Path) -> Optional[str]:
+    try:
+        fd = _open_regular(_record_of(path))
+    except OSError:
+        return None
+    with os.fdopen(fd, "r", encoding="ascii", errors="replace") as fh:
+        text = fh.read(128).strip()
+    return text if len(text) == 64 else None
+
+
+def cached_intact(path: Path, what: str = "cached database") -> bool:
+    """True when ``path`` is a regular file whose bytes hash to the digest recorded beside
+    it. One that is there but does not (its bytes changed, its record is missing or
+    unreadable, it is a link or not a file) is removed with its record and a warning on
+    stderr, and False is returned, so that the caller builds it again; False when absent."""
+    path = Path(path)
+    try:
+        os.lstat(path)
+    except OSError:
+        return False
+    recorded = _recorded(path)
+    now = content_hash(path)
+    if recorded is not None and now == recorded:
+        return True
+    why = ("has no recorded content hash" if recorded is None else
+           "is not a regular file" if now is None else
+           "does not match its recorded content hash (changed since it was written)")
+    print(f"verifier-audit: warning: the {what} {path} {why}: rebuilding it", file=sys.stderr)
+    _remove(path)
+    _remove(_record_of(path))
+    for suffix in _REMOVED_ON_RESTORE:
+        _remove(Path(f"{path}{suffix}"))
+    return False

@@ -46,9 +46,10 @@ from pydantic import ValidationError
 
 from ...errors import InputError
 from ...models import Task
+from . import integrity
 from .fixtures import insert_rows, quote, sql_string, write_database
 
-CONVERTER_VERSION = 1  # part of the cache key: bump when the conversion policy changes
+CONVERTER_VERSION = 2  # part of the cache key: bump when the conversion policy changes (2: content hashes recorded)
 DB_DIR_NAMES = ("database", "databases", "dev_databases", "train_databases", "test_databases")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -238,14 +239,16 @@ def stage_sqlite(sqlite_path: str | Path, cache_dir: str | Path) -> Path:
     sqlite_path = Path(sqlite_path)
     name = _SAFE_NAME.sub("_", sqlite_path.stem) or "database"
     target = Path(cache_dir) / "spider" / f"{name}-{_file_hash(sqlite_path)}.sqlite"
-    if target.is_file():
+    if integrity.cached_intact(target, "staged copy of the dataset's database"):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.parent / f".{target.name}.{os.getpid()}.tmp"
     try:
         shutil.copyfile(sqlite_path, temp)
         os.chmod(temp, 0o444)
+        digest = integrity.content_hash(temp)
         os.replace(temp, target)  # atomic: a concurrent loader never sees half a file
+        integrity.record_hash(target, digest or "")
     except OSError as exc:
         raise InputError(f"{sqlite_path}: cannot copy into the cache {target.parent}: {exc.strerror}") from None
     finally:
@@ -259,7 +262,7 @@ def convert_sqlite(sqlite_path: str | Path, cache_dir: str | Path) -> Path:
     sqlite_path = Path(sqlite_path)
     name = _SAFE_NAME.sub("_", sqlite_path.stem) or "database"
     target = Path(cache_dir) / "spider" / f"{name}-{_file_hash(sqlite_path)}.duckdb"
-    if target.is_file():
+    if integrity.cached_intact(target, "converted copy of the dataset's database"):
         return target
     try:
         source = sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True)

@@ -11,11 +11,12 @@ from typing import Any, Optional
 
 from ....models import Task
 from ..schema import Schema
+from ..integrity import cached_intact
 from .constants import Constants
 from .distil import FALLBACK_SIZE, MIN_DATABASES
 from .pool import POOL_SIZE
 
-FUZZ_VERSION = 1
+FUZZ_VERSION = 2  # 2: every cached database carries its content hash (integrity.record_hash)
 
 
 def digest(*parts: Any) -> str:
@@ -32,13 +33,21 @@ def pool_key(seed: int, schema: Schema, base: Path, constants: Constants) -> str
     return digest(FUZZ_VERSION, seed, schema.ddl, base.name, constants.key(), POOL_SIZE)
 
 
-def read_cache(root: Path, key: str) -> Optional[list[Path]]:
+def read_cache(root: Path, key: str, verified: Optional[dict[Path, bool]] = None) -> Optional[list[Path]]:
+    """A task's distilled databases, when every one is there with the bytes it was written
+    with (``integrity.cached_intact``; a changed one is removed, with a warning, and the
+    task distilled again). ``verified`` memoises the check over one run: pool databases
+    are shared by many tasks."""
     try:
         data = json.loads((root / "distilled" / f"{key}.json").read_text())
     except (OSError, ValueError):
         return None
     paths = [root / p for p in data.get("databases", [])]
-    return paths if all(p.is_file() for p in paths) else None
+    verified = {} if verified is None else verified
+    for path in paths:
+        if path not in verified:
+            verified[path] = cached_intact(path, "distilled database")
+    return paths if all(verified[p] for p in paths) else None
 
 
 def write_cache(root: Path, key: str, result: dict) -> None:

@@ -15,6 +15,7 @@ from sqlglot import exp
 from ....models import Task
 from .. import database as db
 from ..compare import results_equal
+from ..integrity import HASH_SUFFIX, cached_intact
 from ..oracle import GoldAnswer, gold_answer, same_answer
 from .constants import COMPARISONS, collect_constants
 from .mutants import neighbours
@@ -133,7 +134,7 @@ def _fallback(d: _Distiller, task: Task, pool: SchemaPool, directory: Path, seed
         rng = Random(f"{seed}:{task.id}:fallback:{j}")
         profile = profile_for(2 * j, rng, constants, task_specific=True)  # ordinary, tie-heavy
         path = directory / f"fallback-{j:02d}.duckdb"
-        if not path.is_file():
+        if not cached_intact(path, "fuzzed database"):
             write_database(path, pool.schema, generate_rows(pool.schema, constants, pool.base_values, profile, rng))
         made.append(path)
     for path in made:
@@ -143,6 +144,7 @@ def _fallback(d: _Distiller, task: Task, pool: SchemaPool, directory: Path, seed
     for path in made:
         if path not in d.kept:
             path.unlink(missing_ok=True)
+            Path(f"{path}{HASH_SUFFIX}").unlink(missing_ok=True)
     if not any(directory.glob("*.duckdb")):
         for leftover in directory.iterdir():
             leftover.unlink()

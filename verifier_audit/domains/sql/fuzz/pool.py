@@ -8,6 +8,7 @@ from pathlib import Path
 from random import Random
 
 from .. import database as db
+from ..integrity import cached_intact
 from ..schema import Schema
 from .constants import Constants
 from .profiles import profile_for
@@ -48,7 +49,7 @@ class SchemaPool:
 
     def build(self, index: int) -> Path:
         target = self.path(index)
-        if not target.is_file():
+        if not cached_intact(target, "fuzzed database"):
             rng = Random(f"{self.seed}:{self.schema.name}:pool:{index}")
             profile = profile_for(index, rng, self.constants)
             write_database(target, self.schema, generate_rows(self.schema, self.constants, self.base_values, profile, rng))

@@ -11,6 +11,7 @@ from typing import Optional
 from ....models import Task
 from .. import database as db
 from ..schema import Schema
+from ..integrity import cached_intact
 from .cache import pool_key, read_cache, task_key, write_cache
 from .constants import collect_constants
 from .pool import SchemaPool, base_values
@@ -35,18 +36,21 @@ def distil_all(tasks: list[Task], seed: int, cache_dir: str | os.PathLike, *, wo
     root = cache_dir / "fuzz"
     workers = default_workers() if workers is None else workers
     plans: list[Plan] = []
+    verified: dict[Path, bool] = {}  # each cached database hashed once per run
     for task in tasks:
         schema = fixtures.schema_for(task)
         base = Path(fixtures.fixture_path(task, cache_dir / "fixtures")).resolve()
         key = task_key(seed, task, schema, base)
         plan = Plan(task, schema, base, key)
-        plan.cached = read_cache(root, key)
+        plan.cached = read_cache(root, key, verified)
         plans.append(plan)
 
     todo = [p for p in plans if p.cached is None]
     if todo:
         pools = _pools_for(plans, todo, root, seed)
-        work = [(pool, i) for pool in pools.values() for i, path in enumerate(pool.paths()) if not path.is_file()]
+        # Distillation reads every pool database: each is checked, and a changed one rebuilt.
+        work = [(pool, i) for pool in pools.values() for i, path in enumerate(pool.paths())
+                if not verified.get(path) and not cached_intact(path, "fuzzed database")]
         run_parallel(PoolJob(work), len(work), workers)
         for pool in pools.values():
             db.mark_shared(pool.directory)

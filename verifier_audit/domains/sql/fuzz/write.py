@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 
 from .. import database as db
+from .. import integrity
 from ..schema import Schema
 
 _WRITERS: dict[int, duckdb.DuckDBPyConnection] = {}
@@ -25,7 +26,8 @@ def _writer() -> duckdb.DuckDBPyConnection:
 
 
 def write_database(target: Path, schema: Schema, rows: dict[str, list[tuple]]) -> Path:
-    """Create ``target`` with the schema's tables and ``rows``, atomically, read-only."""
+    """Create ``target`` with the schema's tables and ``rows``, atomically, read-only, its
+    content hash recorded beside it (checked by ``integrity.cached_intact`` before reuse)."""
     from ..fixtures import insert_rows
 
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -53,5 +55,7 @@ def write_database(target: Path, schema: Schema, rows: dict[str, list[tuple]]) -
         con.execute(f"DETACH {alias}")
     Path(f"{temp}.wal").unlink(missing_ok=True)
     os.chmod(temp, 0o444)
+    digest = integrity.content_hash(temp)
     os.replace(temp, target)
+    integrity.record_hash(target, digest or "")
     return target
