@@ -6,8 +6,9 @@ The file-system view (``namespaces`` level) is set up once per zygote, not per r
 * every mount is remounted read-only in the zygote's private mount namespace, so a write
   to the host's files fails with EROFS, whoever the writer is;
 * the working directories live on a small tmpfs (``workroot``); ``/tmp``, ``/var/tmp`` and
-  ``/dev/shm`` are private scratch tmpfs mounts (``scratch_tmpfs``, set up by walls.py),
-  the only other writable places, never the host's;
+  ``/dev/shm`` are private scratch tmpfs mounts (``cover_with_tmpfs``, set up by walls.py),
+  the only other writable places, never the host's; ``/run`` is an empty one
+  (unixsockets.py);
 * directories the sandbox uid cannot traverse on the way to the interpreter (a pyenv under
   ``/root``, mode 0700) are covered by an empty tmpfs, and only the paths Python needs are
   bound back in: the candidate can start ``python`` and import installed packages, and sees
@@ -22,6 +23,7 @@ import resource
 import sys
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -83,7 +85,7 @@ def namespaces_available() -> bool:
     """Probed in a forked child, so this process's namespaces are untouched."""
     pid = os.fork()
     if pid == 0:
-        os._exit(0 if _libc.unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS) == 0 else 1)
+        os._exit(0 if _libc.unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC) == 0 else 1)
     _, status = os.waitpid(pid, 0)
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
@@ -93,6 +95,14 @@ def enter_namespaces() -> None:
     interface up, loopback included."""
     _check(_libc.unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS), "unshare")
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
+
+
+def private_ipc() -> None:
+    """A new IPC namespace for this process (a run, still root): the SysV shared memory,
+    message queues and semaphores and the POSIX message queues it makes die with its tree,
+    and it sees none of the host's or of an earlier run's. Per run, not per zygote: runs of
+    one zygote must not meet either (the unshare costs no measurable time)."""
+    _check(_libc.unshare(CLONE_NEWIPC), "unshare(CLONE_NEWIPC)")
 
 
 def _mounts() -> list[tuple[str, set[str]]]:
@@ -153,12 +163,29 @@ def private_workroot(path: str, size_mb: int) -> None:
                        f"size={size_mb}m,mode=711".encode()), f"mount tmpfs {path}")
 
 
-def scratch_tmpfs(path: str, size_mb: int, inodes: int = 4096) -> None:
-    """A fresh, empty, world-writable tmpfs (sticky, like /tmp) at ``path``: what ``/tmp``,
-    ``/var/tmp`` and ``/dev/shm`` are inside the sandbox (see walls.py). The inode bound
-    keeps the sweep after each run short whatever a run leaves there."""
-    _check(_libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
-                       f"size={size_mb}m,nr_inodes={inodes},mode=1777".encode()), f"mount tmpfs {path}")
+def _ancestor_or_self(path: str, of: str) -> bool:
+    path, of = path.rstrip("/"), of.rstrip("/")
+    return of == path or of.startswith(path + "/")
+
+
+def cover_with_tmpfs(root: str, options: str) -> list[str]:
+    """A fresh, empty tmpfs over ``root`` (``options``: size, nr_inodes, mode), with the
+    interpreter's paths under it, if any, bound back read-only. Returns those paths. Used
+    for the scratch ``/tmp``, ``/var/tmp``, ``/dev/shm`` (walls.py) and for ``/run``
+    (unixsockets.py)."""
+    held = {p: os.open(p, os.O_PATH) for p in needed_paths() if _ancestor_or_self(root, p) and p != root}
+    _check(_libc.mount(b"tmpfs", root.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()),
+           f"mount tmpfs {root}")
+    for path, fd in held.items():
+        bind_back(path, fd)
+        os.close(fd)
+    return sorted(held)
+
+
+def bind_file(source: str, target: str) -> None:
+    """Bind ``source`` over the non-directory ``target`` (a host socket file)."""
+    _check(_libc.mount(source.encode(), target.encode("utf-8", "surrogateescape"), None, MS_BIND, None),
+           f"bind over {target}")
 
 
 def bind_back(path: str, held_fd: int) -> None:

@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from . import isolation
+from . import isolation, memory
 from .codec import decode_value, recv, send
 
 LEVELS = ("process", "rlimits", "namespaces")
@@ -43,8 +43,9 @@ _BOOTSTRAP = (
     "pkg = types.ModuleType('va_sandbox'); pkg.__path__ = [sys.argv[1]]; sys.modules['va_sandbox'] = pkg\n"
     "from va_sandbox import server, pool\n"
     "uid = int(sys.argv[4])\n"
+    "spec = None if sys.argv[6] == 'none' else (sys.argv[6], sys.argv[7])\n"
     "server.serve(socket.socket(fileno=int(sys.argv[2])), sys.argv[3], None if uid < 0 else uid, sys.argv[5],"
-    " warm=pool.WARM_MODULES)\n"
+    " warm=pool.WARM_MODULES, memory_spec=spec)\n"
 )
 
 
@@ -64,6 +65,12 @@ class SandboxResult:
     # files written outside the workdir, connections to the loopback tripwire. Only at the
     # namespaces level; empty below it, where nothing watches.
     escapes: list[str] = field(default_factory=list)
+    # What bounded the memory of the run's whole process tree: "cgroup v2", "cgroup v1",
+    # "watcher" (memory.py), or "" (the process level: nothing). The peak is what the tree
+    # held at most, in MiB: the kernel's for a cgroup, the largest sample for the watcher
+    # (None when the run ended before the first sample).
+    memory_guard: str = ""
+    memory_peak_mb: Optional[float] = None
 
 
 def available_levels() -> list[str]:
@@ -83,15 +90,19 @@ def default_level() -> str:
 class _Zygote:
     """One warm server process and our end of its socket."""
 
-    def __init__(self, level: str, uid: Optional[int], target: Optional[Callable]):
+    def __init__(self, level: str, uid: Optional[int], target: Optional[Callable], tree_memory: Optional[str] = None):
         self.uid = uid  # its runs' uid (None: not dropped)
+        # The memory bound of its runs' trees (a cgroup made here, removed at close).
+        self.memory = memory.provision(tree_memory) if level != "process" else None
         self.workroot = tempfile.mkdtemp(prefix="va-sandbox-")
         os.chmod(self.workroot, 0o711)
         self.sock, theirs = socket.socketpair()
         uid_arg = uid if uid is not None else -1
         if target is None:
             here = os.path.dirname(os.path.abspath(__file__))
-            args = [sys.executable, "-I", "-c", _BOOTSTRAP, here, str(theirs.fileno()), level, str(uid_arg), self.workroot]
+            spec = self.memory or ("none", "")
+            args = [sys.executable, "-I", "-c", _BOOTSTRAP, here, str(theirs.fileno()), level, str(uid_arg), self.workroot,
+                    *spec]
             proc = subprocess.Popen(args, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, start_new_session=True)
             self.pid, self._proc = proc.pid, proc
         else:
@@ -106,7 +117,7 @@ class _Zygote:
                     os.closerange(keep + 1, 65536)
                     from . import server
 
-                    server.serve(theirs, level, uid, self.workroot, target=target)
+                    server.serve(theirs, level, uid, self.workroot, target=target, memory_spec=self.memory)
                 finally:
                     os._exit(70)
         theirs.close()
@@ -127,6 +138,8 @@ class _Zygote:
                 os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
+        if self.memory is not None:
+            memory.release(self.memory)
         shutil.rmtree(self.workroot, ignore_errors=True)
 
 
@@ -139,13 +152,18 @@ class Sandbox:
     """
 
     def __init__(self, workers: int = 2, level: Optional[str] = None, uid: Optional[int] = None,
-                 target: Optional[Callable] = None):
+                 target: Optional[Callable] = None, tree_memory: Optional[str] = None):
         level = level or default_level()
         if level not in LEVELS:
             raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
         if level == "namespaces" and "namespaces" not in available_levels():
             raise RuntimeError("the namespaces level needs unshare(CLONE_NEWPID|CLONE_NEWNET|CLONE_NEWNS) (root)")
         self.level, self.workers, self.target = level, workers, target
+        # None: the strongest bound this machine offers (a cgroup, else the watcher);
+        # "watcher" or "cgroup" forces one (memory.py).
+        if tree_memory not in (None, "cgroup", "watcher"):
+            raise ValueError(f"tree_memory must be None, 'cgroup' or 'watcher', not {tree_memory!r}")
+        self.tree_memory = tree_memory
         self._uid = uid
         self._idle: "queue.Queue[_Zygote]" = queue.Queue()
         self._all: list[_Zygote] = []
@@ -167,7 +185,7 @@ class Sandbox:
         return random.SystemRandom().randrange(*UID_RANGE)
 
     def _spawn(self) -> None:
-        z = _Zygote(self.level, self._uid_for_new_zygote(), self.target)
+        z = _Zygote(self.level, self._uid_for_new_zygote(), self.target, self.tree_memory)
         self._all.append(z)
         self._idle.put(z)
 
@@ -247,6 +265,9 @@ def _result(raw: bytes, level: str) -> SandboxResult:
         result = _one(resp, resp.get("level", level), float(resp.get("seconds", 0.0)), resp.get("stdout", ""))
         result.items = [_item(item, level) for item in resp.get("items", ())]
         result.escapes = [str(e)[:300] for e in resp.get("escapes", ())]
+        result.memory_guard = str(resp.get("memory_guard") or "")
+        peak = resp.get("memory_peak")
+        result.memory_peak_mb = round(peak / 2**20, 1) if isinstance(peak, int) else None
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         return SandboxResult(False, None, f"malformed result: {type(exc).__name__}", "crash", level=level)
     return result

@@ -1,10 +1,20 @@
 """The sandbox side: a zygote that serves runs, forking one process per run.
 
-    parent --socket--> zygote (warm; at the namespaces level: PID 1 of its own PID, network
+    parent --socket--> zygote (warm; in a memory cgroup of its own where there is one:
+                       memory.py; at the namespaces level: PID 1 of its own PID, network
                        and mount namespaces, with a read-only file system but for private
-                       scratch /tmp, /var/tmp, /dev/shm, and a loopback tripwire: walls.py)
-        zygote --fork--> run (setsid, rlimits, own uid, private cwd, scrubbed env)
-        zygote: after the run, kill its tree, sweep the walls (the reply's ``escapes``)
+                       scratch /tmp, /var/tmp, /dev/shm, an empty /run, the host's socket
+                       files covered, and tripwires: walls.py, unixsockets.py)
+        zygote --fork--> run (setsid, rlimits, own uid, private cwd, scrubbed env; at the
+                       namespaces level its own IPC namespace; keyring calls denied by the
+                       zygote's seccomp filter, which runs inherit: seccomp.py)
+        zygote: while the run lives, watch the tree's memory; after it, kill its tree,
+                sweep the walls (the reply's ``escapes``)
+
+A run's result lines count only when its process ends with status 0, the harness's own
+``os._exit(0)`` after the last line: the candidate shares that process and can write lines
+of its own, but an abnormal end (a non-zero status, a signal, the memory limit, the clock)
+is never reported ``ok``.
 
 One fork per run is what makes the pool fast; the tree still dies whole after each run:
 at the namespaces level the zygote is PID 1 of its namespace, so ``kill(-1, SIGKILL)``
@@ -31,8 +41,9 @@ import tempfile
 import time
 from typing import Any, Callable, Optional
 
-from . import isolation
+from . import isolation, memory, seccomp
 from .codec import RESULT_CAP, STDOUT_CAP, encode_value, recv, send
+from .unixsockets import HostTables
 from .walls import LISTENER_PORT, Walls
 
 
@@ -40,9 +51,10 @@ class Config:
     """How a zygote isolates its runs (fixed for its lifetime)."""
 
     def __init__(self, level: str, uid: Optional[int], workroot: str, target: Optional[Callable] = None,
-                 walls: Optional[Walls] = None):
+                 walls: Optional[Walls] = None, guard: Optional[memory.Guard] = None):
         self.level, self.uid, self.workroot, self.target = level, uid, workroot, target
         self.walls = walls  # the tripwires (namespaces level only)
+        self.guard = guard or memory.Guard()  # the memory limit of the run's tree
 
 
 # --------------------------------------------------------------------------- in the run
@@ -57,6 +69,7 @@ def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) ->
     os.dup2(out_fd, 2)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
+    cfg.guard.in_run()  # uses the zygote's descriptors: before they are closed
     os.closerange(3, wfd)
     os.closerange(wfd + 1, 65536)
     os.chdir(workdir)
@@ -70,6 +83,8 @@ def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) ->
         signal.signal(sig, signal.SIG_DFL)
     if cfg.level != "process":
         isolation.limit_resources(req["timeout"], req["memory_mb"])
+        if cfg.level == "namespaces":
+            isolation.private_ipc()
         if cfg.uid is not None:
             isolation.drop_privileges(cfg.uid)
     isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # cleared by setuid: set after
@@ -224,6 +239,10 @@ def run_one(req: dict, cfg: Config) -> bytes:
     workdir = tempfile.mkdtemp(prefix="run-", dir=cfg.workroot)
     if cfg.uid is not None and cfg.level != "process":
         os.chown(workdir, cfg.uid, cfg.uid)
+    if cfg.walls is not None:
+        cfg.walls.before_run()
+    guard = cfg.guard
+    guard.before_run(req["memory_mb"])
     out_file = tempfile.TemporaryFile(dir=cfg.workroot)
     rfd, wfd = os.pipe()
     start = time.monotonic()
@@ -237,12 +256,21 @@ def run_one(req: dict, cfg: Config) -> bytes:
     os.close(wfd)
     deadline = start + req["timeout"]
     pidfd = os.pidfd_open(pid)
-    data, timed_out, rfd_open = bytearray(), False, True
+    data, timed_out, over_memory, rfd_open = bytearray(), False, False, True
+    next_check = start + (guard.tick or 0.0)
     while True:
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
         if left <= 0:
             timed_out = True
             break
+        if guard.tick is not None:
+            if now >= next_check:
+                if guard.over():
+                    over_memory = True
+                    break
+                next_check = now + guard.tick
+            left = min(left, next_check - now)
         ready, _, _ = select.select([rfd, pidfd] if rfd_open else [pidfd], [], [], left)
         if rfd in ready:
             chunk = os.read(rfd, 1 << 16)
@@ -269,6 +297,7 @@ def run_one(req: dict, cfg: Config) -> bytes:
         except BlockingIOError:
             pass
     _kill_tree()
+    went_over, peak = guard.after_run()
     escapes = cfg.walls.sweep() if cfg.walls is not None else []
     os.close(rfd)
     os.close(pidfd)
@@ -276,11 +305,13 @@ def run_one(req: dict, cfg: Config) -> bytes:
     stdout = out_file.read(STDOUT_CAP).decode("utf-8", "replace")
     out_file.close()
     shutil.rmtree(workdir, ignore_errors=True)
-    return _reply(req, cfg, bytes(data), status, timed_out, seconds, stdout, escapes)
+    resp: dict[str, Any] = {"stdout": stdout, "seconds": seconds, "level": cfg.level, "escapes": escapes,
+                            "memory_guard": guard.name, "memory_peak": peak}
+    return _reply(req, cfg, bytes(data), status, timed_out, over_memory or went_over, resp)
 
 
-def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, seconds: float, stdout: str,
-           escapes: list[str]) -> bytes:
+def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, over_memory: bool,
+           resp: dict) -> bytes:
     messages = []
     for line in data.split(b"\n"):
         if line:
@@ -291,26 +322,41 @@ def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, se
             if not isinstance(msg, dict) or not isinstance(msg.get("error"), (str, type(None))):
                 msg = {"kind": "crash", "error": "malformed result message"}
             messages.append(msg)
-    resp: dict[str, Any] = {"stdout": stdout, "seconds": seconds, "level": cfg.level, "escapes": escapes}
-    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    clean = not timed_out and not over_memory and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    ending = None if clean else _ending(req, cfg, status, timed_out, over_memory, wrote=bool(messages))
     if req.get("batch") is not None:
         done = bool(messages) and messages[-1].get("kind") == "done"
-        resp["items"] = [m for m in messages if m.get("kind") != "done"]
-        if done:
+        items = [m for m in messages if m.get("kind") != "done"][:len(req["batch"])]
+        if ending is not None and items and len(items) == len(req["batch"]):
+            # Every input answered, then an abnormal end: after the last answer only the
+            # harness runs (it writes "done" and exits 0), so the end voids that answer.
+            items[-1] = dict(ending, t=items[-1].get("t", 0.0))
+        resp["items"] = items
+        if done and clean:
             resp.update(kind="ok")
             return json.dumps(resp).encode()
-    elif messages and not timed_out:
+    elif messages and clean:
         resp.update(kind=messages[0].get("kind"), value=messages[0].get("value"), error=messages[0].get("error"))
         return json.dumps(resp).encode()
-    if timed_out:
-        resp.update(kind="timeout", error=f"wall-clock timeout after {req['timeout']} s")
-    elif sig == signal.SIGXCPU or (sig == signal.SIGKILL and cfg.level != "process"):
-        resp.update(kind="timeout", error=f"CPU time limit (signal {signal.Signals(sig).name})")
-    elif sig is not None:
-        resp.update(kind="crash", error=f"killed by {signal.Signals(sig).name}")
-    else:
-        resp.update(kind="crash", error=f"exited with status {os.WEXITSTATUS(status)} without returning a result")
+    resp.update(ending or {"kind": "crash", "error": "exited with status 0 without returning a result"})
     return json.dumps(resp).encode()
+
+
+def _ending(req: dict, cfg: Config, status: int, timed_out: bool, over_memory: bool, wrote: bool) -> dict:
+    """How a run that did not end cleanly ended, as its result."""
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    if over_memory:
+        return {"kind": "memory", "error": f"the run's process tree went over its memory limit "
+                                           f"({req['memory_mb']} MiB, {cfg.guard.name})"}
+    if timed_out:
+        return {"kind": "timeout", "error": f"wall-clock timeout after {req['timeout']} s"}
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cfg.level != "process"):
+        return {"kind": "timeout", "error": f"CPU time limit (signal {signal.Signals(sig).name})"}
+    after = ("after writing a result (a result counts only when the run ends with status 0)" if wrote
+             else "without returning a result")
+    if sig is not None:
+        return {"kind": "crash", "error": f"killed by {signal.Signals(sig).name} {after}"}
+    return {"kind": "crash", "error": f"exited with status {os.WEXITSTATUS(status)} {after}"}
 
 
 # --------------------------------------------------------------------------- the zygote
@@ -327,7 +373,7 @@ def _warm(modules: tuple) -> None:
 
 
 def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, target: Optional[Callable] = None,
-          warm: tuple = (), workroot_mb: int = 256) -> None:
+          warm: tuple = (), workroot_mb: int = 256, memory_spec: Optional[tuple] = None) -> None:
     """The zygote's life: isolate itself once, then serve runs until the socket closes.
     ``workroot`` is an empty directory the parent made (and removes). Never returns.
 
@@ -335,23 +381,34 @@ def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, ta
     verifier called from a short-lived thread would take its zygote down with the thread.
     The zygote ends when the parent process ends instead: its socket closes, recv fails."""
     _warm(warm)
+    # Before the namespaces: the cgroup's files and the host's socket tables are opened
+    # through the host's mounts and network namespace.
+    guard = memory.open_guard(memory_spec) if level != "process" else None
     walls = None
     if level == "namespaces":
+        tables = HostTables()
         isolation.enter_namespaces()
         isolation.expose_interpreter()
         isolation.readonly_everything(except_under=workroot)
-        walls = Walls(workroot)  # private scratch /tmp, /var/tmp, /dev/shm; loopback up
+        walls = Walls(workroot, tables)  # private scratch /tmp, /var/tmp, /dev/shm, empty /run; loopback up
         isolation.private_workroot(workroot, workroot_mb)
         pid = os.fork()  # the first child is PID 1 of the new PID namespace: it serves
         if pid != 0:
             sock.close()
             os.waitpid(pid, 0)
+            if guard is not None:
+                guard.leave()  # the namespace is gone with its PID 1: the cgroup is empty
             os._exit(0)
         isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
         walls.listen()
     else:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
-    cfg = Config(level, uid, workroot, target, walls)
+    if level != "process" and seccomp.supported() and not seccomp.deny_keyrings():
+        # Once here, inherited by every run (per run it would cost about 0.5 ms: the kernel
+        # prepares a filter's cache on install). Fail closed: no zygote that claims a filter
+        # it does not have; the parent sees it end and reports a sandbox failure.
+        os._exit(71)
+    cfg = Config(level, uid, workroot, target, walls, guard)
     try:
         while True:
             try:
@@ -368,4 +425,6 @@ def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, ta
             except OSError:
                 break
     finally:
+        if guard is not None:
+            guard.leave()
         os._exit(0)

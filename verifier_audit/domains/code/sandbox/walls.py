@@ -18,6 +18,9 @@ attempt. At the ``namespaces`` level each zygote keeps two tripwires:
   ``VA_LISTENER_PORT``). Any connection that arrives is an escape: the run reached the
   network. The first bytes it sent are the evidence. Runs cannot accept on the listener
   (their file descriptors are closed), and every other port refuses.
+* **the host's socket files.** ``/run`` is an empty tmpfs and every other socket file the
+  host has bound is covered by a listening socket of the zygote (unixsockets.py): a
+  connection to one is an escape, reported with the path and the first bytes sent.
 
 ``sweep()`` returns the escapes as short strings; the reply carries them as ``escapes``,
 and the engine reports them against the verifier (``guard_escape`` findings). Below the
@@ -33,6 +36,8 @@ import socket
 from typing import Optional
 
 from . import isolation
+from .codec import printable
+from .unixsockets import HostTables, SocketCovers
 
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
 SCRATCH_MB = 64
@@ -40,12 +45,6 @@ MARKS = ("va_escape_", "va_canary_")
 LISTENER_PORT = 47823
 _MAX_REPORTED = 8  # escapes per run: the evidence, not a log
 _MAX_WALK = 4096  # entries looked at per sweep (each scratch tmpfs holds at most 4096 inodes)
-
-
-def _printable(data: bytes, limit: int = 80) -> str:
-    text = data.decode("utf-8", "replace")
-    text = "".join(ch if ch.isprintable() else " " for ch in text)
-    return " ".join(text.split())[:limit]
 
 
 def _ancestor_or_self(path: str, of: str) -> bool:
@@ -56,18 +55,15 @@ def _ancestor_or_self(path: str, of: str) -> bool:
 class Walls:
     """The tripwires of one zygote (set up once, in its namespaces, before any run)."""
 
-    def __init__(self, workroot: str):
+    def __init__(self, workroot: str, tables: HostTables):
         self.workroot = workroot
         self.scratch = [d for d in SCRATCH if os.path.isdir(d) and not os.path.islink(d)]
         self.kept = [workroot]  # never swept: the runs' workroot, interpreter paths bound back
-        needed = isolation.needed_paths()
         for root in self.scratch:
-            held = {p: os.open(p, os.O_PATH) for p in needed if _ancestor_or_self(root, p) and p != root}
-            isolation.scratch_tmpfs(root, SCRATCH_MB)
-            for path, fd in held.items():
-                isolation.bind_back(path, fd)
-                os.close(fd)
-                self.kept.append(path)
+            # The inode bound keeps the sweep after each run short whatever a run leaves.
+            self.kept += isolation.cover_with_tmpfs(root, f"size={SCRATCH_MB}m,nr_inodes={_MAX_WALK},mode=1777")
+        self.sockets = SocketCovers(tables)
+        self.sockets.hide_run()
         # The host's workroot (a directory in the host's /tmp, usually) is hidden now:
         # make the same path inside the scratch tmpfs, for the workroot tmpfs to cover.
         os.makedirs(workroot, 0o711, exist_ok=True)
@@ -75,13 +71,18 @@ class Walls:
         self.listener: Optional[socket.socket] = None
 
     def listen(self) -> None:
-        """Start the listener (in the process that serves runs: PID 1 of the namespace)."""
+        """Start the listeners (in the process that serves runs: PID 1 of the namespace)."""
         srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         srv.bind(("127.0.0.1", LISTENER_PORT))
         srv.listen(64)
         srv.setblocking(False)
         self.listener = srv
+        self.sockets.start()
+
+    def before_run(self) -> None:
+        """Cover the socket files the host bound since the last run."""
+        self.sockets.refresh()
 
     def sweep(self) -> list[str]:
         """After a run (its tree already killed): the escapes it left; then a clean slate."""
@@ -89,6 +90,7 @@ class Walls:
         for root in self.scratch:
             self._sweep_dir(root, found)
         self._drain(found)
+        self.sockets.drain(found)
         return found[:_MAX_REPORTED]
 
     def _sweep_dir(self, root: str, found: list[str]) -> None:
@@ -126,7 +128,7 @@ class Walls:
         if os.path.isfile(path) and not os.path.islink(path):
             try:
                 with open(path, "rb") as fh:
-                    how = _printable(fh.read(200).split(b"\n", 1)[0])
+                    how = printable(fh.read(200).split(b"\n", 1)[0])
             except OSError:
                 pass
         kind = "directory" if os.path.isdir(path) else "file"
@@ -146,5 +148,5 @@ class Walls:
                     data = conn.recv(256)
                 except OSError:
                     data = b""
-            sent = f", sent {_printable(data)!r}" if data else ""
+            sent = f", sent {printable(data)!r}" if data else ""
             found.append(f"network: a connection to 127.0.0.1:{LISTENER_PORT}{sent}")
