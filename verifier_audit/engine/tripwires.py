@@ -21,6 +21,12 @@ turns what they caught into findings, ``executes_model_output:<marker>: <evidenc
   (DuckDB's ``COPY TO``), a shell and a fresh interpreter -- which has no audit hook of
   ours -- leave behind. In places the worker does not own, only markers made since the
   previous call are taken (and removed), so an old marker is never credited to this call.
+* **the kernel** (``hostwatch.py``, Linux as root) -- a marker created by a process of this
+  worker on any writable file system, wherever the path points (DuckDB's ``COPY TO`` and
+  ``ATTACH`` to an absolute path raise no Python event and name no place), even when it
+  is gone again; and an open of a decoy file (``/etc/passwd``, ``/etc/shadow``,
+  credentials), a ``read_outside`` finding. Where fanotify cannot run, ``/tmp``,
+  ``/var/tmp`` and ``/dev/shm`` are searched as well, and the rest is reported unobserved.
 
 An audit hook cannot be removed, and the log is checked by identity before each write (a
 verifier that closes file descriptors never gets our lines in its own files). What the
@@ -43,6 +49,7 @@ from types import CodeType
 from typing import Optional
 
 from .. import canary
+from . import hostwatch
 
 _PROCESS_EVENTS = frozenset({"os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn"})
 _REMOVAL_EVENTS = {"os.remove": "removed", "os.rmdir": "removed", "shutil.rmtree": "removed", "os.rename": "moved"}
@@ -59,6 +66,8 @@ _MAX_PLACES = 16  # places outside the worker's own looked in per call
 # that clock (Linux's CLOCK_REALTIME_COARSE) to say "since", or allow a tick elsewhere.
 _CLOCK_REALTIME_COARSE = 5
 _CLOCK_SLACK_NS = 50_000_000
+_SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")  # searched after each call where the kernel watch is missing
+_SHARED_WHY = "a temporary directory every process shares"
 _PLACE = "@"  # a log line "@<hex of the path>\t<why>": a place to look in after the call
 WHY = {"chdir": "a directory the verifier moved to", "process": "the working directory of a process it started",
        "named": "named in a command it ran", "made": "a directory it made"}
@@ -245,6 +254,12 @@ class Tripwires:
         os.environ["TMPDIR"] = self.tmpdir
         tempfile.tempdir = self.tmpdir
         self.since = _file_clock_ns()  # markers elsewhere older than this are not ours
+        # Anywhere else on the host (C code raises no audit event): markers created and
+        # decoy files opened by this worker's processes, seen by the kernel (hostwatch.py).
+        self.host, why = hostwatch.HostWatch.start(canary.PREFIX, hostwatch.decoys())
+        self.blind = [] if self.host is not None else [
+            f"canaries created and decoy files opened outside the worker's own directories, except in "
+            f"{', '.join(_SHARED_TMP)} (no fanotify here: {why})"]
         self.fd = self._open_log(workdir)
         if self.fd is not None:
             first = _sink is None
@@ -325,16 +340,34 @@ class Tripwires:
         global _paused
         events, places = self._log()
         _logged.clear()
+        if self.host is None:  # no kernel watch: look in the temporary directories all share
+            places.update({d: [_SHARED_WHY] for d in _SHARED_TMP if d not in places})
         _paused = True
         try:
             effects = self._effects(places)
+            outside, others = self._host({marker for marker, _ in effects})
         finally:
             _paused = False
             self.since = _file_clock_ns()
         by_marker: dict[str, list[str]] = {}
-        for marker, what in events + effects:
+        for marker, what in events + effects + outside:
             notes = by_marker.setdefault(marker, [])
             if what not in notes:
                 notes.append(what)
         return [f"executes_model_output:{marker}: {'; '.join(notes)}"
-                for marker, notes in list(by_marker.items())[:_MAX_PER_CALL]]
+                for marker, notes in list(by_marker.items())[:_MAX_PER_CALL]] + others
+
+    def _host(self, reported: set[str]) -> tuple[list[tuple[str, str]], list[str]]:
+        """(marker, evidence) for markers the kernel saw this worker create anywhere that the
+        scan above did not report, and the other entries: decoys opened (``read_outside``)
+        and what the watch could not see (``unobserved``, once each)."""
+        if self.host is None:
+            blind, self.blind = self.blind, []
+            return [], [f"unobserved:{b}" for b in blind]
+        found = self.host.collect()
+        markers = [(name, f"created in {where} (fanotify)" if there else
+                    f"created in {where} and gone before the call ended (fanotify)")
+                   for name, where, there in found.created if name not in reported]
+        others = [f"read_outside:{path}: opened by a process of this worker during the call (fanotify)"
+                  for path in found.opened]
+        return markers, others + [f"unobserved:{b}" for b in found.blind]
