@@ -41,8 +41,8 @@ def test_a_category_whose_calls_all_errored_is_not_measured_and_gated(cli, tmp_p
     report = json.loads(out.read_text())
     blind = [c for c in report["categories"] if not c["measured"]]
     assert blind and all(c["n"] == 0 and c["errors"] > 0 for c in blind)
-    assert "math.hedge.two_boxes" in {c["name"] for c in blind}
-    assert any(x.startswith("category math.hedge.two_boxes: not measured") for x in report["gate"]["reasons"])
+    for c in blind:  # every one of them is a reason of its own
+        assert any(x.startswith(f"category {c['name']}: not measured") for x in report["gate"]["reasons"])
     assert r.returncode == 1
     assert "not measured" in r.stdout
     assert report["error_messages"]["ValueError"] == ["ValueError: cannot grade two answers"]

@@ -14,12 +14,12 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 from .. import __version__
 from ..domains import get_domain
 from ..domains.base import Domain
-from ..loading import VerifierSpec, make_caller, source_hash, to_score
+from ..loading import VerifierSpec, source_hash
 from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict, to_json
 from ..report.build import build_report
 from . import pool
@@ -27,6 +27,9 @@ from .formats import annotate, formats_for
 from .probes import run_probes
 from .progress import Progress
 from .store import ResultsStore
+from .verifier_job import IsolatedCallError, VerifierJob  # noqa: F401 - IsolatedCallError: public here before
+
+_VerifierJob = VerifierJob  # the name other modules knew it by
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
 CANDIDATES_VERSION = "4"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period
@@ -91,71 +94,6 @@ class _OracleJob:
         c = self.candidates[index]
         result = self.domain.label(c.text, self.tasks[c.task_id])
         return result.label, result.reason
-
-
-class IsolatedCallError(Exception):
-    """A verifier call that failed inside the sandbox; reported as the verifier's own error."""
-
-    def __init__(self, kind: str, error: str):
-        super().__init__(f"{kind}: {error}")
-        if kind == "exception":
-            self.verdict_error = error  # "OSError: [Errno 30] Read-only file system: ..."
-        elif kind == "timeout":
-            self.verdict_error = f"timeout ({error}, isolated call)"
-        else:
-            self.verdict_error = f"{'crash' if kind != 'memory' else 'MemoryError'}: {error} (isolated call)"
-
-
-class _VerifierJob:
-    def __init__(self, spec: VerifierSpec, candidates: list[Candidate], tasks: dict[str, Task], domain: Domain,
-                 timeout: float = 10.0, memory_mb: Optional[int] = None):
-        self.spec, self.candidates, self.tasks, self.domain = spec, candidates, tasks, domain
-        self.timeout, self.memory_mb = timeout, memory_mb
-        self.call: Optional[Callable] = None
-        self.views: dict[str, Task] = {}  # per worker: the task as the verifier sees it
-        self.sandbox = None
-        self.escapes: list[str] = []  # what the last isolated call's candidate got past the verifier
-
-    def setup(self) -> None:
-        fn = self.spec.load()
-        self.call = make_caller(fn, self.spec.style)
-        # Domains whose verifiers execute model output (code) have every call isolated: the
-        # verifier runs in a sandboxed fork of this worker, so what it runs cannot touch the
-        # host. Verifiers that already sandbox the candidate themselves opt out.
-        isolate = getattr(self.domain, "isolate_verifier_calls", None)
-        if isolate is not None and not getattr(fn, "runs_candidates_sandboxed", False):
-            self.sandbox = isolate(self._score)
-
-    def _view(self, task: Task) -> Task:
-        make_view = getattr(self.domain, "verifier_view", None)
-        if make_view is None:
-            return task
-        if task.id not in self.views:
-            self.views[task.id] = make_view(task, os.getcwd())
-        return self.views[task.id]
-
-    def _score(self, index: int) -> float:
-        c = self.candidates[index]
-        return to_score(self.call(c.text, self._view(self.tasks[c.task_id])))
-
-    def __call__(self, index: int) -> float:
-        if self.sandbox is None:
-            return self._score(index)
-        # The sandbox's clock stops first, so a hang is reported as the verifier's timeout.
-        result = self.sandbox.call(index, timeout=max(0.5, self.timeout - 1.0), memory_mb=self.memory_mb or 4096)
-        # Our sandbox's walls stopped it, so the verifier's own guard let it through.
-        self.escapes = [f"guard_escape:{e}" for e in result.escapes]
-        if not result.ok:
-            raise IsolatedCallError(result.kind, result.error or "")
-        return result.value
-
-    def after(self, index: int) -> list[str]:
-        found, self.escapes = self.escapes, []
-        check = getattr(self.domain, "after_call", None)
-        task = self.tasks[self.candidates[index].task_id]
-        if check is None or task.id not in self.views:
-            return found
-        return found + check(task, self.views[task.id])
 
 
 def _is_score(value) -> bool:
@@ -234,6 +172,7 @@ def prepare(
     limit: Optional[int] = None,
 ) -> Prepared:
     """Generate candidates and keep those whose intended label the oracle confirms."""
+    pool.warm_clean_server()  # the verifiers' workers start from it: let it load meanwhile
     domain_name = tasks[0].domain if tasks else "math"
     domain = get_domain(domain_name)
     prepare_tasks = getattr(domain, "prepare_tasks", None)
@@ -335,7 +274,7 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
             job = _VerifierJob(spec, view.candidates, tasks, get_domain(prepared.domain), options.timeout,
                                options.memory_mb)
             for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
-                                quiet=options.quiet_workers, on_wait=progress.in_flight):
+                                quiet=options.quiet_workers, on_wait=progress.in_flight, clean=job.clean):
                 c = view.candidates[out.index]
                 if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
                     out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"

@@ -123,10 +123,10 @@ def probe_candidates(prepared: "Prepared", seed: int, domain, formats: list[Answ
 def probe(prepared: "Prepared", spec: VerifierSpec, options: "AuditOptions", domain,
           formats: list[AnswerFormat]) -> tuple[list[FormatProbe], bool]:
     """Per format, the references the verifier accepted; and whether the probe stopped early."""
-    from .audit import _VerifierJob  # the audit's calling machinery (views, sandbox, guard)
+    from .verifier_job import VerifierJob  # the audit's calling machinery (views, sandbox, guard)
 
     shown = probe_candidates(prepared, options.seed, domain, formats)
-    job = _VerifierJob(spec, shown, {t.id: t for t in prepared.tasks}, domain, options.timeout, options.memory_mb)
+    job = VerifierJob(spec, shown, {t.id: t for t in prepared.tasks}, domain, options.timeout, options.memory_mb)
     outcomes, stopped = run_until_failure(job, list(range(len(shown))), options, options.timeout)
     tally: dict[str, Counter] = {f.name: Counter() for f in formats}
     for i, c in enumerate(shown):

@@ -16,13 +16,16 @@ through fork, so large texts never cross the pipe.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import faulthandler
 import json
 import multiprocessing as mp
 import os
+import pickle
 import resource
 import shutil
 import signal
+import sys
 import tempfile
 import time
 import weakref
@@ -205,10 +208,15 @@ def _max_fd() -> int:
         return 4096
 
 
-def _worker_main(job: Job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: int) -> None:
+def _worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: Optional[int]) -> None:
+    """``job``: the Job itself (forked from the parent), or a _CleanStart (started from the
+    clean server: ``parent`` None, the server is the parent and dies with the audit)."""
     _die_with_parent()
-    if os.getppid() != parent:  # the parent died before prctl took effect
+    if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(0)
+    if isinstance(job, _CleanStart):
+        _let_go_of_the_server()
+        job = job.open()
     os.setpgrp()  # the parent kills the whole group: children the verifier spawned die too
     _guard_processes()
     faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
@@ -310,16 +318,104 @@ def _kill_live_workers() -> None:
         w.kill()
 
 
+class _CleanStart:
+    """What a clean worker needs to become the caller's worker: the job, pickled once by the
+    parent, and the caller's cwd, environment and import path as they are now (the clean
+    server has those of when it started)."""
+
+    def __init__(self, job: Job):
+        self.job = pickle.dumps(job)
+        self.cwd, self.env, self.path = os.getcwd(), dict(os.environ), list(sys.path)
+        # The start method a verifier's own multiprocessing uses: the caller's default, as in
+        # a training job (the server would otherwise pass on its own, forkserver).
+        self.start_method = mp.get_start_method()
+
+    def open(self) -> Job:
+        mp.set_start_method(self.start_method, force=True)
+        # The server's own scratch directory for multiprocessing (its socket lives there) is
+        # not this worker's: a verifier's Manager or Pool makes a fresh one where it can.
+        mp.current_process()._config.pop("tempdir", None)
+        os.chdir(self.cwd)
+        os.environ.clear()
+        os.environ.update(self.env)
+        sys.path[:] = self.path
+        return pickle.loads(self.job)
+
+
+@contextlib.contextmanager
+def _without_main_module():
+    """multiprocessing re-runs the caller's ``__main__`` script in each process it starts
+    this way (so that functions defined there can be unpickled); a user's unguarded script
+    would then run again -- audit and all -- in every worker. Clean workers need nothing
+    from ``__main__``: their job is verifier_audit's own and names the verifier by a spec."""
+    from multiprocessing import spawn
+
+    original = spawn.get_preparation_data
+
+    def without_main(name):
+        data = original(name)
+        data.pop("init_main_from_path", None)
+        data.pop("init_main_from_name", None)
+        return data
+
+    spawn.get_preparation_data = without_main
+    try:
+        yield
+    finally:
+        spawn.get_preparation_data = original
+
+
+def _let_go_of_the_server() -> None:
+    """Close this worker's copy of the clean server's "alive" pipe. The server exits when no
+    process holds that pipe any more (the audit's and its workers' copies), and workers die
+    with the server (their parent-death signal): a worker holding it would keep the server,
+    and so itself, alive after a kill -9 of the audit. multiprocessing passes it to every
+    child, which keeps it as ``_forkserver_alive_fd`` (forkserver._serve_one)."""
+    from multiprocessing import forkserver
+
+    fd = getattr(forkserver._forkserver, "_forkserver_alive_fd", None)
+    if fd is not None:
+        forkserver._forkserver._forkserver_alive_fd = None
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _clean_context():
+    """A forkserver whose server is a fresh interpreter: workers forked from it share none
+    of the audit's memory (no candidates, no labels, no results) with the verifier."""
+    ctx = mp.get_context("forkserver")
+    # What every worker would otherwise import afresh (sympy alone takes ~0.5 s): the
+    # server imports it once, and each worker is forked from there with it loaded.
+    ctx.set_forkserver_preload(["verifier_audit.engine.verifier_job", "verifier_audit.engine.clean_preload"])
+    return ctx
+
+
+def warm_clean_server() -> None:
+    """Start the clean workers' server now, so that its imports overlap other work (the
+    candidates' preparation) instead of delaying the first verifier call."""
+    _clean_context()
+    from multiprocessing import forkserver
+
+    with _without_main_module():
+        forkserver.ensure_running()
+
+
 class _Worker:
-    def __init__(self, ctx, job: Job, memory_mb: Optional[int], quiet: bool):
+    def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False):
         self.workdir = tempfile.mkdtemp(prefix="va-worker-")
         self.conn, child = ctx.Pipe()
         # Not daemonic: a daemonic process may not start children, and verifiers do (see
-        # _start_group_guard). The parent still never leaves one behind: stop() and kill()
+        # _guard_processes). The parent still never leaves one behind: stop() and kill()
         # end the worker's whole process group.
-        self.proc = ctx.Process(target=_worker_main, args=(job, child, memory_mb, self.workdir, quiet, os.getpid()),
-                                daemon=False)
-        self.proc.start()
+        self.proc = ctx.Process(target=_worker_main, daemon=False,
+                                args=(job, child, memory_mb, self.workdir, quiet, None if clean else os.getpid()))
+        if clean:
+            with _without_main_module():
+                self.proc.start()
+        else:
+            self.proc.start()
         _LIVE.add(self)
         child.close()
         self.assigned: deque[int] = deque()
@@ -378,19 +474,25 @@ def run(
     setup_timeout: float = 120.0,
     on_restart: Optional[Callable[[str], None]] = None,
     on_wait: Optional[Callable[[list[float]], None]] = None,
+    clean: bool = False,
 ) -> Iterator[Outcome]:
     """Yield an Outcome for every item (in completion order), whatever the calls do.
 
     ``on_wait`` is called before each wait with the start times (time.monotonic) of the
     calls in flight, at least twice a second: a progress bar keeps moving, and knows how
-    long the slow calls have run, while no call completes."""
-    ctx = mp.get_context("fork")
+    long the slow calls have run, while no call completes. ``clean``: start the workers
+    from a clean server instead of forking this process (the job must pickle); for jobs
+    that run the verifier under audit, which must find none of the audit's data."""
+    # Workers are forked from this process, except ``clean`` ones (jobs that run the
+    # verifier under audit): those start from a clean server and get the job as data.
+    ctx = _clean_context() if clean else mp.get_context("fork")
+    payload = _CleanStart(job) if clean else job
     pending: deque[int] = deque(items)
     total = len(pending)
     if total == 0:
         return
     workers = max(1, min(workers, total))
-    pool: list[_Worker] = [_Worker(ctx, job, memory_mb, quiet) for _ in range(workers)]
+    pool: list[_Worker] = [_Worker(ctx, payload, memory_mb, quiet, clean) for _ in range(workers)]
     done = 0
 
     def dispatch(w: _Worker) -> None:
@@ -407,7 +509,7 @@ def run(
         pending.extendleft(reversed(w.assigned))
         w.assigned.clear()
         w.kill()
-        pool[pool.index(w)] = _Worker(ctx, job, memory_mb, quiet)
+        pool[pool.index(w)] = _Worker(ctx, payload, memory_mb, quiet, clean)
         if on_restart:
             on_restart(reason)
 

@@ -37,6 +37,7 @@ from ..domains import get_domain
 from ..loading import VerifierSpec
 from ..models import Checks, ProbeResult, Verdict
 from . import pool
+from .verifier_job import VerifierJob
 
 if TYPE_CHECKING:
     from .audit import AuditOptions, Prepared
@@ -120,85 +121,86 @@ def _is_failure(error: str) -> bool:
     return error.startswith(("timeout", "crash", "MemoryError"))
 
 
-def _make_job(spec: VerifierSpec, prepared: Prepared, options: AuditOptions, timeout: float,
-              sample: list[int], mates: list[int]):
-    from .audit import _VerifierJob
+class _ProbeJob(VerifierJob):
+    """The audit's verifier job; items ``>= len(candidates)`` are threaded probes of
+    ``sample[item - len(candidates)]``. Dispatch is in ``_score``, so in isolated domains
+    the threaded scoring runs inside the sandboxed call. A module-level class, so that it
+    can be sent to a clean worker."""
 
-    class _ProbeJob(_VerifierJob):
-        """The audit's verifier job; items ``>= len(candidates)`` are threaded probes of
-        ``sample[item - len(candidates)]``. Dispatch is in ``_score``, so in isolated
-        domains the threaded scoring runs inside the sandboxed call."""
+    def __init__(self, spec: VerifierSpec, prepared: Prepared, options: AuditOptions, timeout: float,
+                 sample: list[int], mates: list[int]) -> None:
+        super().__init__(spec, prepared.candidates, {t.id: t for t in prepared.tasks},
+                         get_domain(prepared.domain), timeout, options.memory_mb)
+        self.sample, self.mates = sample, mates
+        self.n = len(prepared.candidates)
 
-        def __init__(self) -> None:
-            super().__init__(spec, prepared.candidates, {t.id: t for t in prepared.tasks},
-                             get_domain(prepared.domain), timeout, options.memory_mb)
-            self.sample, self.mates = sample, mates
-            self.n = len(prepared.candidates)
+    def _pair(self, j: int) -> tuple[int, int]:
+        return self.sample[j], self.mates[j]
 
-        def _pair(self, j: int) -> tuple[int, int]:
-            return self.sample[j], self.mates[j]
+    def _score(self, item: int) -> Any:
+        if item < self.n:
+            return super()._score(item)
+        return self._threaded(item - self.n)
 
-        def _score(self, item: int) -> Any:
-            if item < self.n:
-                return super()._score(item)
-            return self._threaded(item - self.n)
+    def _threaded(self, j: int) -> list:
+        target, partner = self._pair(j)
+        order = [target if k % 2 == 0 else partner for k in range(THREADS)]
+        for i in set(order):  # the engine's own lazy state, made before the threads start
+            self._view(self.tasks[self.items[i][0]])
+        barrier = threading.Barrier(THREADS)
+        out: list = [None] * THREADS
+        score_one = super()._score
 
-        def _threaded(self, j: int) -> list:
-            target, partner = self._pair(j)
-            order = [target if k % 2 == 0 else partner for k in range(THREADS)]
-            for i in set(order):  # the engine's own lazy state, made before the threads start
-                self._view(self.tasks[self.candidates[i].task_id])
-            barrier = threading.Barrier(THREADS)
-            out: list = [None] * THREADS
-            score_one = super()._score
-
-            def run(k: int) -> None:
-                try:
-                    barrier.wait(timeout=60)
-                    out[k] = [order[k], True, float(score_one(order[k]))]
-                except BaseException as exc:  # noqa: BLE001 - SystemExit too: the verifier's error
-                    try:
-                        text = f"{type(exc).__name__}: {exc}"
-                    except BaseException:  # noqa: BLE001 - a hostile __str__
-                        text = type(exc).__name__
-                    out[k] = [order[k], False, text[:300]]
-
-            threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(THREADS)]
-            started = []
+        def run(k: int) -> None:
             try:
-                for t in threads:
-                    t.start()
-                    started.append(t)
-            except RuntimeError as exc:  # cannot start a thread (process limit): abort the rest
-                barrier.abort()
-                for k in range(len(started), THREADS):
-                    out[k] = [order[k], False, f"RuntimeError: {exc}"[:300]]
-            for t in started:
-                t.join()
-            return out
+                barrier.wait(timeout=60)
+                out[k] = [order[k], True, float(score_one(order[k]))]
+            except BaseException as exc:  # noqa: BLE001 - SystemExit too: the verifier's error
+                try:
+                    text = f"{type(exc).__name__}: {exc}"
+                except BaseException:  # noqa: BLE001 - a hostile __str__
+                    text = type(exc).__name__
+                out[k] = [order[k], False, text[:300]]
 
-        def __call__(self, item: int) -> Any:
-            value = super().__call__(item)
-            if item < self.n:
-                return value
-            return {"isolated": self.sandbox is not None, "results": value}
+        threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(THREADS)]
+        started = []
+        try:
+            for t in threads:
+                t.start()
+                started.append(t)
+        except RuntimeError as exc:  # cannot start a thread (process limit): abort the rest
+            barrier.abort()
+            for k in range(len(started), THREADS):
+                out[k] = [order[k], False, f"RuntimeError: {exc}"[:300]]
+        for t in started:
+            t.join()
+        return out
 
-        def after(self, item: int) -> list[str]:
-            if item < self.n:
-                return super().after(item)
-            found: list[str] = []
-            for i in sorted(set(self._pair(item - self.n))):
-                found += super().after(i)
-            return found
+    def __call__(self, item: int) -> Any:
+        value = super().__call__(item)
+        if item < self.n:
+            return value
+        return {"isolated": self.sandbox is not None, "results": value}
 
-    return _ProbeJob()
+    def after(self, item: int) -> list[str]:
+        if item < self.n:
+            return super().after(item)
+        found: list[str] = []
+        for i in sorted(set(self._pair(item - self.n))):
+            found += super().after(i)
+        return found
+
+
+def _make_job(spec: VerifierSpec, prepared: Prepared, options: AuditOptions, timeout: float,
+              sample: list[int], mates: list[int]) -> _ProbeJob:
+    return _ProbeJob(spec, prepared, options, timeout, sample, mates)
 
 
 def _run(job, items: list[int], options: AuditOptions, timeout: float):
     """Outcomes by item; stops after MAX_FAILURES timeouts or crashes (stopped_early)."""
     outcomes, failures, stopped = {}, 0, False
     gen = pool.run(job, items, workers=options.workers, timeout=timeout, memory_mb=options.memory_mb,
-                   quiet=options.quiet_workers)
+                   quiet=options.quiet_workers, clean=getattr(job, "clean", False))
     try:
         for out in gen:
             outcomes[out.index] = out

@@ -1,0 +1,11 @@
+"""Imported once by the clean workers' server (engine/pool.py), before it forks any: the
+installed domains' reference verifiers and what they import (sympy, DuckDB, sqlglot), so
+that a fresh worker starts warm. Trusted code only: never the verifier under audit."""
+
+from ..domains import available, get_domain
+
+for _name in available():
+    try:
+        __import__(f"{get_domain(_name).package}.verifiers")
+    except Exception:  # noqa: BLE001 - a broken plugin domain only makes its workers slower
+        pass

@@ -1,0 +1,90 @@
+"""The job that calls the verifier under audit in a worker: one call per candidate, in the
+task view the domain gives it, inside the sandbox where the domain isolates calls.
+
+It holds what the verifier may see -- each candidate's text and task, the task views --
+and nothing else: never labels, categories or origins (the parent alone joins verdicts with
+labels). Given as a spec string, the verifier runs in a clean worker (``pool.run(...,
+clean=True)``) that never had the audit's memory, so there is nothing to find there either.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Optional
+
+from ..domains.base import Domain
+from ..loading import VerifierSpec, make_caller, to_score
+from ..models import Candidate, Task
+
+
+class IsolatedCallError(Exception):
+    """A verifier call that failed inside the sandbox; reported as the verifier's own error."""
+
+    def __init__(self, kind: str, error: str):
+        super().__init__(f"{kind}: {error}")
+        if kind == "exception":
+            self.verdict_error = error  # "OSError: [Errno 30] Read-only file system: ..."
+        elif kind == "timeout":
+            self.verdict_error = f"timeout ({error}, isolated call)"
+        else:
+            self.verdict_error = f"{'crash' if kind != 'memory' else 'MemoryError'}: {error} (isolated call)"
+
+
+class VerifierJob:
+    def __init__(self, spec: VerifierSpec, candidates: list[Candidate], tasks: dict[str, Task], domain: Domain,
+                 timeout: float = 10.0, memory_mb: Optional[int] = None):
+        self.spec, self.tasks, self.domain = spec, tasks, domain
+        # (task id, text) per candidate: what the verifier is shown, and no more.
+        self.items: list[tuple[str, str]] = [(c.task_id, c.text) for c in candidates]
+        self.timeout, self.memory_mb = timeout, memory_mb
+        self.call: Optional[Callable] = None
+        self.views: dict[str, Task] = {}  # per worker: the task as the verifier sees it
+        self.sandbox = None
+        self.escapes: list[str] = []  # what the last isolated call's candidate got past the verifier
+
+    @property
+    def clean(self) -> bool:
+        """Whether it can run in a clean worker: the verifier is named by a spec string (a
+        function object given through the Python API lives in the caller's memory)."""
+        return self.spec.function is None
+
+    def setup(self) -> None:
+        fn = self.spec.load()
+        self.call = make_caller(fn, self.spec.style)
+        # Domains whose verifiers execute model output (code) have every call isolated: the
+        # verifier runs in a sandboxed fork of this worker, so what it runs cannot touch the
+        # host. Verifiers that already sandbox the candidate themselves opt out.
+        isolate = getattr(self.domain, "isolate_verifier_calls", None)
+        if isolate is not None and not getattr(fn, "runs_candidates_sandboxed", False):
+            self.sandbox = isolate(self._score)
+
+    def _view(self, task: Task) -> Task:
+        make_view = getattr(self.domain, "verifier_view", None)
+        if make_view is None:
+            return task
+        if task.id not in self.views:
+            self.views[task.id] = make_view(task, os.getcwd())
+        return self.views[task.id]
+
+    def _score(self, index: int) -> float:
+        task_id, text = self.items[index]
+        return to_score(self.call(text, self._view(self.tasks[task_id])))
+
+    def __call__(self, index: int) -> float:
+        if self.sandbox is None:
+            return self._score(index)
+        # The sandbox's clock stops first, so a hang is reported as the verifier's timeout.
+        result = self.sandbox.call(index, timeout=max(0.5, self.timeout - 1.0), memory_mb=self.memory_mb or 4096)
+        # Our sandbox's walls stopped it, so the verifier's own guard let it through.
+        self.escapes = [f"guard_escape:{e}" for e in result.escapes]
+        if not result.ok:
+            raise IsolatedCallError(result.kind, result.error or "")
+        return result.value
+
+    def after(self, index: int) -> list[str]:
+        found, self.escapes = self.escapes, []
+        check = getattr(self.domain, "after_call", None)
+        task = self.tasks[self.items[index][0]]
+        if check is None or task.id not in self.views:
+            return found
+        return found + check(task, self.views[task.id])
