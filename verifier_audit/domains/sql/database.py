@@ -449,13 +449,21 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
 
 
+_STATM: dict[int, int] = {}  # pid -> an open /proc/self/statm (a pread costs 2 us, an open 20 us)
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
 def _address_space() -> Optional[int]:
     """This process's virtual size in bytes (None without /proc)."""
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
+    for _ in range(2):
+        fd = _STATM.get(os.getpid())
+        try:
+            if fd is None:  # per pid: after a fork the parent's descriptor reads the parent
+                fd = _STATM[os.getpid()] = os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC)
+            return int(os.pread(fd, 128, 0).split()[0]) * _PAGE
+        except (OSError, ValueError, IndexError):  # closed or replaced by the verifier: open again
+            _STATM.pop(os.getpid(), None)
+    return None
 
 
 class _MemoryBound:
