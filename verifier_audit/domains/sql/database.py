@@ -25,8 +25,8 @@ audit, outermost first:
    later gold query (the ``CREATE TEMP MACRO count_star() AS 7`` attack).
 4. Limits before parsing (``limits.py``): a statement over 1,000,000 characters, 10,000
    tokens, 100 nested parentheses or 500 set operations is refused unparsed, because
-   parsing, binding and planning run before DuckDB first looks at an interrupt (a 10 MB
-   ``IN`` list ran 168 s; a long ``UNION`` chain ran on after its interrupt).
+   parsing, binding and planning run before DuckDB first looks at an interrupt (issue 13's
+   red-team pass: a 10 MB ``IN`` list ran 168 s, a ``UNION`` chain over 400 s).
 5. A deadline: one watchdog thread per process calls ``cursor.interrupt()`` when a query
    runs past its timeout (cross joins, infinite recursive CTEs stop within milliseconds),
    and again every ``REINTERRUPT_EVERY`` seconds until the query ends: DuckDB drops an
@@ -36,10 +36,11 @@ audit, outermost first:
    it really ran when that is well past the deadline. At most ``max_rows`` rows are
    fetched.
 6. Memory per query: DuckDB's ``memory_limit`` bounds only its buffer manager; a string
-   built by one function call (``repeat('x', 2e9)``: 3.9 GB, 16-52 s, not interruptible)
-   is not counted. So while a query runs, the process's address space may grow by at most
-   ``QUERY_MEMORY_MB`` (a soft ``RLIMIT_AS``, put back after; below any limit the worker
-   already has): such an allocation fails at once with DuckDB's out-of-memory error.
+   built by one function call is not counted (issue 13's red-team pass:
+   ``repeat('x', 2e9)`` took 3.9 GB and 16-52 s, not interruptible). So while a query
+   runs, the process's address space may grow by at most ``QUERY_MEMORY_MB`` (a soft
+   ``RLIMIT_AS``, put back after; below any limit the worker already has): such an
+   allocation fails at once with DuckDB's out-of-memory error.
 
 Connections are cached per process: creating a DuckDB instance costs ~15 ms and ~5 MB, a
 query on a warm one well under a millisecond, so the files of one directory (a pool of
