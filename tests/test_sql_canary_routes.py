@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -63,6 +64,9 @@ def _routes(outside: Path) -> dict[str, str]:
 def routes_audit(tmp_path_factory):
     """route -> findings of the unsafe verifier and of the hardened one, in real audits."""
     outside = tmp_path_factory.mktemp("outside-the-worker")
+    leftover = Path("/dev/shm") / f"{canary.PREFIX}{_token('export')}"  # an interrupted earlier run's
+    if leftover.exists():
+        shutil.rmtree(leftover)
     os.environ.setdefault("HOME", str(outside))  # without HOME the C library reads /etc/passwd itself
     loaded = load_suite("sql")
     tasks = DOMAIN.prepare_tasks(loaded.tasks[:1], 0, default_cache_dir())
@@ -169,6 +173,31 @@ def test_a_marker_made_by_another_process_is_never_credited_and_a_deleted_one_st
     assert outs[1].value == "deleted" and len(gone) == 1, gone
     assert gone[0].startswith(f"executes_model_output:{canary.PREFIX}{_token('gone')}.csv: created in {tmp_path}")
     assert "gone before the call ended (fanotify)" in gone[0]
+
+
+class _ChildReads:
+    """A child that opens /etc/passwd and is still alive when the call returns: in the
+    worker's mounts (call 0), and in a mount namespace of its own, as the code domain's
+    sandbox runs candidates (call 1)."""
+
+    def setup(self) -> None:
+        pass
+
+    def __call__(self, i: int):
+        code = "open('/etc/passwd').read(); import time; time.sleep(3)"
+        argv = [sys.executable, "-c", code] if i == 0 else ["unshare", "--mount", sys.executable, "-c", code]
+        self.child = subprocess.Popen(argv)
+        time.sleep(0.5)  # it has read by now; collect() runs while it sleeps
+        return self.child.poll()
+
+
+@needs_fanotify
+@pytest.mark.skipif(not shutil.which("unshare"), reason="needs util-linux unshare")
+def test_a_decoy_read_by_a_child_counts_only_in_the_workers_own_mounts():
+    outs = {o.index: o for o in pool.run(_ChildReads(), range(2), workers=1, timeout=30)}
+    assert outs[0].value is None and outs[1].value is None  # both alive at collect()
+    assert [f.split(":")[0] for f in outs[0].security] == ["read_outside"], outs[0].security
+    assert outs[1].security == [], outs[1].security
 
 
 # ------------------------------------------------------------------ without the kernel watch

@@ -14,6 +14,9 @@ Whose event it is: as root, every worker runs in a PID namespace of its own
 from another worker or the rest of the machine. Without such a namespace, the process must
 be the worker or one in its process group, looked up while the event is read (a process
 that has already exited then goes unattributed: not found, never credited to this call).
+A decoy open counts only from the worker or a live process of its namespace that shares
+its mounts: a process in a mount namespace of its own is the code domain's sandbox, whose
+read-only view of the host is the audit's own wall (or a namespace the verifier made).
 
 One fanotify group per worker: a filesystem mark (``FAN_CREATE``, ``FAN_MOVED_TO``, with
 directories) on every writable file system in ``/proc/self/mountinfo``, and an inode mark
@@ -212,7 +215,7 @@ class HostWatch:
                 path = self.decoys.get(name.decode("utf-8", "replace"))
                 if not path:
                     path = self._path(fsid, handle, name) or name.decode("utf-8", "replace")
-                if self._ours(pid) and path not in found.opened:
+                if self._ours(pid, same_mounts=True) and path not in found.opened:
                     found.opened.append(path)
             elif mask & (_FAN_CREATE | _FAN_MOVED_TO) and name.startswith(self.prefix) and self._ours(pid):
                 found.created.append(self._take(fsid, handle, name))
@@ -229,15 +232,28 @@ class HostWatch:
         except OSError:
             return False
 
-    def _ours(self, pid: int) -> bool:
-        if self.nested or pid == self.pid:
+    def _ours(self, pid: int, same_mounts: bool = False) -> bool:
+        """Whether the process ``pid`` (as fanotify reports it) is this worker or one it
+        started. ``same_mounts``: and it sees the worker's mounts -- a process in a mount
+        namespace of its own is the code domain's sandbox (whose read-only view of the
+        host is the audit's own wall, judged by its known_bad categories), or one the
+        verifier made: not credited, and documented as a blind spot."""
+        if pid == self.pid:
+            return True
+        if self.nested and not same_mounts:
             return True  # in this worker's own PID namespace, every visible pid is the worker's
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as fh:
-                fields = fh.read().rpartition(b")")[2].split()
-            return int(fields[2]) == os.getpgrp()  # the process group, after state and ppid
-        except (OSError, ValueError, IndexError):
+        host = _host_pid(pid) if self.nested else pid
+        if host is None:
             return False  # gone already: not credited to this call
+        try:
+            if not self.nested:
+                with open(f"/proc/{host}/stat", "rb") as fh:
+                    fields = fh.read().rpartition(b")")[2].split()
+                if int(fields[2]) != os.getpgrp():  # the process group, after state and ppid
+                    return False
+            return not same_mounts or os.readlink(f"/proc/{host}/ns/mnt") == os.readlink("/proc/self/ns/mnt")
+        except (OSError, ValueError, IndexError):
+            return False
 
     def _directory(self, fsid: int, handle: bytes) -> Optional[int]:
         """An fd of the directory ``handle`` names (caller closes it), or None."""
@@ -283,6 +299,32 @@ class HostWatch:
             return text, "(a directory the audit could not name)", False
         finally:
             os.close(fd)
+
+
+def _host_pid(ns_pid: int) -> Optional[int]:
+    """The pid in /proc of the live process of this process's own PID namespace that it
+    calls ``ns_pid``, or None (every process's NSpid is read: only for a decoy open by a
+    process other than the worker, which is rare)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            mine = next(line.split()[1:] for line in fh if line.startswith("NSpid:"))
+        my_ns = os.readlink("/proc/self/ns/pid")
+    except (OSError, StopIteration):
+        return None
+    level = len(mine) - 1  # our namespace's column in everyone's NSpid line
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as fh:
+                ids = next(line.split()[1:] for line in fh if line.startswith("NSpid:"))
+            # Only processes of this very namespace: a deeper one (the code sandbox's runs, a
+            # namespace the verifier made) is not looked up, and so not credited.
+            if len(ids) == level + 1 and int(ids[level]) == ns_pid and os.readlink(f"/proc/{entry}/ns/pid") == my_ns:
+                return int(entry)
+        except (OSError, StopIteration, ValueError):
+            continue
+    return None
 
 
 def _in_own_pid_namespace() -> bool:
