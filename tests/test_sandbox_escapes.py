@@ -245,10 +245,10 @@ FORKS = (
 )
 
 
-def _tree_anon_bytes(zygote: int, uid) -> int:
-    """What the run's processes hold, measured here and not by the sandbox: resident
-    anonymous memory (RssAnon; pages shared after fork count in each process, so this
-    over-counts) of every descendant of the zygote that runs as the run's uid."""
+def _tree_pss_bytes(zygote: int, uid) -> int:
+    """What the run's processes hold, measured here, not by the sandbox: the proportional
+    set size (all of it, files included; a page shared by n processes counts 1/n in each)
+    of every descendant of the zygote that runs as the run's uid."""
     total, stack = 0, [zygote]
     while stack:
         pid = stack.pop()
@@ -256,12 +256,13 @@ def _tree_anon_bytes(zygote: int, uid) -> int:
             for tid in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{tid}/children") as fh:
                     stack += [int(p) for p in fh.read().split()]
-            with open(f"/proc/{pid}/status") as fh:
-                status = dict(line.split(":", 1) for line in fh if ":" in line)
-        except (OSError, ValueError):
+            if uid is not None and os.stat(f"/proc/{pid}").st_uid != uid:
+                continue
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                pss = next(line for line in fh if line.startswith("Pss:"))
+        except (OSError, ValueError, StopIteration):
             continue
-        if uid is None or int(status["Uid"].split()[0]) == uid:
-            total += int(status.get("RssAnon", "0 kB").split()[0]) * 1024
+        total += int(pss.split()[1]) * 1024
     return total
 
 
@@ -273,27 +274,32 @@ def _run_sampled(b: Sandbox, *args, **kwargs):
     peak = 0
     worker.start()
     while worker.is_alive():
-        peak = max(peak, _tree_anon_bytes(z.pid, z.uid))
+        peak = max(peak, _tree_pss_bytes(z.pid, z.uid))
         time.sleep(0.002)
     return out["r"], peak / 2**20
 
 
+@pytest.mark.parametrize("level", ["rlimits", pytest.param("namespaces", marks=needs_ns)])
 @pytest.mark.parametrize("mechanism", [
     pytest.param("cgroup", marks=pytest.mark.skipif(not HAS_CGROUP, reason="no memory cgroup can be made here")),
     "watcher",
 ])
-def test_memory_limit_covers_the_process_tree(mechanism):
+def test_memory_limit_covers_the_process_tree(mechanism, level):
     limit = 256
-    with Sandbox(workers=1, level="rlimits", tree_memory=mechanism) as b:
+    with Sandbox(workers=1, level=level, tree_memory=mechanism) as b:
         # 8 children of 200 MiB each: every one fits its own RLIMIT_AS, the tree does not.
         r, seen = _run_sampled(b, FORKS, call="f", args=(8, 200), timeout=30, memory_mb=limit)
         assert not r.ok and r.kind == "memory", r
         assert r.memory_guard in (("watcher",) if mechanism == "watcher" else ("cgroup v1", "cgroup v2")), r
-        # Never more than about the limit on the host (1600 MiB unbounded): the kernel's peak
-        # for a cgroup, our own sampling (which over-counts shared pages) for both.
+        # Never more than about the limit on the host (1600 MiB unbounded). A cgroup is the
+        # kernel's hard limit: its peak, and our own sampling (Pss counts file pages too).
+        # The watcher overshoots by what the tree allocates before the zygote's next look
+        # (10 ms, longer on a loaded machine): bounded at twice the limit here.
         if mechanism == "cgroup":
             assert r.memory_peak_mb is not None and r.memory_peak_mb <= limit + 1, r.memory_peak_mb
-        assert seen < limit + 128, seen
+            assert seen < limit + 64, seen
+        else:
+            assert seen < 2 * limit, seen
         # An honest tree under the same limit is untouched: 4 children of 30 MiB.
         ok = b.run(FORKS, call="f", args=(4, 30), timeout=30, memory_mb=limit)
         assert ok.ok and ok.value == "held", ok

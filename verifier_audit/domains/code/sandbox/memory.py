@@ -5,19 +5,21 @@
 bounds its runs' tree, with the strongest mechanism the machine offers (``provision``):
 
 * **cgroup** (the v2 memory controller, else the v1 one), where this process may create a
-  cgroup (root and a writable cgroup file system). The parent makes one cgroup per zygote
-  and removes it when the zygote ends; the zygote moves *itself* into it once, so every run
-  it forks is inside from its first instruction (moving a process per run would cost an RCU
-  grace period each time). Before each run the zygote sets the limit to what the cgroup
-  holds then plus ``memory_mb``: the kernel charges everything the tree allocates
-  (anonymous memory, tmpfs and memfd pages, page tables, pipe and socket buffers) and, at
-  the limit, OOM-kills inside the cgroup, never outside it. Each run sets its
-  ``oom_score_adj`` to 1000, so the victim is one of its processes, never the zygote (which
-  is also exempt, -1000, where it has CAP_SYS_RESOURCE). Any OOM kill during a run makes it
-  a ``memory`` failure and the zygote kills its tree at the next tick (v2 with an exempt
-  zygote: the kernel kills the whole tree at once, ``memory.oom.group``). The peak is the
-  kernel's (``memory.max_usage_in_bytes``, ``memory.peak``), over what the cgroup held when
-  the run started.
+  cgroup (root and a writable cgroup file system). The parent makes one cgroup per zygote;
+  the zygote moves *itself* into it once, so every run it forks is inside from its first
+  instruction (moving a process per run would cost an RCU grace period each time), and
+  removes it when it ends (the parent too, at close; an empty one left by a zygote killed
+  with its parent is removed by the next ``provision``). Before each run the zygote sets
+  the limit to what the cgroup holds then plus ``memory_mb``: the kernel charges
+  everything the tree allocates (anonymous memory, tmpfs and memfd pages, page tables,
+  pipe and socket buffers) and, at the limit, OOM-kills inside the cgroup, never outside
+  it. Each run sets its ``oom_score_adj`` to 1000 (with either mechanism), so the victim
+  is one of its processes, never the zygote (which is also exempt, -1000, where it has
+  CAP_SYS_RESOURCE). Any OOM kill during a run makes it a ``memory`` failure and the
+  zygote kills its tree at the next tick (v2 with an exempt zygote: the kernel kills the
+  whole tree at once, ``memory.oom.group``). The peak is the kernel's
+  (``memory.max_usage_in_bytes``, ``memory.peak``), over what the cgroup held when the
+  run started.
 * **watcher**, elsewhere: while a run lives, the zygote sums every ``TICK`` seconds the
   proportional set size (``Pss_Anon + Pss_Shmem``) of each process of the tree and the size
   of memory files they hold open (memfd, deleted files), and kills the tree past the limit.
@@ -222,21 +224,40 @@ class Guard:
         return False, None
 
 
-class CgroupGuard(Guard):
-    """The zygote and its runs in a cgroup of their own (see the module doc)."""
+class _Bounded(Guard):
+    """What both bounds share: runs make themselves the OOM killer's first choice."""
 
     tick = TICK
 
+    def __init__(self):
+        # Opened now, through the host's mounts: inside the mount namespace /proc is read-only.
+        self.proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)
+
+    def _adjust_oom(self, value: int) -> None:
+        fd = os.open("self/oom_score_adj", os.O_WRONLY, dir_fd=self.proc)
+        try:
+            os.write(fd, str(value).encode())
+        finally:
+            os.close(fd)
+
+    def in_run(self) -> None:
+        # The highest score: a run is always the OOM killer's first choice, in its cgroup
+        # and on the host (raising one's own score needs no privilege).
+        self._adjust_oom(1000)
+
+
+class CgroupGuard(_Bounded):
+    """The zygote and its runs in a cgroup of their own (see the module doc)."""
+
     def __init__(self, path: str):
+        super().__init__()
         self.dir = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
         self.parent = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
         self.leaf = os.path.basename(path)
-        home = _on_disk(2 if os.path.exists(os.path.join(path, "memory.max")) else 1)
-        self.home = os.open(home, os.O_RDONLY | os.O_DIRECTORY) if home else None
         self.v2 = os.path.exists(os.path.join(path, "memory.max"))
+        home = _on_disk(2 if self.v2 else 1)  # where this process is now, to go back to
+        self.home = os.open(home, os.O_RDONLY | os.O_DIRECTORY) if home else None
         self.name = "cgroup v2" if self.v2 else "cgroup v1"
-        # Opened now, through the host's mounts: inside the mount namespace they are read-only.
-        self.proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)
         self._limit_file = "memory.max" if self.v2 else "memory.limit_in_bytes"
         self._swap_file = "memory.swap.max" if self.v2 else "memory.memsw.limit_in_bytes"
         self._has_swap_file = self._exists(self._swap_file)
@@ -244,6 +265,7 @@ class CgroupGuard(Guard):
         self._base = 0
         self._ooms = 0
         self._peak_fd: Optional[int] = None
+        self._fds: dict[tuple[str, int], int] = {}
 
     def _exists(self, name: str) -> bool:
         try:
@@ -252,19 +274,18 @@ class CgroupGuard(Guard):
         except OSError:
             return False
 
+    def _fd(self, name: str, flags: int) -> int:
+        """The cgroup's files stay open: a run costs a few preads and pwrites, no opens."""
+        key = (name, flags)
+        if key not in self._fds:
+            self._fds[key] = os.open(name, flags, dir_fd=self.dir)
+        return self._fds[key]
+
     def _put(self, name: str, text: str) -> None:
-        fd = os.open(name, os.O_WRONLY, dir_fd=self.dir)
-        try:
-            os.write(fd, text.encode())
-        finally:
-            os.close(fd)
+        os.pwrite(self._fd(name, os.O_WRONLY), text.encode(), 0)
 
     def _get(self, name: str) -> str:
-        fd = os.open(name, os.O_RDONLY, dir_fd=self.dir)
-        try:
-            return os.read(fd, 4096).decode()
-        finally:
-            os.close(fd)
+        return os.pread(self._fd(name, os.O_RDONLY), 4096, 0).decode()
 
     def join(self) -> None:
         """Move this process (the zygote) into the cgroup, exempt from the OOM killer where
@@ -294,13 +315,6 @@ class CgroupGuard(Guard):
             os.rmdir(self.leaf, dir_fd=self.parent)
         except OSError:
             pass
-
-    def _adjust_oom(self, value: int) -> None:
-        fd = os.open("self/oom_score_adj", os.O_WRONLY, dir_fd=self.proc)
-        try:
-            os.write(fd, str(value).encode())
-        finally:
-            os.close(fd)
 
     def _usage(self) -> int:
         return int(self._get("memory.current" if self.v2 else "memory.usage_in_bytes"))
@@ -341,11 +355,6 @@ class CgroupGuard(Guard):
         first, second = (self._swap_file, self._limit_file) if raising else (self._limit_file, self._swap_file)
         self._put(first, value)
         self._put(second, value)
-
-    def in_run(self) -> None:
-        # The highest score: a run is always the OOM killer's first choice, in its cgroup
-        # and on the host (raising one's own score needs no privilege).
-        self._adjust_oom(1000)
 
     def over(self) -> bool:
         return self._oom_kills() > self._ooms
@@ -429,13 +438,13 @@ def tree_memory(pid: int) -> int:
     return total + sum(files.values())
 
 
-class WatchGuard(Guard):
+class WatchGuard(_Bounded):
     """The accounted limit: the zygote sums the tree's memory every tick."""
 
     name = "watcher"
-    tick = TICK
 
     def __init__(self):
+        super().__init__()
         self._limit: Optional[int] = None
         self._peak: Optional[int] = None
         self._over = False
@@ -445,7 +454,8 @@ class WatchGuard(Guard):
         self._peak, self._over = None, False
 
     def over(self) -> bool:
-        used = tree_memory(os.getpid())
+        # Our pid as /proc names it: the host's, also where we are PID 1 of a namespace.
+        used = tree_memory(int(os.readlink("/proc/self")))
         self._peak = used if self._peak is None else max(self._peak, used)
         self._over = self._over or (self._limit is not None and used > self._limit)
         return self._over
