@@ -177,16 +177,17 @@ def test_a_marker_made_by_another_process_is_never_credited_and_a_deleted_one_st
 
 class _ChildReads:
     """A child that opens /etc/passwd and is still alive when the call returns: in the
-    worker's mounts (call 0), and in a mount namespace of its own, as the code domain's
-    sandbox runs candidates (call 1)."""
+    worker's mounts (call 0), in a mount namespace of its own, as the code domain's
+    sandbox runs candidates (call 1), and without HOME, where the C library opens it to
+    find a home directory (call 2: a Python started with an empty environment)."""
 
     def setup(self) -> None:
         pass
 
     def __call__(self, i: int):
         code = "open('/etc/passwd').read(); import time; time.sleep(3)"
-        argv = [sys.executable, "-c", code] if i == 0 else ["unshare", "--mount", sys.executable, "-c", code]
-        self.child = subprocess.Popen(argv)
+        argv = [sys.executable, "-c", code] if i != 1 else ["unshare", "--mount", sys.executable, "-c", code]
+        self.child = subprocess.Popen(argv, env=None if i != 2 else {})
         time.sleep(0.5)  # it has read by now; collect() runs while it sleeps
         return self.child.poll()
 
@@ -194,10 +195,10 @@ class _ChildReads:
 @needs_fanotify
 @pytest.mark.skipif(not shutil.which("unshare"), reason="needs util-linux unshare")
 def test_a_decoy_read_by_a_child_counts_only_in_the_workers_own_mounts():
-    outs = {o.index: o for o in pool.run(_ChildReads(), range(2), workers=1, timeout=30)}
-    assert outs[0].value is None and outs[1].value is None  # both alive at collect()
+    outs = {o.index: o for o in pool.run(_ChildReads(), range(3), workers=1, timeout=30)}
+    assert [outs[i].value for i in range(3)] == [None] * 3  # all alive at collect()
     assert [f.split(":")[0] for f in outs[0].security] == ["read_outside"], outs[0].security
-    assert outs[1].security == [], outs[1].security
+    assert outs[1].security == [] and outs[2].security == [], (outs[1].security, outs[2].security)
 
 
 # ------------------------------------------------------------------ without the kernel watch

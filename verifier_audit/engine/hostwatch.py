@@ -16,7 +16,9 @@ be the worker or one in its process group, looked up while the event is read (a 
 that has already exited then goes unattributed: not found, never credited to this call).
 A decoy open counts only from the worker or a live process of its namespace that shares
 its mounts: a process in a mount namespace of its own is the code domain's sandbox, whose
-read-only view of the host is the audit's own wall (or a namespace the verifier made).
+read-only view of the host is the audit's own wall (or a namespace the verifier made). An
+open of /etc/passwd by a process without HOME is the C library looking for a home
+directory (a Python started with an empty environment does it at start): not counted.
 
 One fanotify group per worker: a filesystem mark (``FAN_CREATE``, ``FAN_MOVED_TO``, with
 directories) on every writable file system in ``/proc/self/mountinfo``, and an inode mark
@@ -215,7 +217,8 @@ class HostWatch:
                 path = self.decoys.get(name.decode("utf-8", "replace"))
                 if not path:
                     path = self._path(fsid, handle, name) or name.decode("utf-8", "replace")
-                if self._ours(pid, same_mounts=True) and path not in found.opened:
+                if (self._ours(pid, same_mounts=True) and path not in found.opened
+                        and not (path == PASSWD and self._home_lookup(pid))):
                     found.opened.append(path)
             elif mask & (_FAN_CREATE | _FAN_MOVED_TO) and name.startswith(self.prefix) and self._ours(pid):
                 found.created.append(self._take(fsid, handle, name))
@@ -254,6 +257,19 @@ class HostWatch:
             return not same_mounts or os.readlink(f"/proc/{host}/ns/mnt") == os.readlink("/proc/self/ns/mnt")
         except (OSError, ValueError, IndexError):
             return False
+
+    def _home_lookup(self, pid: int) -> bool:
+        """True when the process that opened /etc/passwd has no HOME: the C library reads
+        the file to find a home directory (a Python started with an empty environment
+        does, at start), which is no candidate's doing. Not known: treated as such."""
+        if pid == self.pid:
+            return "HOME" not in os.environ
+        host = _host_pid(pid) if self.nested else pid
+        try:
+            with open(f"/proc/{host}/environ", "rb") as fh:
+                return not any(entry.startswith(b"HOME=") for entry in fh.read().split(b"\0"))
+        except (OSError, TypeError):
+            return True
 
     def _directory(self, fsid: int, handle: bytes) -> Optional[int]:
         """An fd of the directory ``handle`` names (caller closes it), or None."""
