@@ -53,8 +53,10 @@ def evasion_audit(outside):
     (but no probes: they would rescore the same calls)."""
     # One worker: markers that two workers drop into one shared directory at the same time
     # (the root, say) may be credited to the other's call (docs/canaries.md, blind spots).
+    # At the process level: the evasions write where the verifier may (at namespaces those
+    # places are read-only or private, and closed to its uid: tests/test_isolation.py).
     options = AuditOptions(workers=1, progress=False, probe_sample=0, origins=("known_bad",),
-                           cache_dir=default_cache_dir())
+                           cache_dir=default_cache_dir(), isolation="process")
     loaded = load_suite("math")
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, 3), options)
     prepared = dataclasses.replace(prepared, candidates=[c for c in prepared.candidates if c.category in CANARIES])

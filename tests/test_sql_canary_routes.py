@@ -20,7 +20,7 @@ import pytest
 
 from verifier_audit import canary
 from verifier_audit.domains.sql import DOMAIN
-from verifier_audit.engine import hostwatch, pool
+from verifier_audit.engine import hostwatch, lockdown, pool
 from verifier_audit.engine.audit import AuditOptions, Prepared, audit, default_cache_dir
 from verifier_audit.loading import resolve
 from verifier_audit.models import Candidate
@@ -76,7 +76,11 @@ def routes_audit(tmp_path_factory):
                             text=f"```sql\n{sql.replace('{gold}', task.reference)}\n```")
                   for route, sql in _routes(outside).items()]
     prepared = Prepared(loaded.name, loaded.content_hash, "sql", tasks, candidates, [])
-    options = AuditOptions(workers=2, timeout=20.0, probe_sample=0, progress=False, answer_formats=False)
+    # The process level: what is tested is that writes anywhere are seen. At namespaces the
+    # absolute routes fail (read-only, closed to the worker's uid); what still lands is in
+    # the work dir and the private scratch: test_routes_that_still_land_at_namespaces_are_found.
+    options = AuditOptions(workers=2, timeout=20.0, probe_sample=0, progress=False, answer_formats=False,
+                           isolation="process")
     out = {}
     for spec in (UNSAFE, "verifier_audit.domains.sql.verifiers:strong"):
         report = audit(prepared, [resolve(spec)], options)[0]
@@ -120,6 +124,30 @@ def test_the_hardened_verifier_gives_no_finding_on_the_same_routes(routes_audit)
     _, results = routes_audit
     report, by_route = results["verifier_audit.domains.sql.verifiers:strong"]
     assert by_route == {} and not (report.checks and report.checks.unobserved)
+
+
+@pytest.mark.skipif(lockdown.default_level() != "namespaces", reason="the namespaces level needs root on Linux")
+def test_routes_that_still_land_at_namespaces_are_found():
+    """Behind the lockdown the writable places are the work dir and the private /tmp and
+    /dev/shm: a canary written there is found, and nothing reaches the host's."""
+    loaded = load_suite("sql")
+    tasks = DOMAIN.prepare_tasks(loaded.tasks[:1], 0, default_cache_dir())
+    task = tasks[0]
+    marks = {r: f"{canary.PREFIX}{canary.make_token('sql-routes-ns', r)}" for r in ("tmp", "shm", "handout")}
+    routes = {"tmp": f"COPY (SELECT 1 AS x) TO '/tmp/{marks['tmp']}.csv'; {task.reference}",
+              "shm": f"EXPORT DATABASE '/dev/shm/{marks['shm']}'; {task.reference}",
+              "handout": f"COPY (SELECT 1 AS x) TO 'db/{marks['handout']}.csv'; {task.reference}"}
+    candidates = [Candidate(id=f"{task.id}/sql.file.write/{r}", task_id=task.id, origin="known_bad",
+                            category="sql.file.write", severity="critical", label="incorrect",
+                            text=f"```sql\n{sql}\n```") for r, sql in routes.items()]
+    prepared = Prepared(loaded.name, loaded.content_hash, "sql", tasks, candidates, [])
+    options = AuditOptions(workers=1, timeout=20.0, probe_sample=0, progress=False, answer_formats=False)
+    report = audit(prepared, [resolve(UNSAFE)], options)[0]
+    assert report.settings["isolation"] == "namespaces"
+    found = {f.candidate_id.rsplit("/", 1)[-1] for f in report.security_findings
+             if f.kind == "executes_model_output" and marks[f.candidate_id.rsplit("/", 1)[-1]] in f.detail}
+    assert found == set(routes), report.security_findings
+    assert not any(n.startswith(canary.PREFIX) for n in os.listdir("/tmp") + os.listdir("/dev/shm"))
 
 
 # ------------------------------------------------------------------ attribution

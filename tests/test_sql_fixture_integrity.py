@@ -4,6 +4,7 @@ in its work directory; blind spots are reported unobserved, never checked."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -322,16 +323,20 @@ def spider_audits(tmp_path_factory):
     options = AuditOptions(workers=2, timeout=10, cache_dir=cache, progress=False, probe_sample=0,
                            origins=("known_bad",))
     prepared = prepare("spider-dev", "dev", tasks, options)
-    names = ["executes_everything", "read_only", "read_only_with_a_side_database"]
-    specs = [resolve(f"{SCORERS}:{name}") for name in names]
+    specs = [resolve(f"{SCORERS}:{name}") for name in ("executes_everything", "read_only")]
+    # Scorers that write where the user's files are (a side database, the dataset itself)
+    # run at the process level: at namespaces those writes fail (tests/test_isolation.py),
+    # and what is checked here is that the audit sees them where they can happen.
+    writers = [resolve(f"{SCORERS}:{name}") for name in ("read_only_with_a_side_database", "executes_on_the_dataset")]
+    at_process = dataclasses.replace(options, isolation="process")
     tables = integrity.tables(db_dir / "shop" / "shop.sqlite", "sqlite")
     with pytest.MonkeyPatch.context() as mp:  # the workers inherit the environment
         mp.setenv("VA_TEST_DB_DIR", str(db_dir))
         mp.setenv("VA_TEST_SIDE_DB", str(base / "side.sqlite"))
         reports = {spec.name: r for spec, r in zip(specs, audit(prepared, specs, options))}
+        [reports[writers[0].name]] = audit(prepared, [writers[0]], at_process)
         assert sha(db_dir / "shop" / "shop.sqlite") == original  # handed copies only: the dataset untouched
-        dataset = resolve(f"{SCORERS}:executes_on_the_dataset")
-        [reports[dataset.name]] = audit(prepared, [dataset], options)
+        [reports[writers[1].name]] = audit(prepared, [writers[1]], at_process)
     assert integrity.tables(db_dir / "shop" / "shop.sqlite", "sqlite") == tables  # written, and put back
     return reports
 

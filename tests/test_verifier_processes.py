@@ -21,6 +21,9 @@ FIXTURES = ROOT / "tests" / "fixtures" / "process_verifiers.py"
 
 
 def _audit(name: str, suite: str = "math", limit: int = 4, **kw):
+    # The fixtures report their processes through files in the test's directory, which only
+    # the process level lets them write: tests/test_isolation.py has the namespaces level.
+    kw.setdefault("isolation", "process")
     options = AuditOptions(workers=2, timeout=20.0, cache_dir=None, probe_sample=0, **kw)
     loaded = load_suite(suite)
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, limit), options)
@@ -70,7 +73,7 @@ def test_kill_9_of_the_audit_leaves_no_verifier_process_behind(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "verifier_audit", "run", "--verifier", f"{FIXTURES}:leaves_a_sleeper",
          "--limit", "3", "--no-progress", "--no-cache", "--no-config", "--workers", "2",
-         "--results", str(tmp_path / "r.jsonl")],
+         "--isolation", "process", "--results", str(tmp_path / "r.jsonl")],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         # Bounded by work, not time: wait until the verifier has started a few children.

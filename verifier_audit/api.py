@@ -38,18 +38,21 @@ def audit(
     cache: bool = True,
     progress: bool = False,
     probe_sample: int = 24,
+    isolation: Optional[str] = None,
 ) -> Report:
     """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict).
 
     ``probe_sample``: candidates rescored to check determinism and thread and process
-    safety (``report.checks``); 0 skips the probes."""
+    safety (``report.checks``); 0 skips the probes. ``isolation``: ``none``, ``process``
+    or ``namespaces`` (None: the strongest this machine gives; docs/threat-model.md). A
+    function object (not a spec string) runs in workers forked from this process."""
     spec = from_callable(verifier, style) if callable(verifier) else resolve(verifier, style)
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
                         max_error_rate=max_error_rate, waived_categories=list(waive)),
         results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
-        probe_sample=probe_sample,
+        probe_sample=probe_sample, isolation=isolation,
     )
     loaded = load_suite(suite, fields=fields)
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, split, limit), options, split=split, limit=limit)

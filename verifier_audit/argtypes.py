@@ -33,3 +33,16 @@ rate = _checked(float, lambda v: 0 <= v <= 1, "in [0, 1]")
 open_unit = _checked(float, lambda v: 0 < v < 1, "in (0, 1)")
 top_p = _checked(float, lambda v: 0 < v <= 1, "in (0, 1]")
 temperature = _checked(float, lambda v: v >= 0, ">= 0 (0 is greedy)")
+
+
+# --isolation: the levels of engine/lockdown.py, weakest first.
+ISOLATION_LEVELS = ("none", "process", "namespaces")
+ISOLATION_HELP = ("how each worker that runs the verifier is isolated: namespaces (read-only file system but its "
+                  "work dir, private /tmp, no network, no capabilities, memory bound per process tree), process "
+                  "(own PID namespace: nothing it starts outlives it), none (warned: runs with your privileges); "
+                  "default: the strongest this machine gives (docs/threat-model.md)")
+
+
+def add_isolation_option(group) -> None:
+    """The same --isolation on every subcommand that runs a verifier."""
+    group.add_argument("--isolation", choices=ISOLATION_LEVELS, default=None, help=ISOLATION_HELP)

@@ -86,6 +86,7 @@ def _suite_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=None, help="hard limit per oracle call, seconds (default 10)")
     g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
                    help="address space a worker may add to what it maps at start (default 4096 MiB; 0: no limit)")
+    argtypes.add_isolation_option(g)
     g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
     g.add_argument("--only", action="append", choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
                    help="audit only candidates of this origin (repeatable): near_miss, equivalent, known_bad; "
@@ -173,7 +174,7 @@ def _given(args) -> dict:
     """The options the user gave on the command line (None: not given)."""
     names = ("suite", "format", "split", "limit", "seed", "workers", "timeout", "oracle_timeout", "memory_mb",
              "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "domain", "db_dir",
-             "resume", "probe_sample")
+             "resume", "probe_sample", "isolation")
     given = {n: getattr(args, n, None) for n in names}
     given.update(fields=args.field, waive=getattr(args, "waive", []), no_cache=args.no_cache,
                  origins=getattr(args, "only", None),

@@ -119,6 +119,7 @@ class ProjectConfig(_Section):
     threshold: Rate = 0.5
     probe_sample: Optional[Annotated[int, _range(argtypes.nonnegative_int)]] = None  # determinism/thread probes; 0: none
     answer_formats: Optional[StrictBool] = None  # the answer-format probe (docs/answer-formats.md); false: off
+    isolation: Optional[Literal["none", "process", "namespaces"]] = None  # engine/lockdown.py; None: the strongest here
     report_dir: Optional[str] = None  # write every report format here after each run
     gate: GateSection = Field(default_factory=GateSection)
     verifiers: list[VerifierEntry] = Field(default_factory=list)

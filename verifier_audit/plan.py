@@ -27,6 +27,7 @@ from .engine.audit import (
     prepare,
     run_settings,
 )
+from .engine.lockdown import resolve_level
 from .engine.store import fingerprint
 from .errors import InputError
 from .loading import VerifierSpec, resolve
@@ -126,7 +127,12 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         origins=tuple(given["origins"]) if given.get("origins") else None,
         probe_sample=_first(given.get("probe_sample"), c.probe_sample, 24),
         answer_formats=_first(given.get("answer_formats"), c.answer_formats, True),
+        isolation=_first(given.get("isolation"), c.isolation),
     )
+    try:
+        resolve_level(options.isolation)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     return options, _first(given.get("timeout"), c.timeout)
 
 

@@ -23,6 +23,7 @@ from ..loading import VerifierSpec, source_hash
 from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict, to_json
 from ..report.build import build_report
 from . import pool
+from .lockdown import resolve_level
 from .formats import annotate, formats_for
 from .probes import run_probes
 from .progress import Progress
@@ -58,6 +59,9 @@ class AuditOptions:
     # Probe the answer formats the verifier reads and show it its candidates in one it reads
     # (engine/formats.py); False: always as generated.
     answer_formats: bool = True
+    # How each worker that runs the verifier is isolated (engine/lockdown.py): none,
+    # process, namespaces; None: the strongest this machine gives.
+    isolation: Optional[str] = None
 
 
 @dataclass
@@ -236,6 +240,7 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         "verifiers": [[v.spec, v.style] for v in verifiers],
         "timeout": options.timeout,
         "memory_mb": options.memory_mb,
+        "isolation": resolve_level(options.isolation),
         "n_candidates": len(prepared.candidates),
         "origins": sorted(options.origins) if options.origins else None,
         # Never resume across an edit of the verifier or other candidates (same count).
@@ -259,6 +264,9 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
     store = ResultsStore(results_path, settings, resume=options.resume, known=known)
     for warning in store.warnings:
         print(f"verifier-audit: warning: {warning}", file=sys.stderr)
+    if settings["isolation"] == "none":
+        print("verifier-audit: warning: isolation none: the verifier runs with your privileges, sees your files and "
+              "network, and what it starts may outlive the audit (docs/threat-model.md)", file=sys.stderr)
     tasks = {t.id: t for t in prepared.tasks}
     # Per verifier: the candidates it is shown (rewritten into a format it reads, when it
     # does not read the generators' own) and what its format probe found.
@@ -274,7 +282,8 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
             job = _VerifierJob(spec, view.candidates, tasks, get_domain(prepared.domain), options.timeout,
                                options.memory_mb)
             for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
-                                quiet=options.quiet_workers, on_wait=progress.in_flight, clean=job.clean):
+                                quiet=options.quiet_workers, on_wait=progress.in_flight, clean=job.clean,
+                                isolation=resolve_level(options.isolation)):
                 c = view.candidates[out.index]
                 if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
                     out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"

@@ -208,9 +208,11 @@ def _max_fd() -> int:
         return 4096
 
 
-def _worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: Optional[int]) -> None:
+def _worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: Optional[int],
+                 isolation: str = "process", cgroup: Optional[str] = None) -> None:
     """``job``: the Job itself (forked from the parent), or a _CleanStart (started from the
-    clean server: ``parent`` None, the server is the parent and dies with the audit)."""
+    clean server: ``parent`` None, the server is the parent and dies with the audit).
+    ``isolation``: a level of engine/lockdown.py; ``cgroup``: the tree's memory cgroup."""
     _die_with_parent()
     if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(0)
@@ -218,18 +220,39 @@ def _worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool,
         _let_go_of_the_server()
         job = job.open()
     os.setpgrp()  # the parent kills the whole group: children the verifier spawned die too
-    _guard_processes()
+    if isolation != "none":
+        _guard_processes()
     faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if quiet:
         _silence_stdio()
+    # A job whose calls run in a sandbox of its own (the code domain's) starts it in setup,
+    # and that sandbox (and each zygote it replaces later) needs the privileges the lockdown
+    # drops: its worker keeps the process level, each call is isolated there.
+    locked = isolation == "namespaces" and not getattr(job, "privileged_setup", False)
+    # Canaries (marker files, an audit hook, the kernel's watch) are armed before the
+    # verifier is imported: the kernel's watch needs the privileges the lockdown drops.
+    tripwires = Tripwires(workdir, contained=locked)
+    lock = None
+    try:
+        if locked:
+            from .lockdown import Lockdown, worker_uid
+
+            readable = getattr(job, "readable_paths", None)
+            lock = Lockdown(workdir, cgroup, tuple(readable() if readable else ()))
+            lock.set_memory_limit(memory_mb)
+            lock.drop_privileges(worker_uid())
+    except BaseException as exc:  # noqa: BLE001 - fail closed: no worker without its walls
+        _send(conn, ["setup_error", f"isolation 'namespaces' could not be set up ({type(exc).__name__}: {exc}); "
+                                    "--isolation process runs without it"[:2000]])
+        return
     try:
         job.setup()  # in the audit's cwd, where the user's relative imports make sense
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
         _send(conn, ["setup_error", f"{type(exc).__name__}: {exc}"[:2000]])
         return
     os.chdir(workdir)
-    tripwires = Tripwires(workdir)  # canaries: marker files and an audit hook
+    tripwires.collect()  # what setup did is not a call's
     _limit_memory(memory_mb)
     _send(conn, ["ready", None])
     while True:
@@ -255,6 +278,8 @@ def _worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool,
             signal.alarm(0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             fired = tripwires.collect()
+            if lock is not None:
+                fired += lock.sweep()
             after = getattr(job, "after", None)
             if after is not None:
                 try:
@@ -403,14 +428,24 @@ def warm_clean_server() -> None:
 
 
 class _Worker:
-    def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False):
+    def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False,
+                 isolation: str = "process"):
         self.workdir = tempfile.mkdtemp(prefix="va-worker-")
         self.conn, child = ctx.Pipe()
+        # The memory cgroup of the worker's whole tree (the namespaces level, where one can
+        # be made): made here, joined by the worker, removed with it.
+        self.cgroup: Optional[str] = None
+        if isolation == "namespaces":
+            from .lockdown import memory
+
+            kind, path = memory.provision()
+            self.cgroup = path if kind == "cgroup" else None
         # Not daemonic: a daemonic process may not start children, and verifiers do (see
         # _guard_processes). The parent still never leaves one behind: stop() and kill()
         # end the worker's whole process group.
         self.proc = ctx.Process(target=_worker_main, daemon=False,
-                                args=(job, child, memory_mb, self.workdir, quiet, None if clean else os.getpid()))
+                                args=(job, child, memory_mb, self.workdir, quiet, None if clean else os.getpid(),
+                                      isolation, self.cgroup))
         if clean:
             with _without_main_module():
                 self.proc.start()
@@ -436,7 +471,20 @@ class _Worker:
         self.proc.join(timeout=5)
         _LIVE.discard(self)
         self.conn.close()
+        if self.cgroup is not None:
+            from .lockdown import memory
+
+            memory.release(("cgroup", self.cgroup))
+            self.cgroup = None
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def went_over_memory(self) -> bool:
+        """Whether the kernel killed a process of this worker's tree at its memory limit."""
+        if self.cgroup is None:
+            return False
+        from .lockdown import oom_kills
+
+        return oom_kills(self.cgroup) > 0
 
     def stop(self) -> None:
         try:
@@ -475,6 +523,7 @@ def run(
     on_restart: Optional[Callable[[str], None]] = None,
     on_wait: Optional[Callable[[list[float]], None]] = None,
     clean: bool = False,
+    isolation: str = "process",
 ) -> Iterator[Outcome]:
     """Yield an Outcome for every item (in completion order), whatever the calls do.
 
@@ -482,7 +531,8 @@ def run(
     calls in flight, at least twice a second: a progress bar keeps moving, and knows how
     long the slow calls have run, while no call completes. ``clean``: start the workers
     from a clean server instead of forking this process (the job must pickle); for jobs
-    that run the verifier under audit, which must find none of the audit's data."""
+    that run the verifier under audit, which must find none of the audit's data.
+    ``isolation``: ``none``, ``process`` or ``namespaces`` (engine/lockdown.py)."""
     # Workers are forked from this process, except ``clean`` ones (jobs that run the
     # verifier under audit): those start from a clean server and get the job as data.
     ctx = _clean_context() if clean else mp.get_context("fork")
@@ -492,7 +542,7 @@ def run(
     if total == 0:
         return
     workers = max(1, min(workers, total))
-    pool: list[_Worker] = [_Worker(ctx, payload, memory_mb, quiet, clean) for _ in range(workers)]
+    pool: list[_Worker] = [_Worker(ctx, payload, memory_mb, quiet, clean, isolation) for _ in range(workers)]
     done = 0
 
     def dispatch(w: _Worker) -> None:
@@ -509,7 +559,7 @@ def run(
         pending.extendleft(reversed(w.assigned))
         w.assigned.clear()
         w.kill()
-        pool[pool.index(w)] = _Worker(ctx, payload, memory_mb, quiet, clean)
+        pool[pool.index(w)] = _Worker(ctx, payload, memory_mb, quiet, clean, isolation)
         if on_restart:
             on_restart(reason)
 
@@ -550,6 +600,8 @@ def run(
                 if dead:
                     w.proc.join(timeout=1)
                     reason = w.garbled or _describe_exit(w.proc.exitcode)
+                    if w.went_over_memory():
+                        reason = f"MemoryError: the process tree went over its memory limit (cgroup; {reason})"
                     if not w.ready:
                         raise PoolError(f"worker died during setup ({reason})")
                     if w.assigned:

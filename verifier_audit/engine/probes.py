@@ -37,6 +37,7 @@ from ..domains import get_domain
 from ..loading import VerifierSpec
 from ..models import Checks, ProbeResult, Verdict
 from . import pool
+from .lockdown import resolve_level
 from .verifier_job import VerifierJob
 
 if TYPE_CHECKING:
@@ -200,7 +201,8 @@ def _run(job, items: list[int], options: AuditOptions, timeout: float):
     """Outcomes by item; stops after MAX_FAILURES timeouts or crashes (stopped_early)."""
     outcomes, failures, stopped = {}, 0, False
     gen = pool.run(job, items, workers=options.workers, timeout=timeout, memory_mb=options.memory_mb,
-                   quiet=options.quiet_workers, clean=getattr(job, "clean", False))
+                   quiet=options.quiet_workers, clean=getattr(job, "clean", False),
+                   isolation=resolve_level(options.isolation) if isinstance(job, VerifierJob) else "process")
     try:
         for out in gen:
             outcomes[out.index] = out

@@ -68,6 +68,7 @@ _CLOCK_REALTIME_COARSE = 5
 _CLOCK_SLACK_NS = 50_000_000
 _SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")  # searched after each call where the kernel watch is missing
 _SHARED_WHY = "a temporary directory every process shares"
+_SCRATCH_WHY = "the worker's private scratch (its writes never reach the host)"
 _PLACE = "@"  # a log line "@<hex of the path>\t<why>": a place to look in after the call
 WHY = {"chdir": "a directory the verifier moved to", "process": "the working directory of a process it started",
        "named": "named in a command it ran", "made": "a directory it made"}
@@ -242,11 +243,15 @@ def _inside(path: str, directory: str) -> bool:
 
 
 class Tripwires:
-    """One worker's tripwires; arm once per process, after ``chdir(workdir)``."""
+    """One worker's tripwires; arm once per process. ``contained``: the worker runs behind
+    the lockdown (engine/lockdown.py), where the only writable places are its working
+    directory and its private /tmp, /var/tmp and /dev/shm: those are searched after every
+    call, and nothing else can receive a marker."""
 
-    def __init__(self, workdir: str):
+    def __init__(self, workdir: str, contained: bool = False):
         global _sink
         self.workdir = workdir
+        self.contained = contained
         self.tmpdir = os.path.join(workdir, "tmp")
         os.makedirs(self.tmpdir, exist_ok=True)
         # The verifier's temporary files land where a fired canary can be seen (and are
@@ -257,7 +262,7 @@ class Tripwires:
         # Anywhere else on the host (C code raises no audit event): markers created and
         # decoy files opened by this worker's processes, seen by the kernel (hostwatch.py).
         self.host, why = hostwatch.HostWatch.start(canary.PREFIX, hostwatch.decoys())
-        self.blind = [] if self.host is not None else [
+        self.blind = [] if self.host is not None or contained else [
             f"canaries created and decoy files opened outside the worker's own directories, except in "
             f"{', '.join(_SHARED_TMP)} (no fanotify here: {why})"]
         self.fd = self._open_log(workdir)
@@ -340,8 +345,11 @@ class Tripwires:
         global _paused
         events, places = self._log()
         _logged.clear()
-        if self.host is None:  # no kernel watch: look in the temporary directories all share
-            places.update({d: [_SHARED_WHY] for d in _SHARED_TMP if d not in places})
+        if self.host is None or self.contained:
+            # No kernel watch, or private scratch the kernel's watch of the host's file
+            # systems does not see: look in the temporary directories.
+            why = _SCRATCH_WHY if self.contained else _SHARED_WHY
+            places.update({d: [why] for d in _SHARED_TMP if d not in places})
         _paused = True
         try:
             effects = self._effects(places)

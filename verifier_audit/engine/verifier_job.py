@@ -48,6 +48,30 @@ class VerifierJob:
         function object given through the Python API lives in the caller's memory)."""
         return self.spec.function is None
 
+    @property
+    def privileged_setup(self) -> bool:
+        """Whether setup needs the worker's privileges: a domain that isolates each call in
+        a sandbox of its own (code) starts that sandbox, which makes namespaces, in setup,
+        and replaces its zygotes later; such a worker keeps the process level and its calls
+        are isolated in the sandbox (engine/lockdown.py)."""
+        return getattr(self.domain, "isolate_verifier_calls", None) is not None
+
+    def readable_paths(self) -> list[str]:
+        """What the verifier must be able to read once its worker runs as an unprivileged
+        uid (engine/lockdown.py): its own file's directory, and the directory of every file
+        its tasks name (a task's database, the staged SQLite files of a Spider suite)."""
+        paths = set()
+        target = self.spec.spec.rpartition(":")[0] if self.spec.function is None else ""
+        if target.endswith(".py"):
+            paths.add(os.path.dirname(os.path.abspath(target)))
+        for task in self.tasks.values():
+            values = [task.database, *task.metadata.values()]
+            for value in values:
+                for item in value if isinstance(value, list) else [value]:
+                    if isinstance(item, str) and os.path.isabs(item) and os.path.exists(item):
+                        paths.add(os.path.dirname(item) if os.path.isfile(item) else item)
+        return sorted(paths)
+
     def setup(self) -> None:
         fn = self.spec.load()
         self.call = make_caller(fn, self.spec.style)

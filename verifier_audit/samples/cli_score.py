@@ -52,6 +52,7 @@ def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentP
     g.add_argument("--workers", type=argtypes.workers, default=None, help="worker processes (default: cores, at most 8)")
     g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
                    help="address-space limit per worker (default 4096 MiB; 0: no limit)")
+    argtypes.add_isolation_option(g)
     g.add_argument("--seed", type=int, default=None, help="seed of the probes' sample (default 0)")
     g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
                    help="samples rescored to check determinism and thread/process safety (default 24; 0: none)")
@@ -124,7 +125,7 @@ def run_score(args) -> int:
         config = _config(args)
         given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
                                                "max_debt", "max_category", "max_false_rejection",
-                                               "max_error_rate", "resume", "probe_sample")}
+                                               "max_error_rate", "resume", "probe_sample", "isolation")}
         given.update(waive=args.waive, progress=False if args.no_progress else None)
         options, timeout = audit_options(given, config)
         options.results = args.results

@@ -240,6 +240,26 @@ class _Bounded(Guard):
         finally:
             os.close(fd)
 
+    def close(self) -> None:
+        """Close every descriptor this guard holds (the engine's workers, which run the
+        verifier in their own process: a descriptor of the host's /proc or cgroup file
+        system would let it write there, past the read-only mounts)."""
+        for name in ("proc", "dir", "parent", "home", "_peak_fd"):
+            fd = getattr(self, name, None)
+            if isinstance(fd, int):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+                setattr(self, name, None)
+        for fd in getattr(self, "_fds", {}).values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if hasattr(self, "_fds"):
+            self._fds = {}
+
     def in_run(self) -> None:
         # The highest score: a run is always the OOM killer's first choice, in its cgroup
         # and on the host (raising one's own score needs no privilege).

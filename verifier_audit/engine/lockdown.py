@@ -1,0 +1,281 @@
+"""The isolation of a worker that runs the verifier under audit (``--isolation``).
+
+Levels, each including the one before:
+
+* ``none`` -- a plain worker process in its own process group (killed with its group on a
+  timeout). Explicit only, and warned about: the verifier runs with the audit's privileges,
+  and a daemon it starts (double fork + ``setsid``) outlives the audit.
+* ``process`` -- the worker is PID 2 of a PID namespace of its own whose init reaps
+  orphans (``pool._guard_processes``): nothing the verifier starts outlives its worker.
+  Where namespaces cannot be made, a guard process kills the worker's group instead.
+* ``namespaces`` (the default where the audit runs as root on Linux) -- the worker also
+  enters mount, network and IPC namespaces of its own before the verifier is imported, and
+  then gives up every capability:
+
+  - every mount is read-only, except the worker's own working directory (on the host, where
+    the canary sweep and the SQL fixture checks look); ``/tmp`` and ``/var/tmp`` are
+    overlays whose writes land in a private tmpfs (the host's files there stay readable:
+    a suite's data or a checkout under ``/tmp`` is still found); ``/dev/shm`` is a fresh
+    tmpfs; ``/run`` is an empty one and every other socket file the host has bound is
+    covered by a tripwire socket (``unixsockets.py``): a connection is a ``guard_escape``;
+  - the network namespace has only its own loopback, up (a verifier's local server or
+    multiprocessing manager works; nothing else is reachable);
+  - SysV and POSIX IPC objects die with the worker (IPC namespace);
+  - the whole process tree is charged to a memory cgroup of its own, where one can be made
+    (limit: what the worker holds before the verifier's import plus ``memory_mb``): forked children cannot
+    hold more than the limit together, as they could under ``RLIMIT_AS`` alone;
+  - the worker becomes an unprivileged uid of its own, with an empty capability bounding
+    set, ``no_new_privs`` and the keyring calls denied (seccomp): the read-only mounts
+    cannot be lifted, nothing regains a privilege by ``exec``, and files only root may
+    read stay closed. What the verifier must read is made traversable first: each 0700
+    directory on the way to the interpreter, the audit's directory, the verifier's file
+    and its tasks' files (a pyenv under ``/root``, pytest's temporary directories) is
+    overlaid with an upper layer of mode 755, so it can be searched while what is in it
+    keeps its own modes. Where such an overlay cannot be made, the uid stays 0 (without
+    capabilities).
+
+Domains whose verifier calls run in a sandbox of their own (code) keep the ``process``
+level for the worker: that sandbox is started in setup and replaces its zygotes later, and
+it needs the privileges the lockdown drops to make their namespaces; each call (the
+verifier's scoring, the candidate's code) runs inside it, under an unprivileged uid, with
+the same walls. What runs in such a worker outside the sandbox is the verifier's import.
+The mechanisms are the code sandbox's (``domains/code/sandbox``); they live there because
+its zygote loads them as a package of their own, without this one.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+from typing import Optional
+
+from ..domains.code.sandbox import isolation, memory, seccomp
+from ..domains.code.sandbox.unixsockets import HostTables, SocketCovers
+
+LEVELS = ("none", "process", "namespaces")
+# Each worker runs the verifier as its own uid from this range, as the code sandbox's runs.
+UID_RANGE = (200_000, 2_000_000_000)
+OVERLAID = ("/tmp", "/var/tmp")  # host files readable, writes private
+SCRATCH_MB = 256
+_MNT_DETACH = 2
+_PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT = 24, 38, 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAP_VERSION_3 = 0x20080522
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def worker_uid() -> int:
+    import random
+
+    return random.SystemRandom().randrange(*UID_RANGE)
+
+
+def default_level() -> str:
+    """``namespaces`` where they can be made (root on Linux), else ``process``."""
+    return "namespaces" if _namespaces_available() else "process"
+
+
+_probed: Optional[bool] = None
+
+
+def _namespaces_available() -> bool:
+    global _probed
+    if _probed is None:
+        try:
+            _probed = hasattr(os, "fork") and isolation.namespaces_available()
+        except OSError:
+            _probed = False
+    return _probed
+
+
+def resolve_level(level: Optional[str]) -> str:
+    """The level an audit runs at: ``level`` checked, or the default. A level the machine
+    cannot give is an error that says which one it can."""
+    if level is None:
+        return default_level()
+    if level not in LEVELS:
+        raise ValueError(f"isolation must be one of {', '.join(LEVELS)}, not {level!r}")
+    if level == "namespaces" and not _namespaces_available():
+        raise ValueError("isolation 'namespaces' needs Linux namespaces (run as root); use --isolation process")
+    return level
+
+
+class Lockdown:
+    """One worker's walls at the ``namespaces`` level: entered once, in the worker, before
+    the verifier is imported; ``drop_privileges`` once its setup no longer needs them."""
+
+    def __init__(self, workdir: str, cgroup: Optional[str], readable: Optional[tuple[str, ...]] = None):
+        """``readable``: the paths the verifier must read once it runs as an unprivileged
+        uid (None: the uid is not dropped, as for the code domain)."""
+        self.workdir = workdir
+        self.overlays: list[str] = []
+        self.uid: Optional[int] = None  # the unprivileged uid the worker runs as, once dropped
+        # Before the namespaces: the cgroup's files and the host's socket tables are opened
+        # through the host's mounts and network namespace.
+        self.memory: Optional[memory.CgroupGuard] = None
+        if cgroup:
+            self.memory = memory.CgroupGuard(cgroup)
+            self.memory.join()
+            _adjust_oom(self.memory, 0)  # join() exempts a zygote; a worker must stay killable
+        tables = HostTables()
+        isolation._check(_libc.unshare(isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWIPC),
+                         "unshare")
+        isolation._check(_libc.mount(None, b"/", None, isolation.MS_REC | isolation.MS_PRIVATE, None),
+                         "mount --make-rprivate /")
+        # The working directory becomes a mount of its own (it stays writable, and on the
+        # host), held open so that it can be bound back over the /tmp overlay.
+        _bind(workdir, workdir)
+        held = os.open(workdir, os.O_PATH)
+        # Directories on the way to what the verifier reads that another uid cannot
+        # traverse (a pyenv under /root, pytest's 0700 temporary directories), held now,
+        # through the host's view, to be overlaid once the scratch is up.
+        blocked = _untraversable([*isolation.needed_paths(), os.getcwd(), *readable]) if readable is not None else []
+        lowers = {d: os.open(d, os.O_PATH | os.O_DIRECTORY) for d in blocked}
+        isolation.readonly_everything(except_under=workdir)
+        try:
+            self._scratch(held, lowers)
+        finally:
+            os.close(held)
+            for fd in lowers.values():
+                os.close(fd)
+        self.exposed = readable is not None and len(self.lifted) == len(blocked)
+        self.sockets = SocketCovers(tables)
+        self.sockets.hide_run()
+        self.sockets.start()
+        isolation.loopback_up()
+
+    def _scratch(self, held: int, lowers: dict[str, int]) -> None:
+        """A fresh /dev/shm; /tmp and /var/tmp overlaid with private upper layers; and each
+        directory of ``lowers`` overlaid with an upper of mode 755, which makes it
+        traversable while what is in it keeps its own modes (a 0700 child stays closed).
+        The layers' own tmpfs is detached once the overlays hold it: nothing can reach it."""
+        self.lifted: list[str] = []
+        shm = "/dev/shm"
+        if os.path.isdir(shm) and not os.path.islink(shm):
+            isolation.cover_with_tmpfs(shm, f"size={SCRATCH_MB}m,mode=1777")
+            layers = os.path.join(shm, ".va-layers")
+            os.mkdir(layers, 0o700)
+            isolation._check(_libc.mount(b"tmpfs", layers.encode(), b"tmpfs", isolation.MS_NOSUID | isolation.MS_NODEV,
+                                         f"size={SCRATCH_MB}m,mode=700".encode()), "mount tmpfs (layers)")
+            try:
+                for root in OVERLAID:
+                    if os.path.isdir(root) and not os.path.islink(root) and \
+                            _overlay(root, root, layers, os.stat(root).st_mode & 0o7777):
+                        self.overlays.append(root)
+                # Shallowest first: a deeper one is mounted over the shallower one's view,
+                # its lower layer taken from the host's (one overlay deep, always).
+                for path in sorted(lowers, key=lambda p: (p.count("/"), p)):
+                    if _overlay(path, f"/proc/self/fd/{lowers[path]}", layers, 0o755):
+                        self.lifted.append(path)
+            finally:
+                _libc.umount2(layers.encode(), _MNT_DETACH)
+                os.rmdir(layers)
+        if any(_inside(self.workdir, root) for root in self.overlays + self.lifted):
+            isolation._check(_libc.mount(f"/proc/self/fd/{held}".encode(), self.workdir.encode(), None,
+                                         isolation.MS_BIND, None), f"bind {self.workdir}")
+
+    def set_memory_limit(self, memory_mb: Optional[int]) -> None:
+        """Before the verifier is imported: the tree may hold what the worker holds now plus
+        ``memory_mb``. Then every descriptor of the cgroup and of the host's /proc is
+        closed: the verifier runs in this process, and through them it could lift its
+        limit or write to the host's /proc past the read-only mounts."""
+        if self.memory is not None:
+            if memory_mb:
+                self.memory.before_run(memory_mb)
+            self.memory.close()
+            self.memory = None
+
+    def drop_privileges(self, uid: Optional[int] = None) -> None:
+        """No capability, now or after an ``exec`` (bounding set empty, no_new_privs), and no
+        kernel keys (seccomp); with ``uid``, become that unprivileged uid, the work
+        directory its own (the paths it reads were made traversable at the start). Fails
+        closed: a worker that cannot is not started."""
+        if seccomp.supported() and not seccomp.deny_keyrings():
+            raise OSError("the seccomp filter could not be installed")
+        isolation._check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+        _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        if uid is not None and not self.exposed:
+            uid = None  # a directory the verifier needs could not be opened to it: stay uid 0
+        if uid is not None:
+            for root, dirs, files in os.walk(self.workdir):
+                for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+                    os.lchown(name, uid, uid)
+        for cap in range(64):
+            if _libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:  # EINVAL: past the last
+                isolation._check(-1, f"drop capability {cap} from the bounding set")
+        if uid is not None:
+            isolation.drop_privileges(uid)  # setuid away from 0 clears every capability
+            isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # cleared by setuid
+            self.uid = uid
+            return
+        header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+        data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable (two words each): none
+        isolation._check(_libc.capset(header, data), "capset")
+
+    def sweep(self) -> list[str]:
+        """After a call: connections to the covered host sockets (``guard_escape``)."""
+        found: list[str] = []
+        self.sockets.drain(found)
+        self.sockets.refresh()
+        return [f"guard_escape:{f}" for f in found]
+
+
+def _adjust_oom(guard: "memory.CgroupGuard", value: int) -> None:
+    try:
+        guard._adjust_oom(value)
+    except OSError:
+        pass
+
+
+def _overlay(target: str, lower: str, layers: str, mode: int) -> bool:
+    """Overlay ``target`` (lower layer: ``lower``) with a private upper layer of ``mode``;
+    False where the kernel refuses (no overlayfs: ``target`` then stays as it is)."""
+    name = f"{len(os.listdir(layers))}"
+    upper, work = os.path.join(layers, name, "upper"), os.path.join(layers, name, "work")
+    os.makedirs(upper, 0o755)
+    os.makedirs(work, 0o755)
+    os.chmod(upper, mode)
+    options = f"lowerdir={lower},upperdir={upper},workdir={work}".encode()
+    return _libc.mount(b"overlay", target.encode(), b"overlay", isolation.MS_NOSUID | isolation.MS_NODEV,
+                       options) == 0
+
+
+def _untraversable(paths: list[str]) -> list[str]:
+    """Every directory on the way to ``paths`` (themselves included) that a uid other than
+    its owner's cannot search."""
+    out = set()
+    for path in paths:
+        if not path or not os.path.isdir(path):
+            continue
+        parts = os.path.realpath(path).strip("/").split("/")
+        for i in range(1, len(parts) + 1):
+            here = "/" + "/".join(parts[:i])
+            try:
+                if not os.stat(here).st_mode & 0o001:
+                    out.add(here)
+            except OSError:
+                break
+    return sorted(out)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _bind(source: str, target: str) -> None:
+    isolation._check(_libc.mount(source.encode(), target.encode(), None, isolation.MS_BIND, None), f"bind {target}")
+
+
+def oom_kills(cgroup: str) -> int:
+    """How many processes the kernel killed in ``cgroup`` at its limit (v2 or v1)."""
+    for name in ("memory.events", "memory.oom_control"):
+        try:
+            with open(os.path.join(cgroup, name)) as fh:
+                for line in fh:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
