@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from verifier_audit.domains import get_domain  # noqa: E402
 from verifier_audit.domains.math.oracle import label_completion  # noqa: E402
 from verifier_audit.engine.audit import AuditOptions, audit, prepare  # noqa: E402
+from verifier_audit.engine.lockdown import default_level  # noqa: E402
 from verifier_audit.loading import resolve  # noqa: E402
 from verifier_audit.suites import load_suite  # noqa: E402
 
@@ -38,7 +39,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp())
 
     def options(**kw):
-        return AuditOptions(workers=args.workers, progress=False, cache_dir=tmp / "cache", results=tmp / "r.jsonl", **kw)
+        kw.setdefault("results", tmp / "r.jsonl")
+        return AuditOptions(workers=args.workers, progress=False, cache_dir=tmp / "cache", **kw)
 
     t = time.perf_counter()
     prepared = prepare(suite.name, suite.content_hash, suite.tasks, options())
@@ -52,11 +54,19 @@ def main() -> None:
     for c in prepared.candidates:
         (lambda completion, reference: True)(c.text, "x")
     direct = time.perf_counter() - t
-    t = time.perf_counter()
-    audit(prepared, [noop], options())
-    engine = time.perf_counter() - t
-    print(f"engine overhead per verdict (no-op verifier, {args.workers} workers, {n} verdicts): "
-          f"{(engine - direct) / n * 1000:.3f} ms  [target <= 0.5 ms]  ({n / engine:,.0f} verdicts/s)")
+    # The same audit at each isolation level this machine gives (engine/lockdown.py), in
+    # this process: the ratio is what the lockdown of each worker costs.
+    levels = ["process", "namespaces"] if default_level() == "namespaces" else ["process"]
+    overhead = {}
+    for level in levels:
+        t = time.perf_counter()
+        audit(prepared, [noop], options(isolation=level, results=tmp / f"noop-{level}.jsonl"))
+        engine = time.perf_counter() - t
+        overhead[level] = (engine - direct) / n * 1000
+        print(f"engine overhead per verdict (no-op verifier, {args.workers} workers, {n} verdicts, isolation {level}): "
+              f"{overhead[level]:.3f} ms  [target <= 0.5 ms]  ({n / engine:,.0f} verdicts/s)")
+    if len(overhead) == 2:
+        print(f"  namespaces / process: {overhead['namespaces'] / overhead['process']:.2f}x")
 
     domain = get_domain("math")
     specs = [resolve(s) for s in domain.reference_verifiers.values()]

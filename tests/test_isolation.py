@@ -40,9 +40,10 @@ class Attack:
         return scope.get("result")
 
 
-def run(code: str, level: str, memory_mb=512, timeout=20.0, readable=()):
+def run(code: str, level: str, memory_mb=512, timeout=20.0, readable=(), tree_memory=True):
     job = Attack(code, readable)
-    [out] = list(pool.run(job, [0], workers=1, timeout=timeout, memory_mb=memory_mb, isolation=level))
+    [out] = list(pool.run(job, [0], workers=1, timeout=timeout, memory_mb=memory_mb, isolation=level,
+                          tree_memory=tree_memory))
     return out
 
 
@@ -176,25 +177,37 @@ def test_a_daemon_the_verifier_starts_dies_with_its_worker(tmp_path):
     assert "beacon" not in ps  # nothing of it runs now that the worker is gone
 
 
-def test_the_memory_limit_covers_the_process_tree():
-    if lockdown.memory.provision()[0] != "cgroup":
-        pytest.skip("no memory cgroup can be made here")
+FORKS_FOUR_HOLDERS = (
     # Four children of 150 MiB each under a 256 MiB limit: each is under RLIMIT_AS alone.
-    code = ("import os, time\n"
-            "kids = []\n"
-            "for _ in range(4):\n"
-            "    pid = os.fork()\n"
-            "    if pid == 0:\n"
-            "        b = bytearray(150 * 2**20)\n"
-            "        for i in range(0, len(b), 4096): b[i] = 1\n"
-            "        time.sleep(5); os._exit(0)\n"
-            "    kids.append(pid)\n"
-            "codes = [os.waitpid(k, 0)[1] for k in kids]\n"
-            "result = sum(1 for c in codes if os.WIFSIGNALED(c))")
-    killed = run(code, "namespaces", memory_mb=256)
+    "import os, time\n"
+    "kids = []\n"
+    "for _ in range(4):\n"
+    "    pid = os.fork()\n"
+    "    if pid == 0:\n"
+    "        b = bytearray(150 * 2**20)\n"
+    "        for i in range(0, len(b), 4096): b[i] = 1\n"
+    "        time.sleep(5); os._exit(0)\n"
+    "    kids.append(pid)\n"
+    "codes = [os.waitpid(k, 0)[1] for k in kids]\n"
+    "result = sum(1 for c in codes if os.WIFSIGNALED(c))")
+
+
+@pytest.mark.parametrize("level", ["namespaces", "process"])
+def test_the_memory_limit_covers_the_process_tree(level):
+    if lockdown.memory.provision()[0] != "cgroup":
+        pytest.skip("no memory cgroup can be made here (test_the_accounted_watch_bounds_the_tree covers that)")
+    killed = run(FORKS_FOUR_HOLDERS, level, memory_mb=256)
     assert (not killed.ok and "MemoryError" in killed.error) or (killed.ok and killed.value > 0), killed
-    spared = run(code, "process", memory_mb=256)
+    spared = run(FORKS_FOUR_HOLDERS, level, memory_mb=256, tree_memory=False)  # RLIMIT_AS alone
     assert spared.ok and spared.value == 0
+
+
+def test_the_accounted_watch_bounds_the_tree_without_a_cgroup(monkeypatch):
+    # Where no cgroup can be made (not root, no writable cgroup file system), the parent
+    # sums the tree's memory and kills it past the limit.
+    monkeypatch.setattr(lockdown.memory, "provision", lambda kind=None: ("watcher", ""))
+    out = run(FORKS_FOUR_HOLDERS, "process", memory_mb=256)
+    assert not out.ok and "MemoryError" in out.error and "accounted" in out.error, out
 
 
 def test_an_audit_runs_at_namespaces_by_default_and_says_so(tmp_path):

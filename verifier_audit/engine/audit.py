@@ -283,7 +283,7 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
                                options.memory_mb)
             for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
                                 quiet=options.quiet_workers, on_wait=progress.in_flight, clean=job.clean,
-                                isolation=resolve_level(options.isolation)):
+                                isolation=resolve_level(options.isolation), tree_memory=True):
                 c = view.candidates[out.index]
                 if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
                     out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"

@@ -7,7 +7,12 @@ Levels, each including the one before:
   and a daemon it starts (double fork + ``setsid``) outlives the audit.
 * ``process`` -- the worker is PID 2 of a PID namespace of its own whose init reaps
   orphans (``pool._guard_processes``): nothing the verifier starts outlives its worker.
-  Where namespaces cannot be made, a guard process kills the worker's group instead.
+  Where namespaces cannot be made, a guard process kills the worker's group instead. The
+  worker's whole tree is bounded in memory (``bound_memory``): a memory cgroup of its own
+  where one can be made, limited to what the worker holds before the verifier's import
+  plus ``memory_mb``, else the parent sums the tree's memory every ``pool.TREE_TICK``
+  seconds and kills it past that (an accounted limit). Forked children cannot hold more
+  than the limit together, as they could under ``RLIMIT_AS`` alone.
 * ``namespaces`` (the default where the audit runs as root on Linux) -- the worker also
   enters mount, network and IPC namespaces of its own before the verifier is imported, and
   then gives up every capability:
@@ -21,9 +26,6 @@ Levels, each including the one before:
   - the network namespace has only its own loopback, up (a verifier's local server or
     multiprocessing manager works; nothing else is reachable);
   - SysV and POSIX IPC objects die with the worker (IPC namespace);
-  - the whole process tree is charged to a memory cgroup of its own, where one can be made
-    (limit: what the worker holds before the verifier's import plus ``memory_mb``): forked children cannot
-    hold more than the limit together, as they could under ``RLIMIT_AS`` alone;
   - the worker becomes an unprivileged uid of its own, with an empty capability bounding
     set, ``no_new_privs`` and the keyring calls denied (seccomp): the read-only mounts
     cannot be lifted, nothing regains a privilege by ``exec``, and files only root may
@@ -105,19 +107,14 @@ class Lockdown:
     """One worker's walls at the ``namespaces`` level: entered once, in the worker, before
     the verifier is imported; ``drop_privileges`` once its setup no longer needs them."""
 
-    def __init__(self, workdir: str, cgroup: Optional[str], readable: Optional[tuple[str, ...]] = None):
+    def __init__(self, workdir: str, readable: Optional[tuple[str, ...]] = None):
         """``readable``: the paths the verifier must read once it runs as an unprivileged
-        uid (None: the uid is not dropped, as for the code domain)."""
+        uid (None: the uid is not dropped). Call ``bound_memory`` first: the cgroup's files
+        are opened through the host's mounts."""
         self.workdir = workdir
         self.overlays: list[str] = []
         self.uid: Optional[int] = None  # the unprivileged uid the worker runs as, once dropped
-        # Before the namespaces: the cgroup's files and the host's socket tables are opened
-        # through the host's mounts and network namespace.
-        self.memory: Optional[memory.CgroupGuard] = None
-        if cgroup:
-            self.memory = memory.CgroupGuard(cgroup)
-            self.memory.join()
-            _adjust_oom(self.memory, 0)  # join() exempts a zygote; a worker must stay killable
+        # Before the namespaces: the host's socket tables are read in its network namespace.
         tables = HostTables()
         isolation._check(_libc.unshare(isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWIPC),
                          "unshare")
@@ -175,17 +172,6 @@ class Lockdown:
             isolation._check(_libc.mount(f"/proc/self/fd/{held}".encode(), self.workdir.encode(), None,
                                          isolation.MS_BIND, None), f"bind {self.workdir}")
 
-    def set_memory_limit(self, memory_mb: Optional[int]) -> None:
-        """Before the verifier is imported: the tree may hold what the worker holds now plus
-        ``memory_mb``. Then every descriptor of the cgroup and of the host's /proc is
-        closed: the verifier runs in this process, and through them it could lift its
-        limit or write to the host's /proc past the read-only mounts."""
-        if self.memory is not None:
-            if memory_mb:
-                self.memory.before_run(memory_mb)
-            self.memory.close()
-            self.memory = None
-
     def drop_privileges(self, uid: Optional[int] = None) -> None:
         """No capability, now or after an ``exec`` (bounding set empty, no_new_privs), and no
         kernel keys (seccomp); with ``uid``, become that unprivileged uid, the work
@@ -221,11 +207,27 @@ class Lockdown:
         return [f"guard_escape:{f}" for f in found]
 
 
-def _adjust_oom(guard: "memory.CgroupGuard", value: int) -> None:
+def bound_memory(cgroup: Optional[str], memory_mb: Optional[int]) -> None:
+    """In a worker, before the verifier is imported: move into ``cgroup`` (made for it by
+    the parent) and limit it to what the worker holds now plus ``memory_mb``, so the whole
+    tree the verifier may fork is bounded together (RLIMIT_AS bounds each process alone).
+    Then every descriptor of the cgroup and of the host's /proc is closed: the verifier
+    runs in this process, and through them it could lift its limit or write to the host's
+    /proc past read-only mounts. Without a cgroup the parent watches the tree instead
+    (``pool.run``'s accounted limit)."""
+    if not cgroup:
+        return
+    guard = memory.CgroupGuard(cgroup)
     try:
-        guard._adjust_oom(value)
-    except OSError:
-        pass
+        guard.join()
+        try:
+            guard._adjust_oom(0)  # join() exempts a zygote from the OOM killer; a worker stays killable
+        except OSError:
+            pass
+        if memory_mb:
+            guard.before_run(memory_mb)
+    finally:
+        guard.close()
 
 
 def _overlay(target: str, lower: str, layers: str, mode: int) -> bool:

@@ -235,16 +235,19 @@ def _worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool,
     tripwires = Tripwires(workdir, contained=locked)
     lock = None
     try:
+        if cgroup:
+            from .lockdown import bound_memory
+
+            bound_memory(cgroup, memory_mb)
         if locked:
             from .lockdown import Lockdown, worker_uid
 
             readable = getattr(job, "readable_paths", None)
-            lock = Lockdown(workdir, cgroup, tuple(readable() if readable else ()))
-            lock.set_memory_limit(memory_mb)
+            lock = Lockdown(workdir, tuple(readable() if readable else ()))
             lock.drop_privileges(worker_uid())
     except BaseException as exc:  # noqa: BLE001 - fail closed: no worker without its walls
-        _send(conn, ["setup_error", f"isolation 'namespaces' could not be set up ({type(exc).__name__}: {exc}); "
-                                    "--isolation process runs without it"[:2000]])
+        _send(conn, ["setup_error", f"isolation '{isolation}' could not be set up ({type(exc).__name__}: {exc}); "
+                                    "--isolation process runs without the namespaces"[:2000]])
         return
     try:
         job.setup()  # in the audit's cwd, where the user's relative imports make sense
@@ -332,6 +335,7 @@ def _parse(raw: bytes, expected: Optional[int], setting_up: bool) -> list:
 
 
 _LIVE: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
+TREE_TICK = 0.05  # seconds between the accounted watch's looks at a busy worker's tree
 
 
 @atexit.register
@@ -429,13 +433,16 @@ def warm_clean_server() -> None:
 
 class _Worker:
     def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False,
-                 isolation: str = "process"):
+                 isolation: str = "process", tree_memory: bool = False):
         self.workdir = tempfile.mkdtemp(prefix="va-worker-")
         self.conn, child = ctx.Pipe()
-        # The memory cgroup of the worker's whole tree (the namespaces level, where one can
-        # be made): made here, joined by the worker, removed with it.
+        # The memory bound of the worker's whole tree (``tree_memory``): a cgroup where one
+        # can be made (made here, joined by the worker, removed with it), else the parent's
+        # watch (``over_memory``), from what the tree holds when the worker is ready.
         self.cgroup: Optional[str] = None
-        if isolation == "namespaces":
+        self.watch_limit: Optional[int] = None  # bytes, for the parent's watch
+        self.tree_limit = memory_mb * 2**20 if tree_memory and memory_mb and isolation != "none" else None
+        if self.tree_limit:
             from .lockdown import memory
 
             kind, path = memory.provision()
@@ -477,6 +484,22 @@ class _Worker:
             memory.release(("cgroup", self.cgroup))
             self.cgroup = None
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def start_watch(self) -> None:
+        """Once ready, without a cgroup: the tree may hold what it holds now plus the limit."""
+        if self.tree_limit and self.cgroup is None:
+            from .lockdown import memory
+
+            self.watch_limit = memory.tree_memory(self.proc.pid) + self.tree_limit
+
+    def over_memory(self) -> Optional[int]:
+        """The tree's memory in bytes when it is past the watch's limit, else None."""
+        if self.watch_limit is None:
+            return None
+        from .lockdown import memory
+
+        used = memory.tree_memory(self.proc.pid)
+        return used if used > self.watch_limit else None
 
     def went_over_memory(self) -> bool:
         """Whether the kernel killed a process of this worker's tree at its memory limit."""
@@ -524,6 +547,7 @@ def run(
     on_wait: Optional[Callable[[list[float]], None]] = None,
     clean: bool = False,
     isolation: str = "process",
+    tree_memory: bool = False,
 ) -> Iterator[Outcome]:
     """Yield an Outcome for every item (in completion order), whatever the calls do.
 
@@ -532,7 +556,9 @@ def run(
     long the slow calls have run, while no call completes. ``clean``: start the workers
     from a clean server instead of forking this process (the job must pickle); for jobs
     that run the verifier under audit, which must find none of the audit's data.
-    ``isolation``: ``none``, ``process`` or ``namespaces`` (engine/lockdown.py)."""
+    ``isolation``: ``none``, ``process`` or ``namespaces`` (engine/lockdown.py);
+    ``tree_memory``: ``memory_mb`` bounds each worker's whole process tree too (a cgroup,
+    else an accounted watch from here), for jobs whose calls may fork (verifiers)."""
     # Workers are forked from this process, except ``clean`` ones (jobs that run the
     # verifier under audit): those start from a clean server and get the job as data.
     ctx = _clean_context() if clean else mp.get_context("fork")
@@ -542,8 +568,9 @@ def run(
     if total == 0:
         return
     workers = max(1, min(workers, total))
-    pool: list[_Worker] = [_Worker(ctx, payload, memory_mb, quiet, clean, isolation) for _ in range(workers)]
+    pool: list[_Worker] = [_Worker(ctx, payload, memory_mb, quiet, clean, isolation, tree_memory) for _ in range(workers)]
     done = 0
+    next_watch = 0.0  # when the accounted watch looks at the trees next
 
     def dispatch(w: _Worker) -> None:
         if not pending or not w.ready:
@@ -559,7 +586,7 @@ def run(
         pending.extendleft(reversed(w.assigned))
         w.assigned.clear()
         w.kill()
-        pool[pool.index(w)] = _Worker(ctx, payload, memory_mb, quiet, clean, isolation)
+        pool[pool.index(w)] = _Worker(ctx, payload, memory_mb, quiet, clean, isolation, tree_memory)
         if on_restart:
             on_restart(reason)
 
@@ -567,6 +594,8 @@ def run(
         while done < total:
             now = time.monotonic()
             deadlines = [w.started + timeout for w in pool if w.assigned]
+            if any(w.watch_limit is not None and w.assigned for w in pool):
+                deadlines.append(next_watch)
             wait_for = max(0.0, min(deadlines) - now) if deadlines else 1.0
             if on_wait is not None:
                 on_wait([w.started for w in pool if w.assigned])
@@ -584,6 +613,7 @@ def run(
                     else:
                         if msg[0] == "ready":
                             w.ready = True
+                            w.start_watch()
                             dispatch(w)
                         elif msg[0] == "setup_error":
                             raise PoolError(f"worker setup failed: {msg[1]}")
@@ -611,8 +641,19 @@ def run(
                                       seconds=time.monotonic() - w.started)
                     replace(w, reason)
             now = time.monotonic()
+            watch_now = now >= next_watch
+            if watch_now:
+                next_watch = now + TREE_TICK
             for w in list(pool):
-                if w.assigned and now - w.started > timeout:
+                used = w.over_memory() if w.assigned and watch_now else None
+                if used is not None:
+                    index = w.assigned.popleft()
+                    done += 1
+                    yield Outcome(index, False, error=f"crash: MemoryError: the process tree went over its memory "
+                                                      f"limit (accounted: {used / 2**20:.0f} MiB)",
+                                  error_kind="crash", seconds=now - w.started)
+                    replace(w, "memory")
+                elif w.assigned and now - w.started > timeout:
                     index = w.assigned.popleft()
                     done += 1
                     yield Outcome(index, False, error=f"timeout after {timeout:g}s", error_kind="timeout",

@@ -202,7 +202,8 @@ def _run(job, items: list[int], options: AuditOptions, timeout: float):
     outcomes, failures, stopped = {}, 0, False
     gen = pool.run(job, items, workers=options.workers, timeout=timeout, memory_mb=options.memory_mb,
                    quiet=options.quiet_workers, clean=getattr(job, "clean", False),
-                   isolation=resolve_level(options.isolation) if isinstance(job, VerifierJob) else "process")
+                   isolation=resolve_level(options.isolation) if isinstance(job, VerifierJob) else "process",
+                   tree_memory=isinstance(job, VerifierJob))
     try:
         for out in gen:
             outcomes[out.index] = out

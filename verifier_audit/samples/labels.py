@@ -74,7 +74,7 @@ def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], sp
         limit = timeout or getattr(domain, "default_timeout", 10.0)
         job = VerifierJob(vspec, candidates, tasks, domain, timeout=limit, memory_mb=memory_mb)
         for out in pool.run(job, range(len(candidates)), workers=workers, timeout=limit, memory_mb=memory_mb,
-                            clean=job.clean, isolation=resolve_level(None)):
+                            clean=job.clean, isolation=resolve_level(None), tree_memory=True):
             if out.ok:
                 yield out.index, ("correct" if out.value >= threshold else "incorrect", f"score {out.value:g}")
             else:
