@@ -68,13 +68,15 @@ def payload(token: str, form: str = "mkdir") -> str:
     raise ValueError(f"unknown canary form {form!r}; one of {', '.join(FORMS)}")
 
 
-def fired(directory: str = ".", since_ns: Optional[int] = None) -> list[str]:
+def fired(directory: str = ".", since_ns: Optional[int] = None, listed: Optional[str] = None) -> list[str]:
     """Tokens of the canaries that fired in ``directory``; removes their traces. With
     ``since_ns``, only markers whose inode changed at or after that time (``st_ctime_ns``):
-    in a directory others share, an older marker is not this call's."""
+    in a directory others share, an older marker is not this call's. ``listed``: where to
+    look instead, the same entries for less (an overlay's upper layer, which holds only
+    what was written through the overlay at ``directory``)."""
     tokens = []
     try:
-        names = os.listdir(directory)
+        names = os.listdir(listed or directory)
     except OSError:
         return tokens
     for name in names:

@@ -148,6 +148,7 @@ class Lockdown:
         traversable while what is in it keeps its own modes (a 0700 child stays closed).
         The layers' own tmpfs is detached once the overlays hold it: nothing can reach it."""
         self.lifted: list[str] = []
+        self.uppers: dict[str, int] = {}  # overlaid root -> a descriptor of its upper layer
         shm = "/dev/shm"
         if os.path.isdir(shm) and not os.path.islink(shm):
             isolation.cover_with_tmpfs(shm, f"size={SCRATCH_MB}m,mode=1777")
@@ -160,6 +161,7 @@ class Lockdown:
                     if os.path.isdir(root) and not os.path.islink(root) and \
                             _overlay(root, root, layers, os.stat(root).st_mode & 0o7777):
                         self.overlays.append(root)
+                        self.uppers[root] = _upper(layers)
                 # Shallowest first: a deeper one is mounted over the shallower one's view,
                 # its lower layer taken from the host's (one overlay deep, always).
                 for path in sorted(lowers, key=lambda p: (p.count("/"), p)):
@@ -198,6 +200,10 @@ class Lockdown:
         header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
         data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable (two words each): none
         isolation._check(_libc.capset(header, data), "capset")
+
+    def scratch_listings(self) -> dict[str, str]:
+        """Overlaid root -> a path that lists its upper layer (for engine/tripwires.py)."""
+        return {root: f"/proc/self/fd/{fd}" for root, fd in self.uppers.items()}
 
     def sweep(self) -> list[str]:
         """After a call: connections to the covered host sockets (``guard_escape``)."""
@@ -241,6 +247,12 @@ def _overlay(target: str, lower: str, layers: str, mode: int) -> bool:
     options = f"lowerdir={lower},upperdir={upper},workdir={work}".encode()
     return _libc.mount(b"overlay", target.encode(), b"overlay", isolation.MS_NOSUID | isolation.MS_NODEV,
                        options) == 0
+
+
+def _upper(layers: str) -> int:
+    """A descriptor of the upper layer ``_overlay`` made last (kept for the canary sweep)."""
+    name = str(len(os.listdir(layers)) - 1)
+    return os.open(os.path.join(layers, name, "upper"), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
 
 def _untraversable(paths: list[str]) -> list[str]:

@@ -245,6 +245,7 @@ def _worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool,
             readable = getattr(job, "readable_paths", None)
             lock = Lockdown(workdir, tuple(readable() if readable else ()))
             lock.drop_privileges(worker_uid())
+            tripwires.layers = lock.scratch_listings()
     except BaseException as exc:  # noqa: BLE001 - fail closed: no worker without its walls
         _send(conn, ["setup_error", f"isolation '{isolation}' could not be set up ({type(exc).__name__}: {exc}); "
                                     "--isolation process runs without the namespaces"[:2000]])

@@ -252,6 +252,10 @@ class Tripwires:
         global _sink
         self.workdir = workdir
         self.contained = contained
+        # Where to list a scratch directory's entries more cheaply than through it: the
+        # upper layer of the lockdown's /tmp and /var/tmp overlays, which holds only what
+        # this worker wrote there (a merged listing of a busy host /tmp costs milliseconds).
+        self.layers: dict[str, str] = {}
         self.tmpdir = os.path.join(workdir, "tmp")
         os.makedirs(self.tmpdir, exist_ok=True)
         # The verifier's temporary files land where a fired canary can be seen (and are
@@ -337,7 +341,7 @@ class Tripwires:
                 continue  # seen above
             why = "; ".join(WHY.get(w, w) for w in whys)
             out += [(canary.PREFIX + token, f"left in {where} ({why})")
-                    for token in canary.fired(where, since_ns=self.since)]
+                    for token in canary.fired(where, since_ns=self.since, listed=self.layers.get(where))]
         return out
 
     def collect(self) -> list[str]:
