@@ -205,7 +205,7 @@ def test_the_memory_limit_covers_the_process_tree(level):
 def test_the_accounted_watch_bounds_the_tree_without_a_cgroup(monkeypatch):
     # Where no cgroup can be made (not root, no writable cgroup file system), the parent
     # sums the tree's memory and kills it past the limit.
-    monkeypatch.setattr(lockdown.memory, "provision", lambda kind=None: ("watcher", ""))
+    monkeypatch.setattr(pool, "_take_cgroup", lambda: None)
     out = run(FORKS_FOUR_HOLDERS, "process", memory_mb=256)
     assert not out.ok and "MemoryError" in out.error and "accounted" in out.error, out
 

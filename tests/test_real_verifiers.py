@@ -21,9 +21,18 @@ def _rates(report) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def math_verify_report():
     pytest.importorskip("math_verify")
-    # The shifted split (84 tasks) holds the tiny magnitudes and gets 12 instances of every
-    # catalog entry, at a quarter of the whole suite's calls (Math-Verify is slow per call).
-    return audit(f"{REAL}:math_verify_reward", suite="math", split="shifted", probe_sample=0, cache=False)
+    # The shifted split holds the tiny magnitudes; its first 40 tasks get 6 instances of
+    # every catalog entry (Math-Verify takes ~0.1 s per call); the wrong answers only
+    # (--only near_miss --only known_bad): the holes asserted here.
+    from verifier_audit.engine.audit import AuditOptions, audit as run_audit, prepare
+    from verifier_audit.loading import resolve
+    from verifier_audit.suites import load_suite, select
+
+    options = AuditOptions(probe_sample=0, progress=False, origins=("near_miss", "known_bad"))
+    loaded = load_suite("math")
+    prepared = prepare(loaded.name, loaded.content_hash, select(loaded, "shifted", 40), options, split="shifted",
+                       limit=40)
+    return run_audit(prepared, [resolve(f"{REAL}:math_verify_reward")], options)[0]
 
 
 def test_math_verify_is_measured_and_its_known_holes_are_found(math_verify_report):

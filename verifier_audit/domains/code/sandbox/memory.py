@@ -175,6 +175,14 @@ def release(spec: tuple[str, str]) -> None:
     kind, path = spec
     if kind != "cgroup" or not path:
         return
+    # Cgroups made inside this one first (a code sandbox started in an engine worker makes
+    # its zygotes' there): a cgroup with children cannot be removed.
+    try:
+        children = [e.path for e in os.scandir(path) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        children = []
+    for child in children:
+        release(("cgroup", child))
     for _ in range(100):
         try:
             os.rmdir(path)
