@@ -432,60 +432,20 @@ def warm_clean_server() -> None:
         forkserver.ensure_running()
 
 
-# Empty memory cgroups of workers that ended, for the next workers of this process: making
-# one costs ~10 ms of the kernel's time (v1), and an audit starts a pool per verifier for
-# its calls, its format probe and its probes. Removed at exit.
-_SPARE_CGROUPS: list[str] = []
-
-
 def _take_cgroup() -> Optional[str]:
+    """A fresh memory cgroup for a worker's tree, or None where none can be made. (Reusing
+    the cgroups of ended workers would save ~10 ms each, but a cgroup's limits and counters
+    outlive its processes, and other processes' ``provision`` remove empty ones as stale.)"""
     from .lockdown import memory
 
-    while _SPARE_CGROUPS:
-        path = _SPARE_CGROUPS.pop()
-        if _recycle(path):
-            return path
-        memory.release(("cgroup", path))
     kind, path = memory.provision()
     return path if kind == "cgroup" else None
-
-
-def _recycle(path: str) -> bool:
-    """Whether ``path`` is empty and its charges are reclaimed (v1's force_empty; v2 frees
-    them as the processes go), so that a new worker's limit starts from nothing."""
-    try:
-        with open(os.path.join(path, "cgroup.procs")) as fh:
-            if fh.read().strip():
-                return False
-        if any(e.is_dir(follow_symlinks=False) for e in os.scandir(path)):
-            return False  # a sandbox's cgroups inside: released with them instead
-        empty = os.path.join(path, "memory.force_empty")
-        if os.path.exists(empty):
-            fd = os.open(empty, os.O_WRONLY)
-            try:
-                os.write(fd, b"0")
-            finally:
-                os.close(fd)
-        return True
-    except OSError:
-        return False
 
 
 def _give_back_cgroup(path: str) -> None:
     from .lockdown import memory
 
-    if len(_SPARE_CGROUPS) < 16 and _recycle(path):
-        _SPARE_CGROUPS.append(path)
-    else:
-        memory.release(("cgroup", path))
-
-
-@atexit.register
-def _release_spare_cgroups() -> None:
-    from .lockdown import memory
-
-    while _SPARE_CGROUPS:
-        memory.release(("cgroup", _SPARE_CGROUPS.pop()))
+    memory.release(("cgroup", path))
 
 
 def _oom_kills(path: Optional[str]) -> int:
