@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -160,21 +161,34 @@ def test_sysv_shared_memory_dies_with_the_worker():
     libc.shmctl(shmid, 0, None)  # IPC_RMID
 
 
-def test_a_daemon_the_verifier_starts_dies_with_its_worker(tmp_path):
-    beacon = tmp_path / "beacon"
-    code = ("import os, time\n"
+def test_a_daemon_the_verifier_starts_dies_with_its_worker():
+    # A double-forked setsid daemon that becomes `sleep <a duration only it has>`.
+    mark = f"{4000 + os.getpid() % 1000}.{os.getpid()}"
+    code = ("import os\n"
             "if os.fork() == 0:\n"
             "    os.setsid()\n"
             "    if os.fork() == 0:\n"
-            "        while True:\n"
-            f"            open({str(beacon)!r}, 'a').close(); time.sleep(0.05)\n"
+            f"        os.execvp('sleep', ['sleep', {mark!r}])\n"
             "    os._exit(0)\n"
             "result = 1")
-    # Its work dir is the only writable place: the beacon goes there as a relative path.
-    code = code.replace(repr(str(beacon)), "'beacon'")
+
+    def running() -> list[int]:
+        ps = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
+        return [int(line.split()[0]) for line in ps.splitlines() if line.split()[1:] == ["sleep", mark]]
+
     assert run(code, "namespaces").ok
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert "beacon" not in ps  # nothing of it runs now that the worker is gone
+    assert running() == []  # nothing of it runs now that the worker is gone
+    # one level down it outlives the worker (and is killed here)
+    assert run(code, "none").ok
+    left = []
+    for _ in range(100):  # the grandchild may not have exec'd yet
+        left = running()
+        if left:
+            break
+        time.sleep(0.05)
+    for pid in left:
+        os.kill(pid, 9)
+    assert left
 
 
 FORKS_FOUR_HOLDERS = (

@@ -53,11 +53,11 @@ import signal
 from typing import Optional
 
 from ..domains.code.sandbox import isolation, memory, seccomp
+from ..domains.code.sandbox.pool import UID_RANGE  # each worker its own uid, as the sandbox's runs
 from ..domains.code.sandbox.unixsockets import HostTables, SocketCovers
 
 LEVELS = ("none", "process", "namespaces")
-# Each worker runs the verifier as its own uid from this range, as the code sandbox's runs.
-UID_RANGE = (200_000, 2_000_000_000)
+
 OVERLAID = ("/tmp", "/var/tmp")  # host files readable, writes private
 SCRATCH_MB = 256
 _MNT_DETACH = 2

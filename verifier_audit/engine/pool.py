@@ -442,20 +442,6 @@ def _take_cgroup() -> Optional[str]:
     return path if kind == "cgroup" else None
 
 
-def _give_back_cgroup(path: str) -> None:
-    from .lockdown import memory
-
-    memory.release(("cgroup", path))
-
-
-def _oom_kills(path: Optional[str]) -> int:
-    if path is None:
-        return 0
-    from .lockdown import oom_kills
-
-    return oom_kills(path)
-
-
 class _Worker:
     def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False,
                  isolation: str = "process", tree_memory: bool = False):
@@ -469,7 +455,6 @@ class _Worker:
         self.tree_limit = memory_mb * 2**20 if tree_memory and memory_mb and isolation != "none" else None
         if self.tree_limit:
             self.cgroup = _take_cgroup()
-        self.oom_base = _oom_kills(self.cgroup)  # the cgroup may be a recycled one
         # Not daemonic: a daemonic process may not start children, and verifiers do (see
         # _guard_processes). The parent still never leaves one behind: stop() and kill()
         # end the worker's whole process group.
@@ -502,7 +487,9 @@ class _Worker:
         _LIVE.discard(self)
         self.conn.close()
         if self.cgroup is not None:
-            _give_back_cgroup(self.cgroup)
+            from .lockdown import memory
+
+            memory.release(("cgroup", self.cgroup))
             self.cgroup = None
         shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -524,7 +511,11 @@ class _Worker:
 
     def went_over_memory(self) -> bool:
         """Whether the kernel killed a process of this worker's tree at its memory limit."""
-        return self.cgroup is not None and _oom_kills(self.cgroup) > self.oom_base
+        if self.cgroup is None:
+            return False
+        from .lockdown import oom_kills
+
+        return oom_kills(self.cgroup) > 0  # a fresh cgroup of its own: any kill is this tree's
 
     def stop(self) -> None:
         try:
