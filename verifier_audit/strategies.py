@@ -195,34 +195,40 @@ def _stratified(found: list[Candidate]) -> st.SearchStrategy[Candidate]:
     fresh generation and a fresh oracle pass (processes, databases, a sandbox). A fixed,
     confirmed list costs one of each per (task, seed); Hypothesis shrinks an index towards
     the front, and the front is where we put the simplest candidates (shortest text first),
-    so a failure is reported as the simplest failing candidate of the first failing
-    category; and Hypothesis knows the space is finite and stops when it has seen it all.
+    and Hypothesis knows the space is finite and stops when it has seen it all.
 
     Drawing the category first gives every category the same chance, so a hole in a
     category with one candidate is found as readily as one in a category with twenty.
+
+    Why two integers and not ``sampled_from(categories).flatmap(...)``: Hypothesis ranks
+    examples by their number of choices first, and a category of one candidate draws no
+    second choice, so every failure shrank to the nearest one-candidate category, however
+    late in the order. Two choices for every draw make the order (category, then
+    simplicity) the one the shrinker sees; the index is clamped to the category's size, so
+    a smaller index is never a less simple candidate.
     """
     by_category: dict[str, list[Candidate]] = {}
     for c in found:
         by_category.setdefault(c.category, []).append(c)
-    inner = {category: st.sampled_from(sorted(group, key=lambda c: (len(c.text), c.id)))
-             for category, group in sorted(by_category.items())}
-    if len(inner) == 1:
-        return next(iter(inner.values()))
-    return st.sampled_from(list(inner)).flatmap(_OfCategory(inner))
+    groups = [sorted(group, key=lambda c: (len(c.text), c.id)) for _, group in sorted(by_category.items())]
+    widest = max(len(group) for group in groups)
+    return st.tuples(st.integers(0, len(groups) - 1), st.integers(0, widest - 1)).flatmap(_Pick(groups))
 
 
-class _OfCategory:
-    """The function ``flatmap`` applies: a category's strategy (with a short repr, since a
-    strategy's repr shows up in Hypothesis's messages)."""
+class _Pick:
+    """The function ``flatmap`` applies: (category index, candidate index) to ``just`` a
+    candidate. Not ``map``: Hypothesis reports a mapped value as the call that made it,
+    ``_Pick(...)((9, 0))``, and a failure should show the candidate itself."""
 
-    def __init__(self, inner: dict[str, st.SearchStrategy[Candidate]]):
-        self.inner = inner
+    def __init__(self, groups: list[list[Candidate]]):
+        self.groups = groups
 
-    def __call__(self, category: str) -> st.SearchStrategy[Candidate]:
-        return self.inner[category]
+    def __call__(self, drawn: tuple[int, int]) -> st.SearchStrategy[Candidate]:
+        group = self.groups[drawn[0]]
+        return st.just(group[min(drawn[1], len(group) - 1)])
 
     def __repr__(self) -> str:
-        return "candidates_of_category"
+        return "candidate_of_category"
 
 
 def _task_id(task: Any) -> str:
