@@ -28,10 +28,17 @@ def math_verify_report():
     from verifier_audit.loading import resolve
     from verifier_audit.suites import load_suite, select
 
+    import dataclasses
+
     options = AuditOptions(probe_sample=0, progress=False, origins=("near_miss", "known_bad"))
     loaded = load_suite("math")
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, "shifted", 40), options, split="shifted",
                        limit=40)
+    # Without the hostile inputs (power towers, deep parentheses, giant integers): each runs
+    # into Math-Verify's own 5 s timeout, 90 of the fixture's 130 s of calls, and none of them
+    # is asserted here (docs/real-verifiers.md has the whole run).
+    kept = [c for c in prepared.candidates if not c.category.startswith("math.hostile.")]
+    prepared = dataclasses.replace(prepared, candidates=kept)
     return run_audit(prepared, [resolve(f"{REAL}:math_verify_reward")], options)[0]
 
 
