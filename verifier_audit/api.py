@@ -10,8 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Optional, Union
 
+from .domains import get_domain
 from .engine.audit import AuditOptions, default_cache_dir, prepare
 from .engine.audit import audit as _audit
+from .engine.slices import load_weights
 from .loading import from_callable, resolve
 from .models import GateConfig, Report
 from .suites import load_suite, select
@@ -39,21 +41,31 @@ def audit(
     progress: bool = False,
     probe_sample: int = 24,
     isolation: Optional[str] = None,
+    min_slice_n: int = 10,
+    weights_from: Optional[Union[str, Path]] = None,
+    slice_field: str = "slice",
 ) -> Report:
     """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict).
 
     ``probe_sample``: candidates rescored to check determinism and thread and process
     safety (``report.checks``); 0 skips the probes. ``isolation``: ``none``, ``process``
     or ``namespaces`` (None: the strongest this machine gives; docs/threat-model.md). A
-    function object (not a spec string) runs in workers forked from this process."""
+    function object (not a spec string) runs in workers forked from this process.
+    ``min_slice_n``: ``max_category`` also holds on every slice of a category with that
+    many candidates scored; ``weights_from``: your own tasks, whose mix of slices the debt
+    is reweighted to (``report.weighted_debt``, gated instead of the plain debt);
+    ``slice_field``: the task metadata field naming a task's slice (docs/slices.md)."""
     spec = from_callable(verifier, style) if callable(verifier) else resolve(verifier, style)
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
-                        max_error_rate=max_error_rate, waived_categories=list(waive)),
+                        max_error_rate=max_error_rate, waived_categories=list(waive), min_slice_n=min_slice_n),
         results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
-        probe_sample=probe_sample, isolation=isolation,
+        probe_sample=probe_sample, isolation=isolation, slice_field=slice_field,
     )
     loaded = load_suite(suite, fields=fields)
+    if weights_from is not None:
+        options.weights = load_weights(Path(weights_from), get_domain(loaded.tasks[0].domain if loaded.tasks else "math"),
+                                       fields=fields, field=slice_field)
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, split, limit), options, split=split, limit=limit)
     return _audit(prepared, [spec], options)[0]

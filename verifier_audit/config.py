@@ -77,6 +77,7 @@ class GateSection(_Section):
     max_category: Optional[Rate] = None
     max_false_rejection: Optional[Rate] = None
     max_error_rate: Optional[Rate] = None
+    min_slice_n: Optional[Count] = None
 
 
 class VerifierEntry(_Section):
@@ -120,6 +121,8 @@ class ProjectConfig(_Section):
     probe_sample: Optional[Annotated[int, _range(argtypes.nonnegative_int)]] = None  # determinism/thread probes; 0: none
     answer_formats: Optional[StrictBool] = None  # the answer-format probe (docs/answer-formats.md); false: off
     isolation: Optional[Literal["none", "process", "namespaces"]] = None  # engine/lockdown.py; None: the strongest here
+    slice_field: Optional[str] = None  # the task metadata field naming a task's slice (engine/slices.py)
+    weights_from: Optional[str] = None  # your own tasks: the debt is reweighted to their slices (relative to this file)
     report_dir: Optional[str] = None  # write every report format here after each run
     gate: GateSection = Field(default_factory=GateSection)
     verifiers: list[VerifierEntry] = Field(default_factory=list)

@@ -8,6 +8,10 @@
   drown one exploit. Its interval is a normal approximation on the weighted sum with
   Agresti-Coull adjusted rates, which keeps a width at 0/n (a category with 12 clean
   candidates is not proof of a closed hole).
+* Per category and slice (the task's answer type, query feature, return type): the same
+  rates within each slice, and the exploitable-task rate: the share of tasks on which at
+  least one wrong candidate is paid. The gate applies max-category to every slice with
+  ``min_slice_n`` candidates scored, so a hole confined to one slice is not averaged away.
 """
 
 from __future__ import annotations
@@ -21,12 +25,15 @@ from .models import (
     Candidate,
     CategoryResult,
     Example,
+    ExploitableTasks,
     GateConfig,
     GateResult,
     Interval,
     Severity,
+    SliceResult,
     Task,
     Verdict,
+    WeightedDebt,
 )
 
 Z95 = 1.959963984540054
@@ -92,6 +99,66 @@ def category_results(
     return results
 
 
+def slice_results(candidates: list[Candidate], verdicts: dict[str, Verdict]) -> list[SliceResult]:
+    """Every (category, slice) with a candidate, in (category, slice) order. A candidate
+    counts in each of its task's slices (a SQL query with a join and a GROUP BY in both)."""
+    groups: dict[tuple[str, str], list[Candidate]] = defaultdict(list)
+    for c in candidates:
+        for name in c.slices:
+            groups[(c.category, name)].append(c)
+    out = []
+    for (category, name), members in sorted(groups.items()):
+        scored = [(c, verdicts[c.id]) for c in members if c.id in verdicts]
+        ok = [(c, v) for c, v in scored if v.status == "ok"]
+        k = sum(1 for c, v in ok if _misjudged(c, v))
+        out.append(SliceResult(category=category, slice=name, label=members[0].label, n=len(ok),
+                               accepted=sum(1 for _, v in ok if v.accepted), rate=k / len(ok) if ok else 0.0,
+                               ci=wilson(k, len(ok)), errors=len(scored) - len(ok)))
+    return out
+
+
+def exploitable_tasks(candidates: list[Candidate], verdicts: dict[str, Verdict]) -> list[ExploitableTasks]:
+    """Per origin of wrong candidates (and all of them together): tasks with a wrong
+    candidate scored without error, and those on which one of them was accepted."""
+    scored: dict[str, set[str]] = defaultdict(set)
+    paid: dict[str, set[str]] = defaultdict(set)
+    for c in candidates:
+        v = verdicts.get(c.id)
+        if c.label != "incorrect" or v is None or v.status != "ok":
+            continue
+        for origin in (c.origin, "all"):
+            scored[origin].add(c.task_id)
+            if v.accepted:
+                paid[origin].add(c.task_id)
+    out = []
+    for origin in sorted(scored, key=lambda o: (o == "all", o)):
+        n, k = len(scored[origin]), len(paid[origin])
+        out.append(ExploitableTasks(origin=origin, tasks=n, exploitable=k, rate=k / n, ci=wilson(k, n)))
+    return out
+
+
+def worst_slices(slices: list[SliceResult], min_n: int) -> dict[str, SliceResult]:
+    """Per incorrect category, its slice of highest false acceptance among those with at
+    least ``min_n`` candidates scored (ties: the larger n, then the name)."""
+    worst: dict[str, SliceResult] = {}
+    for s in slices:
+        if s.label != "incorrect" or s.n < min_n:
+            continue
+        best = worst.get(s.category)
+        if best is None or (s.rate, s.n) > (best.rate, best.n):
+            worst[s.category] = s
+    return worst
+
+
+def slice_words(name: str) -> str:
+    """ "answer:integer" -> "integer answers", for sentences a reader can take in at once."""
+    dimension, _, value = name.partition(":")
+    value = value.replace("_", " ")
+    return {"answer": f"{value} answers", "magnitude": f"answers of magnitude {value}",
+            "query": f"queries with {value}" if value != "plain" else "plain queries",
+            "returns": f"functions returning {value}", "family": f"{value} tasks"}.get(dimension, name)
+
+
 def _clip(text: str, limit: int = 400) -> str:
     """A short, valid-UTF-8 excerpt for reports (a lone surrogate becomes the text \\ud800,
     which every JSON reader accepts)."""
@@ -136,33 +203,61 @@ def gate(
     errors: int = 0,
     calls: int = 0,
     first_error: Optional[str] = None,
+    slices: Optional[list[SliceResult]] = None,
+    weighted: Optional[WeightedDebt] = None,
 ) -> GateResult:
     """The gate's verdict with every reason it failed. ``errors`` of ``calls`` verifier
-    calls errored; ``first_error`` is quoted when no call succeeded (a broken import)."""
+    calls errored; ``first_error`` is quoted when no call succeeded (a broken import).
+    ``slices``: max-category also holds on each slice with enough evidence. ``weighted``:
+    the debt reweighted to the user's task mix (--weights-from), gated instead of ``debt``;
+    the share of the user's tasks whose slice the audit has no candidate of is unmeasured,
+    and counts against the gate as errors do."""
     reasons: list[str] = []
     waived = set(config.waived_categories)
     limits = config.category_limits
     reasons += _error_reasons(categories, errors, calls, first_error, config, waived)
     # A waiver silences exactly its category: it is left out of the debt the gate checks too
     # (the report's coverage_debt still counts it).
-    if waived or limits:
+    if weighted is not None:
+        reasons += _weight_reasons(weighted, config)
+        debt, what = (weighted.debt or 0.0), f"coverage debt weighted to {weighted.source}"
+    elif waived or limits:
         debt, _ = coverage_debt(c for c in categories if c.name not in waived and c.name not in limits)
         what = "coverage debt (waived categories left out)"
     else:
         what = "coverage debt"
     if debt > config.max_debt:
         reasons.append(f"{what} {debt:.3f} > max-debt {config.max_debt:g}")
+    worst = worst_slices(slices or [], config.min_slice_n)
     for c in categories:
         if c.label != "incorrect" or not c.n or c.name in waived:
             continue
         limit, flag = (limits[c.name], "waiver max_rate") if c.name in limits else (config.max_category, "max-category")
         if c.rate > limit:
             reasons.append(f"category {c.name}: false acceptance {c.rate:.2f} ({c.accepted}/{c.n}) > {flag} {limit:g}")
+            continue
+        s = worst.get(c.name)
+        if s is not None and s.rate > limit:
+            reasons.append(f"category {c.name} on {slice_words(s.slice)} ({s.slice}): false acceptance "
+                           f"{s.rate:.2f} ({s.accepted}/{s.n}) > {flag} {limit:g} (all slices: {c.rate:.2f}, "
+                           f"{c.accepted}/{c.n})")
     if false_rejection > config.max_false_rejection:
         reasons.append(f"false rejection {false_rejection:.3f} > max-false-rejection {config.max_false_rejection:g}")
     if security_findings:
         reasons.append(f"{security_findings} security finding(s) (see security_findings)")
     return GateResult(passed=not reasons, enforced=enforced, reasons=reasons)
+
+
+def _weight_reasons(weighted: WeightedDebt, config: GateConfig) -> list[str]:
+    unmatched = sum(weighted.unmatched.values())
+    if weighted.debt is None:
+        return [f"coverage debt weighted to {weighted.source}: not measured, the audit has no candidate of any of "
+                f"its slices ({', '.join(sorted(weighted.unmatched))})"]
+    if unmatched > config.max_error_rate:
+        names = ", ".join(f"{k} {v:.0%}" for k, v in sorted(weighted.unmatched.items(), key=lambda kv: -kv[1]))
+        return [f"{unmatched:.0%} of the tasks in {weighted.source} are of slices this audit has no candidate of "
+                f"({names}) > max-error-rate {config.max_error_rate:g}: not measured"]
+    return []
 
 
 def _error_reasons(categories: list[CategoryResult], errors: int, calls: int, first_error: Optional[str],

@@ -13,8 +13,9 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.4"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
-# 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read)
+SCHEMA_VERSION = "1.5"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+# 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
+# 1.5: slices (category x slice), exploitable_tasks, weighted_debt
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -64,6 +65,9 @@ class Candidate(BaseModel):
     # The answer format the text is written in (domains/formats.py): "boxed", "gsm8k", ...
     # None: not known (a domain without formats, a completion that states no answer).
     format: Optional[str] = None
+    # Its task's slices, "dimension:value" (engine/slices.py): math "answer:integer",
+    # "magnitude:1-999"; sql "query:join"; code "returns:list". The first is the primary one.
+    slices: list[str] = Field(default_factory=list)
 
 
 class DroppedCandidate(BaseModel):
@@ -123,6 +127,44 @@ class CategoryResult(BaseModel):
     examples: list[Example] = Field(default_factory=list)  # the misjudged ones, a few
 
 
+class SliceResult(BaseModel):
+    """One category on the candidates of one slice of tasks (schema 1.5): a hole confined to
+    a slice (sign flips paid on integer answers only) shows here at full strength."""
+
+    category: str
+    slice: str  # "answer:integer"
+    label: Label
+    n: int
+    accepted: int
+    rate: float  # false acceptance (incorrect) or false rejection (correct) within the slice
+    ci: Interval
+    errors: int = 0
+
+
+class ExploitableTasks(BaseModel):
+    """The share of tasks on which at least one wrong candidate of an origin is paid: the
+    fraction of training prompts on which a wrong answer can earn reward (schema 1.5)."""
+
+    origin: str  # near_miss | known_bad | search | all
+    tasks: int  # tasks with at least one wrong candidate of this origin scored without error
+    exploitable: int  # of those, tasks where one of them was accepted
+    rate: float
+    ci: Interval
+
+
+class WeightedDebt(BaseModel):
+    """The coverage debt reweighted to the user's own mix of task slices (--weights-from)."""
+
+    source: str  # the file the weights came from
+    dimension: str  # the slice dimension weighed: "answer", "query", "returns"
+    weights: dict[str, float]  # slice -> share of the user's tasks
+    # Sum over the slices audited of weight x the slice's coverage debt, renormalised over
+    # them; None when the audit has no candidate of any of the user's slices.
+    debt: Optional[float] = None
+    per_slice: dict[str, float] = Field(default_factory=dict)  # slice -> its coverage debt
+    unmatched: dict[str, float] = Field(default_factory=dict)  # slices of the user's tasks the audit has no candidate of
+
+
 class SecurityFinding(BaseModel):
     kind: str  # executes_model_output | ...
     candidate_id: str
@@ -146,6 +188,9 @@ class GateConfig(BaseModel):
     waived_categories: list[str] = Field(default_factory=list)
     # A waiver with an accepted rate: the category may go up to this false acceptance.
     category_limits: dict[str, float] = Field(default_factory=dict)
+    # max_category also applies to each slice of a category with at least this many
+    # candidates scored (fewer is not evidence enough to fail a gate on).
+    min_slice_n: int = 10
 
 
 class TaskSurvival(BaseModel):
@@ -266,6 +311,9 @@ class Report(BaseModel):
     settings: dict[str, Any] = Field(default_factory=dict)
     checks: Optional[Checks] = None  # 1.2; None in older reports
     formats: Optional[Formats] = None  # 1.4; None in older reports and when not probed
+    slices: list[SliceResult] = Field(default_factory=list)  # 1.5
+    exploitable_tasks: list[ExploitableTasks] = Field(default_factory=list)  # 1.5
+    weighted_debt: Optional[WeightedDebt] = None  # 1.5; only with --weights-from
 
 
 def to_json(model: BaseModel, indent: int | None = None) -> str:

@@ -28,6 +28,7 @@ from .engine.audit import (
     run_settings,
 )
 from .engine.lockdown import resolve_level
+from .engine.slices import load_weights
 from .engine.store import fingerprint
 from .errors import InputError
 from .loading import VerifierSpec, resolve
@@ -61,6 +62,22 @@ class Group:
     timeout: Optional[float] = None  # None: the domain's default_timeout, else 10 s
     #: waived category -> where it was waived ("--waive", "pyproject.toml:14"), for messages
     waiver_sources: dict[str, str] = field(default_factory=dict)
+    #: the user's own tasks, whose slice mix the debt is reweighted to (--weights-from)
+    weights_from: Optional[Path] = None
+
+
+def weights_path(given: dict[str, Any], config: Optional[ProjectConfig]) -> Optional[Path]:
+    """The --weights-from file (or the config's weights_from, relative to the config),
+    checked before the longer candidate preparation."""
+    if given.get("weights_from") is not None:
+        path, where = Path(given["weights_from"]), "--weights-from"
+    elif config is not None and config.weights_from:
+        path, where = Path(config.resolve_path(config.weights_from)), f"{config.path or 'configuration'}: weights_from"
+    else:
+        return None
+    if not path.is_file():
+        raise InputError(f"{where} {path}: no such file (give your own tasks, in a format --suite reads)")
+    return path
 
 
 def _first(*values):
@@ -84,13 +101,14 @@ def suite_choice(given: dict[str, Any], config: Optional[ProjectConfig], entry: 
     )
 
 
-GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_rate")
+GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_rate", "min_slice_n")
 
 # The range of every numeric option, as the command line checks it (the config checks the
 # same ones): the pytest plugin and other callers that pass options as values go through here.
 _RANGES = {"limit": argtypes.positive_int, "workers": argtypes.workers, "timeout": argtypes.positive_float,
            "oracle_timeout": argtypes.positive_float, "memory_mb": argtypes.memory_mb, "threshold": argtypes.rate,
-           "probe_sample": argtypes.nonnegative_int, **{k: argtypes.rate for k in GATE_OPTIONS}}
+           "probe_sample": argtypes.nonnegative_int, **{k: argtypes.rate for k in GATE_OPTIONS},
+           "min_slice_n": argtypes.positive_int}
 
 
 def check_ranges(given: dict[str, Any]) -> None:
@@ -128,6 +146,7 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         probe_sample=_first(given.get("probe_sample"), c.probe_sample, 24),
         answer_formats=_first(given.get("answer_formats"), c.answer_formats, True),
         isolation=_first(given.get("isolation"), c.isolation),
+        slice_field=_first(given.get("slice_field"), c.slice_field, "slice"),
     )
     try:
         resolve_level(options.isolation)
@@ -188,7 +207,7 @@ def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifier
         options, timeout = audit_options(given, config, spec, entry)
         key = json.dumps([choice.key(), options.threshold, options.gate.model_dump(), timeout], default=str)
         if key not in groups:
-            groups[key] = Group(choice, options, [], timeout, waiver_sources(given, config))
+            groups[key] = Group(choice, options, [], timeout, waiver_sources(given, config), weights_path(given, config))
         groups[key].specs.append(resolved)
     return list(groups.values())
 
@@ -214,6 +233,8 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
     options.timeout = group.timeout or getattr(domain, "default_timeout", 10.0)
     if not prepared.candidates:
         raise InputError(f"suite {group.choice.suite!r}: no candidates survived generation and labelling; nothing to audit")
+    if group.weights_from is not None:
+        options.weights = load_weights(group.weights_from, domain, fields=group.choice.fields, field=options.slice_field)
     options.results = results or default_cache_dir() / f"results-{fingerprint(run_settings(prepared, specs, options))}.jsonl"
     return prepared, audit(prepared, specs, options)
 

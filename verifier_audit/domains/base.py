@@ -83,6 +83,12 @@ class DomainPackage:
     def format_of(self, text: str) -> Optional[str]:
         return self._part("formats", "format_of")(text)
 
+    # Slices of a task (engine/slices.py), from the package's ``slices`` module when it has one.
+    def task_slices(self, task: Task) -> list[str]:
+        if importlib.util.find_spec(f"{self.package}.slices") is None:
+            return []
+        return self._part("slices", "task_slices")(task)
+
 
 def verifier_specs(package: str, *names: str) -> dict[str, str]:
     """name -> spec of the functions ``names`` in ``package.verifiers``, in the order given."""

@@ -27,6 +27,7 @@ from .lockdown import resolve_level
 from .formats import annotate, formats_for
 from .probes import run_probes
 from .progress import Progress
+from .slices import SliceWeights, with_slices
 from .store import ResultsStore
 from .verifier_job import IsolatedCallError, VerifierJob  # noqa: F401 - IsolatedCallError: public here before
 
@@ -62,6 +63,12 @@ class AuditOptions:
     # How each worker that runs the verifier is isolated (engine/lockdown.py): none,
     # process, namespaces; None: the strongest this machine gives.
     isolation: Optional[str] = None
+    # The task metadata field that names a task's slice (engine/slices.py); tasks without
+    # it are sliced by the domain.
+    slice_field: str = "slice"
+    # The user's own mix of slices (--weights-from): the debt is also reported, and gated,
+    # reweighted to it. Not in the fingerprint: it changes no verdict.
+    weights: Optional[SliceWeights] = None
 
 
 @dataclass
@@ -187,7 +194,8 @@ def prepare(
         cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, [t.id for t in tasks], options.seed, options.origins)}.jsonl"
         cached = _read_cache(cache_path)
         if cached is not None:
-            return Prepared(suite_name, suite_hash, domain_name, tasks, cached[0], cached[1], split, limit)
+            kept = with_slices(domain, tasks, cached[0], options.slice_field)
+            return Prepared(suite_name, suite_hash, domain_name, tasks, kept, cached[1], split, limit)
 
     dropped: list[DroppedCandidate] = []
     usable = []
@@ -225,6 +233,7 @@ def prepare(
     kept = annotate(domain, kept)
     if cache_path is not None:
         _write_cache(cache_path, kept, dropped)
+    kept = with_slices(domain, tasks, kept, options.slice_field)
     return Prepared(suite_name, suite_hash, domain_name, tasks, kept, dropped, split, limit)
 
 

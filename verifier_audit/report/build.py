@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..loading import VerifierSpec
-from ..metrics import _clip, accepted, category_results, coverage_debt, gate, pooled_rate
-from ..models import Checks, Formats, MutantSurvival, Report, SecurityFinding, TaskSurvival, Verdict
+from ..metrics import (_clip, accepted, category_results, coverage_debt, exploitable_tasks, gate, pooled_rate,
+                       slice_results)
+from ..models import (CategoryResult, Checks, Formats, MutantSurvival, Report, SecurityFinding, SliceResult,
+                      TaskSurvival, Verdict, WeightedDebt)
 
 if TYPE_CHECKING:
     from ..engine.audit import AuditOptions, Prepared
@@ -88,6 +90,8 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         checks = checks.model_copy(update={"unobserved": unobserved(verdicts.values())})
     errors = [v for v in sorted(verdicts.values(), key=_call_order(prepared)) if v.status == "error"]
     messages = error_messages(errors)
+    slices = slice_results(candidates, verdicts)
+    weighted = weighted_debt(categories, slices, options.weights) if options.weights is not None else None
     return Report(
         tool_version=__version__,
         verifier=spec.spec,
@@ -112,7 +116,8 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         dropped=prepared.dropped_counts,
         mutant_survival=mutant_survival(prepared, candidates, verdicts),
         gate=gate(debt, categories, fr, len(findings), options.gate, enforced=options.enforce_gate,
-                  errors=len(errors), calls=len(verdicts), first_error=errors[0].error if errors else None),
+                  errors=len(errors), calls=len(verdicts), first_error=errors[0].error if errors else None,
+                  slices=slices, weighted=weighted),
         settings={
             **{k: v for k, v in settings.items() if k not in ("verifiers",)},
             "threshold": options.threshold,
@@ -122,10 +127,33 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
             "max_error_rate": options.gate.max_error_rate,
             "waived_categories": list(options.gate.waived_categories),
             "category_limits": dict(sorted(options.gate.category_limits.items())),
+            "min_slice_n": options.gate.min_slice_n,
         },
         checks=checks,
         formats=formats,
+        slices=slices,
+        exploitable_tasks=exploitable_tasks(candidates, verdicts),
+        weighted_debt=weighted,
     )
+
+
+def weighted_debt(categories: list[CategoryResult], slices: list[SliceResult], weights) -> WeightedDebt:
+    """The coverage debt as the user's task mix would see it: per primary slice, the debt of
+    the categories on that slice's candidates; their mean weighted by the user's shares,
+    renormalised over the slices the audit has candidates of (the rest is ``unmatched``)."""
+    by_name = {c.name: c for c in categories}
+    per_slice: dict[str, float] = {}
+    for name in weights.weights:
+        rows = [CategoryResult(name=s.category, origin=by_name[s.category].origin, severity=by_name[s.category].severity,
+                               label=s.label, n=s.n, accepted=s.accepted, rate=s.rate, ci=s.ci)
+                for s in slices if s.slice == name and s.category in by_name]
+        if any(r.label == "incorrect" and r.n for r in rows):
+            per_slice[name] = round(coverage_debt(rows)[0], 6)
+    matched = sum(weights.weights[name] for name in per_slice)
+    debt = round(sum(weights.weights[name] * d for name, d in per_slice.items()) / matched, 6) if matched else None
+    return WeightedDebt(source=weights.source, dimension=weights.dimension, weights=dict(weights.weights),
+                        debt=debt, per_slice=per_slice,
+                        unmatched={k: w for k, w in weights.weights.items() if k not in per_slice})
 
 
 def mutant_survival(prepared: "Prepared", candidates: list, verdicts: dict[str, Verdict]) -> MutantSurvival | None:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..models import CategoryResult, Example, Report
+from .exploitability import concentrated_holes, weighted_line
 
 CLIP = 4000  # characters of one example shown; the answer is usually at the end, so head + tail
 BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
@@ -260,6 +261,27 @@ def _formats(report: Report) -> str:
     return "\n".join(out)
 
 
+def _exploitability(report: Report) -> str:
+    """The holes a slice hides from the pooled rates, the exploitable-task rate per origin
+    and the reweighted debt (report/exploitability.py words them)."""
+    holes = concentrated_holes(report)
+    rows = [[_esc(e.origin, 40), f'<td class="n">{e.exploitable} of {e.tasks}</td>',
+             f'<td class="n">{_pct(e.rate)}</td>', _esc(_ci(e.ci.low, e.ci.high), 40)] for e in report.exploitable_tasks]
+    if not holes and not rows:
+        return ""
+    out = ["<h3>Exploitability</h3>"]
+    if holes:
+        out.append("<p>Holes confined to a slice (the pooled rate hides them):</p><ul class=\"va-slice-holes\">"
+                   + "".join(f"<li>{_esc(h, 400)}</li>" for h in holes) + "</ul>")
+    if rows:
+        out.append("<p>Tasks on which a wrong answer is paid:</p>"
+                   + _table(["origin", "exploitable tasks", "rate", "95% CI"], rows, "va-exploitable"))
+    weighted = weighted_line(report)
+    if weighted:
+        out.append(f"<p>{_esc(' '.join(weighted.split()), 1000)}</p>")
+    return "\n".join(out)
+
+
 def _settings(report: Report) -> str:
     def show(v: Any) -> str:
         return v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
@@ -291,6 +313,7 @@ def _verifier(i: int, report: Report, checklist: list | None) -> str:
         f"<div>style {_esc(report.style, 40)}, threshold {_num(report.threshold)}; gate: {_gate(report)}</div>",
         _formats(report),
         _categories(report),
+        _exploitability(report),
         "<h3>Escaped candidates</h3>", _escapes(report),
         _survival(report), _problems(report),
         "<h3>Settings</h3>", _settings(report),

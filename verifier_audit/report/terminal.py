@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..models import CategoryResult, Report
+from .exploitability import exploitability_lines, exploitable_line, weighted_line
 
 FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
            "FR = false rejection: a right answer it refused.")
@@ -61,6 +62,7 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
     else:
         out.append(f"All {len(report.categories)} categories judged right.")
     out += ["", FA_HELP, ""]
+    out += exploitability_lines(report)
     out += _worst_examples(report, "incorrect", "Worst escapes (wrong answers accepted):", "accepted", examples)
     out += _worst_examples(report, "correct", "Worst false rejections (right answers refused):", "refused", examples)
     if report.errors:
@@ -75,6 +77,7 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
         f"coverage debt      {report.coverage_debt:.3f}  95% CI [{report.coverage_debt_ci.low:.3f}, {report.coverage_debt_ci.high:.3f}]",
         f"false acceptance   {_pct(report.false_acceptance_rate)}  {_ci(report.false_acceptance_ci.low, report.false_acceptance_ci.high)}",
         f"false rejection    {_pct(report.false_rejection_rate)}  {_ci(report.false_rejection_ci.low, report.false_rejection_ci.high)}",
+        *[line for line in (exploitable_line(report), weighted_line(report)) if line],
         "",
     ]
     out.append(render_gate(report))

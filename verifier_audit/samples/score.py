@@ -35,6 +35,7 @@ from ..engine.audit import (
     default_cache_dir,
     run_settings,
 )
+from ..engine.slices import with_slices
 from ..engine.store import fingerprint, read_verified
 from ..errors import InputError
 from ..loading import VerifierSpec
@@ -337,6 +338,7 @@ def score_samples(
                          f"({', '.join(f'{k} {v}' for k, v in sorted(undecided.items()))}); nothing to score")
 
     digest = hashlib.sha256("\0".join([the_suite.content_hash] + [f.digest for f in loaded]).encode()).hexdigest()[:16]
+    candidates = with_slices(get_domain(domain), tasks, candidates, options.slice_field)
     prepared = Prepared(the_suite.name, digest, domain, tasks, candidates, dropped)
     options.timeout = timeout or getattr(get_domain(domain), "default_timeout", 10.0)
     if options.results is None:

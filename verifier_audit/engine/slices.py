@@ -1,0 +1,71 @@
+"""Slices: which kind of task each candidate belongs to, and the user's own mix of them.
+
+A task's slices are ``"dimension:value"`` strings. A suite may name its own with a
+metadata field (``metadata["slice"]`` by default, ``--slice-field`` for another name: a
+string or a list of strings); otherwise the domain reads them from the reference (its
+``task_slices`` hook: math answer type and magnitude band, SQL query features, code return
+type). The first slice is the task's primary one: ``--weights-from`` weighs those.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from ..errors import InputError
+from ..models import Candidate, Task
+
+DEFAULT_FIELD = "slice"
+
+
+def task_slices(domain, task: Task, field: str = DEFAULT_FIELD) -> list[str]:
+    named = (task.metadata or {}).get(field)
+    if isinstance(named, str) and named:
+        return [f"{field}:{named}"]
+    if isinstance(named, list) and named and all(isinstance(v, str) and v for v in named):
+        return [f"{field}:{v}" for v in named]
+    hook = getattr(domain, "task_slices", None)
+    return list(hook(task)) if hook is not None else []
+
+
+def with_slices(domain, tasks: list[Task], candidates: list[Candidate], field: str = DEFAULT_FIELD) -> list[Candidate]:
+    """The candidates, each carrying its task's slices (computed once per task)."""
+    by_task = {t.id: task_slices(domain, t, field) for t in tasks}
+    return [c if c.slices == by_task.get(c.task_id, []) else c.model_copy(update={"slices": by_task.get(c.task_id, [])})
+            for c in candidates]
+
+
+@dataclass(frozen=True)
+class SliceWeights:
+    """The share of each primary slice among the user's own tasks (``--weights-from``)."""
+
+    source: str
+    dimension: str
+    weights: dict[str, float]
+
+
+def load_weights(path: Path, domain, *, fmt: str = "jsonl", fields: Optional[list[str]] = None,
+                 field: str = DEFAULT_FIELD) -> SliceWeights:
+    """Read the user's tasks (any format ``--suite`` reads) and count their primary slices."""
+    from ..suites import load_suite
+
+    if not Path(path).is_file():
+        raise InputError(f"--weights-from {path}: no such file (give your own tasks, in a format --suite reads)")
+    suite = load_suite(str(path), fields=fields, fmt=fmt, domain=domain.name)
+    primary = Counter()
+    for task in suite.tasks:
+        found = task_slices(domain, task, field)
+        if found:
+            primary[found[0]] += 1
+    if not primary:
+        raise InputError(f"--weights-from {path}: none of its {len(suite.tasks)} tasks has a slice the {domain.name} "
+                         f"domain can read (name one with metadata[{field!r}])")
+    dimensions = {name.partition(":")[0] for name in primary}
+    if len(dimensions) > 1:
+        raise InputError(f"--weights-from {path}: its tasks' primary slices mix dimensions ({', '.join(sorted(dimensions))}); "
+                         "give every task the same kind of slice")
+    total = sum(primary.values())
+    return SliceWeights(source=str(path), dimension=dimensions.pop(),
+                        weights={name: round(n / total, 6) for name, n in sorted(primary.items())})
