@@ -44,6 +44,7 @@ def audit(
     min_slice_n: int = 10,
     weights_from: Optional[Union[str, Path]] = None,
     slice_field: str = "slice",
+    search: int = 0,
 ) -> Report:
     """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict).
 
@@ -54,14 +55,15 @@ def audit(
     ``min_slice_n``: ``max_category`` also holds on every slice of a category with that
     many candidates scored; ``weights_from``: your own tasks, whose mix of slices the debt
     is reweighted to (``report.weighted_debt``, gated instead of the plain debt);
-    ``slice_field``: the task metadata field naming a task's slice (docs/slices.md)."""
+    ``slice_field``: the task metadata field naming a task's slice (docs/slices.md).
+    ``search``: verifier calls the exploit search may spend (``report.search``; docs/search.md)."""
     spec = from_callable(verifier, style) if callable(verifier) else resolve(verifier, style)
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
                         max_error_rate=max_error_rate, waived_categories=list(waive), min_slice_n=min_slice_n),
         results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
-        probe_sample=probe_sample, isolation=isolation, slice_field=slice_field,
+        probe_sample=probe_sample, isolation=isolation, slice_field=slice_field, search=search,
     )
     loaded = load_suite(suite, fields=fields)
     if weights_from is not None:

@@ -121,6 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
     g.add_argument("--max-error-rate", type=argtypes.rate, default=None, metavar="RATE",
                    help="gate: share of verifier calls that errored (timeout, crash, exception) at most this (default 0.05)")
+    g.add_argument("--search", type=argtypes.nonnegative_int, default=None, metavar="CALLS",
+                   help="also search for exploits the fixed candidates miss, within CALLS verifier calls per verifier "
+                        "(math; e.g. 3000): found families are <domain>.search.<family> categories, gated like the rest "
+                        "(docs/search.md)")
     g.add_argument("--min-slice-n", type=argtypes.positive_int, default=None, metavar="N",
                    help="gate: --max-category also holds on every slice of a category (integer answers, queries "
                         "with a join, ...) with at least N candidates scored (default 10)")
@@ -183,7 +187,7 @@ def _given(args) -> dict:
     """The options the user gave on the command line (None: not given)."""
     names = ("suite", "format", "split", "limit", "seed", "workers", "timeout", "oracle_timeout", "memory_mb",
              "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "domain", "db_dir",
-             "resume", "probe_sample", "isolation", "min_slice_n", "weights_from", "slice_field")
+             "resume", "probe_sample", "isolation", "min_slice_n", "weights_from", "slice_field", "search")
     given = {n: getattr(args, n, None) for n in names}
     given.update(fields=args.field, waive=getattr(args, "waive", []), no_cache=args.no_cache,
                  origins=getattr(args, "only", None),

@@ -122,6 +122,7 @@ class ProjectConfig(_Section):
     answer_formats: Optional[StrictBool] = None  # the answer-format probe (docs/answer-formats.md); false: off
     isolation: Optional[Literal["none", "process", "namespaces"]] = None  # engine/lockdown.py; None: the strongest here
     slice_field: Optional[str] = None  # the task metadata field naming a task's slice (engine/slices.py)
+    search: Optional[Annotated[int, _range(argtypes.nonnegative_int)]] = None  # exploit search budget (calls); 0: none
     weights_from: Optional[str] = None  # your own tasks: the debt is reweighted to their slices (relative to this file)
     report_dir: Optional[str] = None  # write every report format here after each run
     gate: GateSection = Field(default_factory=GateSection)

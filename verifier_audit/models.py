@@ -19,7 +19,7 @@ SCHEMA_VERSION = "1.5"  # 1.1: mutant_survival; 1.2: checks (determinism, thread
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
-Origin = Literal["near_miss", "known_bad", "equivalent", "sampled"]
+Origin = Literal["near_miss", "known_bad", "equivalent", "sampled", "search"]
 Label = Literal["correct", "incorrect"]
 
 
@@ -163,6 +163,48 @@ class WeightedDebt(BaseModel):
     debt: Optional[float] = None
     per_slice: dict[str, float] = Field(default_factory=dict)  # slice -> its coverage debt
     unmatched: dict[str, float] = Field(default_factory=dict)  # slices of the user's tasks the audit has no candidate of
+
+
+class SearchFamily(BaseModel):
+    """One family of exploits the search found (``<domain>.search.<family>``): the shrunk
+    chain of edits, one minimal example, and its reach over the audit's tasks."""
+
+    name: str  # "last_digit", "grow@near_miss"
+    category: str  # "math.search.last_digit"
+    operators: list[str]  # the shrunk chain, in order
+    start: str  # what the chain starts from: "reference", or the category of a wrong candidate
+    task_id: str
+    example: str  # the minimal exploit, clipped
+    score: float  # what the verifier gave it
+    reach_tasks: int  # tasks the family's edit applies to (and gives a wrong answer, by the oracle)
+    reach_paid: int  # of those, the tasks on which the verifier paid it
+    found_after: int  # verifier calls spent when the first exploit of the family was found
+
+
+class LazyPolicy(BaseModel):
+    """An answer-free strategy (always 0, the prompt's last number, ...): its mean reward."""
+
+    name: str
+    tasks: int
+    mean_reward: float  # mean score over (task, completion) pairs, errors left out
+    paid: int  # completions accepted
+    calls: int
+    errors: int = 0
+
+
+class SearchSummary(BaseModel):
+    """What ``--search CALLS`` did (schema 1.5)."""
+
+    budget: int
+    calls: int  # verifier calls spent: exploration, shrinking, reach and lazy policies
+    errors: int = 0
+    error_kinds: dict[str, int] = Field(default_factory=dict)
+    stopped_early: Optional[str] = None  # why the search stopped before its budget, if it did
+    first_exploit_after: Optional[int] = None  # calls spent when the first exploit was found
+    exploits_found: int = 0  # distinct paid, wrong texts met during exploration
+    tasks_searched: int = 0
+    families: list[SearchFamily] = Field(default_factory=list)
+    lazy_policies: list[LazyPolicy] = Field(default_factory=list)
 
 
 class SecurityFinding(BaseModel):
@@ -314,6 +356,7 @@ class Report(BaseModel):
     slices: list[SliceResult] = Field(default_factory=list)  # 1.5
     exploitable_tasks: list[ExploitableTasks] = Field(default_factory=list)  # 1.5
     weighted_debt: Optional[WeightedDebt] = None  # 1.5; only with --weights-from
+    search: Optional[SearchSummary] = None  # 1.5; only with --search
 
 
 def to_json(model: BaseModel, indent: int | None = None) -> str:

@@ -108,7 +108,7 @@ GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_ra
 _RANGES = {"limit": argtypes.positive_int, "workers": argtypes.workers, "timeout": argtypes.positive_float,
            "oracle_timeout": argtypes.positive_float, "memory_mb": argtypes.memory_mb, "threshold": argtypes.rate,
            "probe_sample": argtypes.nonnegative_int, **{k: argtypes.rate for k in GATE_OPTIONS},
-           "min_slice_n": argtypes.positive_int}
+           "min_slice_n": argtypes.positive_int, "search": argtypes.nonnegative_int}
 
 
 def check_ranges(given: dict[str, Any]) -> None:
@@ -147,6 +147,7 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         answer_formats=_first(given.get("answer_formats"), c.answer_formats, True),
         isolation=_first(given.get("isolation"), c.isolation),
         slice_field=_first(given.get("slice_field"), c.slice_field, "slice"),
+        search=_first(given.get("search"), c.search, 0),
     )
     try:
         resolve_level(options.isolation)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -26,6 +27,7 @@ from . import pool
 from .lockdown import resolve_level
 from .formats import annotate, formats_for
 from .probes import run_probes
+from .search import search
 from .progress import Progress
 from .slices import SliceWeights, with_slices
 from .store import ResultsStore
@@ -69,6 +71,9 @@ class AuditOptions:
     # The user's own mix of slices (--weights-from): the debt is also reported, and gated,
     # reweighted to it. Not in the fingerprint: it changes no verdict.
     weights: Optional[SliceWeights] = None
+    # Verifier calls the exploit search may spend per verifier (engine/search); 0: none. Its
+    # verdicts stay outside the results file (a resumed audit searches again, same seed).
+    search: int = 0
 
 
 @dataclass
@@ -314,5 +319,10 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
         verdicts = {cid: v for (name, cid), v in store.done.items() if name == spec.name and cid in ids}
         # Probes (determinism, threads, processes) run on a sample, outside the store.
         checks = run_probes(view, spec, verdicts, options)
-        reports.append(build_report(view, spec, verdicts, options, settings, checks=checks, formats=formats))
+        found = search(view, spec, options, spec.name) if options.search else None
+        if found is not None and found.candidates:
+            view = dataclasses.replace(view, candidates=view.candidates + found.candidates)
+            verdicts = {**verdicts, **found.verdicts}
+        reports.append(build_report(view, spec, verdicts, options, settings, checks=checks, formats=formats,
+                                    search=found.summary if found is not None else None))
     return reports

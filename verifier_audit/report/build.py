@@ -10,8 +10,8 @@ from .. import __version__
 from ..loading import VerifierSpec
 from ..metrics import (_clip, accepted, category_results, coverage_debt, exploitable_tasks, gate, pooled_rate,
                        slice_results)
-from ..models import (CategoryResult, Checks, Formats, MutantSurvival, Report, SecurityFinding, SliceResult,
-                      TaskSurvival, Verdict, WeightedDebt)
+from ..models import (CategoryResult, Checks, Formats, MutantSurvival, Report, SearchSummary, SecurityFinding,
+                      SliceResult, TaskSurvival, Verdict, WeightedDebt)
 
 if TYPE_CHECKING:
     from ..engine.audit import AuditOptions, Prepared
@@ -62,7 +62,8 @@ def error_messages(errors: list[Verdict], per_kind: int = 3, width: int = 300) -
 
 
 def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, Verdict], options: "AuditOptions",
-                 settings: dict, checks: Checks | None = None, formats: Formats | None = None) -> Report:
+                 settings: dict, checks: Checks | None = None, formats: Formats | None = None,
+                 search: SearchSummary | None = None) -> Report:
     verdicts = {
         cid: v.model_copy(update={"accepted": accepted(v.score, options.threshold)}) for cid, v in verdicts.items()
     }
@@ -128,12 +129,14 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
             "waived_categories": list(options.gate.waived_categories),
             "category_limits": dict(sorted(options.gate.category_limits.items())),
             "min_slice_n": options.gate.min_slice_n,
+            "search": options.search,
         },
         checks=checks,
         formats=formats,
         slices=slices,
         exploitable_tasks=exploitable_tasks(candidates, verdicts),
         weighted_debt=weighted,
+        search=search,
     )
 
 

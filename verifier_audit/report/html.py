@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..models import CategoryResult, Example, Report
-from .exploitability import concentrated_holes, weighted_line
+from .exploitability import concentrated_holes, search_lines, weighted_line
 
 CLIP = 4000  # characters of one example shown; the answer is usually at the end, so head + tail
 BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
@@ -267,7 +267,7 @@ def _exploitability(report: Report) -> str:
     holes = concentrated_holes(report)
     rows = [[_esc(e.origin, 40), f'<td class="n">{e.exploitable} of {e.tasks}</td>',
              f'<td class="n">{_pct(e.rate)}</td>', _esc(_ci(e.ci.low, e.ci.high), 40)] for e in report.exploitable_tasks]
-    if not holes and not rows:
+    if not holes and not rows and report.search is None:
         return ""
     out = ["<h3>Exploitability</h3>"]
     if holes:
@@ -279,6 +279,10 @@ def _exploitability(report: Report) -> str:
     weighted = weighted_line(report)
     if weighted:
         out.append(f"<p>{_esc(' '.join(weighted.split()), 1000)}</p>")
+    searched = [line.strip() for line in search_lines(report) if line.strip()]
+    if searched:
+        out.append("<p>Exploit search:</p><ul class=\"va-search\">"
+                   + "".join(f"<li>{_esc(line, 600)}</li>" for line in searched) + "</ul>")
     return "\n".join(out)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..models import CategoryResult, Report
-from .exploitability import exploitability_lines, exploitable_line, weighted_line
+from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line
 
 FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
            "FR = false rejection: a right answer it refused.")
@@ -63,6 +63,7 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
         out.append(f"All {len(report.categories)} categories judged right.")
     out += ["", FA_HELP, ""]
     out += exploitability_lines(report)
+    out += search_lines(report)
     out += _worst_examples(report, "incorrect", "Worst escapes (wrong answers accepted):", "accepted", examples)
     out += _worst_examples(report, "correct", "Worst false rejections (right answers refused):", "refused", examples)
     if report.errors:

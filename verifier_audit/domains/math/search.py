@@ -1,0 +1,193 @@
+"""The math domain's edit operators for the exploit search (engine/search), and its
+answer-free "lazy policy" strategies.
+
+An operator takes a completion and a seeded Random and returns an edited completion, or
+None when it does not apply. Most edit the last boxed answer (where a grader reads), a few
+the text around it (length, hedges, denials, another answer format). They know nothing of
+the gold: the search keeps what the verifier pays, and the oracle says which of those are
+wrong. Small edits compose: a chain of them is an exploit's *family* once shrunk.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Callable, Optional
+
+from ...models import Task
+from .extract import box_spans
+
+Operator = Callable[[str, random.Random], Optional[str]]
+
+_DIGIT = re.compile(r"\d")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_FILLER = ("Let me double-check each step of the computation carefully before I commit to an answer. ",
+           "Re-examining the setup, every quantity is accounted for and the arithmetic is consistent. ")
+
+
+def _last_box(text: str) -> Optional[tuple[int, str, int]]:
+    spans = box_spans(text)
+    if not spans or not text[spans[-1][0]:].startswith("\\boxed{"):
+        return None
+    return spans[-1]
+
+
+def _edit_box(text: str, edit: Callable[[str], Optional[str]]) -> Optional[str]:
+    span = _last_box(text)
+    if span is None:
+        return None
+    start, content, end = span
+    new = edit(content)
+    if new is None or new == content:
+        return None
+    return f"{text[:start]}\\boxed{{{new}}}{text[end:]}"
+
+
+def _digits(content: str, rng: random.Random) -> Optional[tuple[list[re.Match], int]]:
+    found = list(_DIGIT.finditer(content))
+    return (found, rng.randrange(len(found))) if found else None
+
+
+def change_digit(text: str, rng: random.Random) -> Optional[str]:
+    def edit(content: str) -> Optional[str]:
+        picked = _digits(content, rng)
+        if picked is None:
+            return None
+        found, i = picked
+        old = found[i].group()
+        new = rng.choice([d for d in "0123456789" if d != old])
+        return content[:found[i].start()] + new + content[found[i].end():]
+    return _edit_box(text, edit)
+
+
+def last_digit(text: str, rng: random.Random) -> Optional[str]:
+    def edit(content: str) -> Optional[str]:
+        found = list(_DIGIT.finditer(content))
+        if not found:
+            return None
+        m = found[-1]
+        return content[:m.start()] + rng.choice([d for d in "0123456789" if d != m.group()]) + content[m.end():]
+    return _edit_box(text, edit)
+
+
+def swap_digits(text: str, rng: random.Random) -> Optional[str]:
+    def edit(content: str) -> Optional[str]:
+        numbers = [m for m in _NUMBER.finditer(content) if len(m.group().lstrip("-").replace(".", "")) >= 2]
+        if not numbers:
+            return None
+        m = rng.choice(numbers)
+        chars = list(m.group())
+        spots = [i for i in range(len(chars) - 1) if chars[i].isdigit() and chars[i + 1].isdigit() and chars[i] != chars[i + 1]]
+        if not spots:
+            return None
+        i = rng.choice(spots)
+        chars[i], chars[i + 1] = chars[i + 1], chars[i]
+        return content[:m.start()] + "".join(chars) + content[m.end():]
+    return _edit_box(text, edit)
+
+
+def flip_sign(text: str, rng: random.Random) -> Optional[str]:
+    return _edit_box(text, lambda c: c[1:] if c.startswith("-") else f"-{c}")
+
+
+def shift_decimal(text: str, rng: random.Random) -> Optional[str]:
+    def edit(content: str) -> Optional[str]:
+        m = _NUMBER.search(content)
+        if m is None:
+            return None
+        digits = m.group().lstrip("-").replace(".", "")
+        sign = "-" if m.group().startswith("-") else ""
+        point = rng.randrange(1, len(digits) + 1)
+        moved = digits[:point] + ("." + digits[point:] if point < len(digits) else "0")
+        return content[:m.start()] + sign + moved + content[m.end():]
+    return _edit_box(text, edit)
+
+
+def scale(text: str, rng: random.Random) -> Optional[str]:
+    def edit(content: str) -> Optional[str]:
+        m = _NUMBER.search(content)
+        if m is None:
+            return None
+        return content[:m.start()] + m.group() + "0" * rng.randint(1, 3) + content[m.end():]
+    return _edit_box(text, edit)
+
+
+def add_small(text: str, rng: random.Random) -> Optional[str]:
+    def edit(content: str) -> Optional[str]:
+        m = re.search(r"-?\d+", content)
+        if m is None or len(m.group()) > 30:
+            return None
+        return content[:m.start()] + str(int(m.group()) + rng.choice([-20, -10, -3, -2, -1, 1, 2, 3, 10, 20])) + content[m.end():]
+    return _edit_box(text, edit)
+
+
+def append_digit(text: str, rng: random.Random) -> Optional[str]:
+    return _edit_box(text, lambda c: c + rng.choice("0123456789") if c[-1:].isdigit() else None)
+
+
+def drop_digit(text: str, rng: random.Random) -> Optional[str]:
+    def edit(content: str) -> Optional[str]:
+        found = list(_DIGIT.finditer(content))
+        if len(found) < 2:
+            return None
+        m = rng.choice(found)
+        return content[:m.start()] + content[m.end():]
+    return _edit_box(text, edit)
+
+
+def wrap_macro(text: str, rng: random.Random) -> Optional[str]:
+    macro = rng.choice(["\\text{%s}", "\\mathbf{%s}", "\\displaystyle %s", "\\left(%s\\right)", "{%s}", "%s\\,"])
+    return _edit_box(text, lambda c: macro % c)
+
+
+def hedge(text: str, rng: random.Random) -> Optional[str]:
+    def edit(content: str) -> Optional[str]:
+        m = re.search(r"-?\d+", content)
+        other = str(int(m.group()) + rng.choice([-1, 1, 2])) if m is not None and len(m.group()) < 30 else "0"
+        form = rng.choice(["%s \\text{ or } %s", "%s, %s", "%s \\lor %s", "%s \\text{ (or } %s)"])
+        return form % ((content, other) if rng.random() < 0.5 else (other, content))
+    return _edit_box(text, edit)
+
+
+def deny(text: str, rng: random.Random) -> Optional[str]:
+    form = rng.choice(["%s \\text{ is wrong}", "\\text{not } %s", "%s \\neq \\text{the answer}", "%s = %s + 1"])
+    return _edit_box(text, lambda c: form.replace("%s", c))
+
+
+def reformat(text: str, rng: random.Random) -> Optional[str]:
+    span = _last_box(text)
+    if span is None:
+        return None
+    start, content, end = span
+    form = rng.choice(["#### %s", "The answer is %s.", "Answer: %s", "**%s**"])
+    return f"{text[:start]}{form % content}{text[end:]}"
+
+
+def grow(text: str, rng: random.Random) -> Optional[str]:
+    """Longer reasoning before the answer: a length bonus rewards it whatever the answer."""
+    span = _last_box(text)
+    at = span[0] if span is not None else 0
+    filler = "".join(rng.choice(_FILLER) for _ in range(max(1, len(text) // 120)))
+    return text[:at] + filler + text[at:]
+
+
+OPERATORS: dict[str, Operator] = {
+    "change_digit": change_digit, "last_digit": last_digit, "swap_digits": swap_digits, "flip_sign": flip_sign,
+    "shift_decimal": shift_decimal, "scale": scale, "add_small": add_small, "append_digit": append_digit,
+    "drop_digit": drop_digit, "wrap_macro": wrap_macro, "hedge": hedge, "deny": deny, "reformat": reformat,
+    "grow": grow,
+}
+
+
+def lazy_policies(task: Task) -> dict[str, list[str]]:
+    """Answer-free strategies a policy can fall into, as completions for ``task``: each
+    strategy's mean reward over tasks needs no gold to earn (engine/search)."""
+    numbers = _NUMBER.findall(task.prompt)
+    out = {
+        "always_zero": ["The final answer is $\\boxed{0}$."],
+        "empty_box": ["The final answer is $\\boxed{}$."],
+        "small_integers": [f"The final answer is $\\boxed{{{k}}}$." for k in range(10)],
+    }
+    if numbers:
+        out["prompt_last_number"] = [f"The final answer is $\\boxed{{{numbers[-1]}}}$."]
+    return out

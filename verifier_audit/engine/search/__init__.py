@@ -1,0 +1,129 @@
+"""Exploit search (``verifier-audit run --search CALLS``): look for what the verifier pays
+that the oracle says is wrong, the way a policy in training would, within a budget of
+verifier calls.
+
+    outcome = search(prepared, spec, options)    # options.search: the budget
+
+Steps (each its own module): explore (``_beam``: a beam search per task and start over
+chains of the domain's edit operators), shrink and group (``_families``: a minimal chain
+per family), reach (the family's edits applied to every task), and the answer-free lazy
+policies. Found families come back as candidates of ``<domain>.search.<family>`` with their
+verdicts, so they go through the same report and gate as every other category. A domain
+takes part by having a ``search`` module with ``OPERATORS`` and ``lazy_policies``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ...generation import rng_for
+from ...metrics import _clip
+from ...models import Candidate, LazyPolicy, SearchFamily, SearchSummary, Severity, Verdict
+from ._beam import Start, explore
+from ._calls import Calls
+from ._families import lazy, reach, shrink, slug
+
+__all__ = ["SearchOutcome", "search", "supports_search"]
+
+SEARCH_TASKS = 12  # tasks explored (reach goes over all of them)
+MAX_FAMILIES = 5
+LAZY_TASKS = 10
+EXPLORE_SHARE = 0.6  # of the budget; the rest goes to shrinking, reach and the lazy policies
+
+
+@dataclass
+class SearchOutcome:
+    candidates: list[Candidate] = field(default_factory=list)  # the families' reach, as candidates
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    summary: Optional[SearchSummary] = None
+
+
+def _module(domain_name: str):
+    name = f"verifier_audit.domains.{domain_name}.search"
+    try:
+        return importlib.import_module(name) if importlib.util.find_spec(name) else None
+    except ModuleNotFoundError:
+        return None
+
+
+def supports_search(domain_name: str) -> bool:
+    return _module(domain_name) is not None
+
+
+def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
+    module = _module(prepared.domain)
+    if not options.search:
+        return SearchOutcome()
+    if module is None:  # said, never silently skipped: the report must not read as "searched, nothing found"
+        return SearchOutcome(summary=SearchSummary(
+            budget=options.search, calls=0,
+            stopped_early=f"not searched: the {prepared.domain} domain has no edit operators for the search yet"))
+    calls = Calls(prepared, spec, options, budget=options.search)
+    operators, threshold, seed = module.OPERATORS, options.threshold, options.seed
+    domain = calls.domain
+    used = {c.task_id for c in prepared.candidates}
+    tasks = [t for t in prepared.tasks if t.id in used]
+    rng_for(seed, "search", "tasks").shuffle(tasks)
+    starts_by_task = {t.id: _starts(t, prepared, domain, seed) for t in tasks}
+    explored = tasks[:SEARCH_TASKS]
+    starts = [s for t in explored for s in _explored_starts(starts_by_task[t.id], seed)]
+    exploits, found = explore(calls, starts, operators, int(options.search * EXPLORE_SHARE), seed, threshold)
+    families = shrink(calls, exploits, operators, threshold, MAX_FAMILIES)
+    outcome = SearchOutcome()
+    reported = []
+    for fam in families:
+        rows = reach(calls, fam, starts_by_task, operators, seed, threshold)
+        category = f"{prepared.domain}.search.{slug(fam.name)}"
+        paid = 0
+        for i, (task_id, text, score, error) in enumerate(rows):
+            c = Candidate(id=f"{task_id}/{category}/{i}", task_id=task_id, text=text, origin="search", category=category,
+                          severity=Severity.high, label="incorrect", label_source="search+oracle",
+                          note=f"search family {fam.name}: {' then '.join(n for n, _ in fam.chain)} from the {fam.start.kind}",
+                          slices=next((x.slices for x in prepared.candidates if x.task_id == task_id), []))
+            ok = score is not None
+            paid += ok and score >= threshold
+            outcome.candidates.append(c)
+            outcome.verdicts[c.id] = Verdict(verifier=verifier_name, candidate_id=c.id, status="ok" if ok else "error",
+                                             score=score, error=None if ok else error)
+        reported.append(SearchFamily(name=fam.name, category=category, operators=[n for n, _ in fam.chain],
+                                     start=fam.start.kind, task_id=fam.start.task_id, example=_clip(fam.text),
+                                     score=fam.score, reach_tasks=len(rows), reach_paid=paid,
+                                     found_after=fam.found_after))
+    policies = getattr(module, "lazy_policies", None)
+    lazies = (lazy(calls, tasks[:LAZY_TASKS], policies, threshold)
+              if policies is not None and calls.left and not calls.failing else [])
+    stopped = None
+    if calls.failing:
+        stopped = f"{calls.errors} of {calls.spent} calls errored: the search stopped (errors measure nothing)"
+    outcome.summary = SearchSummary(
+        budget=options.search, calls=calls.spent, errors=calls.errors, error_kinds=dict(sorted(calls.error_kinds.items())),
+        stopped_early=stopped, first_exploit_after=min((e.found_after for e in exploits), default=None),
+        exploits_found=found, tasks_searched=len(explored), families=reported,
+        lazy_policies=[LazyPolicy(name=n, tasks=t, mean_reward=round(m, 6), paid=p, calls=c, errors=e)
+                       for n, t, m, p, c, e in lazies])
+    return outcome
+
+
+def _starts(task, prepared, domain, seed: int) -> dict[str, Start]:
+    """Where chains may start on ``task``: its reference, written as the generators write a
+    right answer, and per category of its wrong candidates the shortest one (reach looks
+    a family's start up here on every task)."""
+    out = {"reference": Start(task.id, "reference", domain.reference_completion(task, rng_for(seed, "search", task.id)))}
+    wrong = sorted((c for c in prepared.candidates if c.task_id == task.id and c.label == "incorrect"
+                    and c.origin in ("near_miss", "known_bad") and len(c.text) < 2000),
+                   key=lambda c: (c.category, len(c.text), c.id))
+    for c in wrong:
+        out.setdefault(c.category, Start(task.id, c.category, c.text))
+    return out
+
+
+def _explored_starts(starts: dict[str, Start], seed: int) -> list[Start]:
+    """The reference and WRONG_STARTS wrong candidates of other categories, seeded."""
+    from ._beam import WRONG_STARTS
+
+    wrong = [s for kind, s in sorted(starts.items()) if kind != "reference"]
+    picked = rng_for(seed, "search", "starts", starts["reference"].task_id).sample(wrong, min(WRONG_STARTS, len(wrong)))
+    return [starts["reference"], *picked]
