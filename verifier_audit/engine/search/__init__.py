@@ -31,6 +31,7 @@ __all__ = ["SearchOutcome", "search", "supports_search"]
 SEARCH_TASKS = 12  # tasks explored (reach goes over all of them)
 MAX_FAMILIES = 5
 LAZY_TASKS = 10
+LAZY_CALLS = 13 * LAZY_TASKS  # the math strategies: 13 completions a task
 EXPLORE_SHARE = 0.6  # of the budget; the rest goes to shrinking, reach and the lazy policies
 
 
@@ -70,8 +71,12 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
     starts_by_task = {t.id: _starts(t, prepared, domain, seed) for t in tasks}
     explored = tasks[:SEARCH_TASKS]
     starts = [s for t in explored for s in _explored_starts(starts_by_task[t.id], seed)]
-    exploits, found = explore(calls, starts, operators, int(options.search * EXPLORE_SHARE), seed, threshold)
-    families = shrink(calls, exploits, operators, threshold, MAX_FAMILIES)
+    # Kept back for the reach of every family and the lazy policies, so that a family found
+    # late is still measured on every task.
+    reserve = min(int(options.search * (1 - EXPLORE_SHARE) / 2), MAX_FAMILIES * len(tasks) + LAZY_CALLS)
+    explore_budget = min(int(options.search * EXPLORE_SHARE), options.search - reserve)
+    exploits, found = explore(calls, starts, operators, explore_budget, seed, threshold)
+    families = shrink(calls, exploits, operators, threshold, MAX_FAMILIES, stop_at=options.search - reserve)
     outcome = SearchOutcome()
     reported = []
     for fam in families:
@@ -98,6 +103,8 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
     stopped = None
     if calls.failing:
         stopped = f"{calls.errors} of {calls.spent} calls errored: the search stopped (errors measure nothing)"
+    elif any(not f.reach_tasks for f in reported):
+        stopped = "the budget ran out before the reach of every family was measured (a larger --search measures it)"
     outcome.summary = SearchSummary(
         budget=options.search, calls=calls.spent, errors=calls.errors, error_kinds=dict(sorted(calls.error_kinds.items())),
         stopped_early=stopped, first_exploit_after=min((e.found_after for e in exploits), default=None),

@@ -46,8 +46,9 @@ def slug(name: str) -> str:
 
 
 def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable], threshold: float,
-           max_families: int) -> list[Family]:
-    """One representative per distinct chain of operator names (the first found), shrunk;
+           max_families: int, stop_at: int) -> list[Family]:
+    """One representative per distinct chain of operator names (the first found), shrunk
+    while fewer than ``stop_at`` calls are spent (the rest is kept for the reach);
     families deduplicated after shrinking, at most ``max_families``, earliest found first."""
     groups: dict[tuple, Exploit] = {}
     for e in exploits:
@@ -55,7 +56,7 @@ def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable]
         groups.setdefault(key, e)
     current = {key: (e.node.start, e.node.chain, e.node.text, e.node.score) for key, e in groups.items()}
     shrinking = set(current)
-    while shrinking and calls.left and not calls.failing:
+    while shrinking and calls.spent < stop_at and not calls.failing:
         tries: list[tuple[tuple, Chain, str]] = []
         for key in sorted(shrinking):
             start, chain = current[key][0], current[key][1]
@@ -64,6 +65,7 @@ def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable]
                 text = replay(start, shorter, operators)
                 if text is not None:
                     tries.append((key, shorter, text))
+        tries = tries[: stop_at - calls.spent]
         if not tries:
             break
         scored = calls.score([(current[k][0].task_id, t) for k, _, t in tries])
