@@ -96,11 +96,31 @@ def test_a_hanging_or_crashing_verifier_ends_the_search_with_its_errors_counted(
     assert not report.gate.passed  # every call errored: nothing measured
 
 
-def test_a_domain_without_operators_says_it_was_not_searched():
+def _sql_search(spec: str, budget: int, limit: int = 10):
+    from verifier_audit.engine.audit import default_cache_dir
+    from verifier_audit.suites import select
+
     suite = load_suite("sql")
+    opts = AuditOptions(probe_sample=0, progress=False, search=budget, cache_dir=default_cache_dir())
+    prepared = prepare(suite.name, suite.content_hash, select(suite, None, limit), opts)
+    return audit(prepared, [resolve(spec)], opts)[0]
+
+
+def test_sql_the_strong_verifier_gets_no_finding_and_a_one_database_one_does():
+    strong = _sql_search("verifier_audit.domains.sql.verifiers:strong", 300)
+    assert strong.search.calls > 0 and strong.search.families == [] and strong.search.errors == 0
+    weak = _sql_search("verifier_audit.domains.sql.verifiers:single_db_set", 300)
+    assert weak.search.families, "single_db_set compares on one database: an edit it cannot see is there"
+    assert all(f.score >= 0.5 and f.reach_tasks >= 1 and f.reach_paid >= 1 for f in weak.search.families)
+    assert {f.category for f in weak.search.families} <= {c.name for c in weak.categories}
+
+
+def test_a_domain_without_operators_says_it_was_not_searched():
+    suite = load_suite("code")
     opts = AuditOptions(probe_sample=0, progress=False, search=100, answer_formats=False)
     prepared = prepare(suite.name, suite.content_hash, suite.tasks[:1], opts)
-    report = audit(prepared, [resolve("verifier_audit.domains.sql.verifiers:strong")], opts)[0]
+    prepared.candidates = prepared.candidates[:2]
+    report = audit(prepared, [resolve("verifier_audit.domains.code.verifiers:strong")], opts)[0]
     assert report.search.calls == 0 and report.search.stopped_early.startswith("not searched")
 
 

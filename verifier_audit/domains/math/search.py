@@ -17,7 +17,8 @@ from typing import Callable, Optional
 from ...models import Task
 from .extract import box_spans
 
-Operator = Callable[[str, random.Random], Optional[str]]
+# (completion, seeded Random, the task: domains that edit against a schema need it) -> edited or None
+Operator = Callable[[str, random.Random, Optional[Task]], Optional[str]]
 
 _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -48,7 +49,7 @@ def _digits(content: str, rng: random.Random) -> Optional[tuple[list[re.Match], 
     return (found, rng.randrange(len(found))) if found else None
 
 
-def change_digit(text: str, rng: random.Random) -> Optional[str]:
+def change_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     def edit(content: str) -> Optional[str]:
         picked = _digits(content, rng)
         if picked is None:
@@ -60,7 +61,7 @@ def change_digit(text: str, rng: random.Random) -> Optional[str]:
     return _edit_box(text, edit)
 
 
-def last_digit(text: str, rng: random.Random) -> Optional[str]:
+def last_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     def edit(content: str) -> Optional[str]:
         found = list(_DIGIT.finditer(content))
         if not found:
@@ -70,7 +71,7 @@ def last_digit(text: str, rng: random.Random) -> Optional[str]:
     return _edit_box(text, edit)
 
 
-def swap_digits(text: str, rng: random.Random) -> Optional[str]:
+def swap_digits(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     def edit(content: str) -> Optional[str]:
         numbers = [m for m in _NUMBER.finditer(content) if len(m.group().lstrip("-").replace(".", "")) >= 2]
         if not numbers:
@@ -86,11 +87,11 @@ def swap_digits(text: str, rng: random.Random) -> Optional[str]:
     return _edit_box(text, edit)
 
 
-def flip_sign(text: str, rng: random.Random) -> Optional[str]:
+def flip_sign(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     return _edit_box(text, lambda c: c[1:] if c.startswith("-") else f"-{c}")
 
 
-def shift_decimal(text: str, rng: random.Random) -> Optional[str]:
+def shift_decimal(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     def edit(content: str) -> Optional[str]:
         m = _NUMBER.search(content)
         if m is None:
@@ -103,7 +104,7 @@ def shift_decimal(text: str, rng: random.Random) -> Optional[str]:
     return _edit_box(text, edit)
 
 
-def scale(text: str, rng: random.Random) -> Optional[str]:
+def scale(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     def edit(content: str) -> Optional[str]:
         m = _NUMBER.search(content)
         if m is None:
@@ -112,7 +113,7 @@ def scale(text: str, rng: random.Random) -> Optional[str]:
     return _edit_box(text, edit)
 
 
-def add_small(text: str, rng: random.Random) -> Optional[str]:
+def add_small(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     def edit(content: str) -> Optional[str]:
         m = re.search(r"-?\d+", content)
         if m is None or len(m.group()) > 30:
@@ -121,11 +122,11 @@ def add_small(text: str, rng: random.Random) -> Optional[str]:
     return _edit_box(text, edit)
 
 
-def append_digit(text: str, rng: random.Random) -> Optional[str]:
+def append_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     return _edit_box(text, lambda c: c + rng.choice("0123456789") if c[-1:].isdigit() else None)
 
 
-def drop_digit(text: str, rng: random.Random) -> Optional[str]:
+def drop_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     def edit(content: str) -> Optional[str]:
         found = list(_DIGIT.finditer(content))
         if len(found) < 2:
@@ -135,12 +136,12 @@ def drop_digit(text: str, rng: random.Random) -> Optional[str]:
     return _edit_box(text, edit)
 
 
-def wrap_macro(text: str, rng: random.Random) -> Optional[str]:
+def wrap_macro(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     macro = rng.choice(["\\text{%s}", "\\mathbf{%s}", "\\displaystyle %s", "\\left(%s\\right)", "{%s}", "%s\\,"])
     return _edit_box(text, lambda c: macro % c)
 
 
-def hedge(text: str, rng: random.Random) -> Optional[str]:
+def hedge(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     def edit(content: str) -> Optional[str]:
         m = re.search(r"-?\d+", content)
         other = str(int(m.group()) + rng.choice([-1, 1, 2])) if m is not None and len(m.group()) < 30 else "0"
@@ -149,12 +150,12 @@ def hedge(text: str, rng: random.Random) -> Optional[str]:
     return _edit_box(text, edit)
 
 
-def deny(text: str, rng: random.Random) -> Optional[str]:
+def deny(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     form = rng.choice(["%s \\text{ is wrong}", "\\text{not } %s", "%s \\neq \\text{the answer}", "%s = %s + 1"])
     return _edit_box(text, lambda c: form.replace("%s", c))
 
 
-def reformat(text: str, rng: random.Random) -> Optional[str]:
+def reformat(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     span = _last_box(text)
     if span is None:
         return None
@@ -163,7 +164,7 @@ def reformat(text: str, rng: random.Random) -> Optional[str]:
     return f"{text[:start]}{form % content}{text[end:]}"
 
 
-def grow(text: str, rng: random.Random) -> Optional[str]:
+def grow(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     """Longer reasoning before the answer: a length bonus rewards it whatever the answer."""
     span = _last_box(text)
     at = span[0] if span is not None else 0

@@ -53,10 +53,10 @@ class Exploit:
     found_after: int  # verifier calls spent when it was found
 
 
-def replay(start: Start, chain: Chain, operators: dict[str, Callable]) -> Optional[str]:
+def replay(start: Start, chain: Chain, operators: dict[str, Callable], task=None) -> Optional[str]:
     text = start.text
     for name, seed in chain:
-        text = operators[name](text, random.Random(seed))
+        text = operators[name](text, random.Random(seed), task)
         if text is None:
             return None
     return text
@@ -91,7 +91,7 @@ def explore(calls: Calls, starts: list[Start], operators: dict[str, Callable], b
                         if len(chain) >= MAX_CHAIN:
                             break
                         chain = chain + ((rng.choices(names, weights)[0], rng.getrandbits(32)),)
-                    text = replay(start, chain, operators) if chain != member.chain else None
+                    text = replay(start, chain, operators, calls.tasks[start.task_id]) if chain != member.chain else None
                     if text is None or (start.task_id, text) in seen:
                         continue
                     seen.add((start.task_id, text))

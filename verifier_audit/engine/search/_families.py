@@ -62,7 +62,7 @@ def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable]
             start, chain = current[key][0], current[key][1]
             for i in range(len(chain)):
                 shorter = chain[:i] + chain[i + 1:]
-                text = replay(start, shorter, operators)
+                text = replay(start, shorter, operators, calls.tasks[start.task_id])
                 if text is not None:
                     tries.append((key, shorter, text))
         tries = tries[: stop_at - calls.spent]
@@ -99,7 +99,7 @@ def reach(calls: Calls, family: Family, starts_by_task: dict[str, dict[str, Star
             continue
         rng = rng_for(seed, "reach", family.name, task_id)
         chain = tuple((name, rng.getrandbits(32)) for name, _ in family.chain)
-        text = replay(start, chain, operators)
+        text = replay(start, chain, operators, calls.tasks[task_id])
         if text is not None:
             made.append((task_id, text))
     labels = calls.label(made)
