@@ -115,12 +115,31 @@ def test_sql_the_strong_verifier_gets_no_finding_and_a_one_database_one_does():
     assert {f.category for f in weak.search.families} <= {c.name for c in weak.categories}
 
 
-def test_a_domain_without_operators_says_it_was_not_searched():
+def test_code_the_strong_verifier_gets_no_finding_and_an_exit_code_grader_pays_an_exit():
+    from verifier_audit.engine.audit import default_cache_dir
+    from verifier_audit.suites import select
+
     suite = load_suite("code")
+
+    def run(spec: str, budget: int):
+        opts = AuditOptions(probe_sample=0, progress=False, search=budget, cache_dir=default_cache_dir(), timeout=4.0)
+        prepared = prepare(suite.name, suite.content_hash, select(suite, None, 2), opts)
+        return audit(prepared, [resolve(spec)], opts)[0].search
+
+    strong = run("verifier_audit.domains.code.verifiers:strong", 100)
+    assert strong.calls > 0 and strong.families == [] and strong.errors == 0
+    exit_code = run("verifier_audit.domains.code.verifiers:exit_code", 60)
+    assert any("exit_zero" in f.operators for f in exit_code.families), exit_code.families
+
+
+def test_a_domain_without_operators_says_it_was_not_searched(monkeypatch):
+    from verifier_audit.engine import search as search_module
+
+    monkeypatch.setattr(search_module, "_module", lambda domain: None)
+    suite = load_suite("math")
     opts = AuditOptions(probe_sample=0, progress=False, search=100, answer_formats=False)
     prepared = prepare(suite.name, suite.content_hash, suite.tasks[:1], opts)
-    prepared.candidates = prepared.candidates[:2]
-    report = audit(prepared, [resolve("verifier_audit.domains.code.verifiers:strong")], opts)[0]
+    report = audit(prepared, [resolve("verifier_audit.domains.math.verifiers:strong")], opts)[0]
     assert report.search.calls == 0 and report.search.stopped_early.startswith("not searched")
 
 

@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gate: share of verifier calls that errored (timeout, crash, exception) at most this (default 0.05)")
     g.add_argument("--search", type=argtypes.nonnegative_int, default=None, metavar="CALLS",
                    help="also search for exploits the fixed candidates miss, within CALLS verifier calls per verifier "
-                        "(math, sql; e.g. 3000): found families are <domain>.search.<family> categories, gated like the rest "
+                        "(e.g. 3000): found families are <domain>.search.<family> categories, gated like the rest "
                         "(docs/search.md)")
     g.add_argument("--min-slice-n", type=argtypes.positive_int, default=None, metavar="N",
                    help="gate: --max-category also holds on every slice of a category (integer answers, queries "
