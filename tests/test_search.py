@@ -44,12 +44,12 @@ def test_a_planted_hole_is_found_with_reach_over_half_the_tasks(integer_tasks, h
     report = _search(integer_tasks, f"{PLANTED}:{hole}")
     s = report.search
     assert s.calls <= 3000 and s.first_exploit_after is not None and s.errors == 0
-    wide = [f for f in s.families if f.reach_tasks and f.reach_paid / f.reach_tasks > 0.5]
-    assert wide, [(f.name, f.reach_paid, f.reach_tasks) for f in s.families]
+    wide = [f for f in s.families if f.reach_tasks and f.reach_misjudged / f.reach_tasks > 0.5]
+    assert wide, [(f.name, f.reach_misjudged, f.reach_tasks) for f in s.families]
     # A family is a category of the report, gated like any other.
     for f in wide:
         category = next(c for c in report.categories if c.name == f.category)
-        assert category.origin == "search" and category.n == f.reach_tasks and category.accepted == f.reach_paid
+        assert category.origin == "search" and category.n == f.reach_tasks and category.accepted == f.reach_misjudged
     assert any(r.startswith(f"category {wide[0].category}") for r in report.gate.reasons)
 
 
@@ -58,6 +58,17 @@ def test_the_strong_verifier_gets_no_search_finding(integer_tasks):
     assert report.search.families == [] and report.search.first_exploit_after is None
     assert report.gate.passed, report.gate.reasons
     assert not [c for c in report.categories if c.origin == "search"]
+
+
+def test_right_answers_an_exact_match_grader_refuses_are_false_rejection_families(integer_tasks):
+    report = _search(integer_tasks, "verifier_audit.domains.math.verifiers:last_box_exact")
+    rejects = [f for f in report.search.families if f.direction == "false_rejection"]
+    assert rejects and all(f.name.startswith("rejects:") and ".search.rejects." in f.category for f in rejects)
+    wide = [f for f in rejects if f.reach_tasks and f.reach_misjudged / f.reach_tasks > 0.5]
+    assert wide
+    category = next(c for c in report.categories if c.name == wide[0].category)
+    assert category.label == "correct" and category.n - category.accepted == wide[0].reach_misjudged
+    assert report.search.first_exploit_after is None or report.search.first_exploit_after > 0
 
 
 def test_same_seed_same_findings(integer_tasks):
@@ -94,42 +105,6 @@ def test_a_hanging_or_crashing_verifier_ends_the_search_with_its_errors_counted(
     assert s.stopped_early and "errored" in s.stopped_early
     assert s.families == [] and all(p.errors == p.calls and p.paid == 0 for p in s.lazy_policies)
     assert not report.gate.passed  # every call errored: nothing measured
-
-
-def _sql_search(spec: str, budget: int, limit: int = 10):
-    from verifier_audit.engine.audit import default_cache_dir
-    from verifier_audit.suites import select
-
-    suite = load_suite("sql")
-    opts = AuditOptions(probe_sample=0, progress=False, search=budget, cache_dir=default_cache_dir())
-    prepared = prepare(suite.name, suite.content_hash, select(suite, None, limit), opts)
-    return audit(prepared, [resolve(spec)], opts)[0]
-
-
-def test_sql_the_strong_verifier_gets_no_finding_and_a_one_database_one_does():
-    strong = _sql_search("verifier_audit.domains.sql.verifiers:strong", 300)
-    assert strong.search.calls > 0 and strong.search.families == [] and strong.search.errors == 0
-    weak = _sql_search("verifier_audit.domains.sql.verifiers:single_db_set", 300)
-    assert weak.search.families, "single_db_set compares on one database: an edit it cannot see is there"
-    assert all(f.score >= 0.5 and f.reach_tasks >= 1 and f.reach_paid >= 1 for f in weak.search.families)
-    assert {f.category for f in weak.search.families} <= {c.name for c in weak.categories}
-
-
-def test_code_the_strong_verifier_gets_no_finding_and_an_exit_code_grader_pays_an_exit():
-    from verifier_audit.engine.audit import default_cache_dir
-    from verifier_audit.suites import select
-
-    suite = load_suite("code")
-
-    def run(spec: str, budget: int):
-        opts = AuditOptions(probe_sample=0, progress=False, search=budget, cache_dir=default_cache_dir(), timeout=4.0)
-        prepared = prepare(suite.name, suite.content_hash, select(suite, None, 2), opts)
-        return audit(prepared, [resolve(spec)], opts)[0].search
-
-    strong = run("verifier_audit.domains.code.verifiers:strong", 100)
-    assert strong.calls > 0 and strong.families == [] and strong.errors == 0
-    exit_code = run("verifier_audit.domains.code.verifiers:exit_code", 60)
-    assert any("exit_zero" in f.operators for f in exit_code.families), exit_code.families
 
 
 def test_a_domain_without_operators_says_it_was_not_searched(monkeypatch):

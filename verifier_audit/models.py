@@ -170,14 +170,16 @@ class SearchFamily(BaseModel):
     chain of edits, one minimal example, and its reach over the audit's tasks."""
 
     name: str  # "last_digit", "grow@near_miss"
-    category: str  # "math.search.last_digit"
+    category: str  # "math.search.last_digit"; "math.search.rejects.<family>" for false rejection
+    # false_acceptance: wrong answers it pays; false_rejection: right answers it refuses
+    direction: Literal["false_acceptance", "false_rejection"] = "false_acceptance"
     operators: list[str]  # the shrunk chain, in order
     start: str  # what the chain starts from: "reference", or the category of a wrong candidate
     task_id: str
     example: str  # the minimal exploit, clipped
     score: float  # what the verifier gave it
     reach_tasks: int  # tasks the family's edit applies to (and gives a wrong answer, by the oracle)
-    reach_paid: int  # of those, the tasks on which the verifier paid it
+    reach_misjudged: int  # of those, the tasks misjudged: paid (false acceptance) or refused (false rejection)
     found_after: int  # verifier calls spent when the first exploit of the family was found
 
 

@@ -71,6 +71,16 @@ def last_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Op
     return _edit_box(text, edit)
 
 
+def first_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    """The leading digit changed (graders that read the low digits only: modulo, suffixes)."""
+    def edit(content: str) -> Optional[str]:
+        m = _DIGIT.search(content)
+        if m is None:
+            return None
+        return content[:m.start()] + rng.choice([d for d in "123456789" if d != m.group()]) + content[m.end():]
+    return _edit_box(text, edit)
+
+
 def swap_digits(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     def edit(content: str) -> Optional[str]:
         numbers = [m for m in _NUMBER.finditer(content) if len(m.group().lstrip("-").replace(".", "")) >= 2]
@@ -164,6 +174,45 @@ def reformat(text: str, rng: random.Random, task: Optional[Task] = None) -> Opti
     return f"{text[:start]}{form % content}{text[end:]}"
 
 
+def append_decimals(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    """A fractional part on a whole number (graders that round, or compare with a tolerance)."""
+    tail = rng.choice([".4", ".5", ".01", ".001", ".0001"])
+    return _edit_box(text, lambda c: c + tail if re.fullmatch(r"-?\d+", c.strip()) else None)
+
+
+def percent_sign(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    return _edit_box(text, lambda c: None if c.rstrip().endswith("%") else c + rng.choice(["\\%", "%"]))
+
+
+def unit_text(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    unit = rng.choice(["\\text{ cm}", "\\text{ dollars}", "\\,\\text{m}^2", "\\text{ units}"])
+    return _edit_box(text, lambda c: c + unit)
+
+
+def scientific(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    """A whole number as d.ddd \\times 10^{k} (equal), which other edits then change."""
+    def edit(content: str) -> Optional[str]:
+        m = re.fullmatch(r"(-?)(\d{2,30})", content.strip())
+        if m is None:
+            return None
+        digits = m.group(2).lstrip("0") or "0"
+        mantissa = digits[0] + ("." + digits[1:].rstrip("0") if digits[1:].rstrip("0") else "")
+        return f"{m.group(1)}{mantissa} \\times 10^{{{len(digits) - 1}}}"
+    return _edit_box(text, edit)
+
+
+def text_case(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    """A text answer's case or a word added (``\\text{Wednesday}`` -> ``\\text{wednesday?}``)."""
+    def edit(content: str) -> Optional[str]:
+        m = re.search(r"\\text\{([^{}]+)\}", content)
+        if m is None:
+            return None
+        word = m.group(1)
+        new = rng.choice([word.lower(), word.upper(), word + "?", "not " + word, word + " or not"])
+        return content[:m.start(1)] + new + content[m.end(1):] if new != word else None
+    return _edit_box(text, edit)
+
+
 def grow(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     """Longer reasoning before the answer: a length bonus rewards it whatever the answer."""
     span = _last_box(text)
@@ -173,10 +222,11 @@ def grow(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional
 
 
 OPERATORS: dict[str, Operator] = {
-    "change_digit": change_digit, "last_digit": last_digit, "swap_digits": swap_digits, "flip_sign": flip_sign,
+    "change_digit": change_digit, "first_digit": first_digit, "last_digit": last_digit, "swap_digits": swap_digits, "flip_sign": flip_sign,
     "shift_decimal": shift_decimal, "scale": scale, "add_small": add_small, "append_digit": append_digit,
     "drop_digit": drop_digit, "wrap_macro": wrap_macro, "hedge": hedge, "deny": deny, "reformat": reformat,
-    "grow": grow,
+    "grow": grow, "append_decimals": append_decimals, "percent_sign": percent_sign, "unit_text": unit_text,
+    "scientific": scientific, "text_case": text_case,
 }
 
 

@@ -29,7 +29,7 @@ from ._families import lazy, reach, shrink, slug
 __all__ = ["SearchOutcome", "search", "supports_search"]
 
 SEARCH_TASKS = 12  # tasks explored (reach goes over all of them)
-MAX_FAMILIES = 5
+MAX_FAMILIES = 5  # per direction (false acceptance, false rejection)
 LAZY_TASKS = 10
 LAZY_CALLS = 13 * LAZY_TASKS  # the math strategies: 13 completions a task
 EXPLORE_SHARE = 0.6  # of the budget; the rest goes to shrinking, reach and the lazy policies
@@ -73,7 +73,7 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
     starts = [s for t in explored for s in _explored_starts(starts_by_task[t.id], seed)]
     # Kept back for the reach of every family and the lazy policies, so that a family found
     # late is still measured on every task.
-    reserve = min(int(options.search * (1 - EXPLORE_SHARE) / 2), MAX_FAMILIES * len(tasks) + LAZY_CALLS)
+    reserve = min(int(options.search * (1 - EXPLORE_SHARE) / 2), 2 * MAX_FAMILIES * len(tasks) + LAZY_CALLS)
     explore_budget = min(int(options.search * EXPLORE_SHARE), options.search - reserve)
     exploits, found = explore(calls, starts, operators, explore_budget, seed, threshold)
     families = shrink(calls, exploits, operators, threshold, MAX_FAMILIES, stop_at=options.search - reserve)
@@ -82,21 +82,23 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
     for fam in families:
         rows = reach(calls, fam, starts_by_task, operators, seed, threshold)
         category = f"{prepared.domain}.search.{slug(fam.name)}"
-        paid = 0
+        rejects = fam.direction == "false_rejection"
+        misjudged = 0
         for i, (task_id, text, score, error) in enumerate(rows):
             c = Candidate(id=f"{task_id}/{category}/{i}", task_id=task_id, text=text, origin="search", category=category,
-                          severity=Severity.high, label="incorrect", label_source="search+oracle",
+                          severity=Severity.high, label="correct" if rejects else "incorrect",
+                          label_source="search+oracle",
                           note=f"search family {fam.name}: {' then '.join(n for n, _ in fam.chain)} from the {fam.start.kind}",
                           slices=next((x.slices for x in prepared.candidates if x.task_id == task_id), []))
             ok = score is not None
-            paid += ok and score >= threshold
+            misjudged += ok and (score < threshold if rejects else score >= threshold)
             outcome.candidates.append(c)
             outcome.verdicts[c.id] = Verdict(verifier=verifier_name, candidate_id=c.id, status="ok" if ok else "error",
                                              score=score, error=None if ok else error)
         reported.append(SearchFamily(name=fam.name, category=category, operators=[n for n, _ in fam.chain],
                                      start=fam.start.kind, task_id=fam.start.task_id, example=_clip(fam.text),
-                                     score=fam.score, reach_tasks=len(rows), reach_paid=paid,
-                                     found_after=fam.found_after))
+                                     score=fam.score, reach_tasks=len(rows), reach_misjudged=misjudged,
+                                     found_after=fam.found_after, direction=fam.direction))
     policies = getattr(module, "lazy_policies", None)
     lazies = (lazy(calls, tasks[:LAZY_TASKS], policies, threshold)
               if policies is not None and calls.left and not calls.failing else [])
@@ -107,7 +109,8 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
         stopped = "the budget ran out before the reach of every family was measured (a larger --search measures it)"
     outcome.summary = SearchSummary(
         budget=options.search, calls=calls.spent, errors=calls.errors, error_kinds=dict(sorted(calls.error_kinds.items())),
-        stopped_early=stopped, first_exploit_after=min((e.found_after for e in exploits), default=None),
+        stopped_early=stopped,
+        first_exploit_after=min((e.found_after for e in exploits if e.direction == "false_acceptance"), default=None),
         exploits_found=found, tasks_searched=len(explored), families=reported,
         lazy_policies=[LazyPolicy(name=n, tasks=t, mean_reward=round(m, 6), paid=p, calls=c, errors=e)
                        for n, t, m, p, c, e in lazies])

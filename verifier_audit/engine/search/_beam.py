@@ -51,6 +51,7 @@ class Node:
 class Exploit:
     node: Node
     found_after: int  # verifier calls spent when it was found
+    direction: str = "false_acceptance"  # or "false_rejection": a right answer refused
 
 
 def replay(start: Start, chain: Chain, operators: dict[str, Callable], task=None) -> Optional[str]:
@@ -108,10 +109,15 @@ def explore(calls: Calls, starts: list[Start], operators: dict[str, Callable], b
                 if node.score > node.parent_score:
                     gains[node.start].update(name for name, _ in node.chain[-2:])
         paid = [n for n in kept if n.score >= threshold]
-        labels = calls.label([(n.start.task_id, n.text) for n in paid])
+        # The other direction: edits of the reference the verifier refuses; the oracle says
+        # which of them are still right (false rejections).
+        refused = [n for n in kept if n.score < threshold and n.start.kind == "reference"]
+        labels = calls.label([(n.start.task_id, n.text) for n in paid + refused])
         exploits += [Exploit(n, calls.spent) for n, label in zip(paid, labels) if label == "incorrect"]
+        exploits += [Exploit(n, calls.spent, "false_rejection") for n, label in zip(refused, labels[len(paid):])
+                     if label == "correct"]
         for node in kept:
             beams[node.start].append(node)
         for start in list(beams):
             beams[start] = sorted(beams[start], key=lambda n: (-n.score, len(n.chain), n.text))[:BEAM_WIDTH]
-    return exploits, len({(e.node.start.task_id, e.node.text) for e in exploits})
+    return exploits, len({(e.node.start.task_id, e.node.text) for e in exploits if e.direction == "false_acceptance"})

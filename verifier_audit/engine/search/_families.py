@@ -23,6 +23,14 @@ class Family:
     text: str
     score: float
     found_after: int
+    direction: str = "false_acceptance"
+
+
+def misjudged(direction: str, score: float, label, threshold: float) -> bool:
+    """Paid and wrong (false acceptance), or refused and right (false rejection)."""
+    if direction == "false_rejection":
+        return score < threshold and label == "correct"
+    return score >= threshold and label == "incorrect"
 
 
 def family_name(start: Start, chain: Chain) -> str:
@@ -41,18 +49,22 @@ def family_name(start: Start, chain: Chain) -> str:
 
 
 def slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9_]+", "_", name.lower().replace("+", "_then_").replace("@", "_from_")
+    """A category-safe name: ``rejects:`` becomes the ``rejects.`` level of the category."""
+    prefix, _, rest = name.rpartition("rejects:")
+    body = re.sub(r"[^a-z0-9_]+", "_", rest.lower().replace("+", "_then_").replace("@", "_from_")
                   .replace("*", "_x")).strip("_")
+    return f"rejects.{body}" if _ == "rejects:" and not prefix else body
 
 
 def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable], threshold: float,
            max_families: int, stop_at: int) -> list[Family]:
     """One representative per distinct chain of operator names (the first found), shrunk
     while fewer than ``stop_at`` calls are spent (the rest is kept for the reach);
-    families deduplicated after shrinking, at most ``max_families``, earliest found first."""
+    families deduplicated after shrinking, at most ``max_families`` per direction, earliest
+    found first."""
     groups: dict[tuple, Exploit] = {}
     for e in exploits:
-        key = (e.node.start.kind == "reference", tuple(name for name, _ in e.node.chain))
+        key = (e.direction, e.node.start.kind == "reference", tuple(name for name, _ in e.node.chain))
         groups.setdefault(key, e)
     current = {key: (e.node.start, e.node.chain, e.node.text, e.node.score) for key, e in groups.items()}
     shrinking = set(current)
@@ -69,29 +81,36 @@ def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable]
         if not tries:
             break
         scored = calls.score([(current[k][0].task_id, t) for k, _, t in tries])
-        paid = [(k, c, t, s.score) for (k, c, t), s in zip(tries, scored) if s.ok and s.score >= threshold]
-        labels = calls.label([(current[k][0].task_id, t) for k, _, t, _ in paid])
+        kept = [(k, c, t, s.score) for (k, c, t), s in zip(tries, scored)
+                if s.ok and (s.score >= threshold) == (k[0] == "false_acceptance")]
+        labels = calls.label([(current[k][0].task_id, t) for k, _, t, _ in kept])
         shrunk = set()
-        for (key, chain, text, score), label in zip(paid, labels):
-            if label == "incorrect" and key not in shrunk:
+        for (key, chain, text, score), label in zip(kept, labels):
+            if misjudged(key[0], score, label, threshold) and key not in shrunk:
                 current[key] = (current[key][0], chain, text, score)
                 shrunk.add(key)
         shrinking = shrunk
     families: dict[str, Family] = {}
     for key in sorted(current, key=lambda k: groups[k].found_after):
         start, chain, text, score = current[key]
-        if not chain:  # the start itself is paid: a fixed-exam finding, already in its own category
+        if not chain:  # the start itself is misjudged: a fixed-exam finding, already in its own category
             continue
         name = family_name(start, chain)
+        if key[0] == "false_rejection":
+            name = f"rejects:{name}"
         if name not in families:
-            families[name] = Family(name, start, chain, text, score, groups[key].found_after)
-    return list(families.values())[:max_families]
+            families[name] = Family(name, start, chain, text, score, groups[key].found_after, key[0])
+    out: list[Family] = []
+    for direction in ("false_acceptance", "false_rejection"):  # each direction its own share
+        out += [f for f in families.values() if f.direction == direction][:max_families]
+    return out
 
 
 def reach(calls: Calls, family: Family, starts_by_task: dict[str, dict[str, Start]], operators: dict[str, Callable],
           seed: int, threshold: float) -> list[tuple[str, str, Optional[float], Optional[str]]]:
     """(task id, text, score or None on error, error) per task where the family's edits
-    apply to the start of the same kind and give a wrong answer (by the oracle)."""
+    apply to the start of the same kind and give a wrong answer (a right one, for a false
+    rejection family), by the oracle."""
     made = []
     for task_id in sorted(starts_by_task):
         start = starts_by_task[task_id].get(family.start.kind)
@@ -103,9 +122,10 @@ def reach(calls: Calls, family: Family, starts_by_task: dict[str, dict[str, Star
         if text is not None:
             made.append((task_id, text))
     labels = calls.label(made)
-    wrong = [m for m, label in zip(made, labels) if label == "incorrect"]
-    scored = calls.score(wrong)
-    return [(t, text, s.score if s.ok else None, s.error) for (t, text), s in zip(wrong, scored) if s.error != "budget"]
+    truth = "correct" if family.direction == "false_rejection" else "incorrect"
+    kept = [m for m, label in zip(made, labels) if label == truth]
+    scored = calls.score(kept)
+    return [(t, text, s.score if s.ok else None, s.error) for (t, text), s in zip(kept, scored) if s.error != "budget"]
 
 
 def lazy(calls: Calls, tasks: list, policies: Callable, threshold: float) -> list[tuple[str, int, float, int, int, int]]:
