@@ -64,7 +64,8 @@ def main() -> None:
             firsts.append(s.first_exploit_after)
             rates.append(1000 * s.exploits_found / s.calls if s.calls else 0.0)
             fams.append(len(s.families))
-            reaches.append(max((f.reach_misjudged / f.reach_tasks for f in s.families if f.reach_tasks), default=0.0))
+            reaches.append(max((f.reach_misjudged / f.reach_tasks for f in s.families
+                                if f.reach_tasks and f.direction == "false_acceptance"), default=0.0))
             secs.append(took)
             fixed.append(max((c.rate for c in report.categories if c.label == "incorrect" and c.origin != "search"
                               and c.n), default=0.0))
