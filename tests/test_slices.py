@@ -243,3 +243,25 @@ def test_the_cli_names_a_missing_weights_file_before_any_work(cli, tmp_path):
     assert r.returncode == 2 and "--weights-from" in r.stderr and "no such file" in r.stderr
     r = cli("run", "--verifier", "examples/planted_holes.py:sign_blind", "--min-slice-n", "0")
     assert r.returncode == 2 and "--min-slice-n" in r.stderr
+
+
+def test_the_config_keys_reach_the_options(tmp_path):
+    from verifier_audit.config import load_config
+    from verifier_audit.plan import audit_options, make_groups
+
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text(json.dumps({"id": "a", "domain": "math", "prompt": "?", "reference": "3"}) + "\n")
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.verifier_audit]\nsearch = 50\nslice_field = "topic"\nweights_from = "mine.jsonl"\n\n'
+                    '[tool.verifier_audit.gate]\nmin_slice_n = 25\n')
+    config = load_config(path)
+    options, _ = audit_options({}, config)
+    assert options.search == 50 and options.slice_field == "topic" and options.gate.min_slice_n == 25
+    group = make_groups({}, config, ["verifier_audit.domains.math.verifiers:strong"])[0]
+    assert group.weights_from.resolve() == mine.resolve()
+    # The command line wins over the file.
+    options, _ = audit_options({"search": 0, "min_slice_n": 3}, config)
+    assert options.search == 0 and options.gate.min_slice_n == 3
+    path.write_text('[tool.verifier_audit]\nsearch = -1\n')
+    with pytest.raises(InputError, match="search"):
+        load_config(path)
