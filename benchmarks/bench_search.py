@@ -9,15 +9,14 @@ to the first exploit, exploits found per 1,000 calls, families and their reach, 
 median over seeds. The fixed exam (no search) on the same tasks is shown beside it: the
 largest false acceptance of any one category, which is what the gate sees without search.
 
-falsepass's own search (``falsepass --search``) on the same verifiers and tasks is run when
-it is installed and a Python 3.12 is on PATH (``pip install falsepass uv``,
-``UV_PYTHON_DOWNLOADS=never``); otherwise the script says it was not run.
+falsepass's own search on the same verifiers and tasks, with the same calls, is run beside
+it when falsepass is installed (``pip install --no-deps falsepass``: its search module is
+called through its Python API, in this process); otherwise the script says it was not run.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import sys
 import time
@@ -73,22 +72,75 @@ def main() -> None:
         first = f"{statistics.median(found):.0f}" if len(found) == len(firsts) else f"{len(found)}/{len(firsts)} found"
         print(f"{name:18} {statistics.median(fixed):17.2f} {first:>12} {statistics.median(rates):11.1f} "
               f"{statistics.median(fams):8.0f} {statistics.median(reaches):11.2f} {statistics.median(secs):8.1f}")
-    if shutil.which("falsepass") and _runs("python3.12"):
-        print("falsepass is installed: run `falsepass --search` on the same verifiers by hand (see BENCHMARKS.md); "
-              "its report format is not parsed here")
-    else:
-        print("falsepass --search: not run (needs `pip install falsepass uv` and a local Python 3.12; "
-              f"falsepass {'found' if shutil.which('falsepass') else 'absent'}, python3.12 "
-              f"{'runs' if _runs('python3.12') else 'absent'} on this machine)")
+    falsepass_side_by_side(tasks, args.budget)
 
 
-def _runs(command: str) -> bool:
-    import subprocess
-
+def falsepass_side_by_side(tasks, budget: int) -> None:
+    """falsepass's own search (its S1 direction, false passes: a beam search over answer-free
+    mutations of known-bad completions), called in this process through its Python API on
+    the same verifiers and tasks, with the same number of scorer calls in that direction
+    (``budget / tasks`` per task). Its CLI runs an environment in a uv-made Python 3.12;
+    its search module itself needs neither."""
     try:
-        return subprocess.run([command, "--version"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+        from falsepass.adapter import Adapter
+        from falsepass.model import Example, Score
+        from falsepass.search import make_probe
+    except ImportError:
+        print("falsepass: not installed (pip install --no-deps falsepass); side-by-side not run")
+        return
+    import asyncio
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("planted_holes", ROOT / "examples" / "planted_holes.py")
+    planted = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(planted)
+
+    class BoxedAdapter(Adapter):
+        name = "verifier-audit-math"
+
+        def render(self, answer, example):
+            return f"The final answer is $\\boxed{{{answer}}}$."
+
+        def wrong_answer(self, example):
+            return str(int(example.answer) + 1)  # integer tasks only
+
+    class FunctionScorer:
+        def __init__(self, fn):
+            self.fn = fn
+
+        async def score(self, example, completion):
+            text = completion if isinstance(completion, str) else completion[-1]["content"]
+            try:
+                return Score(reward=float(self.fn(text, example.answer)))
+            except Exception as exc:  # noqa: BLE001 - a verifier's error is a score of None
+                return Score(reward=None, errors=[repr(exc)])
+
+        async def close(self):
+            pass
+
+    per_task = max(1, budget // len(tasks))
+    print(f"falsepass {_version()} search (S1, false passes), {per_task} calls per task, same tasks, seed 0:")
+    print(f"{'verifier':18} {'calls to 1st':>12} {'tasks found':>11} {'found/1k calls':>14}")
+    for name in ("digit_sum", "div_ten", "verbosity_bonus", "strong"):
+        fn = getattr(planted, name)
+        probe = make_probe(calls_per_direction=per_task, seed=0)
+        spent, found, first = 0, 0, None
+        for task in tasks:
+            example = Example(key=task.id, prompt=task.prompt, answer=task.reference, raw=None)
+            s1 = next(r for r in asyncio.run(probe(BoxedAdapter(), FunctionScorer(fn), example)) if r.probe == "S1")
+            calls = int(s1.detail.split("after ")[1].split()[0]) if "after " in s1.detail else per_task
+            if not s1.passed:
+                found += 1
+                first = spent + calls if first is None else first
+            spent += calls
+        label = f"{name} (baseline)" if name == "strong" else name
+        print(f"{label:18} {first if first is not None else 'none':>12} {found:>11} {1000 * found / spent:14.1f}")
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("falsepass")
 
 
 if __name__ == "__main__":
