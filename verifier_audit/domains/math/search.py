@@ -44,41 +44,29 @@ def _edit_box(text: str, edit: Callable[[str], Optional[str]]) -> Optional[str]:
     return f"{text[:start]}\\boxed{{{new}}}{text[end:]}"
 
 
-def _digits(content: str, rng: random.Random) -> Optional[tuple[list[re.Match], int]]:
-    found = list(_DIGIT.finditer(content))
-    return (found, rng.randrange(len(found))) if found else None
-
-
-def change_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
-    def edit(content: str) -> Optional[str]:
-        picked = _digits(content, rng)
-        if picked is None:
-            return None
-        found, i = picked
-        old = found[i].group()
-        new = rng.choice([d for d in "0123456789" if d != old])
-        return content[:found[i].start()] + new + content[found[i].end():]
-    return _edit_box(text, edit)
-
-
-def last_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+def _redigit(text: str, rng: random.Random, pick, alphabet: str = "0123456789") -> Optional[str]:
+    """The boxed answer with one digit, chosen by ``pick(digit matches, rng)``, replaced by
+    another digit of ``alphabet``."""
     def edit(content: str) -> Optional[str]:
         found = list(_DIGIT.finditer(content))
         if not found:
             return None
-        m = found[-1]
-        return content[:m.start()] + rng.choice([d for d in "0123456789" if d != m.group()]) + content[m.end():]
+        m = pick(found, rng)
+        return content[:m.start()] + rng.choice([d for d in alphabet if d != m.group()]) + content[m.end():]
     return _edit_box(text, edit)
+
+
+def change_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    return _redigit(text, rng, lambda found, r: found[r.randrange(len(found))])
+
+
+def last_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    return _redigit(text, rng, lambda found, r: found[-1])
 
 
 def first_digit(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
     """The leading digit changed (graders that read the low digits only: modulo, suffixes)."""
-    def edit(content: str) -> Optional[str]:
-        m = _DIGIT.search(content)
-        if m is None:
-            return None
-        return content[:m.start()] + rng.choice([d for d in "123456789" if d != m.group()]) + content[m.end():]
-    return _edit_box(text, edit)
+    return _redigit(text, rng, lambda found, r: found[0], alphabet="123456789")
 
 
 def swap_digits(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:

@@ -79,6 +79,7 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
     families = shrink(calls, exploits, operators, threshold, MAX_FAMILIES, stop_at=options.search - reserve)
     outcome = SearchOutcome()
     reported = []
+    slices_of = {c.task_id: c.slices for c in prepared.candidates}
     for fam in families:
         rows = reach(calls, fam, starts_by_task, operators, seed, threshold)
         category = f"{prepared.domain}.search.{slug(fam.name)}"
@@ -89,7 +90,7 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
                           severity=Severity.high, label="correct" if rejects else "incorrect",
                           label_source="search+oracle",
                           note=f"search family {fam.name}: {' then '.join(n for n, _ in fam.chain)} from the {fam.start.kind}",
-                          slices=next((x.slices for x in prepared.candidates if x.task_id == task_id), []))
+                          slices=slices_of.get(task_id, []))
             ok = score is not None
             misjudged += ok and (score < threshold if rejects else score >= threshold)
             outcome.candidates.append(c)
