@@ -3,24 +3,26 @@
     from verifier_audit import audit
     report = audit("rewards.py:compute_score", suite="math", limit=50)
     report = audit(my_function, max_debt=0.02)          # a callable works too
+    reports = audit_parts("train.py:REWARDS")            # a composite reward, whole and each part
 """
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from .domains import get_domain
 from .engine.audit import AuditOptions, default_cache_dir, prepare
 from .engine.audit import audit as _audit
 from .engine.slices import load_weights
-from .loading import from_callable, resolve
+from .loading import from_callable, resolve, with_parts
 from .models import GateConfig, Report
 from .suites import load_suite, select
 
 
 def audit(
-    verifier: Union[str, Callable],
+    verifier: Union[str, Callable, Any],
     *,
     suite: str = "math",
     style: Optional[str] = None,
@@ -45,6 +47,7 @@ def audit(
     weights_from: Optional[Union[str, Path]] = None,
     slice_field: str = "slice",
     search: int = 0,
+    options: Optional[Union[dict, list[str]]] = None,
 ) -> Report:
     """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict).
 
@@ -56,8 +59,34 @@ def audit(
     many candidates scored; ``weights_from``: your own tasks, whose mix of slices the debt
     is reweighted to (``report.weighted_debt``, gated instead of the plain debt);
     ``slice_field``: the task metadata field naming a task's slice (docs/slices.md).
-    ``search``: verifier calls the exploit search may spend (``report.search``; docs/search.md)."""
-    spec = from_callable(verifier, style) if callable(verifier) else resolve(verifier, style)
+    ``search``: verifier calls the exploit search may spend (``report.search``; docs/search.md).
+    ``options``: the style's settings (``{"weights": "1,0.5"}``, as ``--verifier-option``).
+    A composite reward (TRL's reward functions, a rubric) is audited whole; ``audit_parts``
+    also audits each member alone."""
+    return _audit_specs([_spec(verifier, style, options)], **_settings(locals()))[0]
+
+
+def audit_parts(verifier: Union[str, Callable, Any], **kwargs) -> dict[str, Report]:
+    """Like ``audit``, for a composite reward: its report whole (first) and one per member
+    (``name[function]``), all on the same candidates. A plain function gives one report."""
+    spec = _spec(verifier, kwargs.pop("style", None), kwargs.pop("options", None))
+    reports = _audit_specs(with_parts(spec), **_settings({**_DEFAULTS, **kwargs}))
+    return {r.verifier: r for r in reports}
+
+
+def _spec(verifier, style, options):
+    """A spec string is resolved without importing it here; an object (a function, a list
+    of TRL reward functions, an environment) is used as it is."""
+    return resolve(verifier, style, options) if isinstance(verifier, str) else from_callable(verifier, style, options)
+
+
+def _settings(given: dict) -> dict:
+    return {k: v for k, v in given.items() if k not in ("verifier", "style", "options")}
+
+
+def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshold, max_debt, max_category,
+                 max_false_rejection, max_error_rate, waive, fields, results, cache, progress, probe_sample,
+                 isolation, min_slice_n, weights_from, slice_field, search) -> list[Report]:
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
@@ -70,4 +99,8 @@ def audit(
         options.weights = load_weights(Path(weights_from), get_domain(loaded.tasks[0].domain if loaded.tasks else "math"),
                                        fields=fields, field=slice_field)
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, split, limit), options, split=split, limit=limit)
-    return _audit(prepared, [spec], options)[0]
+    return _audit(prepared, specs, options)
+
+
+_DEFAULTS = {name: p.default for name, p in inspect.signature(audit).parameters.items()
+             if name not in ("verifier", "style", "options")}

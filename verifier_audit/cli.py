@@ -110,7 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
                                      "reference verifiers side by side)")
     run.add_argument("--verifier", action="append", default=[], metavar="SPEC",
                      help="package.module:function or path/to/file.py:function (repeatable)")
-    run.add_argument("--style", choices=("auto",) + STYLES, default="auto", help="call style (default: from the signature)")
+    run.add_argument("--style", choices=("auto",) + STYLES, default="auto",
+                     help="call style: how the reward is loaded and called, as its framework does (default: from the "
+                          "signature or the object; README, 'Frameworks')")
+    run.add_argument("--verifier-option", action="append", default=[], metavar="KEY=VALUE", dest="verifier_options",
+                     help="a setting of the style (repeatable): weights=1,0.5 (trl), data_source=gsm8k (verl), "
+                          "model=NAME and template=FILE (judge), shape=json and field.completion=response (http)")
     _suite_args(run)
     g = run.add_argument_group("verdicts and gate")
     g.add_argument("--timeout", type=argtypes.positive_float, default=None,
@@ -260,7 +265,7 @@ def cmd_run(args) -> int:
         options, timeout = audit_options(given, config, enforce_gate=False)
         groups = [Group(choice, options, [], timeout, waiver_sources(given, config))]
     else:
-        groups = make_groups(given, config, args.verifier, args.style)
+        groups = make_groups(given, config, args.verifier, args.style, args.verifier_options)
     reports = []
     for group in groups:
         reports += _run_group(args, group, demo)

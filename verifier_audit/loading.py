@@ -12,29 +12,45 @@ import inspect
 import math
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from .errors import VerifierLoadError
+from .frameworks import STYLES, get_style
 from .models import Task
-
-STYLES = ("native", "pair", "verl", "trl")
-
-# Column names a TRL-style reward function may ask for; all carry the task's reference.
-_REFERENCE_ALIASES = ("reference", "solution", "answer", "ground_truth", "gold", "target")
 
 
 @dataclass(frozen=True)
 class VerifierSpec:
-    spec: str
+    spec: str  # "module:function", "path/file.py:function", a URL (remote styles), "reasoning-gym"
     name: str  # short display name (the function's name unless given)
     style: str
     #: the function itself when given as an object (Python API); workers inherit it by fork
     function: Callable | None = field(default=None, compare=False, repr=False)
+    #: the style's settings (``--verifier-option KEY=VALUE``): sorted (key, value) pairs
+    options: tuple[tuple[str, str], ...] = ()
+    #: one member of a composite reward (a TRL reward function, a rubric's function) audited
+    #: alone; None: the whole reward as training combines it
+    part: str | None = None
+    #: the members a composite reward has (each audited alone beside the whole; see ``with_parts``)
+    parts: tuple[str, ...] = ()
 
-    def load(self) -> Callable:
-        return self.function if self.function is not None else load_function(self.spec)
+    @property
+    def opts(self) -> dict[str, str]:
+        return dict(self.options)
+
+    @property
+    def remote(self) -> bool:
+        return get_style(self.style).remote if self.style in STYLES else False
+
+    def load(self) -> Any:
+        """What the spec names, imported in this process (None for remote and built-in styles)."""
+        if self.function is not None:
+            return self.function
+        if self.remote or ":" not in self.spec:
+            return None
+        return load_function(self.spec)
 
 
 def _import_target(spec: str) -> tuple[Any, str]:
@@ -74,7 +90,9 @@ def _import_target(spec: str) -> tuple[Any, str]:
     return module, attr
 
 
-def load_function(spec: str) -> Callable:
+def load_function(spec: str) -> Any:
+    """What ``spec`` names: a function, or an object a framework style reads (a list of TRL
+    reward functions, a ``verifiers`` environment, a GRPO config)."""
     module, attr = _import_target(spec)
     fn = module
     for part in attr.split("."):
@@ -86,22 +104,26 @@ def load_function(spec: str) -> Callable:
             hint = f"callables defined there: {', '.join(found)}" if found else "it defines no public callable"
             raise VerifierLoadError(f"verifier {spec!r}: {module.__name__ if not hasattr(module, '__file__') else module.__file__} has no {attr!r}; {hint}")
         fn = getattr(fn, part)
-    if not callable(fn):
+    if inspect.ismodule(fn) or isinstance(fn, (str, bytes, int, float)) or fn is None:
         raise VerifierLoadError(f"verifier {spec!r}: {attr!r} is a {type(fn).__name__}, not a function")
     return fn
 
 
-def detect_style(fn: Callable) -> str:
-    """Guess the call style from parameter names; raise when the guess would be a coin flip."""
+def detect_style(fn: Any) -> str:
+    """Guess the call style: a framework's objects by what they are, functions by their
+    parameter names; raise when the guess would be a coin flip."""
+    from .frameworks._registry import detecting
+
+    for style in detecting():
+        if style.detect(fn):
+            return style.name
+    if not callable(fn):
+        raise VerifierLoadError(f"{type(fn).__name__} {fn!r:.60} is not a function, and no framework style reads it: "
+                                f"pass --style ({', '.join(STYLES)})")
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError) as exc:
         raise VerifierLoadError(f"cannot read the signature of {fn!r}; pass --style ({', '.join(STYLES)})") from exc
-    names = [p.name for p in params]
-    if "completions" in names:
-        return "trl"
-    if "solution_str" in names or "data_source" in names:
-        return "verl"
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if len(positional) >= 2:
         second = positional[1]
@@ -114,15 +136,42 @@ def detect_style(fn: Callable) -> str:
     )
 
 
-def resolve(spec: str, style: str | None = None) -> VerifierSpec:
+def parse_options(pairs: list[str] | dict | None) -> tuple[tuple[str, str], ...]:
+    """``["weights=1,0.5", "timeout=5"]`` (or a config table) -> sorted (key, value) pairs."""
+    if not pairs:
+        return ()
+    if isinstance(pairs, dict):
+        items = [(str(k), v if isinstance(v, str) else ",".join(map(str, v)) if isinstance(v, list) else str(v))
+                 for k, v in pairs.items()]
+    else:
+        items = []
+        for pair in pairs:
+            key, sep, value = pair.partition("=")
+            if not sep or not key.strip():
+                raise VerifierLoadError(f"--verifier-option {pair!r}: expected KEY=VALUE, e.g. weights=1,0.5")
+            items.append((key.strip(), value))
+    return tuple(sorted(items))
+
+
+def with_parts(spec: VerifierSpec) -> list[VerifierSpec]:
+    """The whole reward, then each member of a composite one audited alone (``name[part]``)."""
+    return [spec] + [replace(spec, name=f"{spec.name}[{p}]", part=p, parts=()) for p in spec.parts]
+
+
+def resolve(spec: str, style: str | None = None, options: list[str] | dict | None = None) -> VerifierSpec:
     """Check ``spec`` and fix its style -- without importing the verifier in this process.
 
     The verifier under audit is not trusted, and import-time code runs with the power of
     the importing process: imported here, it could patch the audit itself (its report, its
     gate). So the signature is read in a short-lived interpreter of its own; the workers
-    import the verifier again, each for itself."""
+    import the verifier again, each for itself. Remote styles (a reward server, a judge)
+    import nothing: the spec is the URL."""
     if style is not None and style != "auto" and style not in STYLES:
         raise VerifierLoadError(f"--style {style!r}: expected one of {', '.join(STYLES)}")
+    opts = parse_options(options)
+    builtin = _builtin_spec(spec, style)
+    if builtin is not None:
+        return VerifierSpec(spec=spec, name=builtin[0], style=builtin[1], options=opts)
     if ":" not in spec:
         _import_target(spec)  # raises the message that says what a spec looks like
     target, _, name = spec.rpartition(":")
@@ -131,18 +180,42 @@ def resolve(spec: str, style: str | None = None) -> VerifierSpec:
             raise VerifierLoadError(f"verifier {spec!r}: no file at {target} (cwd: {os.getcwd()})")
         # Workers run in private directories: a relative path must not depend on the cwd.
         spec = f"{Path(target).resolve()}:{name}"
-    key = (spec, style, os.getcwd(), source_hash(VerifierSpec(spec=spec, name=name, style="")))
+    key = (spec, style, opts, os.getcwd(), source_hash(VerifierSpec(spec=spec, name=name, style="")))
     if key not in _RESOLVED:
-        _RESOLVED[key] = _inspect_elsewhere(spec, style)
-    return VerifierSpec(spec=spec, name=name, style=_RESOLVED[key])
+        _RESOLVED[key] = _inspect_elsewhere(spec, style, opts)
+    found_style, parts = _RESOLVED[key]
+    return VerifierSpec(spec=spec, name=name, style=found_style, options=opts, parts=tuple(parts))
 
 
-_RESOLVED: dict[tuple, str] = {}
+def _builtin_spec(spec: str, style: str | None) -> tuple[str, str] | None:
+    """(name, style) for specs that name no Python object: a URL, ``reasoning-gym``."""
+    if spec.startswith(("http://", "https://")):
+        if style in (None, "auto"):
+            raise VerifierLoadError(f"verifier {spec!r}: a URL needs --style http (a reward server) or --style judge "
+                                    "(an LLM judge behind an OpenAI-compatible endpoint)")
+        if not get_style(style).remote:
+            raise VerifierLoadError(f"verifier {spec!r}: --style {style} calls Python functions; a URL takes "
+                                    "--style http or --style judge")
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(spec)
+        return f"{style}:{parts.netloc}{parts.path.rstrip('/')}", style
+    if style in STYLES and get_style(style).remote:
+        raise VerifierLoadError(f"verifier {spec!r}: --style {style} takes the server's URL, "
+                                "e.g. http://127.0.0.1:8000/reward")
+    if spec == "reasoning-gym":
+        if style not in (None, "auto", "reasoning-gym"):
+            raise VerifierLoadError("verifier 'reasoning-gym' is scored by its own style; leave --style out")
+        return "reasoning-gym", "reasoning-gym"
+    return None
+
+
+_RESOLVED: dict[tuple, tuple[str, list[str]]] = {}
 INSPECT_TIMEOUT = 120.0  # seconds for the verifier's import in the inspecting interpreter
 
 
-def _inspect_elsewhere(spec: str, style: str | None) -> str:
-    """The style of ``spec`` as read by a separate interpreter; raises its load error."""
+def _inspect_elsewhere(spec: str, style: str | None, options: tuple) -> tuple[str, list[str]]:
+    """The style and composite parts of ``spec`` as read by a separate interpreter; raises its load error."""
     import json
     import subprocess
 
@@ -150,8 +223,8 @@ def _inspect_elsewhere(spec: str, style: str | None) -> str:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([here] + [p for p in sys.path if p])}
     try:
         done = subprocess.run([sys.executable, "-c", "from verifier_audit.loading import _inspect_main; _inspect_main()"],
-                              input=json.dumps({"spec": spec, "style": style}), capture_output=True, text=True,
-                              env=env, timeout=INSPECT_TIMEOUT)
+                              input=json.dumps({"spec": spec, "style": style, "options": list(options)}),
+                              capture_output=True, text=True, env=env, timeout=INSPECT_TIMEOUT)
     except subprocess.TimeoutExpired:
         raise VerifierLoadError(f"verifier {spec!r}: importing it did not finish within {INSPECT_TIMEOUT:g} s") from None
     try:
@@ -162,7 +235,7 @@ def _inspect_elsewhere(spec: str, style: str | None) -> str:
                                 f"{': ' + ' | '.join(tail) if tail else ''}") from None
     if not answer.get("ok"):
         raise VerifierLoadError(answer.get("error") or f"verifier {spec!r}: could not be loaded")
-    return answer["style"]
+    return answer["style"], answer.get("parts", [])
 
 
 def _inspect_main() -> None:
@@ -175,13 +248,20 @@ def _inspect_main() -> None:
     try:
         fn = load_function(request["spec"])
         style = request["style"]
-        answer = {"ok": True, "style": detect_style(fn) if style in (None, "auto") else style}
+        style = detect_style(fn) if style in (None, "auto") else style
+        answer = {"ok": True, "style": style, "parts": style_parts(fn, style, dict(map(tuple, request["options"])))}
     except VerifierLoadError as exc:
         answer = {"ok": False, "error": str(exc)}
     except BaseException as exc:  # noqa: BLE001 - anything the import does is the verifier's error
         answer = {"ok": False, "error": f"verifier {request['spec']!r}: {type(exc).__name__}: {exc}"}
     out.write(json.dumps(answer) + "\n")
     out.flush()
+
+
+def style_parts(target: Any, style: str, options: dict[str, str]) -> list[str]:
+    """The members of a composite reward, as its style reads them ([] for a plain function)."""
+    parts = getattr(get_style(style).implementation(), "parts", None)
+    return list(parts(target, options)) if parts is not None else []
 
 
 def source_hash(spec: VerifierSpec) -> str:
@@ -208,52 +288,24 @@ def source_hash(spec: VerifierSpec) -> str:
         return "?"
 
 
-def from_callable(fn: Callable, style: str | None = None) -> VerifierSpec:
+def from_callable(fn: Any, style: str | None = None, options: list[str] | dict | None = None) -> VerifierSpec:
     """A verifier given as a Python object rather than a spec string."""
-    if not callable(fn):
-        raise VerifierLoadError(f"{fn!r} is not callable")
     if style is None or style == "auto":
         style = detect_style(fn)
     elif style not in STYLES:
         raise VerifierLoadError(f"style {style!r}: expected one of {', '.join(STYLES)}")
+    if not callable(fn) and get_style(style).module == "function":
+        raise VerifierLoadError(f"{fn!r} is not callable")
+    opts = parse_options(options)
     name = getattr(fn, "__name__", type(fn).__name__)
     return VerifierSpec(spec=f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', name)}", name=name,
-                        style=style, function=fn)
+                        style=style, function=fn, options=opts, parts=tuple(style_parts(fn, style, dict(opts))))
 
 
-def _columns(task: Task) -> dict[str, Any]:
-    cols = {alias: task.reference for alias in _REFERENCE_ALIASES}
-    cols.update(task_id=task.id, split=task.split, domain=task.domain)
-    cols.update({k: v for k, v in task.metadata.items() if k not in cols})
-    return cols
-
-
-def make_caller(fn: Callable, style: str) -> Callable[[str, Task], Any]:
+def make_caller(target: Any, style: str | VerifierSpec) -> Callable[[str, Task], Any]:
     """One call form for every style; the result still needs ``to_score``."""
-    if style == "native":
-        return lambda text, task: fn(text, task)
-    if style == "pair":
-        return lambda text, task: fn(text, task.reference)
-    if style == "verl":
-        return lambda text, task: fn(
-            task.metadata.get("data_source", task.domain), text, task.reference,
-            {"task_id": task.id, "split": task.split, **task.metadata},
-        )
-    if style == "trl":
-        params = inspect.signature(fn).parameters
-        takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
-
-        def call(text: str, task: Task) -> Any:
-            cols = {"prompts": [task.prompt], **{k: [v] for k, v in _columns(task).items()}}
-            if not takes_all:
-                cols = {k: v for k, v in cols.items() if k in params}
-            out = fn(completions=[text], **cols)
-            if not isinstance(out, (list, tuple)) or len(out) != 1:
-                raise TypeError(f"a trl-style reward must return a list with one score per completion, got {out!r:.80}")
-            return out[0]
-
-        return call
-    raise VerifierLoadError(f"unknown style {style!r}")
+    spec = style if isinstance(style, VerifierSpec) else VerifierSpec(spec="?", name="?", style=style)
+    return get_style(spec.style).implementation().make_caller(target, spec)
 
 
 def to_score(value: Any) -> float:

@@ -9,6 +9,7 @@ options (command line, fixture arguments).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import os
@@ -31,7 +32,7 @@ from .engine.lockdown import resolve_level
 from .engine.slices import load_weights
 from .engine.store import fingerprint
 from .errors import InputError
-from .loading import VerifierSpec, resolve
+from .loading import VerifierSpec, resolve, with_parts
 from .models import GateConfig, Report
 from .suites import load_suite, select
 
@@ -192,24 +193,26 @@ def check_waivers(gate: GateConfig, domain: str, present: Iterable[str], sources
 
 
 def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifiers: list[str],
-                style: str = "auto") -> list[Group]:
+                style: str = "auto", verifier_options: Optional[list[str]] = None) -> list[Group]:
     """One group per distinct (suite, options); verifiers keep their order inside a group.
 
     ``verifiers`` empty: those of the config. The specs are resolved here, so a typo fails
-    before the (longer) candidate preparation."""
+    before the (longer) candidate preparation. A composite reward (TRL's reward functions,
+    a rubric) is audited whole and then each of its members alone."""
     if not verifiers and config is not None:
         verifiers = [config.resolve_spec(e.spec) for e in config.verifiers]
     groups: dict[str, Group] = {}
     for spec in verifiers:
         entry = config.entry_for(spec) if config is not None else None
         chosen_style = style if style != "auto" or entry is None else entry.style
-        resolved = resolve(spec, chosen_style)
+        chosen_options = verifier_options if verifier_options or entry is None else entry.options
+        resolved = resolve(spec, chosen_style, chosen_options)
         choice = suite_choice(given, config, entry)
         options, timeout = audit_options(given, config, spec, entry)
         key = json.dumps([choice.key(), options.threshold, options.gate.model_dump(), timeout], default=str)
         if key not in groups:
             groups[key] = Group(choice, options, [], timeout, waiver_sources(given, config), weights_path(given, config))
-        groups[key].specs.append(resolved)
+        groups[key].specs.extend(with_parts(resolved))
     return list(groups.values())
 
 
@@ -245,5 +248,5 @@ def unique_names(specs: list[VerifierSpec]) -> list[VerifierSpec]:
     out = []
     for s in specs:
         seen[s.name] = seen.get(s.name, 0) + 1
-        out.append(s if seen[s.name] == 1 else VerifierSpec(s.spec, f"{s.name}#{seen[s.name]}", s.style))
+        out.append(s if seen[s.name] == 1 else dataclasses.replace(s, name=f"{s.name}#{seen[s.name]}"))
     return out

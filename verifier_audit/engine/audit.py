@@ -251,7 +251,9 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         "split": prepared.split,
         "limit": prepared.limit,
         "seed": options.seed,
-        "verifiers": [[v.spec, v.style] for v in verifiers],
+        # A style's options (weights, a judge's template) and the part audited decide verdicts too.
+        "verifiers": [[v.spec, v.style] + ([list(map(list, v.options))] if v.options else []) + ([v.part] if v.part else [])
+                      for v in verifiers],
         "timeout": options.timeout,
         "memory_mb": options.memory_mb,
         "isolation": resolve_level(options.isolation),
@@ -297,7 +299,7 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
                                options.memory_mb)
             for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
                                 quiet=options.quiet_workers, on_wait=progress.in_flight, clean=job.clean,
-                                isolation=resolve_level(options.isolation), tree_memory=True):
+                                isolation=job.isolation_level(options.isolation), tree_memory=True):
                 c = view.candidates[out.index]
                 if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
                     out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"

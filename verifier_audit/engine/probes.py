@@ -37,7 +37,6 @@ from ..domains import get_domain
 from ..loading import VerifierSpec
 from ..models import Checks, ProbeResult, Verdict
 from . import pool
-from .lockdown import resolve_level
 from .verifier_job import VerifierJob
 
 if TYPE_CHECKING:
@@ -202,7 +201,7 @@ def _run(job, items: list[int], options: AuditOptions, timeout: float):
     outcomes, failures, stopped = {}, 0, False
     gen = pool.run(job, items, workers=options.workers, timeout=timeout, memory_mb=options.memory_mb,
                    quiet=options.quiet_workers, clean=getattr(job, "clean", False),
-                   isolation=resolve_level(options.isolation) if isinstance(job, VerifierJob) else "process",
+                   isolation=job.isolation_level(options.isolation) if isinstance(job, VerifierJob) else "process",
                    tree_memory=isinstance(job, VerifierJob))
     try:
         for out in gen:

@@ -48,6 +48,16 @@ class VerifierJob:
         function object given through the Python API lives in the caller's memory)."""
         return self.spec.function is None
 
+    def isolation_level(self, requested: Optional[str]) -> str:
+        """The level its workers run at: ``requested`` (or the default), except that a
+        remote reward (a reward server, an LLM judge) keeps the host's network -- the code
+        under audit runs on the other side of the socket, and what runs in the worker is
+        our own HTTP client -- so it gets the ``process`` level without a network namespace."""
+        from .lockdown import resolve_level
+
+        level = resolve_level(requested)
+        return "process" if self.spec.remote and level == "namespaces" else level
+
     @property
     def privileged_setup(self) -> bool:
         """Whether setup needs the worker's privileges: a domain that isolates each call in
@@ -74,7 +84,7 @@ class VerifierJob:
 
     def setup(self) -> None:
         fn = self.spec.load()
-        self.call = make_caller(fn, self.spec.style)
+        self.call = make_caller(fn, self.spec)
         # Domains whose verifiers execute model output (code) have every call isolated: the
         # verifier runs in a sandboxed fork of this worker, so what it runs cannot touch the
         # host. Verifiers that already sandbox the candidate themselves opt out.

@@ -95,7 +95,7 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
     weighted = weighted_debt(categories, slices, options.weights) if options.weights is not None else None
     return Report(
         tool_version=__version__,
-        verifier=spec.spec,
+        verifier=spec.spec if spec.part is None else f"{spec.spec}[{spec.part}]",
         style=spec.style,
         suite=prepared.suite_name,
         split=prepared.split,

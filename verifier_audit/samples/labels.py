@@ -63,7 +63,6 @@ def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], sp
                     timeout: Optional[float] = 10.0, memory_mb: Optional[int] = 4096) -> list[tuple[Optional[str], str]]:
     """Like ``label_texts`` but by the verifier ``spec`` (``compare --by-verifier``): a score
     >= ``threshold`` is "correct"; an error (exception, timeout, crash) is undecided (None)."""
-    from ..engine.lockdown import resolve_level
     from ..engine.verifier_job import VerifierJob
     from ..loading import resolve
 
@@ -74,7 +73,7 @@ def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], sp
         limit = timeout or getattr(domain, "default_timeout", 10.0)
         job = VerifierJob(vspec, candidates, tasks, domain, timeout=limit, memory_mb=memory_mb)
         for out in pool.run(job, range(len(candidates)), workers=workers, timeout=limit, memory_mb=memory_mb,
-                            clean=job.clean, isolation=resolve_level(None), tree_memory=True):
+                            clean=job.clean, isolation=job.isolation_level(None), tree_memory=True):
             if out.ok:
                 yield out.index, ("correct" if out.value >= threshold else "incorrect", f"score {out.value:g}")
             else:

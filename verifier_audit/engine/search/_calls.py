@@ -12,7 +12,6 @@ from typing import Optional
 from ...domains import get_domain
 from ...models import Candidate, Task
 from .. import pool
-from ..lockdown import resolve_level
 from ..verifier_job import VerifierJob
 
 # A verifier that keeps erroring measures nothing: stop after this many errors once they
@@ -63,7 +62,7 @@ class Calls:
         o = self.options
         job = VerifierJob(self.spec, candidates, self.tasks, self.domain, o.timeout, o.memory_mb)
         for r in pool.run(job, range(len(todo)), workers=o.workers, timeout=o.timeout, memory_mb=o.memory_mb,
-                          quiet=o.quiet_workers, clean=job.clean, isolation=resolve_level(o.isolation),
+                          quiet=o.quiet_workers, clean=job.clean, isolation=job.isolation_level(o.isolation),
                           tree_memory=True):
             value = r.value if r.ok else None
             if r.ok and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):

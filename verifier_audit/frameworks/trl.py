@@ -1,0 +1,159 @@
+"""TRL's GRPO reward functions, called and combined the way ``GRPOTrainer`` does.
+
+A reward function takes ``completions`` (and ``prompts``, the dataset's columns, and the
+trainer's ``trainer_state``, ``log_extra`` and ``log_metric``) as lists and returns one
+score per completion, ``None`` meaning "does not apply to this sample". The trainer turns
+``None`` into NaN, weights each function by ``GRPOConfig.reward_weights`` (default 1 each)
+and sums with ``nansum``; a completion for which *every* function returned ``None`` is
+unscorable (TRL >= 1.x masks it out of the advantage). We do the same per completion:
+the combined reward is what training pays, and each function is also audited alone
+(``name[function]``), because a hole may exist only in the sum -- a format bonus that
+lifts a partly-credited wrong answer over the threshold.
+
+The spec may name one function, a list of them, or a dict / object with ``reward_funcs``
+and ``reward_weights`` (or ``args``: a ``trl.GRPOConfig`` whose ``reward_weights`` are
+read). ``--verifier-option weights=1,0.5`` sets or overrides the weights;
+``conversational=true`` passes prompts and completions as chat messages, as TRL does for
+a conversational dataset; ``step=N`` is ``trainer_state.global_step``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+from types import SimpleNamespace
+from typing import Any, Callable
+
+from ..errors import VerifierLoadError
+from ..models import Task
+
+# Column names a reward function may ask for; all carry the task's reference.
+REFERENCE_ALIASES = ("reference", "solution", "answer", "ground_truth", "gold", "target")
+_TRAINER_KWARGS = ("trainer_state", "log_extra", "log_metric")
+
+
+def detect(target: Any) -> bool:
+    try:
+        funcs, _ = reward_funcs(target, {})
+    except VerifierLoadError:
+        return False
+    return bool(funcs) and (not callable(target) or _takes(target, "completions"))
+
+
+def _takes(fn: Callable, name: str) -> bool:
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def reward_funcs(target: Any, options: dict[str, str]) -> tuple[list[Callable], list[float]]:
+    """The functions and their weights, as ``GRPOTrainer(reward_funcs=..., args=...)`` reads them."""
+    weights = None
+    if callable(target) and not isinstance(target, type):
+        funcs = [target]
+    elif isinstance(target, (list, tuple)):
+        funcs = list(target)
+    else:
+        get = target.get if isinstance(target, dict) else lambda key, default=None: getattr(target, key, default)
+        funcs = get("reward_funcs")
+        if funcs is None:
+            raise VerifierLoadError(f"{type(target).__name__}: no reward functions (expected a function, a list of "
+                                    "them, or reward_funcs with reward_weights)")
+        funcs = [funcs] if callable(funcs) else list(funcs)
+        config = get("args") or get("config")
+        weights = get("reward_weights") or (getattr(config, "reward_weights", None) if config is not None else None)
+    for fn in funcs:
+        if not callable(fn):
+            raise VerifierLoadError(f"reward_funcs: {fn!r:.60} is not a function (a reward model named by a string "
+                                    "is not audited; wrap its call in a function)")
+    if options.get("weights"):
+        try:
+            weights = [float(w) for w in options["weights"].split(",")]
+        except ValueError:
+            raise VerifierLoadError(f"--verifier-option weights={options['weights']}: expected numbers, e.g. 1,0.5") from None
+    weights = [1.0] * len(funcs) if weights is None else [float(w) for w in weights]
+    if len(weights) != len(funcs):
+        # GRPOTrainer raises the same: one weight per function.
+        raise VerifierLoadError(f"{len(weights)} reward weights for {len(funcs)} reward functions: give one per function")
+    return funcs, weights
+
+
+def parts(target: Any, options: dict[str, str]) -> list[str]:
+    funcs, _ = reward_funcs(target, options)
+    return _names(funcs) if len(funcs) > 1 else []
+
+
+def _names(funcs: list[Callable]) -> list[str]:
+    names, seen = [], {}
+    for fn in funcs:
+        base = getattr(fn, "__name__", type(fn).__name__)
+        seen[base] = seen.get(base, 0) + 1
+        names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return names
+
+
+def columns(task: Task) -> dict[str, Any]:
+    """The dataset columns a row of this task would have: the reference under its usual names."""
+    cols = {alias: task.reference for alias in REFERENCE_ALIASES}
+    cols.update(task_id=task.id, split=task.split, domain=task.domain)
+    cols.update({k: v for k, v in task.metadata.items() if k not in cols})
+    return cols
+
+
+def _one_call(fn: Callable, text: str, task: Task, options: dict[str, str]) -> Any:
+    params = inspect.signature(fn).parameters
+    if "completion_ids" in params:
+        raise TypeError("the reward function asks for completion_ids (token ids), which an audit of texts cannot give")
+    takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    conversational = options.get("conversational", "false").lower() in ("1", "true", "yes")
+    prompt: Any = [{"role": "user", "content": task.prompt}] if conversational else task.prompt
+    completion: Any = [{"role": "assistant", "content": text}] if conversational else text
+    state = SimpleNamespace(global_step=int(options.get("step", 0)), epoch=0.0, max_steps=0)
+    cols = {"prompts": [prompt], **{k: [v] for k, v in columns(task).items()},
+            "trainer_state": state, "log_extra": lambda *a, **k: None, "log_metric": lambda *a, **k: None}
+    if not takes_all:
+        cols = {k: v for k, v in cols.items() if k in params}
+    out = fn(completions=[completion], **cols)
+    if inspect.isawaitable(out):  # TRL gathers async reward functions on its own loop
+        out = asyncio.run(_wait(out))
+    if not isinstance(out, (list, tuple)) or len(out) != 1:
+        raise TypeError(f"a trl-style reward must return a list with one score per completion, got {out!r:.80}")
+    return out[0]
+
+
+async def _wait(awaitable):
+    return await awaitable
+
+
+def make_caller(target: Any, spec: Any) -> Callable[[str, Task], Any]:
+    options = spec.opts
+    funcs, weights = reward_funcs(target, options)
+    if spec.part is not None:
+        fn = dict(zip(_names(funcs), funcs)).get(spec.part)
+        if fn is None:
+            raise VerifierLoadError(f"no reward function {spec.part!r}; there are {', '.join(_names(funcs))}")
+        return lambda text, task: _not_none(_one_call(fn, text, task, options), spec.part)
+    if len(funcs) == 1 and weights == [1.0]:
+        return lambda text, task: _one_call(funcs[0], text, task, options)
+
+    def combined(text: str, task: Task) -> float:
+        total, scored = 0.0, 0
+        for fn, weight in zip(funcs, weights):
+            value = _one_call(fn, text, task, options)
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                continue  # nansum: a function that does not apply adds nothing
+            total += weight * float(value)
+            scored += 1
+        if not scored:
+            raise TypeError("every reward function returned None: the trainer cannot score this completion")
+        return total
+
+    return combined
+
+
+def _not_none(value: Any, name: str) -> Any:
+    if value is None:
+        raise TypeError(f"{name} returned None (does not apply): alone, nothing scores this completion")
+    return value
