@@ -10,12 +10,19 @@ answer_colon       ``Answer: x`` on its own line                                
 sentence           ``The final answer is x``                                       lm-eval flexible extracts
 bold               ``**x**`` on its own line                                       chat models' markdown
 last_line          ``x`` alone on its own line                                     "last line" graders
+answer_tag         ``The final answer is x.`` then ``<answer>x</answer>``          reasoning-gym, R1-style tags
 =================  ==============================================================  ===============
 
-Every format but boxed and minerva comes twice: with a trailing period (``#### 13.``) and
-without (``#### 13``), because graders that compare strings read ``13.`` as a different
-answer (verl's gsm8k flexible grader compares ``"-15."``), so the period decides what they
-accept. ``x`` is written as is when it is plain text (``-15``, ``2,107``) and as ``$x$``
+The ``<answer>`` tag (reasoning-gym's ``extract_answer`` reads the last one, DeepSeek-R1
+style prompts ask for it) is written after a sentence stating the same answer, on the line
+before: the oracle's extraction reads the sentence (it has no tag reader), so a rewritten
+candidate keeps its label, and a grader that reads only the tags reads the same answer in
+them. It is the last format, so audits of graders that read any other one are unchanged.
+
+Every format but boxed, minerva and answer_tag comes twice: with a trailing period
+(``#### 13.``) and without (``#### 13``), because graders that compare strings read ``13.``
+as a different answer (verl's gsm8k flexible grader compares ``"-15."``), so the period
+decides what they accept. ``x`` is written as is when it is plain text (``-15``, ``2,107``) and as ``$x$``
 when it is LaTeX.
 
 A canonical completion is rewritten box by box: each outermost ``\\boxed{}`` (with the
@@ -60,6 +67,9 @@ _CLAUSE_END = re.compile(r"[.!?]\s")
 _ONE_ANSWER = ("bold", "last_line")
 _OPEN = ("$$", "$", "\\(", "\\[")
 _CLOSE = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
+# reasoning-gym's answer tags (reasoning_gym.utils.extract_answer reads the last pair)
+TAG_OPEN, TAG_CLOSE = "<answer>", "</answer>"
+_TAG_TEXT = re.compile(r"</?answer\s*>", re.I)
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,7 @@ class _Statement:
 
     name: str
     shows: str
-    style: str  # minerva | gsm8k | answer_colon | sentence | bold | last_line
+    style: str  # minerva | gsm8k | answer_colon | sentence | bold | last_line | answer_tag
     period: bool  # a period after the statement (minerva's sentence has its own)
 
     def state(self, answer: str) -> Optional[str]:
@@ -90,6 +100,10 @@ class _Statement:
             return f"The final answer is {shown}"
         if self.style == "bold":
             return None if "**" in shown else f"**{shown}**"
+        if self.style == "answer_tag":
+            if _TAG_TEXT.search(answer):
+                return None  # a tag inside the answer would end it early
+            return f"The final answer is {shown}.\n{TAG_OPEN}{answer}{TAG_CLOSE}"
         return shown  # last_line
 
     def rewrite(self, text: str) -> Optional[str]:
@@ -119,6 +133,8 @@ _STATEMENTS = [
     _Statement("bold_period", "**x**.", "bold", True),
     _Statement("last_line", "x (the last line)", "last_line", False),
     _Statement("last_line_period", "x. (the last line)", "last_line", True),
+    # Last: only a grader that reads none of the above is audited in it (reasoning-gym's scorers).
+    _Statement("answer_tag", "The final answer is x. <answer>x</answer>", "answer_tag", False),
 ]
 CANONICAL = "boxed"
 FORMATS: list[AnswerFormat] = [AnswerFormat(CANONICAL, "\\boxed{x}", identity)] + [
@@ -213,6 +229,8 @@ def format_of(text: str) -> Optional[str]:
     (no parser runs: safe on hostile text). None when it states no answer."""
     if box_spans(text):
         return CANONICAL
+    if _has_answer_tags(text):
+        return "answer_tag"
     answers, method = stated_answers(text)
     if method == "final_answer":
         if "I hope it is correct" in text:
@@ -223,6 +241,12 @@ def format_of(text: str) -> Optional[str]:
     if name is None:
         return None
     return name + ("_period" if _period_after(text, answers[-1]) else "")
+
+
+def _has_answer_tags(text: str) -> bool:
+    """Whether an ``<answer>`` tag is closed later in the text (two finds: linear)."""
+    at = text.find(TAG_OPEN)
+    return at >= 0 and text.find(TAG_CLOSE, at + len(TAG_OPEN)) >= 0
 
 
 def _period_after(text: str, answer: str) -> bool:
