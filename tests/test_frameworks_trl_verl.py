@@ -62,7 +62,7 @@ def test_grpo_config_weights_are_read_and_combined(grpo_module):
 
 @pytest.mark.slow
 def test_combined_reward_hole_is_found_though_each_function_alone_pays_no_wrong_answer(grpo_module):
-    reports = audit_parts(f"{grpo_module}:CONFIG", suite=GSM, probe_sample=0, workers=2, cache=False)
+    reports = audit_parts(f"{grpo_module}:CONFIG", suite=GSM, limit=10, probe_sample=0, workers=2, cache=False)
     whole = reports[f"{grpo_module}:CONFIG"]
     alone = [reports[f"{grpo_module}:CONFIG[accuracy_reward]"], reports[f"{grpo_module}:CONFIG[format_reward]"]]
     for report in alone:  # neither pays a wrong answer at the default threshold
