@@ -34,6 +34,8 @@ def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentP
     sc.add_argument("--verifier", action="append", default=[], required=True, metavar="SPEC",
                     help="package.module:function or path/to/file.py:function (repeatable)")
     sc.add_argument("--style", choices=("auto",) + STYLES, default="auto", help="call style (default: from the signature)")
+    sc.add_argument("--verifier-option", action="append", default=[], metavar="KEY=VALUE", dest="verifier_options",
+                    help="a setting of the style, as for run (README, 'Frameworks')")
     sc.add_argument("--suite", default=None, help="the suite the samples were made on (default: the files' manifest)")
     sc.add_argument("--suite-format", default="jsonl", choices=FORMATS, help="format of a suite file (default jsonl)")
     g = sc.add_argument_group("verdicts and gate (as for run)")
@@ -112,7 +114,7 @@ def _config(args):
 def run_score(args) -> int:
     from ..engine.pool import PoolError
     from ..errors import InputError
-    from ..loading import resolve
+    from ..loading import resolve, with_parts
     from ..plan import audit_options, check_waivers, unique_names, waiver_sources
     from ..report.failure import display_spec
     from ..report.markdown import to_markdown
@@ -129,7 +131,8 @@ def run_score(args) -> int:
         given.update(waive=args.waive, progress=False if args.no_progress else None)
         options, timeout = audit_options(given, config)
         options.results = args.results
-        specs = unique_names([resolve(spec, args.style) for spec in args.verifier])
+        specs = unique_names([part for spec in args.verifier
+                              for part in with_parts(resolve(spec, args.style, args.verifier_options))])
         result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
                                suite_format=args.suite_format, timeout=timeout,
                                log=lambda m: print(m, file=sys.stderr))
