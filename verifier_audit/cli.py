@@ -36,6 +36,8 @@ from .report.checklist import add_parser as add_checklist_parser
 from .report.checklist import run as cmd_checklist
 from .report.failure import display_spec
 from .report.terminal import render_gate, render_gate_failures, render_report, render_side_by_side, render_survival
+from .scan.cli import add_parser as add_scan_parser
+from .scan.cli import run as cmd_scan
 from .samples.cli import add_parser as add_sample_parser
 from .samples.cli import run as cmd_sample
 from .samples.cli_compare import add_parser as add_compare_parser
@@ -174,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="exit 1 when the debt rose, a category got worse or a security finding appeared")
 
     add_checklist_parser(sub)
+    add_scan_parser(sub)
     add_sample_parser(sub)
     add_logprobs_parser(sub)
     add_score_parsers(sub)
@@ -391,7 +394,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return EXIT_INPUT
     handler = {"run": cmd_run, "generate": cmd_generate, "catalog": cmd_catalog, "diff": cmd_diff,
-               "checklist": cmd_checklist, "sample": cmd_sample,
+               "checklist": cmd_checklist, "scan": cmd_scan, "sample": cmd_sample,
                "logprobs": cmd_logprobs, "score": cmd_score, "import": cmd_import, "compare": cmd_compare,
                "monitor": cmd_monitor}[args.command]
     try:

@@ -81,25 +81,19 @@ class GateSection(_Section):
     min_slice_n: Optional[Count] = None
 
 
-def _known_style(value: str) -> str:
-    if value != "auto" and value not in STYLES:
-        raise ValueError(f"style {value!r}: expected auto or one of {', '.join(STYLES)}")
-    return value
-
-
 class VerifierEntry(_Section):
     """One verifier to audit; unset fields fall back to the top-level ones."""
 
     spec: str = Field(min_length=3)  # "rewards.py:fn" or "package.module:fn"
-    style: Annotated[str, AfterValidator(_known_style)] = "auto"
-    #: the style's settings, as --verifier-option KEY=VALUE: weights = [1.0, 0.5], model = "judge"
-    options: dict[str, Any] = Field(default_factory=dict)
+    style: Literal[("auto",) + STYLES] = "auto"  # type: ignore[valid-type]  # the styles' registry
     suite: Optional[str] = None
     format: Optional[str] = None
     split: Optional[Literal["train", "heldout", "shifted"]] = None
     limit: Optional[Count] = None
     threshold: Optional[Rate] = None
     gate: GateSection = Field(default_factory=GateSection)
+    #: the style's settings, as --verifier-option KEY=VALUE: weights = [1.0, 0.5], model = "judge"
+    options: dict[str, Any] = Field(default_factory=dict)
 
 
 class Waiver(_Section):

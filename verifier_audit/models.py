@@ -13,9 +13,9 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.5"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+SCHEMA_VERSION = "1.6"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
 # 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
-# 1.5: slices (category x slice), exploitable_tasks, weighted_debt
+# 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan)
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -323,6 +323,34 @@ class Formats(BaseModel):
     candidates: dict[str, int] = Field(default_factory=dict)  # audited candidates per format
 
 
+# What `verifier-audit scan` read in the verifier's source (scan/): a claim read from the
+# code, not a measurement. `confirmed` is set from the audit of the same verifier: True when
+# the audit saw the hole the code suggests, False when it measured that behaviour and the
+# verifier held, None when nothing the audit measures bears on it.
+class SourceFinding(BaseModel):
+    rule: str  # "exec-model-output"
+    title: str  # the rule's one-line title
+    severity: Severity
+    file: str  # as given on the command line, or the module's origin
+    line: int  # 1-based
+    col: int  # 1-based, like a compiler's message
+    code: str  # the source line, stripped and clipped
+    message: str  # what flowed where, in words
+    # Audit category prefixes whose misjudgement would confirm the finding behaviourally
+    # ("math.hedge" covers math.hedge.two_boxes, ...); empty: no category measures it.
+    categories: list[str] = Field(default_factory=list)
+    confirmed: Optional[bool] = None
+    evidence: str = ""
+    # Where the code is, so that confirm() only uses a report of a verifier that runs it:
+    # function is the enclosing def ("Grader.__call__", "timeout.decorator.wrapper", "" at
+    # module level); scope the top-level functions whose call runs it (the function itself
+    # and the module's functions that call it by name).
+    function: str = ""
+    scope: list[str] = Field(default_factory=list)
+    # "low" when the rule matched the shape but could not trace model output into it.
+    confidence: Literal["high", "low"] = "high"
+
+
 class Report(BaseModel):
     """The result of auditing one verifier on one suite. Public, versioned JSON."""
 
@@ -359,6 +387,8 @@ class Report(BaseModel):
     exploitable_tasks: list[ExploitableTasks] = Field(default_factory=list)  # 1.5
     weighted_debt: Optional[WeightedDebt] = None  # 1.5; only with --weights-from
     search: Optional[SearchSummary] = None  # 1.5; only with --search
+    # 1.6; None: no source to read (a server, a judge, reasoning-gym); []: read, nothing found
+    source_findings: Optional[list[SourceFinding]] = None
 
 
 def to_json(model: BaseModel, indent: int | None = None) -> str:

@@ -12,6 +12,7 @@ from ..metrics import (_clip, accepted, category_results, coverage_debt, exploit
                        slice_results)
 from ..models import (CategoryResult, Checks, Formats, MutantSurvival, Report, SearchSummary, SecurityFinding,
                       SliceResult, TaskSurvival, Verdict, WeightedDebt)
+from .source import source_findings
 
 if TYPE_CHECKING:
     from ..engine.audit import AuditOptions, Prepared
@@ -93,7 +94,7 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
     messages = error_messages(errors)
     slices = slice_results(candidates, verdicts)
     weighted = weighted_debt(categories, slices, options.weights) if options.weights is not None else None
-    return Report(
+    report = Report(
         tool_version=__version__,
         verifier=spec.spec if spec.part is None else f"{spec.spec}[{spec.part}]",
         style=spec.style,
@@ -138,6 +139,9 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         weighted_debt=weighted,
         search=search,
     )
+    # The source is read after the verdicts, so each finding can say whether they confirm it.
+    report.source_findings = source_findings(spec, report)
+    return report
 
 
 def weighted_debt(categories: list[CategoryResult], slices: list[SliceResult], weights) -> WeightedDebt:

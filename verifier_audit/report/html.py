@@ -22,6 +22,7 @@ from typing import Any
 
 from ..models import CategoryResult, Example, Report
 from .exploitability import concentrated_holes, search_lines, weighted_line
+from .source import source_lines
 
 CLIP = 4000  # characters of one example shown; the answer is usually at the end, so head + tail
 BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
@@ -267,7 +268,8 @@ def _exploitability(report: Report) -> str:
     holes = concentrated_holes(report)
     rows = [[_esc(e.origin, 40), f'<td class="n">{e.exploitable} of {e.tasks}</td>',
              f'<td class="n">{_pct(e.rate)}</td>', _esc(_ci(e.ci.low, e.ci.high), 40)] for e in report.exploitable_tasks]
-    if not holes and not rows and report.search is None:
+    scanned = source_lines(report)
+    if not holes and not rows and report.search is None and not scanned:
         return ""
     out = ["<h3>Exploitability</h3>"]
     if holes:
@@ -283,6 +285,9 @@ def _exploitability(report: Report) -> str:
     if searched:
         out.append("<p>Exploit search:</p><ul class=\"va-search\">"
                    + "".join(f"<li>{_esc(line, 600)}</li>" for line in searched) + "</ul>")
+    if scanned:
+        out.append("<p>Source (verifier-audit scan):</p><ul class=\"va-source\">"
+                   + "".join(f"<li>{_esc(line.strip(), 800)}</li>" for line in scanned if line.strip()) + "</ul>")
     return "\n".join(out)
 
 

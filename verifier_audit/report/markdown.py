@@ -47,6 +47,14 @@ def to_markdown(reports: list[Report]) -> str:
                            f"| {_cell(ex.text) if ex else ''} | {_cell(ex.reference, 40) if ex else ''} |")
         for f in r.security_findings[:10]:
             out.append(f"- **security**: {_cell(f.detail, 200)}")
+    scanned = [r for r in reports if r.source_findings]
+    if scanned:
+        out += ["", "Source (`verifier-audit scan`; confirmed: the audit saw the hole the code suggests):", ""]
+        for r in scanned:
+            for f in r.source_findings[:10]:
+                status = {True: "**confirmed**", False: "not confirmed", None: "unknown"}[f.confirmed]
+                out.append(f"- `{r.verifier}` `{_cell(f.file.rpartition('/')[2], 80)}:{f.line}` {f.rule} "
+                           f"({f.severity.value}): {status}; {_cell(f.message, 200)}")
     n = reports[0].n_candidates if reports else 0
     out += ["", f"<sub>suite `{reports[0].suite if reports else '?'}`, {n} candidates, seed {reports[0].seed if reports else 0}; "
             "false acceptance = wrong answers paid for, false rejection = right answers refused.</sub>", ""]

@@ -6,6 +6,7 @@ from typing import Callable
 
 from ..models import CategoryResult, Report
 from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line
+from .source import source_lines
 
 FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
            "FR = false rejection: a right answer it refused.")
@@ -64,6 +65,7 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
     out += ["", FA_HELP, ""]
     out += exploitability_lines(report)
     out += search_lines(report)
+    out += source_lines(report)
     out += _worst_examples(report, "incorrect", "Worst escapes (wrong answers accepted):", "accepted", examples)
     out += _worst_examples(report, "correct", "Worst false rejections (right answers refused):", "refused", examples)
     if report.errors:
@@ -181,6 +183,13 @@ def render_side_by_side(reports: list[Report]) -> str:
         tail += ["", "answer formats:"]
         width = max(len(r.verifier.rpartition(":")[2]) for r in with_formats)
         tail += [f"  {r.verifier.rpartition(':')[2]:<{width}}  {_printable(r.formats.summary)}" for r in with_formats]
+    scanned = [r for r in reports if r.source_findings]
+    if scanned:
+        tail += ["", "source (verifier-audit scan; CONFIRMED: the audit saw the hole the code suggests):"]
+        for r in scanned:
+            tail += [f"  {r.verifier.rpartition(':')[2]}  {f.file.rpartition('/')[2]}:{f.line} {f.rule} "
+                     f"[{f.severity.value}] {'CONFIRMED' if f.confirmed else 'not confirmed' if f.confirmed is False else 'unknown'}"
+                     for f in r.source_findings[:5]]
     return "\n".join(head + lines + tail)
 
 

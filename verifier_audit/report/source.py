@@ -1,0 +1,77 @@
+"""The report's source section: ``verifier-audit scan`` on the verifier's own code, each
+finding confirmed, not confirmed or left unknown by the audit just made (scan/)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Optional
+
+from ..loading import VerifierSpec
+from ..models import Report, SourceFinding
+
+
+def scan_targets(spec: VerifierSpec) -> list[str]:
+    """What to scan for ``spec``: its function (``FILE:function``, ``pkg.mod:function``),
+    each part of a composite reward, nothing for a reward with no source here (a server,
+    a judge, reasoning-gym)."""
+    if spec.function is not None:
+        try:
+            where = inspect.getsourcefile(spec.function)
+        except TypeError:  # a builtin, a C function
+            return []
+        name = getattr(spec.function, "__qualname__", "")
+        if where is None:
+            return []
+        return [f"{where}:{name}" if name and "<" not in name else where]
+    if spec.remote or ":" not in spec.spec:
+        return []
+    module = spec.spec.rpartition(":")[0]
+    if spec.part is not None:
+        return [f"{module}:{spec.part}"]
+    if spec.parts:
+        return [f"{module}:{part}" for part in spec.parts]
+    return [spec.spec]
+
+
+def source_findings(spec: VerifierSpec, report: Report) -> Optional[list[SourceFinding]]:
+    """The findings in the verifier's source, held against ``report``; None when there is
+    no source to read. A target that names no function (a list of TRL rewards, an object)
+    is scanned as its whole file."""
+    from ..scan import ScanError, confirm, scan_source
+
+    targets = scan_targets(spec)
+    if not targets:
+        return None
+    found: list[SourceFinding] = []
+    for target in targets:
+        try:
+            found += scan_source(target)
+        except ScanError:
+            try:
+                found += scan_source(target.rpartition(":")[0])
+            except ScanError:
+                return None
+    return confirm(found, report)
+
+
+def _status(finding: SourceFinding) -> str:
+    return {True: "CONFIRMED", False: "not confirmed", None: "unknown"}[finding.confirmed]
+
+
+def source_lines(report: Report, limit: int = 10) -> list[str]:
+    """Plain lines for the terminal, the Markdown and the HTML report: each finding with
+    where it is and what the audit made of it; nothing when the source was not read."""
+    found = report.source_findings
+    if found is None:
+        return []
+    if not found:
+        return ["source (verifier-audit scan): nothing flagged", ""]
+    confirmed = sum(1 for f in found if f.confirmed)
+    out = [f"source (verifier-audit scan): {len(found)} finding(s), {confirmed} confirmed by the audit"]
+    for f in found[:limit]:
+        out.append(f"  {f.file}:{f.line}: {f.rule} [{f.severity.value}] {_status(f)}: {f.message}")
+        if f.evidence:
+            out.append(f"      {f.evidence}")
+    if len(found) > limit:
+        out.append(f"  ... {len(found) - limit} more (verifier-audit scan lists them all)")
+    return out + [""]

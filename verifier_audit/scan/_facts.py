@@ -1,0 +1,182 @@
+"""What the rules know about a parsed module: its imports and constants, its functions
+(each with its own nodes and the labels ``_taint.py`` gives its names), and who calls whom."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Optional, Union
+
+from ._syntax import FunctionNode, Imports, own_nodes, statement_blocks
+from ._taint import EMPTY, MODEL, Labels, analyse, has, labels_of, param_names, seed_labels
+
+# --------------------------------------------------------------------------- functions
+
+
+@dataclass
+class FunctionInfo:
+    """One function (or the module's top-level code: qualname "") and what flows in it."""
+
+    node: Union[ast.Module, FunctionNode]
+    qualname: str  # "score", "Grader.__call__", "timeout.decorator.wrapper"; "" for the module
+    top: str  # the top-level function (or class) it is in; "" for module code
+    nodes: list[ast.AST] = field(default_factory=list)
+    labels: dict[str, Labels] = field(default_factory=dict)
+    assigned: dict[str, list[ast.expr]] = field(default_factory=dict)  # name -> values bound to it here
+    _blocks: Optional[dict] = field(default=None, repr=False)  # statement_blocks(), on first use
+
+    @property
+    def display(self) -> str:
+        return f"{self.qualname}()" if self.qualname else "module-level code"
+
+    def labels_of(self, expr: Optional[ast.AST]) -> Labels:
+        return labels_of(expr, self.labels)
+
+    def is_model(self, expr: Optional[ast.AST]) -> bool:
+        return has(self.labels_of(expr), MODEL)
+
+    def block_of(self, stmt: ast.stmt) -> tuple[list[ast.stmt], int]:
+        if self._blocks is None:
+            self._blocks = statement_blocks([self.node, *self.nodes])
+        return self._blocks.get(id(stmt), ([stmt], 0))
+
+    def returns(self) -> list[ast.Return]:
+        return [n for n in self.nodes if isinstance(n, ast.Return)]
+
+
+# --------------------------------------------------------------------------- the module
+
+
+@dataclass
+class ModuleInfo:
+    """A parsed file and the facts every rule reads."""
+
+    path: Path
+    display: str  # the file as findings name it
+    lines: list[str]
+    tree: ast.Module
+    imports: Imports
+    constants: dict[str, ast.expr]  # module-level NAME = value (the last one)
+    functions: list[FunctionInfo]
+    top_level: dict[str, FunctionNode]
+    callers: dict[str, set[str]]  # top-level function -> the top-level functions that call it by name
+
+    def function(self, qualname: str) -> Optional[FunctionInfo]:
+        return next((f for f in self.functions if f.qualname == qualname), None)
+
+    def scope_of(self, fn: FunctionInfo) -> list[str]:
+        if not fn.top:
+            return []
+        return sorted({fn.top} | self.callers.get(fn.top, set()))
+
+    def string_value(self, expr: Optional[ast.AST], fn: Optional[FunctionInfo] = None, depth: int = 0) -> Optional[str]:
+        """The text of a constant string expression: a literal, a name bound once to one
+        (in the function or at module level), ``re.compile(...)`` of one, a concatenation."""
+        if expr is None or depth > 5:
+            return None
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            return expr.value
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            left, right = self.string_value(expr.left, fn, depth + 1), self.string_value(expr.right, fn, depth + 1)
+            return None if left is None or right is None else left + right
+        if isinstance(expr, ast.Call) and self.imports.call(expr) in ("re.compile", "regex.compile") and expr.args:
+            return self.string_value(expr.args[0], fn, depth + 1)
+        if isinstance(expr, ast.Name):
+            local = fn.assigned.get(expr.id, []) if fn is not None else []
+            if len(local) == 1:
+                return self.string_value(local[0], fn, depth + 1)
+            if not local and expr.id in self.constants:
+                return self.string_value(self.constants[expr.id], None, depth + 1)
+        return None
+
+
+def build_module(path: Path, display: str, text: str, tree: ast.Module) -> ModuleInfo:
+    imports = Imports(tree)
+    constants: dict[str, ast.expr] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            constants[stmt.targets[0].id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            constants[stmt.target.id] = stmt.value
+    top_level = {s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    functions = [FunctionInfo(node=tree, qualname="", top="", nodes=own_nodes(tree))]
+    functions += list(_functions(tree.body, prefix="", top=None))
+    callers: dict[str, set[str]] = {}
+    for fn in functions:
+        if fn.top:
+            for node in fn.nodes:
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in top_level:
+                    if node.func.id != fn.top:
+                        callers.setdefault(node.func.id, set()).add(fn.top)
+    module = ModuleInfo(path=path, display=display, lines=text.splitlines(), tree=tree, imports=imports,
+                        constants=constants, functions=functions, top_level=top_level, callers=callers)
+    _analyse_all(module)
+    return module
+
+
+def _functions(body: list[ast.stmt], prefix: str, top: Optional[str]) -> Iterator[FunctionInfo]:
+    """Every def, outer ones before the ones nested in them (their labels seed the inner)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            qualname = prefix + stmt.name
+            own_top = top if top is not None else stmt.name  # None: at module level
+            yield FunctionInfo(node=stmt, qualname=qualname, top=own_top, nodes=own_nodes(stmt))
+            yield from _functions(stmt.body, qualname + ".", own_top)
+        elif isinstance(stmt, ast.ClassDef):
+            # A method runs when its class's instance is called: the class is its top.
+            yield from _functions(stmt.body, prefix + stmt.name + ".", top if top is not None else stmt.name)
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+            # defs under ``if TYPE_CHECKING:`` / ``try: ... except ImportError:``
+            for name in ("body", "orelse", "finalbody"):
+                yield from _functions(getattr(stmt, name, []) or [], prefix, top)
+            for handler in getattr(stmt, "handlers", []):
+                yield from _functions(handler.body, prefix, top)
+
+
+def _analyse_all(module: ModuleInfo) -> None:
+    """Labels for every function: first from parameter names, then once more with what the
+    module's own calls pass to its top-level functions (one level deep)."""
+    by_name = {f.qualname: f for f in module.functions}
+
+    def seeds_for(fn: FunctionInfo, extra: dict[str, set[str]]) -> dict[str, Labels]:
+        seeds: dict[str, Labels] = {}
+        parent = by_name.get(fn.qualname.rpartition(".")[0]) if "." in fn.qualname else None
+        if parent is not None and isinstance(fn.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # A closure reads its enclosing function's names; its own parameters shadow them.
+            shadowed = set(param_names(fn.node))
+            seeds.update({k: v for k, v in parent.labels.items() if k not in shadowed})
+        if isinstance(fn.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for name, labels in seed_labels(fn.node).items():
+                seeds[name] = seeds.get(name, EMPTY) | labels
+            for name, labels in extra.get(fn.qualname, {}).items():
+                seeds[name] = seeds.get(name, EMPTY) | frozenset(labels)
+        return seeds
+
+    for fn in module.functions:
+        analyse(fn, seeds_for(fn, {}))
+    passed = _call_site_labels(module)
+    if passed:
+        for fn in module.functions:
+            fn.assigned = {}
+            analyse(fn, seeds_for(fn, passed))
+
+
+def _call_site_labels(module: ModuleInfo) -> dict[str, dict[str, set[str]]]:
+    """top-level function -> parameter -> labels its callers in this module pass to it."""
+    out: dict[str, dict[str, set[str]]] = {}
+    for fn in module.functions:
+        for node in fn.nodes:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in module.top_level):
+                continue
+            callee = module.top_level[node.func.id]
+            positional = [p.arg for p in (*callee.args.posonlyargs, *callee.args.args)]
+            pairs = [(positional[i], arg) for i, arg in enumerate(node.args)
+                     if i < len(positional) and not isinstance(arg, ast.Starred)]
+            pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
+            for param, arg in pairs:
+                labels = fn.labels_of(arg)
+                if labels:
+                    out.setdefault(callee.name, {}).setdefault(param, set()).update(labels)
+    return out

@@ -1,0 +1,130 @@
+"""Exception handlers that pay: shared by swallowed-exception and unparseable-gold-rewarded.
+
+Three shapes turn a caught exception into a positive score:
+
+* the handler returns one: ``except Exception: return 1.0``;
+* it sets the score the function returns: ``except: score = 0.5`` ... ``return score``,
+  or appends one to the list of rewards: ``except: rewards.append(1.0)``;
+* it does nothing and execution falls through to a paying return: ``score = 1.0; try:
+  check(...) except: pass; return score``, or ``try: assert ok except: pass; return True``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ._facts import FunctionInfo
+from ._syntax import snippet
+
+_SCORE_KEYS = ("score", "reward", "acc", "accuracy", "correct")
+_LOGGING = frozenset({"debug", "info", "warning", "warn", "error", "exception", "log", "print", "print_exc"})
+
+
+def positive_reward(expr: Optional[ast.AST]) -> bool:
+    """``True``, a positive number, or ``{"score": 1.0, ...}``."""
+    if isinstance(expr, ast.Constant):
+        value = expr.value
+        return value is True or (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0)
+    if isinstance(expr, ast.Dict):
+        return any(isinstance(k, ast.Constant) and str(k.value).lower() in _SCORE_KEYS and positive_reward(v)
+                   for k, v in zip(expr.keys, expr.values))
+    return False
+
+
+def is_broad(handler: ast.ExceptHandler) -> bool:
+    """A bare ``except:``, ``except Exception`` or ``except BaseException`` (alone or in a tuple)."""
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((isinstance(t, ast.Name) and t.id in ("Exception", "BaseException"))
+               or (isinstance(t, ast.Attribute) and t.attr in ("Exception", "BaseException")) for t in types)
+
+
+def _does_nothing(body: list[ast.stmt]) -> bool:
+    """``pass``, ``...``, a docstring, logging: the exception is dropped."""
+    for stmt in body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _LOGGING:
+                continue
+        return False
+    return True
+
+
+def _straight_line(stmt: ast.stmt) -> bool:
+    """An assignment or an expression statement: execution goes on to the next line."""
+    return isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Pass))
+
+
+def _binds(stmts: list[ast.stmt], name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+               for stmt in stmts for n in ast.walk(stmt))
+
+
+def _returned_names(fn: FunctionInfo) -> set[str]:
+    return {n.id for r in fn.returns() if r.value is not None for n in ast.walk(r.value) if isinstance(n, ast.Name)}
+
+
+def _positive_before(name: str, block: list[ast.stmt], index: int) -> Optional[ast.stmt]:
+    """The last statement before ``block[index]`` that binds ``name``, if it binds a positive score."""
+    for stmt in reversed(block[:index]):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return stmt if positive_reward(stmt.value) else None
+    return None
+
+
+def branch_pays(stmts: list[ast.stmt], fn: FunctionInfo) -> Optional[tuple[ast.AST, str]]:
+    """(where, how) when running these statements hands out a positive score: a return of
+    one, a score the function returns set to one, one appended to a list of rewards."""
+    nodes = [n for stmt in stmts for n in ast.walk(stmt)]
+    for node in nodes:
+        if isinstance(node, ast.Return) and positive_reward(node.value):
+            return node, f"returns `{snippet(node.value, 30)}`"
+    returned = _returned_names(fn)
+    for node in nodes:
+        if isinstance(node, ast.Assign) and positive_reward(node.value):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in returned:
+                    return node, f"sets `{target.id} = {snippet(node.value, 20)}`, which the function returns"
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
+                and node.args and positive_reward(node.args[0])):
+            return node, f"appends `{snippet(node.args[0], 20)}` to `{snippet(node.func.value, 30)}`"
+    return None
+
+
+def pays_after(handler: ast.ExceptHandler, try_node: ast.Try, fn: FunctionInfo) -> Optional[tuple[ast.AST, str]]:
+    """(where, how) when catching an exception here leads to a positive score; else None."""
+    if any(isinstance(n, ast.Raise) for stmt in handler.body for n in ast.walk(stmt)):
+        return None
+    paid = branch_pays(handler.body, fn)
+    if paid is not None:
+        return paid
+    if not _does_nothing(handler.body) or try_node.finalbody:
+        return None
+    block, index = fn.block_of(try_node)
+    following = next((s for s in block[index + 1:] if not _straight_line(s)), None)
+    if not isinstance(following, ast.Return) or following.value is None:
+        return None  # a branch or a loop first: where the dropped exception leads is not read
+    between = block[index + 1:block.index(following)]
+    if positive_reward(following.value):
+        return handler, (f"drops it and falls through to `return {snippet(following.value, 30)}` "
+                         f"(line {following.lineno})")
+    if isinstance(following.value, ast.Name) and not _binds(between, following.value.id):
+        before = _positive_before(following.value.id, block, index)
+        if before is not None:
+            return handler, (f"drops it and falls through to `return {following.value.id}` (line {following.lineno}), "
+                             f"still {snippet(before.value, 20)} from line {before.lineno}")
+    return None
+
+
+def try_statements(fn: FunctionInfo) -> list[ast.Try]:
+    kinds = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+    return [n for n in fn.nodes if isinstance(n, kinds)]

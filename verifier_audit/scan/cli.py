@@ -1,0 +1,119 @@
+"""``verifier-audit scan FILE_OR_MODULE... [--json PATH] [--report REPORT_JSON]``.
+
+Output reads like a linter's: ``path:line:col: rule-id [severity] message``, then with
+``--report`` a line saying whether the audit confirmed it, then one summary line.
+Exit 0: no finding; 1: findings; 2: a target or the report cannot be read (the message
+names the file and what to fix).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Optional, Sequence
+
+from ..errors import InputError
+from ..models import SEVERITY_WEIGHT, Report, Severity
+from ..report.terminal import _printable
+from ._confirm import audits_elsewhere, confirm
+from ..models import SourceFinding
+from ._scanner import scan_source
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+_STATUS = {True: "confirmed", False: "not confirmed", None: "unknown"}
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """``verifier-audit scan``: register the subcommand on the CLI's subparsers."""
+    p = subparsers.add_parser("scan", help="read a verifier's source (without running it) and flag eval of model "
+                                           "output, substring matching, last-number extraction, ...")
+    _arguments(p)
+    return p
+
+
+def _arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("targets", nargs="+", metavar="FILE_OR_MODULE",
+                   help="a .py file, a directory, or an importable module name (found, not imported); "
+                        "FILE.py:function or package.module:function scans that function and the module's "
+                        "functions it calls")
+    p.add_argument("--json", type=Path, metavar="PATH", help="also write the findings here, as a JSON list")
+    p.add_argument("--report", type=Path, metavar="REPORT_JSON",
+                   help="a report (or report set) from `verifier-audit run --json` of the same verifier: mark each "
+                        "finding confirmed, not confirmed or unknown by what the audit measured")
+    p.add_argument("--min-severity", choices=[s.value for s in Severity], default="low",
+                   help="report only findings at least this severe (default: low, all)")
+
+
+def run(args) -> int:
+    """Scan, confirm against --report, print; the exit code says whether anything was found."""
+    from ..report.diff import load_reports
+
+    try:
+        findings = [f for target in args.targets for f in scan_source(target)]
+        reports = list(load_reports(args.report).values()) if args.report is not None else None
+    except InputError as exc:
+        print(f"verifier-audit: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    floor = SEVERITY_WEIGHT[Severity(args.min_severity)]
+    findings = [f for f in findings if SEVERITY_WEIGHT[f.severity] >= floor]
+    if reports:
+        findings = [confirm([f], _report_for(f, reports))[0] for f in findings]
+    sys.stdout.write(to_text(findings, args.targets, args.report))
+    sys.stdout.flush()
+    if args.json is not None:
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=2,
+                                            ensure_ascii=True) + "\n", encoding="utf-8")
+        except OSError as exc:
+            print(f"verifier-audit: error: {args.json}: cannot write: {exc.strerror}", file=sys.stderr)
+            return EXIT_INPUT
+    return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+def _report_for(finding: SourceFinding, reports: list[Report]) -> Report:
+    """The report that audits the finding's code; else the first (confirm then says why
+    the report cannot speak for it)."""
+    return next((r for r in reports if audits_elsewhere(r, finding) is None), reports[0])
+
+
+def to_text(findings: list[SourceFinding], targets: Sequence[str], report: Optional[Path] = None) -> str:
+    lines = []
+    for f in findings:
+        confidence = ", low confidence" if f.confidence == "low" else ""
+        lines.append(_printable(f"{f.file}:{f.line}:{f.col}: {f.rule} [{f.severity.value}{confidence}] {f.message}"))
+        if report is not None:
+            lines.append("    " + _printable(f.evidence or _STATUS[f.confirmed]))
+    lines.append(_summary(findings, targets, report))
+    return "\n".join(lines) + "\n"
+
+
+def _summary(findings: list[SourceFinding], targets: Sequence[str], report: Optional[Path]) -> str:
+    scanned = ", ".join(targets) if len(targets) <= 3 else f"{len(targets)} targets"
+    if not findings:
+        return _printable(f"verifier-audit scan: no findings in {scanned}")
+    by_severity = Counter(f.severity for f in findings)
+    severities = ", ".join(f"{by_severity[s]} {s.value}" for s in reversed(list(Severity)) if by_severity[s])
+    files = len({f.file for f in findings})
+    text = f"verifier-audit scan: {len(findings)} finding(s) ({severities}) in {files} file(s) of {scanned}"
+    if report is not None:
+        status = Counter(f.confirmed for f in findings)
+        text += (f"; against {report}: {status[True]} confirmed, {status[False]} not confirmed, "
+                 f"{status[None]} unknown")
+    return _printable(text)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``python -m verifier_audit.scan.cli TARGET...``: the command without the CLI."""
+    p = argparse.ArgumentParser(prog="verifier-audit scan",
+                                description="Read a verifier's source without running it and flag what reviewers "
+                                            "look for.")
+    _arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
