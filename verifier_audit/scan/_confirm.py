@@ -13,8 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Optional
 
-from ..models import CategoryResult, Report
-from ..models import SourceFinding
+from ..models import CategoryResult, Report, SourceFinding
 from ._rule import Rule
 from ._rules import RULES_BY_ID
 

@@ -7,8 +7,8 @@ import importlib.util
 from pathlib import Path
 from typing import Optional
 
-from ._facts import FunctionInfo, ModuleInfo, build_module
 from ..models import SourceFinding
+from ._facts import FunctionInfo, ModuleInfo, build_module
 from ._rule import Hit, Rule
 from ._rules import RULES
 from ._targets import ScanError, resolve_target

@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..errors import InputError
-from ..models import SEVERITY_WEIGHT, Report, Severity
+from ..models import SEVERITY_WEIGHT, Report, Severity, SourceFinding
 from ..report.terminal import _printable
 from ._confirm import audits_elsewhere, confirm
-from ..models import SourceFinding
 from ._scanner import scan_source
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
