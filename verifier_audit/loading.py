@@ -153,6 +153,14 @@ def parse_options(pairs: list[str] | dict | None) -> tuple[tuple[str, str], ...]
     return tuple(sorted(items))
 
 
+def prepare_options(style: str, options: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """The options as the style checks and completes them here, in the parent: a typo is a
+    load error before the audit, and a file they name (a judge's template) is read here,
+    where the user's paths resolve, and travels to the workers as text."""
+    prepare = getattr(get_style(style).implementation(), "prepare_options", None)
+    return parse_options(prepare(dict(options))) if prepare is not None else options
+
+
 def with_parts(spec: VerifierSpec) -> list[VerifierSpec]:
     """The whole reward, then each member of a composite one audited alone (``name[part]``)."""
     return [spec] + [replace(spec, name=f"{spec.name}[{p}]", part=p, parts=()) for p in spec.parts]
@@ -171,7 +179,7 @@ def resolve(spec: str, style: str | None = None, options: list[str] | dict | Non
     opts = parse_options(options)
     builtin = _builtin_spec(spec, style)
     if builtin is not None:
-        return VerifierSpec(spec=spec, name=builtin[0], style=builtin[1], options=opts)
+        return VerifierSpec(spec=spec, name=builtin[0], style=builtin[1], options=prepare_options(builtin[1], opts))
     if ":" not in spec:
         _import_target(spec)  # raises the message that says what a spec looks like
     target, _, name = spec.rpartition(":")

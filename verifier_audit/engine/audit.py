@@ -125,10 +125,18 @@ def _drop_reason(candidate: Candidate, label: Optional[str], reason: str) -> str
 
 
 def _cache_key(suite_hash: str, domain: str, task_ids: list[str], seed: int, origins=None) -> str:
-    # The task ids, not split/limit: API callers may pass any subset of a suite.
+    # The task ids, not split/limit: API callers may pass any subset of a suite. The
+    # built-in catalog's bytes too: an edited catalog makes other candidates.
     blob = json.dumps([__version__, CANDIDATES_VERSION, suite_hash, domain, task_ids, seed,
-                       sorted(origins) if origins else None]).encode()
+                       sorted(origins) if origins else None, _catalog_hash(domain)]).encode()
     return hashlib.sha256(blob).hexdigest()[:20]
+
+
+def _catalog_hash(domain: str) -> str:
+    from ..resources import data_path
+
+    path = data_path("adversarial_cases", f"{domain}.yaml")
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else ""
 
 
 _CACHE_HASH = "_sha256"  # the cache file's last line: {"_sha256": <hex of every byte before it>}
