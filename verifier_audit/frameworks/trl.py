@@ -34,6 +34,8 @@ _TRAINER_KWARGS = ("trainer_state", "log_extra", "log_metric")
 
 
 def detect(target: Any) -> bool:
+    if type(target).__module__.partition(".")[0] == "verifiers":
+        return False  # a verifiers Rubric has reward_funcs too: the verifiers style reads it
     try:
         funcs, _ = reward_funcs(target, {})
     except VerifierLoadError:
