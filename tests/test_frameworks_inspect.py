@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
@@ -16,6 +17,11 @@ from verifier_audit.models import Task  # noqa: E402
 GSM = str(Path(__file__).resolve().parent.parent / "examples" / "verifier-repo" / "data" / "gsm_style.jsonl")
 
 TASK = Task(id="t1", domain="math", prompt="What is 6 x 7?", reference="42", metadata={"unit": "apples"})
+
+
+@pytest.fixture(autouse=True)
+def _own_import_path(monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))  # a loaded file's folder stays out of later tests' path
 
 
 def _scores(spec, texts):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import sys
 import textwrap
 from pathlib import Path
 
@@ -25,6 +26,14 @@ EXAMPLE_REPO = REPO / "examples" / "verifier-repo"
 GSM = str(EXAMPLE_REPO / "data" / "gsm_style.jsonl")
 TASK = Task(id="t1", domain="math", prompt="What is 40 + 2?", reference="42", split="train",
             metadata={"data_source": "openai/gsm8k", "level": 3})
+
+
+@pytest.fixture(autouse=True)
+def _own_import_path(monkeypatch):
+    """Loading a file's verifier here puts its folder on sys.path (as a script's would be);
+    verl's grader folder holds a math_verify.py that must not shadow the real package for
+    the tests that run after these in the same process."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
 
 
 def _call(spec, text, task=TASK):
@@ -61,10 +70,13 @@ def test_grpo_config_weights_are_read_and_combined(grpo_module):
 
 
 @pytest.mark.slow
-def test_combined_reward_hole_is_found_though_each_function_alone_pays_no_wrong_answer(grpo_module):
-    reports = audit_parts(f"{grpo_module}:CONFIG", suite=GSM, limit=10, probe_sample=0, workers=2, cache=False)
-    whole = reports[f"{grpo_module}:CONFIG"]
-    alone = [reports[f"{grpo_module}:CONFIG[accuracy_reward]"], reports[f"{grpo_module}:CONFIG[format_reward]"]]
+def test_combined_reward_hole_is_found_though_each_function_alone_pays_no_wrong_answer():
+    # The example's REWARDS (the same functions and weights as the GRPOConfig above), so the
+    # workers need not import trl.
+    spec = f"{EXAMPLE_REPO / 'grpo_rewards.py'}:REWARDS"
+    reports = audit_parts(spec, suite=GSM, limit=10, probe_sample=0, workers=2, cache=False)
+    whole = reports[spec]
+    alone = [reports[f"{spec}[accuracy_reward]"], reports[f"{spec}[format_reward]"]]
     for report in alone:  # neither pays a wrong answer at the default threshold
         assert report.false_acceptance_rate == 0.0 and report.coverage_debt == 0.0
     by_name = {c.name: c for c in whole.categories}
