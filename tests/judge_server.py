@@ -39,11 +39,10 @@ import string
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reward_server import bucket, last_box, serve  # noqa: E402
+from reward_server import bucket, last_box, quiet_handler, serve  # noqa: E402
 
 MASTER_KEYS = {":", ".", ",", " ", "thought process:", "let's solve this problem step by step.", "solution",
                "solution:", "解", "解答：", "解答:", "かいせつ", "respuesta", "solución", "lösung:", "решение:"}
@@ -122,21 +121,7 @@ class JudgeServer:
         self.lock = threading.Lock()
 
     def handler(self):
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
-            def do_GET(self):
-                server.get(self)
-
-            def do_POST(self):
-                server.post(self)
-
-        return Handler
+        return quiet_handler(self.get, self.post)
 
     def send(self, h, status: int, obj) -> None:
         data = json.dumps(obj).encode("utf-8")

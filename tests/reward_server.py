@@ -88,6 +88,25 @@ def bucket(text: str, k: int) -> bool:
 # ---------------------------------------------------------------------------------- server
 
 
+def quiet_handler(get, post) -> type[BaseHTTPRequestHandler]:
+    """A keep-alive request handler that logs nothing and hands each request to ``get`` or
+    ``post`` (the test servers' own methods)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            get(self)
+
+        def do_POST(self):
+            post(self)
+
+    return Handler
+
+
 class RewardServer:
     def __init__(self, args: argparse.Namespace):
         self.args = args
@@ -96,26 +115,15 @@ class RewardServer:
         self.lock = threading.Lock()
 
     def handler(self):
-        server = self
+        return quiet_handler(self.get, self.post)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
-            def do_GET(self):
-                if self.path == "/_requests":
-                    with server.lock:
-                        return server.send(self, 200, list(server.requests))
-                if self.path == "/_health":
-                    return server.send(self, 200, {"ok": True})
-                server.send(self, 404, {"error": f"no route GET {self.path}"})
-
-            def do_POST(self):
-                server.post(self)
-
-        return Handler
+    def get(self, h) -> None:
+        if h.path == "/_requests":
+            with self.lock:
+                return self.send(h, 200, list(self.requests))
+        if h.path == "/_health":
+            return self.send(h, 200, {"ok": True})
+        self.send(h, 404, {"error": f"no route GET {h.path}"})
 
     def send(self, h, status: int, obj, raw: bytes | None = None) -> None:
         data = raw if raw is not None else json.dumps(obj).encode("utf-8")  # NaN goes out as NaN, as Python writes it
