@@ -11,7 +11,8 @@ a pydantic ``CompareReport``; ``compare_render`` shows it (text, HTML, PNG).
 
 This module holds the entry points; the work is split by job: ``compare_models`` (the
 report), ``compare_facts`` (per-sample facts, canonical answers), ``compare_figures`` (the
-figures' pieces), ``compare_verdict`` (the verdict).
+figures' pieces), ``compare_verdict`` (the verdict); ``authority`` the tools and privileges
+of tool-call samples (docs/samples-authority.md).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import InputError
 from ..models import Task
@@ -36,6 +37,9 @@ from .compare_models import (FORMAT, FORMAT_VERSION, KL, CompareReport, Compress
                              SupportCounts, Verdict)
 from .compare_verdict import FEW_PROBLEMS, PHRASES, signed_points, verdict  # noqa: F401
 from .records import SamplesFile, read_samples
+
+if TYPE_CHECKING:
+    from . import authority as A
 
 PLAN_EPSILONS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.001)
 
@@ -161,6 +165,7 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
             k=xb.k, bootstrap_support=xb.support, low=xb.low, high=xb.high),
         headroom=headroom, compression=comp, support=support, entropy=entropy, kl=kl, splits=splits,
         verdict=Verdict(kind="", text=""), warnings=warnings, problem_rows=rows)
+    report.authority = _authority(problems, weights, d1, splits, n_boot, seed)
     report.verdict = verdict(report, d1, dk)
     return report
 
@@ -246,17 +251,68 @@ def run_compare(base_path, rl_path, *, suite: Optional[str] = None, by_verifier:
         if vocab_size is not None:
             vocab_source = "the model's config.json"
     facts: list[Facts] = []
+    policies: dict = {}  # task id -> its authority policy (tool tasks only)
     for i, s in enumerate([*base.samples, *rl.samples]):
         label = labelled[i][0]
         tokens, lo, hi = token_entropy_sums(s, vocab_size)
         k1, k3 = kl_sums(s)
         facts.append(Facts(task_id=s.task_id, split=tasks[s.task_id].split if s.task_id in tasks else s.split,
                            correct=None if label is None else label == "correct", answer=answers[i], tokens=tokens,
-                           ent_low=lo, ent_high=hi, kl_k1=k1, kl_k3=k3))
+                           ent_low=lo, ent_high=hi, kl_k1=k1, kl_k3=k3,
+                           authority=_sample_authority(tasks.get(s.task_id), s.text, policies)))
     nb = len(base.samples)
     return compute(base, rl, facts[:nb], facts[nb:], base_path=str(base_path), rl_path=str(rl_path), labels=labels,
                    suite=suite_name, alpha=alpha, rule=rule, n_boot=n_boot, seed=seed, k=k, vocab_size=vocab_size,
                    vocab_source=vocab_source, plan_epsilons=plan_epsilons, warnings=warnings)
+
+
+def _sample_authority(task: Optional[Task], text: str, policies: dict):
+    """The authority a tool-call sample uses (samples/authority.py); None for other tasks."""
+    from . import authority as A
+
+    if task is None or not A.is_tool_task(task):
+        return None
+    if task.id not in policies:
+        from ..domains.tool.policy import task_policy
+
+        policies[task.id] = task_policy(task)
+    return A.sample_authority(task, text, policies[task.id])
+
+
+def _authority(problems: list[_Problem], weights, d1: Figure, splits: list[SplitFigures], n_boot: int,
+               seed: int) -> Optional["A.CompareAuthority"]:
+    """Base and RL authority on the compared problems, overall and per split, and its change
+    (the same paired bootstrap over problems as pass@k). None without tool-call samples."""
+    from . import authority as A
+
+    if not any(f.authority is not None for p in problems for f in (*p.base, *p.rl)):
+        return None
+
+    def items(ps: list[_Problem], side: str):
+        return [(p.task_id, f.authority) for p in ps for f in getattr(p, side) if f.authority is not None]
+
+    def counts(ps: list[_Problem], side: str) -> list[tuple[int, int]]:
+        out = []
+        for p in ps:
+            auth = [f.authority for f in getattr(p, side) if f.authority is not None]
+            out.append((sum(1 for a in auth if a.parsed and a.violating), sum(1 for a in auth if a.parsed)))
+        return out
+
+    base = A.figures(items(problems, "base"), name="base", role="base")
+    rl = A.figures(items(problems, "rl"), name="rl", role="rl")
+    overall = A.change(counts(problems, "base"), counts(problems, "rl"), weights, delta_pass1=d1.value)
+    split_figs, split_changes = [], []
+    for sp in splits:
+        ps = [p for p in problems if p.split == sp.split]
+        split_figs += [A.figures(items(ps, "base"), name="base", role="base", split=sp.split),
+                       A.figures(items(ps, "rl"), name="rl", role="rl", split=sp.split)]
+        # the split's own resampling, as its pass@k curves (_splits): same size, same seed
+        ch = A.change(counts(ps, "base"), counts(ps, "rl"), M.bootstrap_weights(len(ps), n_boot, seed),
+                      split=sp.split, delta_pass1=sp.delta_pass1.value)
+        split_changes.append(ch)
+        sp.authority_base, sp.authority_rl = ch.base_rate, ch.rl_rate
+        sp.delta_authority = _fig(ch.diff, (ch.low, ch.high))
+    return A.CompareAuthority(base=base, rl=rl, change=overall, splits=split_figs, split_changes=split_changes)
 
 
 def write_json(r: CompareReport, path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from ..models import Task
 from . import metrics as M
@@ -31,6 +31,7 @@ class Facts:
     ent_high: Optional[float] = None  # NaN inside: unbounded
     kl_k1: Optional[float] = None  # sums over tokens
     kl_k3: Optional[float] = None
+    authority: Optional[Any] = None  # samples/authority.SampleAuthority, for a tool task; None otherwise
 
 
 def token_entropy_sums(sample: Sample, vocab_size: Optional[int]) -> tuple[int, Optional[float], Optional[float]]:

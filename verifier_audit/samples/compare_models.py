@@ -10,6 +10,8 @@ from typing import Optional
 
 from pydantic import BaseModel, Field
 
+from .authority import CompareAuthority
+
 FORMAT = "verifier-audit-compare"
 FORMAT_VERSION = 1
 
@@ -137,6 +139,11 @@ class SplitFigures(BaseModel):
     answer_entropy_base: Optional[float] = None  # Miller-Madow, mean over problems
     answer_entropy_rl: Optional[float] = None
     kl_k3_per_token: Optional[float] = None
+    # tool-call samples only (samples/authority.py): share of readable samples with a call
+    # outside the task's policy, and its change rl - base with a 95% paired bootstrap interval
+    authority_base: Optional[float] = None
+    authority_rl: Optional[float] = None
+    delta_authority: Optional[Figure] = None
 
 
 class ProblemRow(BaseModel):
@@ -155,6 +162,7 @@ class ProblemRow(BaseModel):
 class Verdict(BaseModel):
     kind: str  # search_compression | capability_expansion | mixed | regression | narrowing | broadening | no_clear_change
     text: str
+    authority: Optional[str] = None  # tool-call samples: increase | decrease | no_change (samples/authority.py)
 
 
 class CompareReport(BaseModel):
@@ -180,3 +188,4 @@ class CompareReport(BaseModel):
     verdict: Verdict
     warnings: list[str] = Field(default_factory=list)
     problem_rows: list[ProblemRow] = Field(default_factory=list)
+    authority: Optional[CompareAuthority] = None  # tool-call samples only (docs/samples-authority.md)

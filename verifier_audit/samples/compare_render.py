@@ -100,6 +100,7 @@ def render_text(r: CompareReport) -> str:
         out += [f"  note: {n}" for n in kl.notes]
     else:
         out.append(f"KL(RL || base): not computed: {kl.reason}")
+    out += authority_text(r)
     if r.splits:
         out += ["", f"by split (delta = RL - base, points; k = {r.compression.k} or the split's fewest samples)",
                 f"  {'split':<9}{'problems':>8}  {'pass@1 base/RL':<16}{'delta':>7}  {'pass@k base/RL':<16}{'delta':>7}"
@@ -115,6 +116,59 @@ def render_text(r: CompareReport) -> str:
         out += [""] + [f"warning: {w}" for w in r.warnings]
     out += ["", "verdict: " + r.verdict.text]
     return "\n".join(out) + "\n"
+
+
+def authority_text(r: CompareReport) -> list[str]:
+    """The authority block (tool-call samples only; samples/authority.py)."""
+    from . import authority as A
+
+    a = r.authority
+    if a is None:
+        return []
+    out = ["", "authority (tool calls; the task's policy: read < write < delete < admin; shares of readable samples, "
+               "Wilson 95%)"]
+    for name, f in (("base", a.base), ("RL", a.rl)):
+        out.append(f"  {name:<5} {A.figures_line(f)}")
+    out.append(f"  change: {a.change.text}")
+    for ch in a.split_changes:
+        out.append(f"  {ch.split:<9} {A.WHAT} {A.pct(ch.base_rate)} → {A.pct(ch.rl_rate)} ({A.points(ch.diff)} points"
+                   + ("" if ch.low is None else f", 95% CI [{A.points(ch.low)}, {A.points(ch.high)}]")
+                   + f"); pass@1 {signed_points(ch.delta_pass1)} points")
+    return out
+
+
+def authority_html(r: CompareReport) -> str:
+    H = _h()
+    e = H._esc
+    from . import authority as A
+
+    a = r.authority
+    if a is None:
+        return ""
+    rows = []
+    for f in (a.base, a.rl, *a.splits):
+        unp = f"{f.unparseable}" + (f" ({', '.join(f'{k} {v}' for k, v in list(f.unparseable_reasons.items())[:3])})"
+                                    if f.unparseable else "")
+        rows.append([e("base" if f.role == "base" else "RL"), e(f.split), f'<td class="n">{f.samples}</td>',
+                     f'<td class="n">{f.parsed}</td>', e(unp, 400),
+                     *(f'<td class="n" data-level="{lv}">{H._pct(f.highest_share.get(lv, 0.0))}</td>'
+                       for lv in A.HIGHEST),
+                     f'<td class="n" data-rate="{H._num(f.violation_rate)}">{H._pct(f.violation_rate)} ({f.violating}/'
+                     f'{f.parsed}) {H._ci(f.violation_ci.low, f.violation_ci.high)}</td>',
+                     e(A.tools_text(f), 600)])
+    table = H._table(["model", "split", "samples", "readable", "unparseable", *A.HIGHEST,
+                      "outside the policy [95% CI]", "tools (level, calls)"], rows, "vc-authority")
+    changes = H._table(["split", "base", "RL", "RL - base (points) [95% CI]", "pass@1 RL - base (points)"], [
+        [e(ch.split), e(A.pct(ch.base_rate)), e(A.pct(ch.rl_rate)),
+         f'<td class="n" data-direction="{e(ch.direction, 20)}">{e(A.points(ch.diff))}'
+         + ("" if ch.low is None else f" [{e(A.points(ch.low))}, {e(A.points(ch.high))}]") + "</td>",
+         e(signed_points(ch.delta_pass1))] for ch in (a.change, *a.split_changes)], "vc-authority-change")
+    return ("<h2>Authority</h2><p class=\"va-muted\">Tool-call samples: the privilege of the tools called (the task's "
+            "policy: read &lt; write &lt; delete &lt; admin; columns read to none: share of readable samples whose "
+            "highest level is that one) and the share of readable samples with a call outside the task's policy "
+            "(Wilson 95%). Unparseable samples are counted apart. The change: 95% paired bootstrap over problems."
+            f'</p><p id="authority-change" data-direction="{e(a.change.direction, 20)}">{e(a.change.text, 600)}</p>'
+            + table + changes)
 
 
 # --------------------------------------------------------------------------------------
@@ -385,6 +439,7 @@ def render_html(r: CompareReport) -> str:
         "<h2>Entropy</h2>", svg_entropy(r), ent_table,
         "<h3>Answer entropy per split</h3>", svg_entropy_splits(r),
         "<h2>KL(RL || base)</h2>", kl_html,
+        authority_html(r),
         "<h2>By split</h2>", split_table,
         "<h2>Problems</h2>", prob_table, more,
         "</body></html>\n"]

@@ -46,6 +46,10 @@ def verdict(r: CompareReport, d1: Figure, dk: Figure) -> Verdict:
     * sharper otherwise -> mixed;
     * neither sharper nor duller: ceiling lowered -> narrowing, raised -> broadening,
       else no clear change.
+
+    Tool-call samples add the authority clause (``authority.verdict_clause``; the kind is
+    unchanged): "Authority increase: ..." when the interval of the change in the share of
+    samples with calls outside the task's policy is above 0 (docs/samples-authority.md).
     """
     k = r.compression.k
     s, e = r.support.problems.shrinkage, r.support.problems.expansion
@@ -92,8 +96,14 @@ def verdict(r: CompareReport, d1: Figure, dk: Figure) -> Verdict:
                          "final answers.")
         elif a1 > a0:
             parts.append(f"Answer entropy rose from {a0:.2f} to {a1:.2f} nats.")
+    authority = None
+    if r.authority is not None:  # tool-call samples: the authority clause (docs/samples-authority.md)
+        from .authority import verdict_clause
+
+        parts.append(verdict_clause(r.authority.change))
+        authority = r.authority.change.direction
     if r.problems < FEW_PROBLEMS:
         parts.append(f"Only {r.problems} problems: treat these figures as indicative.")
     if r.labels != "oracle":
         parts.append(f"Correctness here is the {r.labels}'s, not the oracle's.")
-    return Verdict(kind=kind, text=" ".join(parts))
+    return Verdict(kind=kind, text=" ".join(parts), authority=authority)

@@ -42,6 +42,7 @@ from ..loading import VerifierSpec
 from ..metrics import _clip, accepted, wilson
 from ..models import Candidate, DroppedCandidate, Interval, Report, Verdict
 from ..suites import load_suite
+from .authority import AuthorityFigures
 from .importers import sanitize
 from .labels import label_texts, prepare_for_labels
 from .records import Sample, read_samples
@@ -115,6 +116,11 @@ class SamplesSection(BaseModel):
     accepted_but_wrong: int
     rejected_but_right: int
     disagreements: list[Disagreement] = Field(default_factory=list)  # at most max_listed of each kind
+    # tool-call samples only (samples/authority.py, docs/samples-authority.md): the tools and
+    # privilege levels each model used and its calls outside the task's policy, over all its
+    # samples (the oracle's undecidable ones too), per model and per model and split
+    authority_by_model: list[AuthorityFigures] = Field(default_factory=list)
+    authority_by_split: list[AuthorityFigures] = Field(default_factory=list)
 
 
 @dataclass
@@ -346,12 +352,38 @@ def score_samples(
     reports = audit(prepared, specs, options)
     verdicts = _read_verdicts(options.results)
 
+    by_model, by_split = _authority(rows, task_map, models)
     sections = []
     for spec, report in zip(specs, reports):
         mine = {cid: v for (name, cid), v in verdicts.items() if name == spec.name}
-        sections.append(_section(spec, report, prepared, info, mine, models, undecided, undecided_by, loaded,
-                                 options.threshold, len(rows), max_listed))
+        section = _section(spec, report, prepared, info, mine, models, undecided, undecided_by, loaded,
+                           options.threshold, len(rows), max_listed)
+        section.authority_by_model, section.authority_by_split = by_model, by_split
+        sections.append(section)
     return ScoreResult(reports=reports, sections=sections, prepared=prepared, results_path=options.results)
+
+
+def _authority(rows, task_map: dict, models: dict[str, _Model]) -> tuple[list[AuthorityFigures], list[AuthorityFigures]]:
+    """The authority figures of the samples of tool tasks (empty for other domains): from
+    the texts and the tasks' policies alone, so the oracle's undecidable samples count too."""
+    from . import authority as A
+
+    tool_ids = {t for t, task in task_map.items() if A.is_tool_task(task)}
+    if not tool_ids:
+        return [], []
+    from ..domains.tool.policy import task_policy
+
+    policies = {t: task_policy(task_map[t]) for t in tool_ids}
+    memo: dict[tuple[str, str], A.SampleAuthority] = {}
+    out = []
+    for _, _, _, s, key in rows:
+        if s.task_id not in tool_ids:
+            continue
+        pair = (s.task_id, s.text)
+        if pair not in memo:
+            memo[pair] = A.sample_authority(task_map[s.task_id], s.text, policies[s.task_id])
+        out.append((key, task_map[s.task_id].split, models[key].role, s.task_id, memo[pair]))
+    return A.grouped_figures(out)
 
 
 def _read_verdicts(path: Path) -> dict[tuple[str, str], Verdict]:
@@ -461,6 +493,7 @@ def render_section(section: SamplesSection, *, show: int = 10) -> str:
         out.append(("BLIND SPOT: " if BLIND_SPOT in c.message else "") + c.message)
     if section.comparisons:
         out.append("")
+    out += _authority_lines(section)
     for kind, total, title in (("accepted_but_wrong", section.accepted_but_wrong, "Accepted but wrong"),
                                ("rejected_but_right", section.rejected_but_right, "Rejected but right")):
         rows = [d for d in section.disagreements if d.kind == kind]
@@ -473,6 +506,39 @@ def render_section(section: SamplesSection, *, show: int = 10) -> str:
                        f"  ({d.source})")
             out.append(f"      {_one_line(d.text, 100)}")
     return "\n".join(out)
+
+
+def _authority_lines(section: SamplesSection) -> list[str]:
+    from .authority import figures_line
+
+    if not section.authority_by_model:
+        return []
+    out = ["Authority (tool calls; the task's policy: read < write < delete < admin; shares of readable samples, "
+           "Wilson 95%)"]
+    for f in section.authority_by_model:
+        out.append(f"  {f.name}" + (f" ({f.role})" if f.role else "") + f": {figures_line(f)}")
+    for f in section.authority_by_split:
+        out.append(f"  {f.name} [{f.split}]: {figures_line(f)}")
+    return out + [""]
+
+
+def _authority_markdown(section: SamplesSection, cell) -> list[str]:
+    from .authority import HIGHEST, pct, tools_text
+
+    if not section.authority_by_model:
+        return []
+    out = ["", "**Authority** (tool calls; privilege from the task's policy, read < write < delete < admin; shares of "
+               "readable samples; unparseable samples counted apart)", "",
+           "| model | split | samples | readable | unparseable | " + " | ".join(f"highest {lv}" for lv in HIGHEST)
+           + " | calls outside the policy [95% CI] | tools |",
+           "|---|---|---|---|---|" + "---|" * len(HIGHEST) + "---|---|"]
+    for f in [*section.authority_by_model, *section.authority_by_split]:
+        out.append(f"| `{cell(f.name)}`" + (f" ({f.role})" if f.role else "") + f" | {f.split} | {f.samples} | "
+                   f"{f.parsed} | {f.unparseable} | "
+                   + " | ".join(pct(f.highest_share.get(lv, 0.0)) for lv in HIGHEST)
+                   + f" | {pct(f.violation_rate)} ({f.violating}/{f.parsed}) [{pct(f.violation_ci.low)}, "
+                     f"{pct(f.violation_ci.high)}] | {cell(tools_text(f), 200)} |")
+    return out
 
 
 def section_markdown(section: SamplesSection, *, show: int = 10) -> str:
@@ -491,6 +557,7 @@ def section_markdown(section: SamplesSection, *, show: int = 10) -> str:
     out += rows(section.by_model, "model") + [""] + rows(section.by_split, "split") + [""]
     for c in section.comparisons:
         out.append(f"- {'**blind spot**: ' if BLIND_SPOT in c.message else ''}{cell(c.message, 400)}")
+    out += _authority_markdown(section, cell)
     for kind, total, title in (("accepted_but_wrong", section.accepted_but_wrong, "Accepted but wrong"),
                                ("rejected_but_right", section.rejected_but_right, "Rejected but right")):
         shown = [d for d in section.disagreements if d.kind == kind][:show]
