@@ -245,7 +245,8 @@ def load_reasoning_gym(spec: str, *, fields: Optional[list[str]] = None, fmt: Op
 def load_bfcl_suite(spec: str, *, fields: Optional[list[str]] = None, fmt: Optional[str] = "jsonl",
                     domain: Optional[str] = None) -> Suite:
     """A BFCL v4 category as a tool-domain suite (domains/tool/bfcl.py). Its content hash
-    is of the category's data files (questions and possible answers) as installed."""
+    is of the category's data files (questions and possible answers) as installed and of
+    the tasks made from them."""
     from .domains.tool import bfcl
 
     if fields:
@@ -263,8 +264,8 @@ def load_bfcl_suite(spec: str, *, fields: Optional[list[str]] = None, fmt: Optio
     except InputError as exc:
         raise InputError(f"suite {spec!r}: {exc}") from None
     question, _ = bfcl.files(name)
-    return Suite(name=f"{BFCL}{name}", path=question, tasks=bfcl.load_bfcl(name),
-                 content_hash=bfcl.content_hash(name))
+    tasks = bfcl.load_bfcl(name)
+    return Suite(name=f"{BFCL}{name}", path=question, tasks=tasks, content_hash=bfcl.content_hash(name, tasks))
 
 
 def select(suite: Suite, split: Optional[str] = None, limit: Optional[int] = None) -> list[Task]:

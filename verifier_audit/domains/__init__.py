@@ -12,7 +12,7 @@ from .base import Domain
 
 # Used when the package runs from a source tree that was never installed.
 _BUILTIN = {"math": "verifier_audit.domains.math:DOMAIN", "sql": "verifier_audit.domains.sql:DOMAIN",
-            "code": "verifier_audit.domains.code:DOMAIN"}
+            "code": "verifier_audit.domains.code:DOMAIN", "tool": "verifier_audit.domains.tool:DOMAIN"}
 
 
 @lru_cache(maxsize=None)

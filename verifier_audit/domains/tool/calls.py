@@ -145,6 +145,13 @@ def parse_calls(text: str) -> list[Call]:
         raise CallParseError("not text")
     if len(text) > MAX_TEXT:
         raise CallParseError(f"longer than {MAX_TEXT} characters")
+    try:
+        return _parse(text)
+    except (RecursionError, MemoryError):
+        raise CallParseError("nested too deeply") from None
+
+
+def _parse(text: str) -> list[Call]:
     tagged = _HERMES.findall(text)
     if tagged:
         return [call for body in tagged for call in _from_body(body)]
@@ -156,31 +163,39 @@ def parse_calls(text: str) -> list[Call]:
     return _from_body(text)
 
 
+def _json(value: Any) -> str:
+    """JSON text in which no string can open a fence or a Hermes tag: ``<`` and a backtick
+    are written as ``\\u`` escapes (outside strings JSON has neither)."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace("`", "\\u0060")
+
+
 def render_calls(calls: Iterable[Call], syntax: str = "json_list", *, fenced: bool = False) -> str:
-    """The calls written in one of ``SYNTAXES`` (what a policy might emit), optionally fenced."""
+    """The calls written in one of ``SYNTAXES`` (what a policy might emit), optionally fenced.
+    Whatever the strings hold, ``parse_calls`` reads the same calls back."""
     calls = list(calls)
     if syntax == "json":
         if len(calls) != 1:
             raise ValueError("the json syntax holds exactly one call; use json_list")
-        body, lang = json.dumps(calls[0].to_json(), ensure_ascii=False), "json"
+        body, lang = _json(calls[0].to_json()), "json"
     elif syntax == "json_list":
-        body, lang = json.dumps([c.to_json() for c in calls], ensure_ascii=False), "json"
+        body, lang = _json([c.to_json() for c in calls]), "json"
     elif syntax == "openai":
-        body = json.dumps({"tool_calls": [
+        body = _json({"tool_calls": [
             {"id": f"call_{i}", "type": "function",
              "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
-            for i, c in enumerate(calls)]}, ensure_ascii=False)
+            for i, c in enumerate(calls)]})
         lang = "json"
     elif syntax == "python":
         parts = [f"{c.name}({', '.join(f'{k}={_py(v)}' for k, v in c.arguments.items())})" for c in calls]
         body, lang = (parts[0] if len(parts) == 1 else f"[{', '.join(parts)}]"), "python"
     elif syntax == "hermes":
-        return "\n".join(f"<tool_call>\n{json.dumps(c.to_json(), ensure_ascii=False)}\n</tool_call>" for c in calls)
+        return "\n".join(f"<tool_call>\n{_json(c.to_json())}\n</tool_call>" for c in calls)
     else:
         raise ValueError(f"syntax {syntax!r}: expected one of {', '.join(SYNTAXES)}")
     return f"```{lang}\n{body}\n```" if fenced else body
 
 
 def _py(value: Any) -> str:
-    """A JSON value as a Python literal (true -> True, null -> None)."""
-    return repr(value)
+    """A JSON value as a Python literal (true -> True, null -> None). ``<`` and backticks can
+    only be inside string literals there, and are written as ``\\x`` escapes."""
+    return repr(value).replace("<", "\\x3c").replace("`", "\\x60")

@@ -78,7 +78,8 @@ class Policy:
 
 
 def task_policy(task, reference_calls: Optional[Iterable[Call]] = None) -> Policy:
-    """The task's policy: ``metadata["policy"]``, else the tools of its reference answer."""
+    """The task's policy: ``metadata["policy"]``, else the tools of its reference answer (and
+    of its ``alternatives``)."""
     privileges = {name: tool_privilege(schema) for name, schema in tool_schemas(task).items()}
     given = task.metadata.get("policy") or {}
     if reference_calls is None:
@@ -86,6 +87,11 @@ def task_policy(task, reference_calls: Optional[Iterable[Call]] = None) -> Polic
             reference_calls = calls_from_json(json.loads(task.reference))
         except (ValueError, TypeError, CallParseError):
             reference_calls = []
+        for alt in task.metadata.get("alternatives") or []:  # an acceptable answer's tools are allowed too
+            try:
+                reference_calls = [*reference_calls, *calls_from_json(json.loads(alt) if isinstance(alt, str) else alt)]
+            except (ValueError, TypeError, CallParseError):
+                pass
     allowed = frozenset(given.get("allowed_tools") or {c.name for c in reference_calls})
     levels = [privileges.get(t, "write") for t in allowed]
     top = given.get("max_privilege") or (max(levels, key=rank) if levels else "read")

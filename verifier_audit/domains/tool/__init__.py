@@ -1,0 +1,30 @@
+"""The tool domain: function calls against a schema, with an authority policy.
+
+Same shape as every domain: ``calls`` (read and write calls in JSON, OpenAI, Python-call
+and Hermes syntax), ``schema`` (arguments under a function's JSON Schema), ``policy`` (the
+tools, privileges and argument scopes a task allows), ``state`` (small simulated
+environments: a file store, a calendar, a bank), ``oracle``, ``generators``,
+``verifiers`` (naive to strong), ``formats``, ``slices``, ``loaders``. docs/tool-domain.md.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ...models import Task
+from ..base import DomainPackage, verifier_specs
+
+
+class ToolDomain(DomainPackage):
+    name = "tool"
+    package = __name__
+    reference_verifiers = verifier_specs(__name__, "name_only", "schema_valid", "exact_string", "ast_match",
+                                         "final_state", "strong")
+
+    def check_task(self, task: Task) -> Optional[str]:
+        from .oracle import check_task
+
+        return check_task(task)
+
+
+DOMAIN = ToolDomain()

@@ -1,0 +1,14 @@
+"""All tool-call candidates with known truth: near-misses, equivalents and the known-bad
+catalog. ``generate_all(tasks, seed)`` is what the engine calls; deterministic for a seed
+(see ``verifier_audit.generation``)."""
+
+from __future__ import annotations
+
+from ....generation import DomainGenerators
+from . import equivalent, known_bad, near_miss
+
+_GENERATORS = DomainGenerators("tool", near_miss, equivalent, known_bad)
+generate_all = _GENERATORS.generate_all
+categories = _GENERATORS.categories
+
+__all__ = ["generate_all", "categories", "near_miss", "equivalent", "known_bad"]
