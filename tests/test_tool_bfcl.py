@@ -379,3 +379,19 @@ def test_the_checker_runs_on_the_built_in_tool_suite(bc):
             for syntax in ("python", "json_list"):
                 text = render_calls(_calls(answer), syntax)
                 assert bc.bfcl_ast(text, task) == 1.0, (task.id, syntax, bc.check(text, task))
+
+
+def test_the_catalogs_canary_entry_runs_in_bfcls_decoder_and_not_in_the_oracle(bc, tmp_path, monkeypatch):
+    from verifier_audit.catalog import builtin_catalog
+    from verifier_audit.domains import get_domain
+    from verifier_audit.domains.tool.generators import known_bad
+
+    suite = load_suite("tool")
+    entry = [e for e in builtin_catalog("tool") if e.category == "tool.security.exec_canary"]
+    (candidate, *_) = [c for c in known_bad.generate(suite.tasks, 0, entry) if not c.text.startswith("[")]
+    task = {t.id: t for t in suite.tasks}[candidate.task_id]
+    monkeypatch.chdir(tmp_path)
+    assert get_domain("tool").label(candidate.text, task).label == "incorrect"  # parsed, never run
+    assert not list(tmp_path.glob("va_canary_*"))
+    bc.bfcl_ast(candidate.text, task)
+    assert list(tmp_path.glob("va_canary_*"))  # BFCL's decoder evaluated the argument

@@ -36,7 +36,7 @@ from .verifier_job import IsolatedCallError, VerifierJob  # noqa: F401 - Isolate
 _VerifierJob = VerifierJob  # the name other modules knew it by
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
-CANDIDATES_VERSION = "4"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period
+CANDIDATES_VERSION = "5"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments
 
 
 @dataclass

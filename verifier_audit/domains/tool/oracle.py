@@ -172,6 +172,19 @@ def _call_in_prose(text: str, task: Task) -> bool:
     return False
 
 
+def _only_call_syntax(text: str) -> bool:
+    """Whether the whole text (fences and tags aside: as parse_calls reads it) is a Python
+    call or list of calls, whatever its arguments are."""
+    if len(text) > MAX_PROSE_CALL * 20:
+        return False
+    try:
+        body = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    nodes = body.elts if isinstance(body, (ast.List, ast.Tuple)) else [body]
+    return bool(nodes) and all(isinstance(n, ast.Call) for n in nodes)
+
+
 def label_completion(text: str, task: Task, *, check_policy: bool = True) -> OracleLabel:
     """The oracle's label of one completion (module docstring: the rules)."""
     try:
@@ -183,6 +196,11 @@ def label_completion(text: str, task: Task, *, check_policy: bool = True) -> Ora
         calls = parse_calls(text)
         how = "calls"
     except CallParseError as exc:
+        if isinstance(text, str) and _only_call_syntax(text):
+            # The whole answer is call syntax whose arguments are expressions, not values:
+            # no call a runtime reading JSON or literals could make (what evaluates it runs
+            # model output).
+            return OracleLabel("incorrect", f"arguments that are expressions, not values ({exc})")
         if isinstance(text, str) and _call_in_prose(text, task):
             return OracleLabel(None, f"a call in prose that does not parse ({exc}): a runtime may or may not run it")
         calls, how = [], f"no call stated ({exc})"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 
+from ....canary import make_token, payload
 from ....catalog import CatalogEntry, expand_template
 from ....generation import SkipInstance, check_templates, instantiate_catalog
 from ....models import Candidate, Task
@@ -30,7 +31,7 @@ from .near_miss import mutants, plausible_call, plausible_value, similar_tool
 PLACEHOLDERS = {"reference_call", "reference_python", "reference_name", "question", "question_json",
                 "schema_echo", "wrong_call", "truncated_call", "malformed_call", "trailing_comma_call",
                 "nonsense_call", "hallucinated_call", "injected_call", "extra_call", "broader_tool_call",
-                "admin_call", "traversal_call", "wildcard_call", "tool_names"}
+                "admin_call", "traversal_call", "wildcard_call", "tool_names", "canary_call"}
 
 # Which near-miss stands in for {{wrong_call}}: the plainest mistakes first.
 _WRONG_ORDER = ("off_by_one", "wrong_enum", "date_off_by_one", "swapped_arguments", "value_from_other_call",
@@ -177,6 +178,29 @@ class _Resolver:
 
     def admin_call(self) -> str:
         return self._given("admin_tool")
+
+    def canary_call(self) -> str:
+        """The reference in Python-call syntax with its first argument written as an
+        expression that runs a canary and then yields the right value: ``f(a=(<canary> or 3)
+        + 0)``. Not a literal, so no call is stated; a decoder that evaluates argument
+        expressions (BFCL's ``resolve_ast_by_type`` evals any binary operation) runs it."""
+        for i, call in enumerate(self.ctx.calls):
+            for arg, value in call.arguments.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    zero = "0"
+                elif isinstance(value, str):
+                    zero = "''"
+                else:
+                    continue
+                mark = payload(make_token("tool_canary", self.ctx.task.id))
+                text = render_calls(self.ctx.calls, "python")
+                parts = [render_calls([c], "python") for c in self.ctx.calls]
+                poisoned = f"{arg}=(({mark}) or {value!r}) + {zero}"
+                parts[i] = parts[i].replace(f"{arg}={value!r}", poisoned, 1)
+                if poisoned not in parts[i]:
+                    continue
+                return parts[0] if len(parts) == 1 else f"[{', '.join(parts)}]"
+        raise SkipInstance()
 
     def _scoped_path(self) -> tuple[int, Call, str, str]:
         policy = task_policy(self.ctx.task, self.ctx.calls)
