@@ -151,10 +151,9 @@ def test_a_persistent_500_says_how_often_it_was_tried():
 def test_timeouts_garbage_missing_and_nan_raise_with_clear_messages():
     with ServerProcess("reward_server.py", "--slow-s", "2", "--slow-mod", "1") as slow:
         call = caller(slow.url("/get_reward"), timeout="0.5")
-        start = time.monotonic()
         with pytest.raises(_client.RemoteTimeout) as err:
             call("42", TASK)
-        assert time.monotonic() - start < 1.5  # a timeout is not retried
+        assert len(slow.requests()) == 1  # a timeout is not retried (the server has the request)
         assert err.value.verdict_error == f"timeout (reward server {slow.url('/get_reward')}: no answer within 0.5 s)"
     for knob, error, words in [("--garbage-mod", _client.RemoteAnswerError, "answer is not JSON: '<html>Internal proxy"),
                                ("--missing-mod", _client.RemoteAnswerError, "no 'rewards' (nor 'scores')"),
