@@ -24,3 +24,23 @@ def cli(tmp_path):
                               capture_output=True, text=True, timeout=timeout, **kw)
 
     return run
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker more than the cores (at most 4, as ``--maxprocesses``). The
+    audits' own worker pools wait on timeouts, subprocesses and sandboxes, leaving a core
+    idle part of the time (README, "Running the tests")."""
+    return min(4, (os.cpu_count() or 1) + 1)
+
+
+# Under `--dist loadfile` a file runs whole in one worker, in collection order: the longest
+# files go first, so that none of them starts last and runs alone at the end (measured
+# serial seconds per file, `--durations=0`, largest first).
+_LONGEST_FIRST = ("test_sql_e2e.py", "test_cli_e2e.py", "test_search.py", "test_real_verifiers.py",
+                  "test_code_domain.py", "test_code_inputs.py", "test_label_properties.py", "test_search_sql_code.py",
+                  "test_code_catalog.py", "test_sql_generators.py", "test_isolation.py", "test_answer_formats.py")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(_LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's own order kept

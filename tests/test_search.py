@@ -72,10 +72,10 @@ def test_right_answers_an_exact_match_grader_refuses_are_false_rejection_familie
 
 
 def test_same_seed_same_findings(integer_tasks):
-    runs = [_search(integer_tasks, f"{PLANTED}:div_ten", budget=600) for _ in range(2)]
+    runs = [_search(integer_tasks, f"{PLANTED}:div_ten", budget=300) for _ in range(2)]
     a, b = (r.search.model_dump() for r in runs)
     assert a == b and a["families"]
-    other = _search(integer_tasks, f"{PLANTED}:div_ten", budget=600, seed=1).search
+    other = _search(integer_tasks, f"{PLANTED}:div_ten", budget=300, seed=1).search
     assert other.families  # another seed searches other edits, and still finds the hole
 
 
