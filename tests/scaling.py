@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-FACTOR = 8
-LINEAR = 3 * FACTOR  # the bound the tests use: well below a quadratic FACTOR ** 2
+FACTOR = 16
+LINEAR = 4 * FACTOR  # the bound the tests use: room for noise on a loaded machine, far below a quadratic 256
 
 
 def _fastest(fn: Callable, arg, repeats: int) -> float:
