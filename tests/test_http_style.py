@@ -6,7 +6,6 @@ error verdicts that the error gate counts, never a stopped audit."""
 from __future__ import annotations
 
 import socket
-import time
 from collections import Counter
 
 import pytest
@@ -136,13 +135,14 @@ def test_a_4xx_is_not_retried_and_header_values_never_show(strict):
     assert len(strict.requests()) == before  # refused before it was recorded; one request sent
 
 
-def test_a_persistent_500_says_how_often_it_was_tried():
+def test_a_persistent_500_says_how_often_it_was_tried(monkeypatch):
+    pauses = []
     with ServerProcess("reward_server.py", "--fail-mod", "1") as server:
+        monkeypatch.setattr(_client.time, "sleep", pauses.append)  # the backoff, recorded, not waited
         call = caller(server.url("/get_reward?token=abc"), retries="2")
-        start = time.monotonic()
         with pytest.raises(_client.RemoteHTTPError) as err:
             call("42", TASK)
-        assert time.monotonic() - start >= 0.6  # backoff 0.2 + 0.5 s
+        assert pauses == [0.2, 0.5]  # one backoff before each retry
         assert str(err.value) == (f"reward server {server.url('/get_reward')}: HTTP 500 after 2 retries: "
                                   "<html>injected failure 500: scorer crashed</html>")  # no query string shown
         assert len(server.requests()) == 3
