@@ -6,9 +6,9 @@
 Prints the seconds of each phase of ``verifier-audit run --suite code`` run through the
 engine (the reference's test cases, generation and oracle labelling, then per reference
 verifier: the format probe, its calls, the probes), each verifier audited alone so that
-its share is visible. ``--calls`` then times 200 ordinary calls (candidates none of whose
-verifiers took over 0.5 s) of each verifier in this process, one at a time, as a worker
-makes them: wall milliseconds per call and the whole machine's busy CPU per call (from
+its share is visible. ``--calls`` then times each verifier on 200 candidates spread over
+the suite, in this process, one call at a time as a worker makes them, and keeps the
+ordinary calls (under 0.5 s; the hangs are the other half of the cost): wall milliseconds per call and the whole machine's busy CPU per call (from
 /proc/stat, so it includes the sandbox's zygotes and the subprocesses the verifier starts),
 and one sandbox run of a no-op at each isolation level: the floor every isolated call pays.
 """
@@ -54,13 +54,13 @@ def phases(workers: int):
     tasks = _timed("test cases (reference outputs)", domain.prepare_tasks, select(suite, None, None), options.seed,
                    options.cache_dir)
     prepared = _timed("generation + oracle labels", engine.prepare, suite.name, suite.content_hash, tasks, options)
-    per_call = {}
+    reports = {}
     for spec in (resolve(s) for s in domain.reference_verifiers.values()):
         name = spec.spec.rpartition(":")[2]
         [report] = _timed(f"audit {name}", engine.audit, prepared, [spec], options)
-        per_call[name] = report
+        reports[name] = report
     print(f"  {'total':<34} {time.perf_counter() - total:7.2f} s  ({len(prepared.candidates)} candidates)")
-    for name, r in per_call.items():
+    for name, r in reports.items():
         print(f"    {name:<14} debt {r.coverage_debt:.3f}  FA {r.false_acceptance_rate:.3f}  "
               f"FR {r.false_rejection_rate:.3f}  errors {r.errors}")
     return prepared
