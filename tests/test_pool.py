@@ -120,3 +120,62 @@ def test_workers_of_a_large_process_can_still_start_threads():
     finally:
         big.close()
     assert sorted((o.index, o.ok, o.value) for o in outs) == [(i, True, i) for i in range(4)], [o.error for o in outs]
+
+
+class SlowFirst:
+    """Call 0 waits (a hang that ends on its own); every other call returns at once."""
+
+    def setup(self):
+        pass
+
+    def __call__(self, i):
+        if i == 0:
+            time.sleep(4)
+        return i
+
+
+def test_a_call_past_slow_after_lets_a_spare_worker_take_the_next_chunk():
+    # One worker, 41 items: the first chunk (0..31) is stuck behind call 0; a spare takes
+    # the rest, whose outcomes then arrive before call 0's. Without spares, call 0's chunk
+    # finishes before anything else starts.
+    order = [o.index for o in pool.run(SlowFirst(), range(41), workers=1, timeout=30, memory_mb=1024)]
+    assert sorted(order) == list(range(41))
+    assert order.index(0) > order.index(40)
+    order = [o.index for o in pool.run(SlowFirst(), range(41), workers=1, timeout=30, memory_mb=1024, spare=0)]
+    assert order[:1] == [0] and sorted(order) == list(range(41))
+
+
+class Scripted:
+    """Call i does what ``plan[i]`` says: return, wait past SLOW_AFTER, raise or exit."""
+
+    def __init__(self, plan):
+        self.plan = plan
+
+    def setup(self):
+        pass
+
+    def __call__(self, i):
+        what = self.plan[i]
+        if what == "slow":
+            time.sleep(pool.SLOW_AFTER + 0.05)
+        elif what == "raise":
+            raise ValueError(i)
+        elif what == "exit":
+            os._exit(3)
+        return i
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=st.lists(st.sampled_from(["ok", "ok", "ok", "slow", "raise", "exit"]), min_size=1, max_size=14)
+       .filter(lambda p: p.count("slow") <= 3), workers=st.integers(1, 2))
+def test_with_spares_every_item_gets_exactly_one_outcome_of_its_own(plan, workers):
+    outs = list(pool.run(Scripted(plan), range(len(plan)), workers=workers, timeout=20, memory_mb=1024))
+    assert sorted(o.index for o in outs) == list(range(len(plan)))
+    for o in outs:
+        what = plan[o.index]
+        assert o.ok == (what in ("ok", "slow")) and (not o.ok or o.value == o.index)
+        if what == "exit":
+            assert o.error == "crash: exit code 3"

@@ -337,6 +337,10 @@ def _parse(raw: bytes, expected: Optional[int], setting_up: bool) -> list:
 
 _LIVE: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
 TREE_TICK = 0.05  # seconds between the accounted watch's looks at a busy worker's tree
+# A call running this long is likely a hang waiting out its limit: it stops counting toward
+# the pool's workers, and a spare may take the next chunk (run(spare=...)). Ordinary calls
+# take milliseconds (20 ms for the slowest reference code verifier, BENCHMARKS.md).
+SLOW_AFTER = 0.5
 
 
 @atexit.register
@@ -412,22 +416,38 @@ def _let_go_of_the_server() -> None:
             pass
 
 
+# What the clean server imports before it forks a worker (see _clean_context); None: every
+# installed domain's reference verifiers (engine/clean_preload.py).
+_preload: Optional[list[str]] = None
+
+
 def _clean_context():
     """A forkserver whose server is a fresh interpreter: workers forked from it share none
     of the audit's memory (no candidates, no labels, no results) with the verifier."""
     ctx = mp.get_context("forkserver")
     # What every worker would otherwise import afresh (sympy alone takes ~0.5 s): the
     # server imports it once, and each worker is forked from there with it loaded.
-    ctx.set_forkserver_preload(["verifier_audit.engine.verifier_job", "verifier_audit.engine.clean_preload"])
+    ctx.set_forkserver_preload(["verifier_audit.engine.verifier_job"]
+                               + (_preload if _preload is not None else ["verifier_audit.engine.clean_preload"]))
     return ctx
 
 
-def warm_clean_server() -> None:
+def warm_clean_server(domains: Optional[list[str]] = None) -> None:
     """Start the clean workers' server now, so that its imports overlap other work (the
-    candidates' preparation) instead of delaying the first verifier call."""
-    _clean_context()
+    candidates' preparation) instead of delaying the first verifier call. ``domains``: the
+    domains whose reference verifiers (and what they import) the server loads, when it is
+    not running yet; None: every installed domain's. Only what the audit needs: a worker
+    of the code domain forks a sandbox run per call, and on this kind of VM a fork costs
+    about 0.07 ms per MiB the process holds (sympy and sqlglot, which a code audit never
+    uses, took a fork and exit from 2.5 to 5.6 ms; benchmarks/bench_code_audit.py)."""
+    global _preload
     from multiprocessing import forkserver
 
+    if domains is not None and getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
+        from ..domains import get_domain
+
+        _preload = [f"{get_domain(d).package}.verifiers" for d in domains]
+    _clean_context()
     with _without_main_module():
         forkserver.ensure_running()
 
@@ -556,6 +576,7 @@ def run(
     clean: bool = False,
     isolation: str = "process",
     tree_memory: bool = False,
+    spare: Optional[int] = None,
 ) -> Iterator[Outcome]:
     """Yield an Outcome for every item (in completion order), whatever the calls do.
 
@@ -566,7 +587,16 @@ def run(
     that run the verifier under audit, which must find none of the audit's data.
     ``isolation``: ``none``, ``process`` or ``namespaces`` (engine/lockdown.py);
     ``tree_memory``: ``memory_mb`` bounds each worker's whole process tree too (a cgroup,
-    else an accounted watch from here), for jobs whose calls may fork (verifiers)."""
+    else an accounted watch from here), for jobs whose calls may fork (verifiers).
+
+    ``spare`` (default: ``workers``): workers the pool may add while calls run past
+    ``SLOW_AFTER``. Such a call is most likely a hang that ends on its time limit (a
+    catalog loop, a mutant that never leaves its loop), so it stops counting toward the
+    ``workers`` calls in flight and a spare worker takes the next chunk: hangs overlap
+    instead of holding a core's share of the queue. At most ``workers`` calls under
+    ``SLOW_AFTER`` run at once, as without spares, so ordinary calls never contend more
+    than ``workers`` ways; a slow call that is not a hang shares its core with at most
+    one more. Spares stay until the pool ends (a worker's start costs more than a hang)."""
     # Workers are forked from this process, except ``clean`` ones (jobs that run the
     # verifier under audit): those start from a clean server and get the job as data.
     ctx = _clean_context() if clean else mp.get_context("fork")
@@ -576,15 +606,21 @@ def run(
     if total == 0:
         return
     workers = max(1, min(workers, total))
+    spare = workers if spare is None else max(0, spare)
     pool: list[_Worker] = [_Worker(ctx, payload, memory_mb, quiet, clean, isolation, tree_memory) for _ in range(workers)]
     done = 0
     next_watch = 0.0  # when the accounted watch looks at the trees next
 
+    def fast_in_flight(now: float) -> int:
+        return sum(1 for w in pool if w.assigned and now - w.started < SLOW_AFTER)
+
     def dispatch(w: _Worker) -> None:
-        if not pending or not w.ready:
+        if not pending or not w.ready or w.assigned:
             return
+        if len(pool) > workers and fast_in_flight(time.monotonic()) >= workers:
+            return  # the budget is full: it waits for a call to end or turn slow
         # Smaller chunks near the end, so one worker is not left with the whole tail.
-        size = max(1, min(chunk, len(pending) // len(pool) or 1))
+        size = max(1, min(chunk, len(pending) // workers or 1))
         batch = [pending.popleft() for _ in range(min(size, len(pending)))]
         w.assigned.extend(batch)
         w.started = time.monotonic()
@@ -601,7 +637,17 @@ def run(
     try:
         while done < total:
             now = time.monotonic()
+            if pending and spare:
+                # Calls past SLOW_AFTER leave the budget: idle workers take chunks, and a
+                # spare starts when none is idle (one at a time: a start costs CPU too).
+                for w in pool:
+                    dispatch(w)
+                if (fast_in_flight(now) < workers and len(pool) < workers + spare
+                        and all(w.ready and w.assigned for w in pool)):
+                    pool.append(_Worker(ctx, payload, memory_mb, quiet, clean, isolation, tree_memory))
             deadlines = [w.started + timeout for w in pool if w.assigned]
+            if pending and spare and len(pool) < workers + spare:
+                deadlines += [w.started + SLOW_AFTER for w in pool if w.assigned and now - w.started < SLOW_AFTER]
             if any(w.watch_limit is not None and w.assigned for w in pool):
                 deadlines.append(next_watch)
             wait_for = max(0.0, min(deadlines) - now) if deadlines else 1.0

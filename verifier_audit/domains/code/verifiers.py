@@ -31,7 +31,11 @@ from ...models import Task
 from .cases import entry_point, run_candidate, tests_of
 from .extract import extract_code
 
-SUBPROCESS_TIMEOUT = 2.0
+# The reference programs (a tiny function and its asserts) run in 20-50 ms, interpreter
+# start included; the catalog's and the mutants' infinite loops spin until this limit, so
+# every second of it costs each hang a second of CPU. 1 s, EvalPlus's floor per test
+# input (its --min-time-limit), keeps a margin of 20x over the slowest ordinary call seen.
+SUBPROCESS_TIMEOUT = 1.0
 
 
 def runs_candidates_sandboxed(fn):
