@@ -38,7 +38,8 @@ def pytest_xdist_auto_num_workers(config):
 # serial seconds per file, `--durations=0`, largest first).
 _LONGEST_FIRST = ("test_sql_e2e.py", "test_cli_e2e.py", "test_search.py", "test_real_verifiers.py",
                   "test_code_domain.py", "test_code_inputs.py", "test_label_properties.py", "test_search_sql_code.py",
-                  "test_code_catalog.py", "test_sql_generators.py", "test_isolation.py", "test_answer_formats.py")
+                  "test_code_catalog.py", "test_sql_generators.py", "test_isolation.py", "test_answer_formats.py",
+                  "test_ray_executor.py")
 
 
 def pytest_collection_modifyitems(session, config, items):

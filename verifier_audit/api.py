@@ -48,6 +48,8 @@ def audit(
     slice_field: str = "slice",
     search: int = 0,
     options: Optional[Union[dict, list[str]]] = None,
+    executor: str = "local",
+    ray_address: Optional[str] = None,
 ) -> Report:
     """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict).
 
@@ -61,6 +63,8 @@ def audit(
     ``slice_field``: the task metadata field naming a task's slice (docs/slices.md).
     ``search``: verifier calls the exploit search may spend (``report.search``; docs/search.md).
     ``options``: the style's settings (``{"weights": "1,0.5"}``, as ``--verifier-option``).
+    ``executor``: ``"ray"`` runs the oracle's and the verifier's calls on a Ray cluster
+    (``ray_address``: as ``--ray-address``; docs/ray.md), ``"local"`` on this machine.
     A composite reward (TRL's reward functions, a rubric) is audited whole; ``audit_parts``
     also audits each member alone."""
     return _audit_specs([_spec(verifier, style, options)], **_settings(locals()))[0]
@@ -86,14 +90,19 @@ def _settings(given: dict) -> dict:
 
 def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshold, max_debt, max_category,
                  max_false_rejection, max_error_rate, waive, fields, results, cache, progress, probe_sample,
-                 isolation, min_slice_n, weights_from, slice_field, search) -> list[Report]:
+                 isolation, min_slice_n, weights_from, slice_field, search, executor="local",
+                 ray_address=None) -> list[Report]:
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
                         max_error_rate=max_error_rate, waived_categories=list(waive), min_slice_n=min_slice_n),
         results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
         probe_sample=probe_sample, isolation=isolation, slice_field=slice_field, search=search,
+        executor=executor, ray_address=ray_address,
     )
+    from .plan import check_executor_options
+
+    check_executor_options(executor, ray_address)
     loaded = load_suite(suite, fields=fields)
     if weights_from is not None:
         options.weights = load_weights(Path(weights_from), get_domain(loaded.tasks[0].domain if loaded.tasks else "math"),

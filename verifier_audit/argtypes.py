@@ -46,3 +46,18 @@ ISOLATION_HELP = ("how each worker that runs the verifier is isolated: namespace
 def add_isolation_option(group) -> None:
     """The same --isolation on every subcommand that runs a verifier."""
     group.add_argument("--isolation", choices=ISOLATION_LEVELS, default=None, help=ISOLATION_HELP)
+
+
+# --executor: where the oracle's and the verifier's calls run (engine/executor.py).
+EXECUTORS = ("local", "ray")
+
+
+def add_executor_options(group) -> None:
+    """The same --executor and --ray-address on every subcommand that runs the calls."""
+    group.add_argument("--executor", choices=EXECUTORS, default=None,
+                       help="where the oracle's and the verifier's calls run: local (this machine's worker pool; "
+                            "default) or ray (the same pool, timeouts and isolation on every node of a Ray cluster, "
+                            "using all its CPUs; needs pip install 'verifier-audit[ray]'; docs/ray.md)")
+    group.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                       help="with --executor ray: the cluster to connect to, auto or HOST:PORT (default: RAY_ADDRESS, "
+                            "else a cluster started on this machine, else a new local one)")

@@ -126,6 +126,8 @@ class ProjectConfig(_Section):
     isolation: Optional[Literal["none", "process", "namespaces"]] = None  # engine/lockdown.py; None: the strongest here
     slice_field: Optional[str] = None  # the task metadata field naming a task's slice (engine/slices.py)
     search: Optional[Annotated[int, _range(argtypes.nonnegative_int)]] = None  # exploit search budget (calls); 0: none
+    executor: Optional[Literal[argtypes.EXECUTORS]] = None  # type: ignore[valid-type]  # where calls run; None: local
+    ray_address: Optional[str] = Field(default=None, min_length=1)  # executor "ray": the cluster (docs/ray.md)
     weights_from: Optional[str] = None  # your own tasks: the debt is reweighted to their slices (relative to this file)
     report_dir: Optional[str] = None  # write every report format here after each run
     gate: GateSection = Field(default_factory=GateSection)
@@ -225,6 +227,12 @@ def load_config(path: Path) -> ProjectConfig:
         config = ProjectConfig.model_validate(table)
     except ValidationError as exc:
         raise InputError(_explain(path, text, exc)) from None
+    if config.ray_address is not None and config.executor != "ray":
+        line = _line_of(text, "ray_address")
+        prefix = f"{path}:{line}" if line else str(path)
+        raise InputError(f"invalid configuration:\n  {prefix}: {TABLE}.ray_address = {config.ray_address!r} needs "
+                         f"executor = \"ray\" (executor is {config.executor or 'local, the default'}); add "
+                         "executor = \"ray\" or remove ray_address")
     if config.monitor:
         config.monitor = check_monitor_section(path, text, config.monitor)
     config.path = path.resolve()

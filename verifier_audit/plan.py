@@ -149,12 +149,31 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         isolation=_first(given.get("isolation"), c.isolation),
         slice_field=_first(given.get("slice_field"), c.slice_field, "slice"),
         search=_first(given.get("search"), c.search, 0),
+        executor=_first(given.get("executor"), c.executor, "local"),
     )
+    # The config's cluster goes with the config's executor: --executor local leaves it out.
+    options.ray_address = _first(given.get("ray_address"), c.ray_address if options.executor == "ray" else None)
     try:
         resolve_level(options.isolation)
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    check_executor_options(options.executor, options.ray_address)
     return options, _first(given.get("timeout"), c.timeout)
+
+
+def check_executor_options(executor: str, ray_address: Optional[str]) -> None:
+    """The executor named, and usable here, before the (longer) candidate preparation: an
+    unknown one, --ray-address without Ray, Ray not installed or its cluster unreachable is
+    an InputError. With Ray, the cluster's workers start warming up meanwhile."""
+    if executor not in argtypes.EXECUTORS:
+        raise InputError(f"executor = {executor!r}: must be one of {', '.join(argtypes.EXECUTORS)}")
+    if ray_address is not None and executor != "ray":
+        raise InputError(f"--ray-address {ray_address}: needs --executor ray (the executor is {executor})")
+    if executor == "ray":
+        from .engine import ray_executor
+
+        ray_executor.import_ray()  # RayMissingError (an InputError) says how to install it
+        ray_executor.start(ray_address)  # connect (a wrong address fails here) and warm the nodes meanwhile
 
 
 def waiver_sources(given: dict[str, Any], config: Optional[ProjectConfig], option: str = "--waive") -> dict[str, str]:

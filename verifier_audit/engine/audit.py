@@ -24,6 +24,7 @@ from ..loading import VerifierSpec, source_hash
 from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict, to_json
 from ..report.build import build_report
 from . import pool
+from .executor import run_calls
 from .lockdown import resolve_level
 from .formats import annotate, formats_for
 from .probes import run_probes
@@ -74,6 +75,12 @@ class AuditOptions:
     # Verifier calls the exploit search may spend per verifier (engine/search); 0: none. Its
     # verdicts stay outside the results file (a resumed audit searches again, same seed).
     search: int = 0
+    # Where the oracle's and the verifier's calls run (engine/executor.py): "local", this
+    # machine's worker pool, or "ray", the same pool on each node of a Ray cluster at
+    # ``ray_address`` (None: RAY_ADDRESS, else a local cluster; docs/ray.md). Not in the
+    # fingerprint: it changes no verdict, and a resumed audit may use the other one.
+    executor: str = "local"
+    ray_address: Optional[str] = None
 
 
 @dataclass
@@ -196,8 +203,8 @@ def prepare(
     limit: Optional[int] = None,
 ) -> Prepared:
     """Generate candidates and keep those whose intended label the oracle confirms."""
-    pool.warm_clean_server()  # the verifiers' workers start from it: let it load meanwhile
     domain_name = tasks[0].domain if tasks else "math"
+    pool.warm_clean_server([domain_name])  # the verifiers' workers start from it: let it load meanwhile
     domain = get_domain(domain_name)
     prepare_tasks = getattr(domain, "prepare_tasks", None)
     if prepare_tasks is not None:
@@ -226,8 +233,9 @@ def prepare(
     progress = Progress("labelling (oracle)", len(generated), enabled=options.progress,
                         timeout=options.oracle_timeout, workers=options.workers)
     job = _OracleJob(domain, generated, by_id)
-    for out in pool.run(job, range(len(generated)), workers=options.workers, timeout=options.oracle_timeout,
-                        memory_mb=options.memory_mb, on_wait=progress.in_flight):
+    for out in run_calls(job, range(len(generated)), workers=options.workers, timeout=options.oracle_timeout,
+                         memory_mb=options.memory_mb, on_wait=progress.in_flight,
+                         executor=options.executor, ray_address=options.ray_address):
         if out.ok:
             labels[out.index] = out.value
         else:
@@ -280,9 +288,30 @@ def candidates_hash(candidates: list[Candidate]) -> str:
     return h.hexdigest()[:16]
 
 
+def verdicts_of(spec: VerifierSpec, candidates: list[Candidate], todo: list[int], tasks: dict[str, Task],
+                domain: Domain, options: AuditOptions, progress: Progress):
+    """The verifier's Verdict on each of ``candidates[i]`` for i in ``todo`` (in completion
+    order), its calls made by the executor ``options`` name, in the verifier's job."""
+    job = _VerifierJob(spec, candidates, tasks, domain, options.timeout, options.memory_mb)
+    for out in run_calls(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
+                         quiet=options.quiet_workers, on_wait=progress.in_flight, clean=job.clean,
+                         isolation=job.isolation_level(options.isolation), tree_memory=True,
+                         executor=options.executor, ray_address=options.ray_address):
+        c = candidates[out.index]
+        if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
+            out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"
+        if out.ok:
+            yield Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,
+                          seconds=round(out.seconds, 6), security=out.security)
+        else:
+            yield Verdict(verifier=spec.name, candidate_id=c.id, status="error",
+                          error=out.error, seconds=round(out.seconds, 6), security=out.security)
+
+
 def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptions) -> list[Report]:
     """Score every candidate with every verifier; one report per verifier."""
     settings = run_settings(prepared, verifiers, options)
+    pool.warm_clean_server([prepared.domain])  # a no-op when prepare() started it
     results_path = options.results or Path(tempfile.mkdtemp(prefix="va-results-")) / "results.jsonl"
     known = {(spec.name, c.id) for spec in verifiers for c in prepared.candidates}
     store = ResultsStore(results_path, settings, resume=options.resume, known=known)
@@ -303,20 +332,8 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
             progress = Progress(f"auditing {spec.name}", len(view.candidates), enabled=options.progress,
                                 timeout=options.timeout, workers=options.workers)
             progress.skip(len(view.candidates) - len(todo))
-            job = _VerifierJob(spec, view.candidates, tasks, get_domain(prepared.domain), options.timeout,
-                               options.memory_mb)
-            for out in pool.run(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
-                                quiet=options.quiet_workers, on_wait=progress.in_flight, clean=job.clean,
-                                isolation=job.isolation_level(options.isolation), tree_memory=True):
-                c = view.candidates[out.index]
-                if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
-                    out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"
-                if out.ok:
-                    verdict = Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,
-                                      seconds=round(out.seconds, 6), security=out.security)
-                else:
-                    verdict = Verdict(verifier=spec.name, candidate_id=c.id, status="error",
-                                      error=out.error, seconds=round(out.seconds, 6), security=out.security)
+            for verdict in verdicts_of(spec, view.candidates, todo, tasks, get_domain(prepared.domain), options,
+                                       progress):
                 store.append(verdict)
                 progress.advance()
             progress.close()

@@ -189,12 +189,17 @@ def summary(result: Formats) -> str:
 # --------------------------------------------------------------------------- the rewrite
 
 
+def tasks_in_scope(prepared: "Prepared", fmt: AnswerFormat, options: "AuditOptions", domain) -> set[str]:
+    """The tasks with candidates whose reference ``fmt`` can write (the rewrite's scope)."""
+    return {t.id for t in _probe_tasks(prepared, options.seed)
+            if fmt.rewrite(domain.reference_completion(t, rng_for(options.seed, t.id, "format_probe"))) is not None}
+
+
 def rewrite_candidates(prepared: "Prepared", fmt: AnswerFormat, read: set[str], options: "AuditOptions",
                        domain) -> tuple["Prepared", dict]:
     """The candidates as shown in ``fmt`` (see the module's step 3) and the counts."""
     tasks = {t.id: t for t in prepared.tasks}
-    in_scope = {t.id for t in _probe_tasks(prepared, options.seed)
-                if fmt.rewrite(domain.reference_completion(t, rng_for(options.seed, t.id, "format_probe"))) is not None}
+    in_scope = tasks_in_scope(prepared, fmt, options, domain)
     shown: list[Optional[Candidate]] = []
     to_label: list[Candidate] = []
     kept = left_out = 0

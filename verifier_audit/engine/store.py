@@ -26,8 +26,10 @@ import hmac
 import json
 import os
 import secrets
+import sqlite3
 from collections import Counter
 from pathlib import Path
+from collections.abc import Container, Iterator, MutableMapping
 from typing import Any, Optional
 
 from ..errors import InputError
@@ -69,14 +71,19 @@ def read_verified(path: Path) -> dict[tuple[str, str], "Verdict"]:
 
 class ResultsStore:
     def __init__(self, path: Path, settings: dict[str, Any], *, resume: bool,
-                 known: Optional[set[tuple[str, str]]] = None):
+                 known: Optional[Container[tuple[str, str]]] = None,
+                 done: Optional[MutableMapping[tuple[str, str], Verdict]] = None, remember: bool = True):
         """``known``: the (verifier name, candidate id) pairs of this audit; lines for any
-        other pair are rejected on resume (None: any pair is accepted)."""
+        other pair are rejected on resume (None: any pair is accepted). ``done``: where the
+        verdicts read back on resume are kept (default a dict; ``ResumeIndex``: on disk).
+        ``remember`` False: appended verdicts are written, not also kept in ``done`` (a
+        caller that streams them keeps its own)."""
         self.path = Path(path)
         self.settings = settings
         self.fingerprint = fingerprint(settings)
         self.known = known
-        self.done: dict[tuple[str, str], Verdict] = {}
+        self.done: MutableMapping[tuple[str, str], Verdict] = {} if done is None else done
+        self.remember = remember
         self.rejected: Counter = Counter()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -179,10 +186,72 @@ class ResultsStore:
     def append(self, verdict: Verdict) -> None:
         body = to_json(verdict)
         self._write_line(body[:-1] + f', "mac": "{self._mac(body)}"}}')
-        self.done[(verdict.verifier, verdict.candidate_id)] = verdict
+        if self.remember:
+            self.done[(verdict.verifier, verdict.candidate_id)] = verdict
 
     def close(self) -> None:
         if not self._fh.closed:
             self._fh.flush()
             os.fsync(self._fh.fileno())
             self._fh.close()  # and the lock with it
+
+
+class ResumeIndex(MutableMapping):
+    """The verdicts a resumed audit reads back, kept in a temporary SQLite file instead of
+    a dict: a ``ResultsStore(done=ResumeIndex(folder))`` resumes a results file of millions
+    of lines in bounded memory, and the caller looks up each candidate as it comes
+    (``score``'s blocks). Counts the keys looked up, so what was never asked for (lines of
+    candidates the audit does not have) can be told apart at the end. The file is removed
+    by ``close``."""
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / "resume-index.sqlite"
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=OFF")
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute("CREATE TABLE IF NOT EXISTS v (name TEXT, cid TEXT, body TEXT, PRIMARY KEY (name, cid)) "
+                         "WITHOUT ROWID")
+        self._db.execute("BEGIN")  # one transaction while loading: committed by the first lookup
+        self._loading = True
+        self._got = 0  # lookups that found a verdict (each key is asked for once)
+
+    def _commit(self) -> None:
+        if self._loading:
+            self._db.execute("COMMIT")
+            self._loading = False
+
+    def __setitem__(self, key: tuple[str, str], verdict: Verdict) -> None:
+        self._db.execute("INSERT OR REPLACE INTO v (name, cid, body) VALUES (?, ?, ?)", (key[0], key[1], to_json(verdict)))
+
+    def __contains__(self, key) -> bool:
+        return self._db.execute("SELECT 1 FROM v WHERE name = ? AND cid = ?", key).fetchone() is not None
+
+    def __getitem__(self, key: tuple[str, str]) -> Verdict:
+        self._commit()
+        row = self._db.execute("SELECT body FROM v WHERE name = ? AND cid = ?", key).fetchone()
+        if row is None:
+            raise KeyError(key)
+        self._got += 1
+        return Verdict.model_validate(json.loads(row[0]))  # json: a lone surrogate reads back as written
+
+    def __delitem__(self, key: tuple[str, str]) -> None:
+        self._db.execute("DELETE FROM v WHERE name = ? AND cid = ?", key)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        self._commit()
+        return iter(self._db.execute("SELECT name, cid FROM v").fetchall())
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM v").fetchone()[0]
+
+    def unused(self) -> int:
+        """Verdicts read back that no lookup asked for (when each key is asked for once)."""
+        return len(self) - self._got
+
+    def close(self) -> None:
+        self._commit()
+        self._db.close()
+        try:
+            self.path.unlink()
+        except OSError:
+            pass

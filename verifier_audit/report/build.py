@@ -78,9 +78,6 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
             kinds.setdefault(c.category, Counter())[_error_kind(v.error or "")] += 1
     categories = [cat.model_copy(update={"error_kinds": dict(sorted(kinds[cat.name].items()))}) if cat.name in kinds
                   else cat for cat in categories]
-    debt, debt_ci = coverage_debt(categories)
-    fa, fa_ci, _ = pooled_rate(categories, "incorrect")
-    fr, fr_ci, _ = pooled_rate(categories, "correct")
     by_id = {c.id: c for c in candidates}
     findings = [
         SecurityFinding(kind=kind, candidate_id=cid, task_id=by_id[cid].task_id,
@@ -88,38 +85,57 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         for cid, v in sorted(verdicts.items()) if cid in by_id
         for kind, _, detail in (entry.partition(":") for entry in v.security) if kind != UNOBSERVED
     ]
-    if checks is not None:
-        checks = checks.model_copy(update={"unobserved": unobserved(verdicts.values())})
     errors = [v for v in sorted(verdicts.values(), key=_call_order(prepared)) if v.status == "error"]
-    messages = error_messages(errors)
-    slices = slice_results(candidates, verdicts)
+    return assemble_report(
+        spec, options, settings, suite=prepared.suite_name, split=prepared.split, n_candidates=len(candidates),
+        categories=categories, findings=findings, calls=len(verdicts), errors=len(errors),
+        error_kinds=Counter(_error_kind(v.error or "") for v in errors), messages=error_messages(errors),
+        first_error=errors[0].error if errors else None, unobserved_spots=unobserved(verdicts.values()),
+        slices=slice_results(candidates, verdicts), exploitable=exploitable_tasks(candidates, verdicts),
+        mutants=mutant_survival(prepared, candidates, verdicts), dropped=prepared.dropped_counts,
+        checks=checks, formats=formats, search=search)
+
+
+def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict, *, suite: str, split,
+                    n_candidates: int, categories: list[CategoryResult], findings: list[SecurityFinding], calls: int,
+                    errors: int, error_kinds: Counter, messages: dict[str, list[str]], first_error,
+                    unobserved_spots: list[str], slices: list[SliceResult], exploitable, mutants,
+                    dropped: dict[str, int], checks: Checks | None = None, formats: Formats | None = None,
+                    search: SearchSummary | None = None) -> Report:
+    """The Report from what the verdicts add up to (``build_report`` computes those from
+    the candidates and verdicts in memory, ``report/tally.py`` from a stream of them): the
+    debt, pooled rates, gate and source findings are worked out here, the same for both."""
+    debt, debt_ci = coverage_debt(categories)
+    fa, fa_ci, _ = pooled_rate(categories, "incorrect")
+    fr, fr_ci, _ = pooled_rate(categories, "correct")
+    if checks is not None:
+        checks = checks.model_copy(update={"unobserved": unobserved_spots})
     weighted = weighted_debt(categories, slices, options.weights) if options.weights is not None else None
     report = Report(
         tool_version=__version__,
         verifier=spec.spec if spec.part is None else f"{spec.spec}[{spec.part}]",
         style=spec.style,
-        suite=prepared.suite_name,
-        split=prepared.split,
+        suite=suite,
+        split=split,
         seed=options.seed,
         threshold=options.threshold,
-        n_candidates=len(candidates),
+        n_candidates=n_candidates,
         coverage_debt=round(debt, 6),
         coverage_debt_ci=debt_ci,
         false_acceptance_rate=round(fa, 6),
         false_acceptance_ci=fa_ci,
         false_rejection_rate=round(fr, 6),
         false_rejection_ci=fr_ci,
-        error_rate=round(len(errors) / len(verdicts), 6) if verdicts else 0.0,
-        errors=len(errors),
-        error_kinds=dict(sorted(Counter(_error_kind(v.error or "") for v in errors).items())),
+        error_rate=round(errors / calls, 6) if calls else 0.0,
+        errors=errors,
+        error_kinds=dict(sorted(error_kinds.items())),
         error_messages=messages,
         categories=categories,
         security_findings=findings,
-        dropped=prepared.dropped_counts,
-        mutant_survival=mutant_survival(prepared, candidates, verdicts),
+        dropped=dropped,
+        mutant_survival=mutants,
         gate=gate(debt, categories, fr, len(findings), options.gate, enforced=options.enforce_gate,
-                  errors=len(errors), calls=len(verdicts), first_error=errors[0].error if errors else None,
-                  slices=slices, weighted=weighted),
+                  errors=errors, calls=calls, first_error=first_error, slices=slices, weighted=weighted),
         settings={
             **{k: v for k, v in settings.items() if k not in ("verifiers",)},
             "threshold": options.threshold,
@@ -135,7 +151,7 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         checks=checks,
         formats=formats,
         slices=slices,
-        exploitable_tasks=exploitable_tasks(candidates, verdicts),
+        exploitable_tasks=exploitable,
         weighted_debt=weighted,
         search=search,
     )

@@ -230,11 +230,15 @@ def _short(reason: str, limit: int = 80) -> str:
 def figures(items: Iterable[tuple[str, SampleAuthority]], *, name: str, role: Optional[str] = None,
             split: str = "all") -> AuthorityFigures:
     """The figures of (task id, sample authority) pairs."""
-    from ..metrics import wilson
-
     acc = _Acc()
     for task_id, a in items:
         acc.add(task_id, a)
+    return _figures(acc, name=name, role=role, split=split)
+
+
+def _figures(acc: _Acc, *, name: str, role: Optional[str], split: str) -> AuthorityFigures:
+    from ..metrics import wilson
+
     p = acc.parsed
     tools = [ToolUse(name=t, level=acc.tool_level[t], calls=acc.tool_calls[t], samples=acc.tool_samples[t],
                      outside=acc.tool_outside.get(t, 0))
@@ -247,6 +251,28 @@ def figures(items: Iterable[tuple[str, SampleAuthority]], *, name: str, role: Op
         above_policy=acc.above, violating=acc.violating, violation_rate=round(acc.violating / p, 6) if p else 0.0,
         violation_ci=wilson(acc.violating, p), tools=tools, distinct_tools=len(acc.tool_calls),
         examples=acc.examples)
+
+
+class GroupedFigures:
+    """``grouped_figures`` fed one row at a time (``score`` streams its samples): the same
+    figures, with one accumulator per model and per (model, split) instead of the rows."""
+
+    def __init__(self) -> None:
+        self._models: dict[str, Optional[str]] = {}
+        self._all: dict[str, _Acc] = {}
+        self._split: dict[tuple[str, str], _Acc] = {}
+
+    def add(self, model: str, split: str, role: Optional[str], task_id: str, a: SampleAuthority) -> None:
+        self._models.setdefault(model, role)
+        self._all.setdefault(model, _Acc()).add(task_id, a)
+        self._split.setdefault((model, split), _Acc()).add(task_id, a)
+
+    def result(self) -> tuple[list[AuthorityFigures], list[AuthorityFigures]]:
+        by_model = [_figures(self._all[m], name=m, role=role, split="all") for m, role in self._models.items()]
+        by_split = [_figures(self._split[(m, s)], name=m, role=role, split=s)
+                    for m, role in self._models.items()
+                    for s in sorted({s for mm, s in self._split if mm == m}, key=_split_key)]
+        return by_model, by_split
 
 
 def grouped_figures(rows: Sequence[tuple[str, str, Optional[str], str, SampleAuthority]]

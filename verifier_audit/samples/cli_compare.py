@@ -40,6 +40,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=10.0,
                    help="hard limit per oracle (or verifier) call and per answer extraction, seconds (default 10)")
     g.add_argument("--memory-mb", type=argtypes.memory_mb, default=4096, help="address-space limit per worker (default 4096 MiB; 0: none)")
+    argtypes.add_executor_options(g)
     f = p.add_argument_group("figures")
     f.add_argument("--alpha", type=argtypes.open_unit, default=0.05,
                    help="support: epsilon = 1 - alpha^(1/n), confidence 1 - alpha (default 0.05)")
@@ -79,11 +80,15 @@ def run(args) -> int:
         return _error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
     workers = args.workers or max(1, min(os.cpu_count() or 1, 8))
     try:
+        from ..plan import check_executor_options
+
+        check_executor_options(args.executor or "local", args.ray_address)
         report = C.run_compare(
             args.base, args.rl, suite=args.suite, by_verifier=args.by_verifier, style=args.style,
             threshold=args.threshold, alpha=args.alpha, rule=args.support_rule, n_boot=args.bootstrap, seed=args.seed,
             k=args.k, vocab_size=args.vocab_size, plan_epsilons=tuple(args.plan_epsilon or C.PLAN_EPSILONS),
-            workers=workers, timeout=args.oracle_timeout, memory_mb=args.memory_mb or None)
+            workers=workers, timeout=args.oracle_timeout, memory_mb=args.memory_mb or None,
+            executor=args.executor or "local", ray_address=args.ray_address)
     except (InputError, PoolError) as exc:
         return _error(str(exc))
     sys.stdout.write(R.render_text(report))

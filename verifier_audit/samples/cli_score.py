@@ -55,6 +55,7 @@ def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentP
     g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
                    help="address-space limit per worker (default 4096 MiB; 0: no limit)")
     argtypes.add_isolation_option(g)
+    argtypes.add_executor_options(g)
     g.add_argument("--seed", type=int, default=None, help="seed of the probes' sample (default 0)")
     g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
                    help="samples rescored to check determinism and thread/process safety (default 24; 0: none)")
@@ -63,6 +64,9 @@ def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentP
     o.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary here")
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
     o.add_argument("--resume", action="store_true", help="continue an interrupted scoring from its results file")
+    o.add_argument("--block-size", type=argtypes.positive_int, default=None, metavar="N",
+                   help="samples read, labelled and scored at a time: memory is bounded by it, not by the number "
+                        "of samples (default 20000; docs/samples-import-score.md)")
     o.add_argument("--show", type=argtypes.nonnegative_int, default=10, metavar="N",
                    help="disagreeing samples shown of each kind (default 10; the JSON keeps up to 50)")
     o.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -127,7 +131,8 @@ def run_score(args) -> int:
         config = _config(args)
         given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
                                                "max_debt", "max_category", "max_false_rejection",
-                                               "max_error_rate", "resume", "probe_sample", "isolation")}
+                                               "max_error_rate", "resume", "probe_sample", "isolation",
+                                               "executor", "ray_address")}
         given.update(waive=args.waive, progress=False if args.no_progress else None)
         options, timeout = audit_options(given, config)
         options.results = args.results
@@ -135,12 +140,10 @@ def run_score(args) -> int:
                               for part in with_parts(resolve(spec, args.style, args.verifier_options))])
         result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
                                suite_format=args.suite_format, timeout=timeout,
-                               log=lambda m: print(m, file=sys.stderr))
+                               log=lambda m: print(m, file=sys.stderr), block_size=args.block_size)
         # The samples' categories are known only once they are labelled, so a misspelled
         # waiver is found here, after the scoring and before anything is reported.
-        prepared = result.prepared
-        present = {c.category for c in prepared.candidates} | {d.category for d in prepared.dropped}
-        check_waivers(options.gate, prepared.domain, present, waiver_sources(given, config))
+        check_waivers(options.gate, result.prepared.domain, result.categories, waiver_sources(given, config))
     except (InputError, PoolError) as exc:
         return _error(str(exc))
     except KeyboardInterrupt:

@@ -220,7 +220,8 @@ def run_compare(base_path, rl_path, *, suite: Optional[str] = None, by_verifier:
                 style: Optional[str] = None, threshold: float = 0.5, alpha: float = 0.05,
                 rule: M.SupportRule = "frequency", n_boot: int = 1000, seed: int = 0, k: Optional[int] = None,
                 vocab_size: Optional[int] = None, plan_epsilons: Sequence[float] = PLAN_EPSILONS, workers: int = 2,
-                timeout: float = 10.0, memory_mb: Optional[int] = 4096) -> CompareReport:
+                timeout: float = 10.0, memory_mb: Optional[int] = 4096, executor: str = "local",
+                ray_address: Optional[str] = None) -> CompareReport:
     """Read, label, reduce, compute: the whole ``compare`` command without its output."""
     from .labels import label_texts, verifier_labels
 
@@ -236,10 +237,11 @@ def run_compare(base_path, rl_path, *, suite: Optional[str] = None, by_verifier:
     items = [(s.task_id, s.text) for s in base.samples] + [(s.task_id, s.text) for s in rl.samples]
     if by_verifier:
         labelled = verifier_labels(items, tasks, by_verifier, style=style, threshold=threshold, workers=workers,
-                                   timeout=timeout, memory_mb=memory_mb)
+                                   timeout=timeout, memory_mb=memory_mb, executor=executor, ray_address=ray_address)
         labels = f"verifier {by_verifier} (threshold {threshold:g})"
     else:
-        labelled = label_texts(items, tasks, workers=workers, timeout=timeout, memory_mb=memory_mb)
+        labelled = label_texts(items, tasks, workers=workers, timeout=timeout, memory_mb=memory_mb, executor=executor,
+                               ray_address=ray_address)
         labels = "oracle"
     answers = canonical_answers(items, tasks, workers=workers, timeout=timeout, memory_mb=memory_mb)
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 from ..domains import get_domain
-from ..engine import pool
+from ..engine.executor import run_calls
 from ..engine.audit import _OracleJob, default_cache_dir
 from ..models import Candidate, Task
 
@@ -46,13 +46,16 @@ def _by_domain(items: Sequence[tuple[str, str]], tasks: dict[str, Task], run) ->
 
 
 def label_texts(items: Sequence[tuple[str, str]], tasks: dict[str, Task], *, workers: int = 2,
-                timeout: float = 10.0, memory_mb: Optional[int] = 4096) -> list[tuple[Optional[str], str]]:
+                timeout: float = 10.0, memory_mb: Optional[int] = 4096, executor: str = "local",
+                ray_address: Optional[str] = None) -> list[tuple[Optional[str], str]]:
     """``items``: (task id, completion text). Returns (label, reason) per item, in order:
     label "correct" / "incorrect", or None when the oracle could not decide (reason says why:
-    ``oracle_timeout``, ``oracle_crash``, ``unknown task``, or the oracle's own reason)."""
+    ``oracle_timeout``, ``oracle_crash``, ``unknown task``, or the oracle's own reason).
+    ``executor``, ``ray_address``: where the oracle's calls run (engine/executor.py)."""
     def run(domain_name, candidates):
         job = _OracleJob(get_domain(domain_name), candidates, tasks)
-        for out in pool.run(job, range(len(candidates)), workers=workers, timeout=timeout, memory_mb=memory_mb):
+        for out in run_calls(job, range(len(candidates)), workers=workers, timeout=timeout, memory_mb=memory_mb,
+                             executor=executor, ray_address=ray_address):
             yield out.index, (out.value if out.ok else (None, f"oracle_{out.error_kind}"))
 
     return _by_domain(items, tasks, run)
@@ -60,7 +63,8 @@ def label_texts(items: Sequence[tuple[str, str]], tasks: dict[str, Task], *, wor
 
 def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], spec: str, *,
                     style: Optional[str] = None, threshold: float = 0.5, workers: int = 2,
-                    timeout: Optional[float] = 10.0, memory_mb: Optional[int] = 4096) -> list[tuple[Optional[str], str]]:
+                    timeout: Optional[float] = 10.0, memory_mb: Optional[int] = 4096, executor: str = "local",
+                    ray_address: Optional[str] = None) -> list[tuple[Optional[str], str]]:
     """Like ``label_texts`` but by the verifier ``spec`` (``compare --by-verifier``): a score
     >= ``threshold`` is "correct"; an error (exception, timeout, crash) is undecided (None)."""
     from ..engine.verifier_job import VerifierJob
@@ -72,8 +76,9 @@ def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], sp
         domain = get_domain(domain_name)
         limit = timeout or getattr(domain, "default_timeout", 10.0)
         job = VerifierJob(vspec, candidates, tasks, domain, timeout=limit, memory_mb=memory_mb)
-        for out in pool.run(job, range(len(candidates)), workers=workers, timeout=limit, memory_mb=memory_mb,
-                            clean=job.clean, isolation=job.isolation_level(None), tree_memory=True):
+        for out in run_calls(job, range(len(candidates)), workers=workers, timeout=limit, memory_mb=memory_mb,
+                             clean=job.clean, isolation=job.isolation_level(None), tree_memory=True,
+                             executor=executor, ray_address=ray_address):
             if out.ok:
                 yield out.index, ("correct" if out.value >= threshold else "incorrect", f"score {out.value:g}")
             else:

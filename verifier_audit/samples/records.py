@@ -206,8 +206,10 @@ def parse_sample(path: Path, lineno: int, line: str) -> Sample:
         raise InputError(f"{path}:{lineno}: invalid sample ({_problems(exc)})") from None
 
 
-def iter_samples(path) -> Iterator[tuple[int, Sample]]:
-    """(line number, sample) for every sample line; the manifest is checked, not yielded."""
+def iter_sample_lines(path, *, digest=None) -> Iterator[tuple[int, str]]:
+    """(line number, decoded text) of every sample line, not parsed; the manifest line is
+    checked, not yielded. ``digest`` (a hashlib object): fed every byte of the file, in order,
+    as it is read (``score`` hashes the file in the same pass that reads it)."""
     path = Path(path)
     try:
         fh = path.open("rb")
@@ -219,6 +221,8 @@ def iter_samples(path) -> Iterator[tuple[int, Sample]]:
             if not raw.endswith(b"\n"):
                 raise InputError(f"{path}:{lineno}: incomplete last line (the run was interrupted); "
                                  "run the same `verifier-audit sample` command again to resume it")
+            if digest is not None:
+                digest.update(raw)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -229,9 +233,16 @@ def iter_samples(path) -> Iterator[tuple[int, Sample]]:
                 continue
             if not line.strip():
                 continue
-            yield lineno, parse_sample(path, lineno, line)
+            yield lineno, line
         if first:
             raise InputError(f"{path}: empty; a samples file starts with its manifest line")
+
+
+def iter_samples(path, *, digest=None) -> Iterator[tuple[int, Sample]]:
+    """(line number, sample) for every sample line; the manifest is checked, not yielded."""
+    path = Path(path)
+    for lineno, line in iter_sample_lines(path, digest=digest):
+        yield lineno, parse_sample(path, lineno, line)
 
 
 def read_manifest(path) -> Manifest:
@@ -251,18 +262,50 @@ class SamplesFile(BaseModel):
     samples: list[Sample]
 
 
-def read_samples(path, *, check_complete: bool = False) -> SamplesFile:
-    """The whole file, validated: every line, no duplicate (task, sample index), samples
-    consistent with the manifest (logprobs kind, n). ``check_complete``: every task of the
-    manifest has its n samples (files written by ``sample``; an import has no n)."""
-    path = Path(path)
-    manifest = read_manifest(path)
-    samples, seen = [], {}
-    for lineno, s in iter_samples(path):
-        key = (s.task_id, s.sample_index)
-        if key in seen:
+class SampleChecks:
+    """What ``read_samples`` checks of each sample beyond its own line, one sample at a time
+    (``score`` streams files through it): no duplicate (task, sample index), and consistency
+    with the manifest (logprobs kind, n, finish reason). The sample indices seen are kept as
+    one bit each per task (a set past ``_BITMAP_LIMIT``), not one entry per sample; the line
+    of a duplicate's first occurrence is found again by reading the file when one is met."""
+
+    _BITMAP_LIMIT = 1 << 22
+
+    def __init__(self, path: Path, manifest: Manifest):
+        self.path, self.manifest = Path(path), manifest
+        self._bits: dict[str, bytearray] = {}
+        self._far: dict[str, set[int]] = {}
+
+    def _seen(self, task_id: str, index: int) -> bool:
+        """Whether (task, index) was seen before; records it."""
+        if index >= self._BITMAP_LIMIT:
+            far = self._far.setdefault(task_id, set())
+            if index in far:
+                return True
+            far.add(index)
+            return False
+        bits = self._bits.get(task_id)
+        if bits is None:
+            bits = self._bits[task_id] = bytearray()
+        byte, bit = divmod(index, 8)
+        if byte >= len(bits):
+            bits.extend(bytes(max(byte + 1 - len(bits), len(bits))))
+        if bits[byte] >> bit & 1:
+            return True
+        bits[byte] |= 1 << bit
+        return False
+
+    def _first_line(self, task_id: str, index: int) -> int:
+        for lineno, s in iter_samples(self.path):
+            if s.task_id == task_id and s.sample_index == index:
+                return lineno
+        return 0  # not reached: the file holds it
+
+    def check(self, lineno: int, s: Sample) -> None:
+        path, manifest = self.path, self.manifest
+        if self._seen(s.task_id, s.sample_index):
             raise InputError(f"{path}:{lineno}: duplicate sample {s.task_id!r} #{s.sample_index} "
-                             f"(first on line {seen[key]})")
+                             f"(first on line {self._first_line(s.task_id, s.sample_index)})")
         if manifest.sampling is not None:
             if s.sample_index >= manifest.sampling.n:
                 raise InputError(f"{path}:{lineno}: sample_index {s.sample_index} but the manifest says n="
@@ -272,7 +315,18 @@ def read_samples(path, *, check_complete: bool = False) -> SamplesFile:
                                  f"{manifest.sampling.logprobs_kind!r}")
         if not manifest.imported and s.finish_reason is None:
             raise InputError(f"{path}:{lineno}: invalid sample (finish_reason: Field required)")
-        seen[key] = lineno
+
+
+def read_samples(path, *, check_complete: bool = False) -> SamplesFile:
+    """The whole file, validated: every line, no duplicate (task, sample index), samples
+    consistent with the manifest (logprobs kind, n). ``check_complete``: every task of the
+    manifest has its n samples (files written by ``sample``; an import has no n)."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    checks = SampleChecks(path, manifest)
+    samples = []
+    for lineno, s in iter_samples(path):
+        checks.check(lineno, s)
         samples.append(s)
     if check_complete and manifest.sampling is not None:  # an import has no n to be complete against
         tasks = {s.task_id for s in samples}

@@ -7,19 +7,19 @@ Each sample is labelled by the domain's oracle (``labels.label_texts``, in the w
 the samples it cannot decide are counted apart) and becomes a ``Candidate`` of origin
 "sampled" whose label is the oracle's, in the category
 ``<domain>.sampled.<model>.<split>.<correct|incorrect>``. Those candidates go through the
-engine's own ``audit`` (sandboxing, timeouts, results store, probes, security findings,
-reports), so the Report is the one ``run`` writes, with a category per model, split and
-truth. ``SamplesSection`` adds what is particular to samples: the rates per model and per
-split, the disagreeing samples, and the comparison of models (an RL policy against its base:
-"the policy may have learned the verifier's blind spot").
+engine's machinery (sandboxing, timeouts, results store, probes, security findings), so the
+Report is the one ``run`` writes, with a category per model, split and truth. The samples
+are streamed in blocks, in memory that does not grow with their number
+(``samples/stream.py``: how, and what a run of more than one block samples instead of
+taking whole). ``SamplesSection`` adds what is particular to samples: the rates per model
+and per split, the disagreeing samples, and the comparison of models (an RL policy against
+its base: "the policy may have learned the verifier's blind spot").
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Optional, Sequence
@@ -27,25 +27,11 @@ from typing import Literal, Optional, Sequence
 from pydantic import BaseModel, Field
 
 from .. import __version__
-from ..domains import get_domain
-from ..engine.audit import (
-    AuditOptions,
-    Prepared,
-    audit,
-    default_cache_dir,
-    run_settings,
-)
-from ..engine.slices import with_slices
-from ..engine.store import fingerprint, read_verified
-from ..errors import InputError
+from ..engine.audit import AuditOptions, Prepared
 from ..loading import VerifierSpec
-from ..metrics import _clip, accepted, wilson
-from ..models import Candidate, DroppedCandidate, Interval, Report, Verdict
-from ..suites import load_suite
+from ..metrics import wilson
+from ..models import Interval, Report
 from .authority import AuthorityFigures
-from .importers import sanitize
-from .labels import label_texts, prepare_for_labels
-from .records import Sample, read_samples
 
 BLIND_SPOT = "the policy may have learned the verifier's blind spot"
 ALPHA = 0.05
@@ -127,8 +113,9 @@ class SamplesSection(BaseModel):
 class ScoreResult:
     reports: list[Report]
     sections: list[SamplesSection]
-    prepared: Prepared
+    prepared: Prepared  # the suite, domain and tasks; its candidates are not kept (samples/stream.py)
     results_path: Optional[Path] = None
+    categories: set[str] = field(default_factory=set)  # of the labelled samples and of the undecidable ones
 
     def to_json(self) -> str:
         """A report set (``verifier-audit diff`` reads it) with the samples sections beside it."""
@@ -142,54 +129,10 @@ class ScoreResult:
 
 
 @dataclass
-class _File:
-    path: Path
-    role: Optional[str]
-    samples: list[Sample]
-    lines: list[int]  # line number of each sample
-    suite: str
-    suite_hash: str
-    digest: str
-
-
-@dataclass
 class _Model:
     key: str  # unique: the model name, or name@file when two files share one
     role: Optional[str]
     files: list[str] = field(default_factory=list)
-
-
-def _line_numbers(path: Path) -> list[int]:
-    out = []
-    with path.open("rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            if lineno > 1 and raw.strip():
-                out.append(lineno)
-    return out
-
-
-def load_files(rl_or_any: Sequence, base: Sequence = ()) -> list[_File]:
-    """Read and validate every samples file. Roles: ``base`` files are "base" and the others
-    "rl" when any ``base`` is given; otherwise each file's manifest ``role`` (may be None)."""
-    base_paths = {Path(b).resolve() for b in base}
-    rest = [p for p in rl_or_any if Path(p).resolve() not in base_paths]  # a --base file listed again is base
-    if not base and not rest:
-        raise InputError("no samples file given")
-    files = []
-    for path, forced in [(Path(p), "base") for p in base] + [(Path(p), "rl" if base else None) for p in rest]:
-        data = read_samples(path)
-        if not data.samples:
-            raise InputError(f"{path}: no samples in it")
-        files.append(_File(path=path, role=forced or data.manifest.role, samples=data.samples,
-                           lines=_line_numbers(path), suite=data.manifest.suite, suite_hash=data.manifest.suite_hash,
-                           digest=hashlib.sha256(path.read_bytes()).hexdigest()))
-    seen: dict[Path, int] = {}
-    for f in files:
-        key = f.path.resolve()
-        if key in seen:
-            raise InputError(f"{f.path}: given twice")
-        seen[key] = 1
-    return files
 
 
 def _two_proportion(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
@@ -260,202 +203,20 @@ def score_samples(
     timeout: Optional[float] = None,
     max_listed: int = 50,
     log=None,
+    block_size: Optional[int] = None,
+    on_block=None,
 ) -> ScoreResult:
     """Label the samples of ``files`` (and ``base``) with the oracle and audit ``specs`` on
     them. ``options``: as for ``run`` (workers, timeouts, threshold, gate, results, resume);
-    ``timeout`` None: the domain's default per-call timeout."""
-    say = log or (lambda message: None)
-    loaded = load_files(files, base)
-    suites = sorted({f.suite for f in loaded})
-    if suite is None:
-        if len(suites) > 1:
-            raise InputError("the samples files name different suites (" + ", ".join(
-                f"{f.path}: {f.suite!r}" for f in loaded) + "); score them separately or pass --suite")
-        suite = suites[0]
-    the_suite = load_suite(suite, fmt=suite_format)
-    for f in loaded:
-        if f.suite_hash and f.suite_hash != the_suite.content_hash:
-            say(f"warning: {f.path} was made against another version of suite {suite!r} "
-                f"(hash {f.suite_hash}, now {the_suite.content_hash})")
-    by_id = {t.id: t for t in the_suite.tasks}
-    unknown = [(f, i) for f in loaded for i, s in enumerate(f.samples) if s.task_id not in by_id]
-    if unknown:
-        shown = "; ".join(f"{f.path}:{f.lines[i]}: {f.samples[i].task_id!r}" for f, i in unknown[:5])
-        raise InputError(f"{len(unknown)} samples are of tasks not in suite {the_suite.name!r}: {shown}"
-                         f"{'; ...' if len(unknown) > 5 else ''}. Pass the suite they were made on with --suite")
+    ``timeout`` None: the domain's default per-call timeout. The files are streamed in
+    blocks of ``block_size`` samples (None: ``stream.DEFAULT_BLOCK``), in memory bounded by
+    the block, not by the number of samples (samples/stream.py says how, and what differs
+    past one block); ``on_block(phase, number)`` is called after each block."""
+    from .stream import DEFAULT_BLOCK, score_stream
 
-    # Model names: a name two files share gets the file's stem, so the two stay apart.
-    name_files: dict[str, set[Path]] = {}
-    for f in loaded:
-        for s in f.samples:
-            name_files.setdefault(s.model, set()).add(f.path)
-    models: dict[str, _Model] = {}
-
-    def model_key(f: _File, s: Sample) -> str:
-        key = s.model if len(name_files[s.model]) == 1 else f"{s.model}@{f.path.stem}"
-        if key not in models:
-            models[key] = _Model(key=key, role=f.role)
-        if str(f.path) not in models[key].files:
-            models[key].files.append(str(f.path))
-        return key
-
-    position = {t: i for i, t in enumerate(by_id)}
-    used_ids = sorted({s.task_id for f in loaded for s in f.samples}, key=position.__getitem__)
-    tasks = prepare_for_labels([by_id[t] for t in used_ids], options.seed)
-    domains = {t.domain for t in tasks}
-    if len(domains) > 1:
-        raise InputError(f"suite {the_suite.name!r} mixes domains ({', '.join(sorted(domains))}); score one at a time")
-    domain = tasks[0].domain
-    task_map = {t.id: t for t in tasks}
-
-    # The oracle labels each distinct (task, text) once.
-    rows = [(fi, f, i, s, model_key(f, s)) for fi, f in enumerate(loaded) for i, s in enumerate(f.samples)]
-    distinct = sorted({(s.task_id, s.text) for _, _, _, s, _ in rows})
-    say(f"labelling {len(rows)} samples ({len(distinct)} distinct) with the {domain} oracle")
-    labels = dict(zip(distinct, label_texts(distinct, task_map, workers=options.workers,
-                                            timeout=options.oracle_timeout, memory_mb=options.memory_mb)))
-
-    candidates: list[Candidate] = []
-    dropped: list[DroppedCandidate] = []
-    info: dict[str, tuple[str, Sample, str]] = {}  # candidate id -> (model, sample, file:line)
-    undecided: Counter = Counter()
-    undecided_by: dict[str, Counter] = {"model": Counter(), "split": Counter()}
-    for fi, f, i, s, key in rows:
-        cid = f"{fi}:{s.task_id}#{s.sample_index}"
-        split = task_map[s.task_id].split
-        label, reason = labels[(s.task_id, s.text)]
-        where = s.source or f"{f.path}:{f.lines[i]}"
-        if label is None:
-            why = reason if reason.startswith("oracle_") else "oracle_unknown"
-            undecided[why] += 1
-            undecided_by["model"][key] += 1
-            undecided_by["split"][split] += 1
-            dropped.append(DroppedCandidate(id=cid, task_id=s.task_id, category=f"{domain}.sampled", reason=why,
-                                            text=s.text[:300]))
-            continue
-        candidates.append(Candidate(
-            id=cid, task_id=s.task_id, text=s.text, origin="sampled",
-            category=f"{domain}.sampled.{sanitize(key)}.{sanitize(split)}.{label}",
-            label=label, label_source="oracle", note=f"{key} sample #{s.sample_index} ({where})",
-        ))
-        info[cid] = (key, s, where)
-    if not candidates:
-        raise InputError(f"the oracle could not decide any of the {len(rows)} samples "
-                         f"({', '.join(f'{k} {v}' for k, v in sorted(undecided.items()))}); nothing to score")
-
-    digest = hashlib.sha256("\0".join([the_suite.content_hash] + [f.digest for f in loaded]).encode()).hexdigest()[:16]
-    candidates = with_slices(get_domain(domain), tasks, candidates, options.slice_field)
-    prepared = Prepared(the_suite.name, digest, domain, tasks, candidates, dropped)
-    options.timeout = timeout or getattr(get_domain(domain), "default_timeout", 10.0)
-    if options.results is None:
-        options.results = default_cache_dir() / f"results-samples-{fingerprint(run_settings(prepared, specs, options))}.jsonl"
-    reports = audit(prepared, specs, options)
-    verdicts = _read_verdicts(options.results)
-
-    by_model, by_split = _authority(rows, task_map, models)
-    sections = []
-    for spec, report in zip(specs, reports):
-        mine = {cid: v for (name, cid), v in verdicts.items() if name == spec.name}
-        section = _section(spec, report, prepared, info, mine, models, undecided, undecided_by, loaded,
-                           options.threshold, len(rows), max_listed)
-        section.authority_by_model, section.authority_by_split = by_model, by_split
-        sections.append(section)
-    return ScoreResult(reports=reports, sections=sections, prepared=prepared, results_path=options.results)
-
-
-def _authority(rows, task_map: dict, models: dict[str, _Model]) -> tuple[list[AuthorityFigures], list[AuthorityFigures]]:
-    """The authority figures of the samples of tool tasks (empty for other domains): from
-    the texts and the tasks' policies alone, so the oracle's undecidable samples count too."""
-    from . import authority as A
-
-    tool_ids = {t for t, task in task_map.items() if A.is_tool_task(task)}
-    if not tool_ids:
-        return [], []
-    from ..domains.tool.policy import task_policy
-
-    policies = {t: task_policy(task_map[t]) for t in tool_ids}
-    memo: dict[tuple[str, str], A.SampleAuthority] = {}
-    out = []
-    for _, _, _, s, key in rows:
-        if s.task_id not in tool_ids:
-            continue
-        pair = (s.task_id, s.text)
-        if pair not in memo:
-            memo[pair] = A.sample_authority(task_map[s.task_id], s.text, policies[s.task_id])
-        out.append((key, task_map[s.task_id].split, models[key].role, s.task_id, memo[pair]))
-    return A.grouped_figures(out)
-
-
-def _read_verdicts(path: Path) -> dict[tuple[str, str], Verdict]:
-    """The verdicts of the results store, those whose signature holds (engine/store.py)."""
-    return read_verified(path)
-
-
-def _section(spec: VerifierSpec, report: Report, prepared: Prepared, info, verdicts: dict[str, Verdict],
-             models: dict[str, _Model], undecided: Counter, undecided_by: dict[str, Counter], loaded: list[_File],
-             threshold: float, total: int, max_listed: int) -> SamplesSection:
-    tasks = {t.id: t for t in prepared.tasks}
-    # per group: [correct, incorrect, errors, false acceptances, incorrect judged, false rejections, correct judged, samples]
-    groups: dict[str, dict[str, list[int]]] = {"model": {k: [0] * 8 for k in models},
-                                               "split": {k: [0] * 8 for k in undecided_by["split"]}}
-    wrong_accepted: list[Disagreement] = []
-    right_rejected: list[Disagreement] = []
-    for c in prepared.candidates:
-        key, s, where = info[c.id]
-        split = tasks[c.task_id].split
-        v = verdicts.get(c.id)
-        for kind, name in (("model", key), ("split", split)):
-            g = groups[kind].setdefault(name, [0] * 8)
-            g[7] += 1
-            g[0 if c.label == "correct" else 1] += 1
-            if v is None or v.status != "ok":
-                g[2] += 1
-                continue
-            ok = accepted(v.score, threshold)
-            if c.label == "incorrect":
-                g[4] += 1
-                g[3] += bool(ok)
-            else:
-                g[6] += 1
-                g[5] += not ok
-        if v is None or v.status != "ok":
-            continue
-        ok = accepted(v.score, threshold)
-        if ok == (c.label == "incorrect"):
-            d = Disagreement(kind="accepted_but_wrong" if ok else "rejected_but_right", model=key, task_id=c.task_id,
-                             sample_index=s.sample_index, split=split, text=_clip(c.text, 300),
-                             reference=_clip(tasks[c.task_id].reference, 120), score=v.score, source=where)
-            (wrong_accepted if ok else right_rejected).append(d)
-
-    def summaries(kind: str) -> list[GroupSummary]:
-        out = []
-        for name, g in groups[kind].items():
-            m = models.get(name) if kind == "model" else None
-            out.append(GroupSummary(
-                name=name, role=m.role if m else None, files=list(m.files) if m else [],
-                samples=g[7] + undecided_by[kind][name], correct=g[0], incorrect=g[1],
-                undecidable=undecided_by[kind][name], errors=g[2],
-                false_acceptance=_rate(g[3], g[4]), false_rejection=_rate(g[5], g[6])))
-        return out
-
-    by_model = summaries("model")
-    order = {"train": 0, "heldout": 1, "shifted": 2}
-    by_split = sorted(summaries("split"), key=lambda g: (order.get(g.name, 9), g.name))
-    rates = {g.name: g.false_acceptance for g in by_model}
-    comparisons = []
-    for a, b in _pairs(list(models.values())):
-        for hi, lo in ((a, b), (b, a)):
-            c = compare(hi.key, rates[hi.key], hi.role, lo.key, rates[lo.key], lo.role)
-            if c is not None:
-                comparisons.append(c)
-    return SamplesSection(
-        verifier=spec.spec, files=[str(f.path) for f in loaded], threshold=threshold, samples=total,
-        labelled=len(prepared.candidates), undecidable=sum(undecided.values()),
-        undecidable_reasons=dict(sorted(undecided.items())), by_model=by_model, by_split=by_split,
-        comparisons=comparisons, blind_spot=[c.message for c in comparisons if BLIND_SPOT in c.message],
-        accepted_but_wrong=len(wrong_accepted), rejected_but_right=len(right_rejected),
-        disagreements=wrong_accepted[:max_listed] + right_rejected[:max_listed],
-    )
+    return score_stream(files, specs, options, base=base, suite=suite, suite_format=suite_format, timeout=timeout,
+                        max_listed=max_listed, log=log, block_size=DEFAULT_BLOCK if block_size is None else block_size,
+                        on_block=on_block)
 
 
 # --- rendering ------------------------------------------------------------------------------------

@@ -1,0 +1,35 @@
+"""Where the calls of a job run: the one dispatch point between the front ends and the
+executors, so that the audit, the oracle labelling and ``score``/``compare`` do not care.
+
+``local`` (the default) is the worker pool of this machine (engine/pool.py); ``ray`` runs
+the same pool on the nodes of a Ray cluster (engine/ray_executor.py, docs/ray.md). Both
+yield one ``pool.Outcome`` per item whatever the calls do; the executor changes no verdict,
+so it is not part of the results file's fingerprint and ``--resume`` works across them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Optional
+
+from ..argtypes import EXECUTORS
+from . import pool
+
+
+def check_executor(executor: str) -> str:
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, not {executor!r}")
+    return executor
+
+
+def run_calls(job: Any, items: Iterable[int], *, executor: str = "local", ray_address: Optional[str] = None,
+              **pool_kwargs) -> Iterator[pool.Outcome]:
+    """``pool.run(job, items, **pool_kwargs)`` on the chosen executor. With ``ray``, the
+    calls run on every CPU of the cluster: ``workers`` (sized for this machine) is not
+    passed on; every other setting is the local pool's, on each node."""
+    if check_executor(executor) == "local":
+        return pool.run(job, items, **pool_kwargs)
+    from . import ray_executor
+
+    pool_kwargs.pop("workers", None)
+    pool_kwargs.pop("chunk", None)  # the local pool's message size; a Ray task's chunk is its own
+    return ray_executor.run(job, items, address=ray_address, **pool_kwargs)
