@@ -98,7 +98,10 @@ class LocalCluster:
         from verifier_audit.engine import ray_executor
 
         path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-        env = {**os.environ, "PYTHONPATH": path, "RAY_USAGE_STATS_ENABLED": "0",
+        # HOME: the cluster's own, so a token left in the user's ~/.ray/auth_token (by an
+        # earlier `ray get-auth-token` or token-mode cluster) cannot turn authentication on
+        # for one node and not the other (the second node's `ray start` then fails).
+        env = {**os.environ, "PYTHONPATH": path, "RAY_USAGE_STATS_ENABLED": "0", "HOME": self.head_dir,
                # A killed node is declared dead within seconds, not the default half a minute.
                "RAY_health_check_initial_delay_ms": "500", "RAY_health_check_period_ms": "500",
                "RAY_health_check_timeout_ms": "1000", "RAY_health_check_failure_threshold": "3"}
