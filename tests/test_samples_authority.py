@@ -361,7 +361,7 @@ def compared(tmp_path_factory):
     import io
     import sys
 
-    from verifier_audit.samples import cli_compare
+    from verifier_audit.cli import compare as cli_compare
 
     from samples_support import parse
 
@@ -408,20 +408,20 @@ def test_compare_on_tool_samples_reports_the_authority_change_and_the_verdict_sa
 
 def test_score_on_tool_samples_reports_authority_per_model_and_split_and_the_checklist_reads_it(compared, capsys):
     from verifier_audit.report import checklist as CL
-    from verifier_audit.samples.cli_score import add_parsers, run_score
+    from verifier_audit.cli import score as score_cli
 
     import argparse
 
     _, _, _, tmp = compared
     base, rl = tmp / "base.jsonl", tmp / "rl.jsonl"
     parser = argparse.ArgumentParser(prog="verifier-audit")
-    add_parsers(parser.add_subparsers(dest="command"))
+    score_cli.add_parser(parser.add_subparsers(dest="command"))
     out_json, out_md = tmp / "score.json", tmp / "score.md"
     args = parser.parse_args(["score", str(rl), "--base", str(base), "--verifier",
                               "verifier_audit.domains.tool.verifiers:name_only", "--probe-sample", "0", "--no-config",
                               "--no-progress", "--workers", "2", "--results", str(tmp / "res.jsonl"),
                               "--json", str(out_json), "--markdown", str(out_md)])
-    run_score(args)
+    score_cli.run(args)
     printed = capsys.readouterr().out
     assert "Authority (tool calls" in printed and "rl-model (rl): 160 samples, 160 readable" in printed
     data = json.loads(out_json.read_text())

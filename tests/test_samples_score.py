@@ -28,7 +28,7 @@ from verifier_audit.errors import InputError
 from verifier_audit.loading import resolve
 from verifier_audit.metrics import wilson
 from verifier_audit.report.diff import load_reports
-from verifier_audit.samples.cli_score import add_parsers, run_score
+from verifier_audit.cli import score as score_cli
 from verifier_audit.samples.records import Manifest, Sample, SamplingParams, manifest_line
 from verifier_audit.samples.score import BLIND_SPOT, _rate, _two_proportion, compare, score_samples
 from verifier_audit.suites import load_suite
@@ -247,8 +247,8 @@ def test_samples_of_unknown_tasks_are_an_input_error(tmp_path):
 
 def _cli(argv):
     parser = argparse.ArgumentParser(prog="verifier-audit")
-    add_parsers(parser.add_subparsers(dest="command"))
-    return run_score(parser.parse_args(argv))
+    score_cli.add_parser(parser.add_subparsers(dest="command"))
+    return score_cli.run(parser.parse_args(argv))
 
 
 def test_cli_exit_codes_and_outputs(files, tmp_path, capsys):

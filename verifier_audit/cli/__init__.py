@@ -1,0 +1,18 @@
+"""The front end ``verifier-audit``: one module per subcommand, each with ``add_parser``
+(its arguments) and ``run`` (the glue that calls the work and turns it into output and an
+exit code); the work itself lives in the layers below (engine, report, samples, monitor,
+scan).
+
+    app.py        the top parser, the subcommands in order, errors to exit codes
+    options.py    exit codes, the input-error line, the flags several subcommands share
+    run.py generate.py diff.py checklist.py scan.py sample.py logprobs.py score.py
+    import_.py compare.py monitor.py catalog.py   one subcommand each
+
+``main`` is the console script (pyproject: ``verifier-audit = "verifier_audit.cli:main"``)
+and ``python -m verifier_audit``. A new subcommand is a module here with ``add_parser`` and
+``run``, named in ``app.SUBCOMMANDS`` (docs/architecture.md).
+"""
+
+from .app import build_parser, main
+
+__all__ = ["build_parser", "main"]
