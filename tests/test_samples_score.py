@@ -30,7 +30,9 @@ from verifier_audit.metrics import wilson
 from verifier_audit.report.diff import load_reports
 from verifier_audit.cli import score as score_cli
 from verifier_audit.samples.records import Manifest, Sample, SamplingParams, manifest_line
-from verifier_audit.samples.score import BLIND_SPOT, _rate, _two_proportion, compare, score_samples
+from verifier_audit.samples.score import BLIND_SPOT, score_samples
+from verifier_audit.samples.score.comparison import compare, two_proportion
+from verifier_audit.samples.score.section import rate_of
 from verifier_audit.suites import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,16 +190,16 @@ def test_no_blind_spot_when_false_acceptance_is_equal(refs, tmp_path):
 
 
 def test_two_proportion_test_and_comparison_by_hand():
-    z, p = _two_proportion(2, 10, 1, 10)  # pooled 0.15: se = sqrt(0.15 * 0.85 * 0.2)
+    z, p = two_proportion(2, 10, 1, 10)  # pooled 0.15: se = sqrt(0.15 * 0.85 * 0.2)
     assert z == pytest.approx(0.1 / math.sqrt(0.0255)) and p == pytest.approx(math.erfc(z / math.sqrt(2)))
-    assert _two_proportion(0, 5, 0, 7) == (0.0, 1.0)
-    weak = compare("rl", _rate(2, 10), "rl", "base", _rate(1, 10), "base")
+    assert two_proportion(0, 5, 0, 7) == (0.0, 1.0)
+    weak = compare("rl", rate_of(2, 10), "rl", "base", rate_of(1, 10), "base")
     assert weak is not None and not weak.significant and BLIND_SPOT not in weak.message
     assert "not significantly" in weak.message
-    assert compare("base", _rate(1, 10), "base", "rl", _rate(2, 10), "rl") is None  # not the higher one
-    unroled = compare("m1", _rate(9, 10), None, "m2", _rate(1, 10), None)
+    assert compare("base", rate_of(1, 10), "base", "rl", rate_of(2, 10), "rl") is None  # not the higher one
+    unroled = compare("m1", rate_of(9, 10), None, "m2", rate_of(1, 10), None)
     assert unroled.significant and f"if m1 was trained against this verifier, {BLIND_SPOT}" in unroled.message
-    reverse = compare("base", _rate(9, 10), "base", "rl", _rate(1, 10), "rl")
+    reverse = compare("base", rate_of(9, 10), "base", "rl", rate_of(1, 10), "rl")
     assert reverse.significant and BLIND_SPOT not in reverse.message
 
 

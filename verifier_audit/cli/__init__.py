@@ -11,8 +11,24 @@ scan).
 ``main`` is the console script (pyproject: ``verifier-audit = "verifier_audit.cli:main"``)
 and ``python -m verifier_audit``. A new subcommand is a module here with ``add_parser`` and
 ``run``, named in ``app.SUBCOMMANDS`` (docs/architecture.md).
+
+``main`` and ``build_parser`` load ``app`` when called, not when this package is imported,
+so that ``python -m verifier_audit.cli.scan`` (``checklist``, ``monitor``) runs its module
+without the package having imported it first.
 """
 
-from .app import build_parser, main
-
 __all__ = ["build_parser", "main"]
+
+
+def build_parser():
+    """The ``verifier-audit`` parser, every subcommand on it (``app.build_parser``)."""
+    from .app import build_parser as build
+
+    return build()
+
+
+def main(argv=None) -> int:
+    """Run ``verifier-audit`` on ``argv`` (default: the command line); the exit code (``app.main``)."""
+    from .app import main as run_command
+
+    return run_command(argv)

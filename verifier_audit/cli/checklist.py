@@ -37,7 +37,7 @@ def run(args) -> int:
     from ..errors import InputError
     from ..report.checklist import OPEN, UNKNOWN, _printable, evaluate, to_markdown, to_text
     from ..report.diff import load_reports
-    from ..samples.authority import evidence_in_report_file, load_evidence
+    from ..samples.evidence import evidence_in_report_file, load_evidence
 
     try:
         reports = list(load_reports(args.report).values())

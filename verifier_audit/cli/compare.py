@@ -67,8 +67,8 @@ def run(args) -> int:
 
     from ..engine.pool import PoolError
     from ..report import png
-    from ..samples import compare as C
-    from ..samples import compare_render as R
+    from ..samples.compare import pipeline as C
+    from ..samples.compare import render as R
 
     if args.png_dir is not None and not png.matplotlib_available():
         return input_error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")

@@ -9,7 +9,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 from .. import __version__, argtypes
 from ..loading import STYLES
