@@ -38,6 +38,7 @@ from verifier_audit.suites import load_suite
 ROOT = Path(__file__).resolve().parent.parent
 SUBSTRING = f"{ROOT}/examples/math_verifiers.py:substring"
 STRONG = "verifier_audit.domains.math.verifiers:strong"
+GSM8K_STRICT = f"{ROOT}/tests/fixtures/format_graders.py:gsm8k_strict"
 TRAIN = ["math-0001", "math-0002", "math-0003", "math-0004"]
 HELDOUT = ["math-0013", "math-0014"]
 
@@ -187,6 +188,24 @@ def test_no_blind_spot_when_false_acceptance_is_equal(refs, tmp_path):
     assert {g.name: (g.role, g.false_acceptance.k, g.false_acceptance.n) for g in s.by_model} == {
         "base": ("base", 10, 10), "policy": ("rl", 10, 10)}
     assert s.comparisons == [] and s.blind_spot == []
+
+
+def test_samples_section_of_rewritten_samples_has_their_verdicts(refs, tmp_path):
+    # A grader that reads only '#### n' sees \\boxed{} samples rewritten by the format probe,
+    # as candidates '<id>@gsm8k': the section must count those verdicts, not call every
+    # sample a verifier error.
+    rows = [(t, text) for t, r in refs.items() for text in (f"\\boxed{{{r}}}", f"\\boxed{{{r + 1}}}")]
+    path = write_samples_file(tmp_path / "boxed.jsonl", "boxed-model", rows)
+    result = score_samples([path], [resolve(GSM8K_STRICT)], options(tmp_path))
+    report, section = result.reports[0], result.sections[0]
+    assert report.formats.audited_in == "gsm8k" and report.formats.rewritten == len(rows)
+    group, = section.by_model
+    assert (group.samples, group.correct, group.incorrect, group.errors) == (12, 6, 6, 0)
+    assert (group.false_acceptance.k, group.false_acceptance.n) == (0, 6)
+    assert (group.false_rejection.k, group.false_rejection.n) == (0, 6)
+    assert sum(g.errors for g in section.by_split) == 0
+    assert (section.accepted_but_wrong, section.rejected_but_right) == (0, 0)
+    assert section.labelled == section.samples == len(rows)
 
 
 def test_two_proportion_test_and_comparison_by_hand():

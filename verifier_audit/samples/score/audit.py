@@ -111,13 +111,15 @@ def audit_blocks(the_suite, scans: list[FileScan], tasks: list[Task], domain_nam
                     got[verdict.candidate_id] = verdict
                     progress.advance()
                 tally, probe_pool = tallies[spec.name], pools[spec.name]
+                of_sample: dict[str, Verdict] = {}  # by the id of the sample each shown candidate stands for
                 for c in view.candidates:
                     tally.add(c, got[c.id])
                     if options.probe_sample > 0 or options.search:
                         probe_pool.add(c, got[c.id])
+                    of_sample[shown[spec.name].sample_id(c)] = got[c.id]
                 section = sections[spec.name]
-                for c, key, sample_index, where in rows:  # looked up by the sample's own id, as before
-                    section.add(c, key, sample_index, where, got.get(c.id))
+                for c, key, sample_index, where in rows:  # a sample left out of the view has no verdict
+                    section.add(c, key, sample_index, where, of_sample.get(c.id))
             if on_block is not None:
                 on_block("audit", number)
         progress.close()

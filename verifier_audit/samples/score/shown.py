@@ -11,7 +11,7 @@ from typing import Optional
 from ...engine.audit import AuditOptions, Prepared
 from ...engine.formats import UNSTATED, choose, probe, rewrite_candidates, summary, supports_formats, tasks_in_scope
 from ...loading import VerifierSpec
-from ...models import Formats
+from ...models import Candidate, Formats
 
 
 @dataclass
@@ -37,6 +37,13 @@ class Shown:
         if self.formats is not None:
             self.shown_formats.update(c.format or UNSTATED for c in view.candidates)
         return view
+
+    def sample_id(self, c: Candidate) -> str:
+        """The id of the sample a shown candidate stands for: its own, or, rewritten into the
+        format, its own less the ``@<format>`` that ``rewrite_candidates`` appends (a sample's
+        id ends in its index, so only a rewritten one ends so)."""
+        suffix = f"@{self.fmt.name}" if self.fmt is not None else ""
+        return c.id[: -len(suffix)] if suffix and c.id.endswith(suffix) else c.id
 
     def result(self) -> Optional[Formats]:
         """As ``formats_for`` gives it, summed over the blocks."""
