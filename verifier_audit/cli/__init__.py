@@ -10,7 +10,7 @@ scan).
 
 ``main`` is the console script (pyproject: ``verifier-audit = "verifier_audit.cli:main"``)
 and ``python -m verifier_audit``. A new subcommand is a module here with ``add_parser`` and
-``run``, named in ``app.SUBCOMMANDS`` (docs/architecture.md).
+``run``, named in ``app.SUBCOMMANDS``.
 
 ``main`` and ``build_parser`` load ``app`` when called, not when this package is imported,
 so that ``python -m verifier_audit.cli.scan`` (``checklist``, ``monitor``) runs its module
