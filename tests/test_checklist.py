@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from verifier_audit.models import Report, ReportSet, to_json
+from verifier_audit.cli import checklist as checklist_cli
 from verifier_audit.report import checklist
 from verifier_audit.report.checklist import evaluate, to_markdown
 
@@ -149,22 +150,22 @@ def test_the_command_exit_codes_and_markdown(audited, tmp_path, capsys):
     one.write_text(to_json(strong, indent=2))
     md = tmp_path / "out" / "checklist.md"
     md.parent.mkdir()
-    assert checklist.main([str(one), "--markdown", str(md)]) == 0  # nothing open (two unknown)
+    assert checklist_cli.main([str(one), "--markdown", str(md)]) == 0  # nothing open (two unknown)
     out = capsys.readouterr().out
     assert "10 checked" not in out and "8 checked, 0 open, 2 unknown" in out
     assert "executes_model_output" in out and md.read_text().startswith("## verifier-audit security checklist")
-    assert checklist.main([str(one), "--strict"]) == 1  # unknown counts with --strict
+    assert checklist_cli.main([str(one), "--strict"]) == 1  # unknown counts with --strict
 
     both = tmp_path / "set.json"
     both.write_text(to_json(ReportSet(tool_version=strong.tool_version, reports=[strong, sympify])))
-    assert checklist.main([str(both)]) == 1
+    assert checklist_cli.main([str(both)]) == 1
     assert "open" in capsys.readouterr().out
 
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
-    assert checklist.main([str(bad)]) == 2
+    assert checklist_cli.main([str(bad)]) == 2
     assert "not a verifier-audit report" in capsys.readouterr().err
-    assert checklist.main([str(tmp_path / "missing.json")]) == 2
+    assert checklist_cli.main([str(tmp_path / "missing.json")]) == 2
 
 
 def test_the_subcommand_registers_on_a_parser():
@@ -172,7 +173,7 @@ def test_the_subcommand_registers_on_a_parser():
 
     parser = argparse.ArgumentParser(prog="verifier-audit")
     sub = parser.add_subparsers(dest="command")
-    checklist.add_parser(sub)
+    checklist_cli.add_parser(sub)
     args = parser.parse_args(["checklist", "r.json", "--markdown", "m.md"])
     assert args.command == "checklist" and args.report == Path("r.json") and args.markdown == Path("m.md")
     assert args.strict is False

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier_audit.cli import _given, build_parser, main
+from verifier_audit.cli import build_parser, main
+from verifier_audit.cli.options import given_options
 from verifier_audit.config import load_config
 from verifier_audit.errors import InputError
 from verifier_audit.plan import audit_options
@@ -20,7 +21,7 @@ GSM8K_STRICT = f"{ROOT / 'tests' / 'fixtures' / 'format_graders.py'}:gsm8k_stric
 
 def _options(argv: list[str], config=None):
     args = build_parser().parse_args(["run", *argv])
-    return audit_options(_given(args), config)[0]
+    return audit_options(given_options(args), config)[0]
 
 
 def _config(tmp_path: Path, body: str):

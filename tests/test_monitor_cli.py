@@ -2,8 +2,8 @@
 renders it (plots and alarm markers), the PNG files, thresholds from pyproject.toml, and
 the verdict's words for each alarm.
 
-The command runs in a subprocess, as a user runs it: through ``verifier-audit monitor`` once
-verifier_audit/cli.py wires it in, through ``python -m verifier_audit.monitor.cli`` until then.
+The command runs in a subprocess, as a user runs it: ``verifier-audit monitor``
+(``verifier_audit/cli/monitor.py``).
 """
 
 from __future__ import annotations
@@ -33,14 +33,7 @@ from verifier_audit.monitor.run import Run, Series  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _wired() -> bool:
-    from verifier_audit.cli import build_parser
-
-    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
-    return "monitor" in sub.choices
-
-
-ENTRY = ["-m", "verifier_audit", "monitor"] if _wired() else ["-m", "verifier_audit.monitor.cli"]
+ENTRY = ["-m", "verifier_audit", "monitor"]
 
 
 def monitor(*args, cwd):
@@ -258,7 +251,7 @@ def test_html_escapes_hostile_names():
 
 
 def test_png_without_matplotlib_is_a_clear_error(logs, tmp_path, monkeypatch, capsys):
-    from verifier_audit.monitor import cli
+    from verifier_audit.cli import monitor as cli
     from verifier_audit.report import png
 
     monkeypatch.setattr(png, "matplotlib_available", lambda: False)

@@ -26,7 +26,7 @@ torch = pytest.importorskip("torch", reason=REASON)
 pytest.importorskip("transformers", reason=REASON)
 
 from verifier_audit.errors import InputError
-from verifier_audit.samples import cli as samples_cli
+from verifier_audit.cli import sample as samples_cli
 from verifier_audit.samples import seeding, templates
 from verifier_audit.samples.backends.hf import HFBackend
 from verifier_audit.samples.records import read_samples
@@ -191,7 +191,7 @@ def test_kill_and_resume_gives_the_same_bytes(reference, tiny_model, backend, ta
     script = (
         "import argparse, sys, time, torch\n"
         "torch.set_num_threads(1)\n"
-        "from verifier_audit.samples import cli\n"
+        "from verifier_audit.cli import sample as cli\n"
         "from verifier_audit.samples.backends import hf\n"
         "orig = hf.HFBackend.generate\n"
         "def slow(self, *a, **k):\n"

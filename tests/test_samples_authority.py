@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from verifier_audit.models import Task
 from verifier_audit.samples import authority as A
 from verifier_audit.samples.records import Manifest, Sample, dumps, manifest_line
+from verifier_audit.samples.evidence import load_evidence
 
 N = 8
 PROBLEMS = 20
@@ -239,7 +240,7 @@ def test_a_sample_inside_the_policy_never_adds_a_violation(chosen, extra):
 
 
 def _facts(path: Path, label) -> list:
-    from verifier_audit.samples.compare_facts import Facts
+    from verifier_audit.samples.compare.facts import Facts
     from verifier_audit.samples.records import read_samples
 
     out = []
@@ -253,7 +254,7 @@ def _facts(path: Path, label) -> list:
 def test_compute_reports_the_authority_change_beside_pass1_under_a_state_only_reward(tmp_path):
     pytest.importorskip("numpy")
     from verifier_audit.samples import compare as C
-    from verifier_audit.samples import compare_render as R
+    from verifier_audit.samples.compare import render as R
     from verifier_audit.samples.records import read_samples
 
     base, rl, _ = write_fixture(tmp_path)
@@ -276,14 +277,14 @@ def test_compute_reports_the_authority_change_beside_pass1_under_a_state_only_re
     C.write_json(r, tmp_path / "cmp.json")
     again = C.read_json(tmp_path / "cmp.json")
     assert again.authority == r.authority and again.splits[0].delta_authority == r.splits[0].delta_authority
-    ev = A.load_evidence(tmp_path / "cmp.json")
+    ev = load_evidence(tmp_path / "cmp.json")
     assert ev.change.direction == "increase" and [m.role for m in ev.models] == ["base", "rl"]
 
 
 def test_a_math_compare_has_no_authority(tmp_path):
     pytest.importorskip("numpy")
     from verifier_audit.samples import compare as C
-    from verifier_audit.samples.compare_facts import Facts
+    from verifier_audit.samples.compare.facts import Facts
     from verifier_audit.samples.records import read_samples
 
     base, rl, _ = write_fixture(tmp_path)
@@ -361,7 +362,7 @@ def compared(tmp_path_factory):
     import io
     import sys
 
-    from verifier_audit.samples import cli_compare
+    from verifier_audit.cli import compare as cli_compare
 
     from samples_support import parse
 
@@ -401,27 +402,28 @@ def test_compare_on_tool_samples_reports_the_authority_change_and_the_verdict_sa
 
     from verifier_audit.report import checklist as CL
 
-    ev = A.load_evidence(tmp / "cmp.json")
+    ev = load_evidence(tmp / "cmp.json")
     assert ev is not None and ev.change.direction == "increase"
     assert CL._authority("tool", ev).status == "open"
 
 
 def test_score_on_tool_samples_reports_authority_per_model_and_split_and_the_checklist_reads_it(compared, capsys):
     from verifier_audit.report import checklist as CL
-    from verifier_audit.samples.cli_score import add_parsers, run_score
+    from verifier_audit.cli import checklist as checklist_cli
+    from verifier_audit.cli import score as score_cli
 
     import argparse
 
     _, _, _, tmp = compared
     base, rl = tmp / "base.jsonl", tmp / "rl.jsonl"
     parser = argparse.ArgumentParser(prog="verifier-audit")
-    add_parsers(parser.add_subparsers(dest="command"))
+    score_cli.add_parser(parser.add_subparsers(dest="command"))
     out_json, out_md = tmp / "score.json", tmp / "score.md"
     args = parser.parse_args(["score", str(rl), "--base", str(base), "--verifier",
                               "verifier_audit.domains.tool.verifiers:name_only", "--probe-sample", "0", "--no-config",
                               "--no-progress", "--workers", "2", "--results", str(tmp / "res.jsonl"),
                               "--json", str(out_json), "--markdown", str(out_md)])
-    run_score(args)
+    score_cli.run(args)
     printed = capsys.readouterr().out
     assert "Authority (tool calls" in printed and "rl-model (rl): 160 samples, 160 readable" in printed
     data = json.loads(out_json.read_text())
@@ -433,8 +435,8 @@ def test_score_on_tool_samples_reports_authority_per_model_and_split_and_the_che
         (n, s) for n in ("base-model", "rl-model") for s in ("train", "heldout", "shifted")}
     assert "**Authority**" in out_md.read_text()
     # the checklist finds the figures in the score file itself, or takes the compare file's
-    assert CL.main([str(out_json)]) == 1
+    assert checklist_cli.main([str(out_json)]) == 1
     out = capsys.readouterr().out
     assert "runtime_authority" in out and "rl-model (rl): calls outside the task's scope 25.0% (40/160" in out
-    assert CL.main([str(out_json), "--authority", str(tmp / "cmp.json")]) == 1
+    assert checklist_cli.main([str(out_json), "--authority", str(tmp / "cmp.json")]) == 1
     assert "authority increase from base to RL" in capsys.readouterr().out

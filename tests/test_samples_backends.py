@@ -30,7 +30,7 @@ pytest.importorskip("transformers", reason=REASON)
 from openai_server import TinyOpenAIServer, key_of  # noqa: E402
 
 from verifier_audit.errors import InputError  # noqa: E402
-from verifier_audit.samples import cli as samples_cli  # noqa: E402
+from verifier_audit.cli import sample as samples_cli  # noqa: E402
 from verifier_audit.samples.backends import (  # noqa: E402
     REGISTRY,
     Prompt,

@@ -29,9 +29,9 @@ pytest.importorskip("numpy")
 from browser import dump_dom, needs_browser  # noqa: E402
 
 from verifier_audit.report import png  # noqa: E402
-from verifier_audit.samples import cli_compare  # noqa: E402
+from verifier_audit.cli import compare as cli_compare  # noqa: E402
 from verifier_audit.samples import compare as C  # noqa: E402
-from verifier_audit.samples import compare_render as R  # noqa: E402
+from verifier_audit.samples.compare import render as R  # noqa: E402
 from verifier_audit.samples.records import (  # noqa: E402
     Manifest,
     Sample,

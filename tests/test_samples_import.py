@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from verifier_audit.errors import InputError
-from verifier_audit.samples.cli_score import add_parsers, run_import
+from verifier_audit.cli import import_ as import_cli
 from verifier_audit.samples.importers import import_samples, parse_mapping, write_samples
 from verifier_audit.samples.records import Manifest, SamplingParams, manifest_line, read_samples
 from verifier_audit.suites import load_suite
@@ -303,8 +303,8 @@ def test_sampled_file_still_needs_finish_reason(tmp_path):
 
 def _cli(argv):
     parser = argparse.ArgumentParser(prog="verifier-audit")
-    add_parsers(parser.add_subparsers(dest="command"))
-    return run_import(parser.parse_args(argv))
+    import_cli.add_parser(parser.add_subparsers(dest="command"))
+    return import_cli.run(parser.parse_args(argv))
 
 
 def test_cli_import_exit_codes(tmp_path, capsys):

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch", reason=REASON)
 pytest.importorskip("transformers", reason=REASON)
 
 from verifier_audit.errors import InputError  # noqa: E402
-from verifier_audit.samples import cli_logprobs  # noqa: E402
+from verifier_audit.cli import logprobs as cli_logprobs  # noqa: E402
 from verifier_audit.samples import logprobs as lp_mod  # noqa: E402
 from verifier_audit.samples.backends.hf import HFBackend  # noqa: E402
 from verifier_audit.samples.logprobs import add_ref_logprobs  # noqa: E402

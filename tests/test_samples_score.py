@@ -28,14 +28,17 @@ from verifier_audit.errors import InputError
 from verifier_audit.loading import resolve
 from verifier_audit.metrics import wilson
 from verifier_audit.report.diff import load_reports
-from verifier_audit.samples.cli_score import add_parsers, run_score
+from verifier_audit.cli import score as score_cli
 from verifier_audit.samples.records import Manifest, Sample, SamplingParams, manifest_line
-from verifier_audit.samples.score import BLIND_SPOT, _rate, _two_proportion, compare, score_samples
+from verifier_audit.samples.score import BLIND_SPOT, score_samples
+from verifier_audit.samples.score.comparison import compare, two_proportion
+from verifier_audit.samples.score.section import rate_of
 from verifier_audit.suites import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBSTRING = f"{ROOT}/examples/math_verifiers.py:substring"
 STRONG = "verifier_audit.domains.math.verifiers:strong"
+GSM8K_STRICT = f"{ROOT}/tests/fixtures/format_graders.py:gsm8k_strict"
 TRAIN = ["math-0001", "math-0002", "math-0003", "math-0004"]
 HELDOUT = ["math-0013", "math-0014"]
 
@@ -187,17 +190,35 @@ def test_no_blind_spot_when_false_acceptance_is_equal(refs, tmp_path):
     assert s.comparisons == [] and s.blind_spot == []
 
 
+def test_samples_section_of_rewritten_samples_has_their_verdicts(refs, tmp_path):
+    # A grader that reads only '#### n' sees \\boxed{} samples rewritten by the format probe,
+    # as candidates '<id>@gsm8k': the section must count those verdicts, not call every
+    # sample a verifier error.
+    rows = [(t, text) for t, r in refs.items() for text in (f"\\boxed{{{r}}}", f"\\boxed{{{r + 1}}}")]
+    path = write_samples_file(tmp_path / "boxed.jsonl", "boxed-model", rows)
+    result = score_samples([path], [resolve(GSM8K_STRICT)], options(tmp_path))
+    report, section = result.reports[0], result.sections[0]
+    assert report.formats.audited_in == "gsm8k" and report.formats.rewritten == len(rows)
+    group, = section.by_model
+    assert (group.samples, group.correct, group.incorrect, group.errors) == (12, 6, 6, 0)
+    assert (group.false_acceptance.k, group.false_acceptance.n) == (0, 6)
+    assert (group.false_rejection.k, group.false_rejection.n) == (0, 6)
+    assert sum(g.errors for g in section.by_split) == 0
+    assert (section.accepted_but_wrong, section.rejected_but_right) == (0, 0)
+    assert section.labelled == section.samples == len(rows)
+
+
 def test_two_proportion_test_and_comparison_by_hand():
-    z, p = _two_proportion(2, 10, 1, 10)  # pooled 0.15: se = sqrt(0.15 * 0.85 * 0.2)
+    z, p = two_proportion(2, 10, 1, 10)  # pooled 0.15: se = sqrt(0.15 * 0.85 * 0.2)
     assert z == pytest.approx(0.1 / math.sqrt(0.0255)) and p == pytest.approx(math.erfc(z / math.sqrt(2)))
-    assert _two_proportion(0, 5, 0, 7) == (0.0, 1.0)
-    weak = compare("rl", _rate(2, 10), "rl", "base", _rate(1, 10), "base")
+    assert two_proportion(0, 5, 0, 7) == (0.0, 1.0)
+    weak = compare("rl", rate_of(2, 10), "rl", "base", rate_of(1, 10), "base")
     assert weak is not None and not weak.significant and BLIND_SPOT not in weak.message
     assert "not significantly" in weak.message
-    assert compare("base", _rate(1, 10), "base", "rl", _rate(2, 10), "rl") is None  # not the higher one
-    unroled = compare("m1", _rate(9, 10), None, "m2", _rate(1, 10), None)
+    assert compare("base", rate_of(1, 10), "base", "rl", rate_of(2, 10), "rl") is None  # not the higher one
+    unroled = compare("m1", rate_of(9, 10), None, "m2", rate_of(1, 10), None)
     assert unroled.significant and f"if m1 was trained against this verifier, {BLIND_SPOT}" in unroled.message
-    reverse = compare("base", _rate(9, 10), "base", "rl", _rate(1, 10), "rl")
+    reverse = compare("base", rate_of(9, 10), "base", "rl", rate_of(1, 10), "rl")
     assert reverse.significant and BLIND_SPOT not in reverse.message
 
 
@@ -247,8 +268,8 @@ def test_samples_of_unknown_tasks_are_an_input_error(tmp_path):
 
 def _cli(argv):
     parser = argparse.ArgumentParser(prog="verifier-audit")
-    add_parsers(parser.add_subparsers(dest="command"))
-    return run_score(parser.parse_args(argv))
+    score_cli.add_parser(parser.add_subparsers(dest="command"))
+    return score_cli.run(parser.parse_args(argv))
 
 
 def test_cli_exit_codes_and_outputs(files, tmp_path, capsys):

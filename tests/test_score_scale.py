@@ -28,7 +28,8 @@ from verifier_audit.metrics import wilson
 from verifier_audit.models import Candidate, Checks, DroppedCandidate, GateConfig, Task, Verdict, to_json
 from verifier_audit.report.build import build_report
 from verifier_audit.report.tally import ReportTally
-from verifier_audit.samples import stream
+from verifier_audit.samples.score import files as score_files
+from verifier_audit.samples.score import probe_pool
 from verifier_audit.samples.records import Manifest, Sample, manifest_line, read_samples
 from verifier_audit.samples.score import score_samples
 from verifier_audit.suites import load_suite
@@ -110,9 +111,9 @@ def test_duplicates_are_found_without_a_dict_of_samples_and_name_both_lines(tmp_
 
 def test_plain_json_fields_agree_with_the_validated_sample():
     line = json.dumps({"task_id": "t", "sample_index": 2, "model": "m", "prompt": "p", "text": "x"})
-    assert stream._fields(Path("f"), 2, line) == ("t", 2, "m", "x", None)
+    assert score_files.line_fields(Path("f"), 2, line) == ("t", 2, "m", "x", None)
     coerced = json.dumps({"task_id": "t", "sample_index": 2.0, "model": "m", "prompt": "p", "text": "x", "source": "a:1"})
-    assert stream._fields(Path("f"), 2, coerced) == ("t", 2, "m", "x", "a:1")  # as pydantic reads 2.0: the index 2
+    assert score_files.line_fields(Path("f"), 2, coerced) == ("t", 2, "m", "x", "a:1")  # as pydantic reads 2.0: the index 2
 
 
 # ------------------------------------------------------------ 20,000 samples, blocks of 2,500
@@ -314,7 +315,7 @@ def test_the_probe_pool_past_its_cap_does_not_depend_on_the_cap(stream_, k, cap_
     base = Prepared("s", "h", "math", TASKS, [], [])
     views = []
     for cap in (cap_a, cap_b):
-        pool = stream._ProbePool(cap, k, seed=3)
+        pool = probe_pool.ProbePool(cap, k, seed=3)
         for c, v in rows:
             pool.add(c, v)
         view, verdicts = pool.view(base)

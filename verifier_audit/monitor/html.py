@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from .alarms import Alarm
+from .models import MonitorReport
 from .plots import _h, comparison_plots, run_plots
 from .run import Run
 from .verdict import _g, _step, law
-
-if TYPE_CHECKING:  # report.py re-exports render_html, so it imports this module, not the reverse
-    from .report import MonitorReport
 
 EXTRA_CSS = (
     ".vm-plot text{font:11px system-ui,sans-serif;fill:#333}.vm-axis{stroke:#888}.vm-grid{stroke:#ececec}"

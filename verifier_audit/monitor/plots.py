@@ -8,16 +8,14 @@ The colours and ``_reduce`` are shared with the PNG files (``png.py``).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import numpy as np
 
 from .alarms import Alarm
+from .models import FitInfo
 from .run import REWARD_FN_PREFIX, Run
 from .verdict import _g, _step, law
-
-if TYPE_CHECKING:  # report.py re-exports the renderers, so it imports them, not the reverse
-    from .report import FitInfo
 
 PALETTE = ("#3b7dd8", "#d35400", "#1e7b34", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d", "#b7950b")
 SERIES_COLOR = {"entropy": "#8e44ad", "reward": "#1e7b34", "reward_std": "#1e7b34", "frac_reward_zero_std": "#7f8c8d",

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..report.png import pyplot
 from .alarms import Alarm
+from .models import MonitorReport
 from .plots import ALARM_COLOR, PALETTE, SERIES_COLOR, _reduce
 from .run import REWARD_FN_PREFIX, Run
-
-if TYPE_CHECKING:  # report.py re-exports write_pngs, so it imports this module, not the reverse
-    from .report import MonitorReport
 
 
 def _file_slug(name: str) -> str:

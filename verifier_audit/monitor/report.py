@@ -1,9 +1,9 @@
-"""The training-health report: the figures of each run and the pydantic models of the JSON.
+"""The training-health report: the figures of each run, filled into the models of the JSON.
 
 ``build_report(runs, thresholds)`` runs the alarms (``alarms.check``) and the entropy-reward
 fit (``fit.fit_entropy_reward``) on each run and says in plain words what they mean
-(``verdict.py``). ``MonitorReport`` is the JSON (``to_json``). The renderings live in their
-own modules and are re-exported here, the one place a user imports from: ``render_text``
+(``verdict.py``). ``MonitorReport`` (``models.py``) is the JSON (``to_json``). The
+renderings live in their own modules and are re-exported here, the one place a user imports from: ``render_text``
 (text.py, what the command prints), ``render_html`` (html.py, the runs' curves as inline SVG
 from plots.py) and ``write_pngs`` (png.py, the same with matplotlib).
 """
@@ -14,83 +14,23 @@ import math
 from typing import Optional
 
 import numpy as np
-from pydantic import BaseModel, Field
 
-from .. import __version__
 from .alarms import Alarm, Thresholds, check, missing_metrics, not_checked
 from .facts import _at, _metric_order
 from .fit import fit_entropy_reward
 from .html import render_html
+from .models import AlarmInfo, FitInfo, MetricInfo, MonitorReport, RunReport
 from .png import write_pngs
 from .run import Run, Series
 from .text import render_text
 from .verdict import verdict
 
-# What a user imports, renderers included. The renderers need this module's models only as
-# annotations, so they never import it at run time: it sits above them and cannot cycle.
+# What a user imports, renderers included. The models the renderers read are models.py,
+# below them and this module, so the renderers never import this module back.
 __all__ = ["AlarmInfo", "FitInfo", "MetricInfo", "MonitorReport", "RunReport", "build_report", "render_html",
            "render_text", "to_json", "write_pngs"]
 
-FORMAT = "verifier-audit-monitor"
-FORMAT_VERSION = 1
 NARROWING = ("entropy_collapse", "reward_variance_collapse")
-
-
-class MetricInfo(BaseModel):
-    name: str  # canonical
-    logged_as: str  # the name in the log
-    points: int
-    first_step: float
-    last_step: float
-    start: float  # median of the first 5% of the points (at least 3)
-    end: float  # median of the last 5% of the points (at least 3)
-
-
-class AlarmInfo(BaseModel):
-    kind: str
-    step: float
-    at_fraction: Optional[float] = None  # where in the run (0 first logged step, 1 last)
-    message: str
-    evidence: dict = Field(default_factory=dict)
-
-
-class FitInfo(BaseModel):
-    """R = -a exp(H) + b (Cui et al. 2025)."""
-
-    a: float
-    b: float
-    r2: float
-    n: int
-    ceiling: float  # -a + b: the reward predicted when entropy is spent (H = 0)
-    gap: float  # ceiling - the last reward (smoothed): how far the run is from it
-    last_reward: float
-
-
-class RunReport(BaseModel):
-    name: str
-    source: str
-    format: str
-    first_step: float
-    last_step: float
-    healthy: bool  # no alarm fired
-    verdict: str
-    alarms: list[AlarmInfo]
-    fit: Optional[FitInfo] = None
-    metrics: list[MetricInfo]
-    missing: list[str]  # canonical metrics the log lacks
-    not_checked: dict[str, str]  # alarm kind -> why it could not run
-    notes: list[str]
-
-
-class MonitorReport(BaseModel):
-    format: str = FORMAT
-    format_version: int = FORMAT_VERSION
-    tool_version: str = __version__
-    thresholds: dict
-    config: Optional[str] = None  # the pyproject.toml the thresholds came from
-    runs: list[RunReport]
-    alarms: int  # alarms fired, all runs together
-    exit_code: int  # 0 no alarm, 1 an alarm fired
 
 
 # --------------------------------------------------------------------------------------

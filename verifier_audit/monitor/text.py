@@ -3,12 +3,8 @@ side by side."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from .models import MonitorReport
 from .verdict import _g, _step, law
-
-if TYPE_CHECKING:  # report.py re-exports render_text, so it imports this module, not the reverse
-    from .report import MonitorReport
 
 
 def render_text(report: MonitorReport) -> str:

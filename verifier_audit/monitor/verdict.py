@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import numpy as np
 
 from .alarms import Alarm
 from .facts import _at, _ev, _metric_order
 from .fit import EntropyRewardFit
+from .models import MetricInfo
 from .run import Run
-
-if TYPE_CHECKING:  # only an annotation: report.py imports this module to build the verdict
-    from .report import MetricInfo
 
 
 def _g(x: float) -> str:

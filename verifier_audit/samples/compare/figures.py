@@ -1,6 +1,6 @@
 """The pieces of the ``compare`` figures, from the per-sample facts grouped by problem:
 support counts with their bootstrap intervals, answer and token entropy per model, KL and
-the per-split figures. ``compare.compute`` assembles them into the report.
+the per-split figures. ``pipeline.compute`` assembles them into the report.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-from . import metrics as M
-from .compare_facts import Facts
-from .compare_models import KL, Figure, ModelEntropy, SplitFigures, SupportCounts
-from .records import SamplesFile
+from .. import metrics as M
+from ..records import SamplesFile
+from .facts import Facts
+from .models import KL, Figure, ModelEntropy, SplitFigures, SupportCounts
 
 SPLIT_ORDER = ("train", "heldout", "shifted")
 

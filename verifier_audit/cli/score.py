@@ -1,9 +1,10 @@
-"""``verifier-audit score`` and ``verifier-audit import``: the subcommands' parsers and runners.
+"""``verifier-audit score SAMPLES... --verifier SPEC``: false acceptance and rejection of a
+verifier on real model samples (``samples/score/`` labels, scores and renders them;
+docs/samples-import-score.md).
 
-Wired into ``verifier_audit/cli.py`` with ``add_parsers(sub)`` in ``build_parser`` and
-``"score": run_score, "import": run_import`` in ``main``'s handler table. Neither imports
-torch. Exit codes as ``run``: 0 passed (import: written), 1 the gate failed on the samples,
-2 usage or input error (the message names the file and the line).
+Importing this module imports neither torch nor the engine. Exit codes as ``run``: 0
+passed, 1 the gate failed on the samples, 2 usage or input error (the message names the
+file and the line).
 """
 
 from __future__ import annotations
@@ -13,14 +14,12 @@ import sys
 from pathlib import Path
 
 from .. import argtypes
+from .options import EXIT_GATE, EXIT_OK, add_no_progress, config_path, input_error
 
-EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
-
-def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     from ..loading import STYLES
     from ..suites import FORMATS
-    from .records import IMPORT_FORMATS
 
     sc = subparsers.add_parser(
         "score", help="false acceptance and rejection of a verifier on real model samples (samples files)",
@@ -69,53 +68,24 @@ def add_parsers(subparsers) -> tuple[argparse.ArgumentParser, argparse.ArgumentP
                         "of samples (default 20000; docs/samples-import-score.md)")
     o.add_argument("--show", type=argtypes.nonnegative_int, default=10, metavar="N",
                    help="disagreeing samples shown of each kind (default 10; the JSON keeps up to 50)")
-    o.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_no_progress(o)
     c = sc.add_argument_group("configuration")
     c.add_argument("--config", type=Path, metavar="PYPROJECT", help="read [tool.verifier_audit] (gate, workers) from this file")
     c.add_argument("--no-config", action="store_true", help="ignore [tool.verifier_audit] in pyproject.toml")
-
-    im = subparsers.add_parser(
-        "import", help="convert samples written by TRL, verl, lm-eval-harness or any JSONL into a samples file",
-        description="Read another tool's samples, match each to a task of the suite (by task id, else by prompt "
-                    "text) and write a samples file for score and compare (docs/samples-import-score.md).")
-    im.add_argument("inputs", nargs="+", type=Path, metavar="FILE",
-                    help="files or folders (verl: a rollout_data_dir; lm-eval: the model's output folder)")
-    im.add_argument("--format", required=True, choices=IMPORT_FORMATS, help="what wrote the files")
-    im.add_argument("--field", action="append", default=[], metavar="OURS=THEIRS",
-                    help="where a field is (dotted paths allowed): task_id, prompt, text, model, reference, reward, "
-                         "step, finish_reason, sample_index; e.g. --field task_id=id --field text=completion")
-    im.add_argument("--model", default=None, metavar="NAME", help="model name (default: from the rows, else the file or folder)")
-    im.add_argument("--role", choices=("base", "rl"), default=None,
-                    help="record the model as a base or an RL policy (score compares RL with base)")
-    im.add_argument("--suite", required=True, help="built-in suite name or a JSONL file: the tasks the samples answer")
-    im.add_argument("--suite-format", default="jsonl", choices=FORMATS, help="format of a suite file (default jsonl)")
-    im.add_argument("--split", choices=("train", "heldout", "shifted"),
-                    help="keep only the samples of this split's tasks")
-    im.add_argument("--out", type=Path, required=True, help="the samples file to write")
-    return sc, im
-
-
-def _error(message: str) -> int:
-    print(f"verifier-audit: error: {message}", file=sys.stderr)
-    return EXIT_INPUT
+    return sc
 
 
 def _config(args):
-    from ..config import find_config, load_config
-    from ..errors import InputError
+    from ..config import load_config
 
-    if args.no_config:
-        return None
-    if args.config is not None and not args.config.is_file():
-        raise InputError(f"--config {args.config}: no such file")
-    path = args.config or find_config()
+    path = config_path(args)
     if path is None:
         return None
     print(f"config: {path}", file=sys.stderr)
     return load_config(path)
 
 
-def run_score(args) -> int:
+def run(args) -> int:
     from ..engine.pool import PoolError
     from ..errors import InputError
     from ..loading import resolve, with_parts
@@ -123,7 +93,7 @@ def run_score(args) -> int:
     from ..report.failure import display_spec
     from ..report.markdown import to_markdown
     from ..report.terminal import render_gate_failures, render_report
-    from .score import render_section, score_samples, section_markdown
+    from ..samples.score import render_section, score_samples, section_markdown
 
     try:
         if not args.files and not args.base:
@@ -145,7 +115,7 @@ def run_score(args) -> int:
         # waiver is found here, after the scoring and before anything is reported.
         check_waivers(options.gate, result.prepared.domain, result.categories, waiver_sources(given, config))
     except (InputError, PoolError) as exc:
-        return _error(str(exc))
+        return input_error(str(exc))
     except KeyboardInterrupt:
         print("\nverifier-audit: interrupted; run the same command with --resume to continue", file=sys.stderr)
         return 130
@@ -166,30 +136,3 @@ def run_score(args) -> int:
     for line in failures:
         print(line, file=sys.stderr)
     return EXIT_GATE if failures else EXIT_OK
-
-
-def run_import(args) -> int:
-    from ..errors import InputError
-    from ..suites import load_suite
-    from .importers import import_samples, parse_mapping, write_samples
-
-    try:
-        mapping = parse_mapping(args.field)
-        suite = load_suite(args.suite, fmt=args.suite_format)
-        result = import_samples(args.inputs, args.format, suite.tasks, suite_name=suite.name,
-                                suite_hash=suite.content_hash, mapping=mapping, model=args.model, split=args.split,
-                                role=args.role)
-        if args.out.is_file() and args.out.stat().st_size:
-            from .records import read_manifest
-
-            try:
-                sampled = not read_manifest(args.out).imported
-            except InputError:
-                sampled = False
-            if sampled:  # hours of sampling: never replaced by an import
-                raise InputError(f"--out {args.out}: a file written by `verifier-audit sample`; use another --out")
-        write_samples(args.out, result.manifest, result.samples)
-    except InputError as exc:
-        return _error(str(exc))
-    print(f"{result.summary()}; wrote {args.out}", file=sys.stderr)
-    return EXIT_OK

@@ -1,4 +1,4 @@
-"""The ``compare`` report model: what ``--json`` writes and ``compare_render`` shows.
+"""The ``compare`` report model: what ``--json`` writes and ``render`` shows.
 
 Plain pydantic models and nothing else, so that reading a saved report (``read_json``)
 needs neither numpy nor the oracles.
@@ -10,7 +10,7 @@ from typing import Optional
 
 from pydantic import BaseModel, Field
 
-from .authority import CompareAuthority
+from ..authority import CompareAuthority
 
 FORMAT = "verifier-audit-compare"
 FORMAT_VERSION = 1

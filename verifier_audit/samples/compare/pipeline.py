@@ -1,18 +1,12 @@
-"""``verifier-audit compare base.jsonl rl.jsonl``: did RL training lift the model's ceiling,
-or only concentrate it on what the base model could already sample?
+"""The ``compare`` pipeline: read both samples files (``records``), label every sample's
+correctness with the domain oracle (``labels``; a verifier instead with ``by_verifier``),
+extract each sample's canonical answer (in the worker pool too: completions are model
+output), reduce every sample to a few numbers (``facts``), then compute the figures of
+``samples/metrics.py`` per problem, overall and per split (``figures``), and a verdict
+(``verdict``). The result is a ``models.CompareReport``; ``render`` shows it.
 
-Pipeline: read both samples files (``records``), label every sample's correctness with the
-domain oracle (``labels``; a verifier instead with ``by_verifier``), extract each sample's
-canonical answer (in the worker pool too: completions are model output), reduce every
-sample to a few numbers (correct?, answer, token-entropy bounds, KL terms), then compute
-the figures of ``metrics`` per problem, overall and per split, and a verdict. The result is
-a pydantic ``CompareReport``; ``compare_render`` shows it (text, HTML, PNG).
-``docs/compare.md`` documents every figure.
-
-This module holds the entry points; the work is split by job: ``compare_models`` (the
-report), ``compare_facts`` (per-sample facts, canonical answers), ``compare_figures`` (the
-figures' pieces), ``compare_verdict`` (the verdict); ``authority`` the tools and privileges
-of tool-call samples (docs/samples-authority.md).
+``run_compare`` is the entry point, ``compute`` the figures from facts already reduced,
+``write_json``/``read_json`` the report file.
 """
 
 from __future__ import annotations
@@ -22,24 +16,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from ..errors import InputError
-from ..models import Task
-from . import metrics as M
-
-# Imports run one way, so there is no cycle: compare -> compare_figures -> compare_facts and
-# compare_models; compare -> compare_verdict -> compare_models. Names unused here are
-# re-exports: cli_compare, compare_render and the tests import them from this module.
-from .compare_facts import Facts, canonical_answer, canonical_answers, kl_sums, token_entropy_sums
-from .compare_figures import (SPLIT_ORDER, _correct_counts, _fig, _kind, _kl, _l, _model_entropy,  # noqa: F401
-                              _Problem, _split_key, _splits, _support_counts)
-from .compare_models import (FORMAT, FORMAT_VERSION, KL, CompareReport, Compression, Crossover, Entropy,  # noqa: F401
-                             Figure, ModelEntropy, ModelInfo, PassAtK, PlanRow, ProblemRow, SplitFigures, Support,
-                             SupportCounts, Verdict)
-from .compare_verdict import FEW_PROBLEMS, PHRASES, signed_points, verdict  # noqa: F401
-from .records import SamplesFile, read_samples
+from ...errors import InputError
+from ...models import Task
+from .. import metrics as M
+from ..records import SamplesFile, read_samples
+from .facts import Facts, canonical_answer, canonical_answers, kl_sums, token_entropy_sums
+from .figures import (_correct_counts, _fig, _kind, _kl, _l, _model_entropy, _Problem, _split_key, _splits,
+                      _support_counts)
+from .models import (CompareReport, Compression, Crossover, Entropy, Figure, ModelInfo, PassAtK, PlanRow, ProblemRow,
+                     SplitFigures, Support, Verdict)
+from .verdict import verdict
 
 if TYPE_CHECKING:
-    from . import authority as A
+    from .. import authority as A
 
 PLAN_EPSILONS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.001)
 
@@ -55,7 +44,7 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
             plan_epsilons: Sequence[float] = PLAN_EPSILONS, warnings: Optional[list[str]] = None) -> CompareReport:
     """Every figure from the per-sample facts (same order as the files' samples)."""
 
-    from .. import __version__
+    from ... import __version__
 
     warnings = list(warnings or [])
     by_base: dict[str, list[Facts]] = {}
@@ -189,8 +178,8 @@ def vocab_from_manifest(f: SamplesFile) -> Optional[int]:
 
 def load_tasks(suite_arg: Optional[str], base: SamplesFile, rl: SamplesFile, task_ids: set[str],
                warnings: list[str]) -> tuple[str, dict[str, Task]]:
-    from ..suites import load_suite
-    from .labels import prepare_for_labels
+    from ...suites import load_suite
+    from ..labels import prepare_for_labels
 
     name = suite_arg or base.manifest.suite
     if suite_arg is None and rl.manifest.suite != base.manifest.suite:
@@ -223,7 +212,7 @@ def run_compare(base_path, rl_path, *, suite: Optional[str] = None, by_verifier:
                 timeout: float = 10.0, memory_mb: Optional[int] = 4096, executor: str = "local",
                 ray_address: Optional[str] = None) -> CompareReport:
     """Read, label, reduce, compute: the whole ``compare`` command without its output."""
-    from .labels import label_texts, verifier_labels
+    from ..labels import label_texts, verifier_labels
 
     base_path, rl_path = Path(base_path), Path(rl_path)
     base, rl = read_samples(base_path), read_samples(rl_path)
@@ -270,12 +259,12 @@ def run_compare(base_path, rl_path, *, suite: Optional[str] = None, by_verifier:
 
 def _sample_authority(task: Optional[Task], text: str, policies: dict):
     """The authority a tool-call sample uses (samples/authority.py); None for other tasks."""
-    from . import authority as A
+    from .. import authority as A
 
     if task is None or not A.is_tool_task(task):
         return None
     if task.id not in policies:
-        from ..domains.tool.policy import task_policy
+        from ...domains.tool.policy import task_policy
 
         policies[task.id] = task_policy(task)
     return A.sample_authority(task, text, policies[task.id])
@@ -285,7 +274,7 @@ def _authority(problems: list[_Problem], weights, d1: Figure, splits: list[Split
                seed: int) -> Optional["A.CompareAuthority"]:
     """Base and RL authority on the compared problems, overall and per split, and its change
     (the same paired bootstrap over problems as pass@k). None without tool-call samples."""
-    from . import authority as A
+    from .. import authority as A
 
     if not any(f.authority is not None for p in problems for f in (*p.base, *p.rl)):
         return None
@@ -318,7 +307,7 @@ def _authority(problems: list[_Problem], weights, d1: Figure, splits: list[Split
 
 
 def write_json(r: CompareReport, path) -> None:
-    from ..models import to_json
+    from ...models import to_json
 
     Path(path).write_text(to_json(r, indent=2) + "\n", encoding="utf-8")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .compare_models import CompareReport, Figure, Verdict
+from .models import CompareReport, Figure, Verdict
 
 FEW_PROBLEMS = 30  # below this the verdict says the figures are indicative only
 
@@ -98,7 +98,7 @@ def verdict(r: CompareReport, d1: Figure, dk: Figure) -> Verdict:
             parts.append(f"Answer entropy rose from {a0:.2f} to {a1:.2f} nats.")
     authority = None
     if r.authority is not None:  # tool-call samples: the authority clause (docs/samples-authority.md)
-        from .authority import verdict_clause
+        from ..authority import verdict_clause
 
         parts.append(verdict_clause(r.authority.change))
         authority = r.authority.change.direction

@@ -1,9 +1,10 @@
 """``verifier-audit scan FILE_OR_MODULE... [--json PATH] [--report REPORT_JSON]``.
 
-Output reads like a linter's: ``path:line:col: rule-id [severity] message``, then with
-``--report`` a line saying whether the audit confirmed it, then one summary line.
-Exit 0: no finding; 1: findings; 2: a target or the report cannot be read (the message
-names the file and what to fix).
+Output reads like a linter's (``scan/_text.py``): ``path:line:col: rule-id [severity]
+message``, then with ``--report`` a line saying whether the audit confirmed it, then one
+summary line. Exit 0: no finding; 1: findings; 2: a target or the report cannot be read
+(the message names the file and what to fix). ``python -m verifier_audit.cli.scan TARGET...``
+runs it without the rest of the CLI.
 """
 
 from __future__ import annotations
@@ -11,18 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..errors import InputError
-from ..models import SEVERITY_WEIGHT, Report, Severity, SourceFinding
-from ..report.terminal import _printable
-from ._confirm import audits_elsewhere, confirm
-from ._scanner import scan_source
+from ..models import Severity
+from .options import EXIT_GATE, EXIT_INPUT, EXIT_OK
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
-_STATUS = {True: "confirmed", False: "not confirmed", None: "unknown"}
+EXIT_CLEAN, EXIT_FINDINGS = EXIT_OK, EXIT_GATE
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -48,7 +44,11 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     """Scan, confirm against --report, print; the exit code says whether anything was found."""
+    from ..errors import InputError
+    from ..models import SEVERITY_WEIGHT
     from ..report.diff import load_reports
+    from ..scan import confirm, scan_source
+    from ..scan._text import to_text
 
     try:
         findings = [f for target in args.targets for f in scan_source(target)]
@@ -73,40 +73,16 @@ def run(args) -> int:
     return EXIT_FINDINGS if findings else EXIT_CLEAN
 
 
-def _report_for(finding: SourceFinding, reports: list[Report]) -> Report:
+def _report_for(finding, reports):
     """The report that audits the finding's code; else the first (confirm then says why
     the report cannot speak for it)."""
+    from ..scan._confirm import audits_elsewhere
+
     return next((r for r in reports if audits_elsewhere(r, finding) is None), reports[0])
 
 
-def to_text(findings: list[SourceFinding], targets: Sequence[str], report: Optional[Path] = None) -> str:
-    lines = []
-    for f in findings:
-        confidence = ", low confidence" if f.confidence == "low" else ""
-        lines.append(_printable(f"{f.file}:{f.line}:{f.col}: {f.rule} [{f.severity.value}{confidence}] {f.message}"))
-        if report is not None:
-            lines.append("    " + _printable(f.evidence or _STATUS[f.confirmed]))
-    lines.append(_summary(findings, targets, report))
-    return "\n".join(lines) + "\n"
-
-
-def _summary(findings: list[SourceFinding], targets: Sequence[str], report: Optional[Path]) -> str:
-    scanned = ", ".join(targets) if len(targets) <= 3 else f"{len(targets)} targets"
-    if not findings:
-        return _printable(f"verifier-audit scan: no findings in {scanned}")
-    by_severity = Counter(f.severity for f in findings)
-    severities = ", ".join(f"{by_severity[s]} {s.value}" for s in reversed(list(Severity)) if by_severity[s])
-    files = len({f.file for f in findings})
-    text = f"verifier-audit scan: {len(findings)} finding(s) ({severities}) in {files} file(s) of {scanned}"
-    if report is not None:
-        status = Counter(f.confirmed for f in findings)
-        text += (f"; against {report}: {status[True]} confirmed, {status[False]} not confirmed, "
-                 f"{status[None]} unknown")
-    return _printable(text)
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``python -m verifier_audit.scan.cli TARGET...``: the command without the CLI."""
+    """``python -m verifier_audit.cli.scan TARGET...``: the command without the CLI."""
     p = argparse.ArgumentParser(prog="verifier-audit scan",
                                 description="Read a verifier's source without running it and flag what reviewers "
                                             "look for.")

@@ -1,6 +1,6 @@
 """How a ``CompareReport`` is shown: plain text, one self-contained HTML page (inline SVG
 plots, no JavaScript) and PNGs (matplotlib, optional). The figures themselves are computed
-in ``compare``; nothing here changes them."""
+in ``pipeline``; nothing here changes them."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import math
 from pathlib import Path
 from typing import Optional
 
-from ..report.png import pyplot
-from . import metrics as M
-from .compare import CompareReport, Figure, ModelEntropy, signed_points
+from ...report.png import pyplot
+from .. import metrics as M
+from .models import CompareReport, Figure, ModelEntropy
+from .verdict import signed_points
 
 # --------------------------------------------------------------------------------------
 # Plain text
@@ -120,7 +121,7 @@ def render_text(r: CompareReport) -> str:
 
 def authority_text(r: CompareReport) -> list[str]:
     """The authority block (tool-call samples only; samples/authority.py)."""
-    from . import authority as A
+    from .. import authority as A
 
     a = r.authority
     if a is None:
@@ -140,7 +141,7 @@ def authority_text(r: CompareReport) -> list[str]:
 def authority_html(r: CompareReport) -> str:
     H = _h()
     e = H._esc
-    from . import authority as A
+    from .. import authority as A
 
     a = r.authority
     if a is None:
@@ -190,7 +191,7 @@ EXTRA_CSS = (
 
 
 def _h():
-    from ..report import html as H
+    from ...report import html as H
 
     return H
 

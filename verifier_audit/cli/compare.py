@@ -1,8 +1,8 @@
-"""``verifier-audit compare base.jsonl rl.jsonl``: the subcommand's parser and runner.
+"""``verifier-audit compare base.jsonl rl.jsonl``: a base model and an RL model on their
+samples (``samples/compare/`` computes and renders the figures; docs/compare.md).
 
-Wired into ``verifier_audit/cli.py`` with ``add_parser(sub)`` in ``build_parser`` and
-``"compare": run`` in ``main``'s handler table. Importing this module imports neither numpy
-nor matplotlib: ``run`` checks for them and says how to install them. See docs/compare.md.
+Importing this module imports neither numpy nor matplotlib: ``run`` checks for them and
+says how to install them.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 from .. import argtypes
-
-EXIT_OK, EXIT_INPUT = 0, 2
+from .options import EXIT_OK, input_error
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -63,21 +62,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _error(message: str) -> int:
-    print(f"verifier-audit: error: {message}", file=sys.stderr)
-    return EXIT_INPUT
-
-
 def run(args) -> int:
     from ..errors import InputError
 
     from ..engine.pool import PoolError
     from ..report import png
-    from . import compare as C
-    from . import compare_render as R
+    from ..samples.compare import pipeline as C
+    from ..samples.compare import render as R
 
     if args.png_dir is not None and not png.matplotlib_available():
-        return _error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
+        return input_error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
     workers = args.workers or max(1, min(os.cpu_count() or 1, 8))
     try:
         from ..plan import check_executor_options
@@ -90,7 +84,7 @@ def run(args) -> int:
             workers=workers, timeout=args.oracle_timeout, memory_mb=args.memory_mb or None,
             executor=args.executor or "local", ray_address=args.ray_address)
     except (InputError, PoolError) as exc:
-        return _error(str(exc))
+        return input_error(str(exc))
     sys.stdout.write(R.render_text(report))
     sys.stdout.flush()
     try:
@@ -104,7 +98,7 @@ def run(args) -> int:
             for path in R.write_pngs(report, args.png_dir):
                 print(f"wrote {path}", file=sys.stderr)
     except OSError as exc:
-        return _error(f"cannot write {exc.filename}: {exc.strerror}")
+        return input_error(f"cannot write {exc.filename}: {exc.strerror}")
     except InputError as exc:
-        return _error(str(exc))
+        return input_error(str(exc))
     return EXIT_OK

@@ -1,8 +1,7 @@
-"""``verifier-audit logprobs``: the subcommand's parser and runner.
+"""``verifier-audit logprobs``: a base model's log-probabilities of a samples file's tokens
+by teacher forcing (``samples/logprobs.py`` does it; docs/samples-backends.md).
 
-Wired into ``verifier_audit/cli.py`` with ``add_parser(sub)`` in ``build_parser`` and
-``"logprobs": run`` in ``main``'s handler table. Importing this module imports neither
-torch nor transformers.
+Importing this module imports neither torch nor transformers.
 """
 
 from __future__ import annotations
@@ -12,9 +11,8 @@ import sys
 from pathlib import Path
 
 from .. import argtypes
-from .backends import missing_requirements
-
-EXIT_OK, EXIT_INPUT = 0, 2
+from ..samples.backends import missing_requirements
+from .options import EXIT_OK, add_no_progress, input_error
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -33,13 +31,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--device", default=None, help="torch device (default: cuda when available, else cpu)")
     p.add_argument("--dtype", choices=("float32", "bfloat16", "float16"), default=None,
                    help="default bfloat16 on CUDA, float32 on CPU (float32 for precise KL)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_no_progress(p)
     return p
-
-
-def _error(message: str) -> int:
-    print(f"verifier-audit: error: {message}", file=sys.stderr)
-    return EXIT_INPUT
 
 
 def run(args) -> int:
@@ -47,21 +40,21 @@ def run(args) -> int:
 
     problem = missing_requirements("hf")
     if problem:
-        return _error(problem.replace("sampling needs", "teacher forcing needs"))
+        return input_error(problem.replace("sampling needs", "teacher forcing needs"))
     model = Path(args.model)
     if not model.is_dir():
-        return _error(f"--model {args.model}: no such directory (a local Hugging Face model directory)")
+        return input_error(f"--model {args.model}: no such directory (a local Hugging Face model directory)")
     if not args.samples.is_file():
-        return _error(f"{args.samples}: no such file")
+        return input_error(f"{args.samples}: no such file")
 
-    from .logprobs import add_ref_logprobs
+    from ..samples.logprobs import add_ref_logprobs
 
     try:
         result = add_ref_logprobs(model, args.samples, out_path=args.out, batch_size=args.batch_size,
                                   device=args.device, dtype=args.dtype,
                                   progress=False if args.no_progress else None)
     except InputError as exc:
-        return _error(str(exc))
+        return input_error(str(exc))
     except KeyboardInterrupt:
         print("\nverifier-audit: interrupted; run the same command again to resume", file=sys.stderr)
         return 130

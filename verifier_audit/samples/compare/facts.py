@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..models import Task
-from . import metrics as M
-from .records import Sample
+from ...models import Task
+from .. import metrics as M
+from ..records import Sample
 
 
 @dataclass
@@ -65,10 +65,10 @@ def canonical_answer(text: str, task: Task) -> Optional[str]:
     program, normalised by ``ast.unparse`` (comments and layout do not count).
     """
     if task.domain == "math":
-        from ..domains.math.answer import ParseError
-        from ..domains.math.extract import extract_answers
-        from ..domains.math.latex import parse_answer
-        from ..domains.math.render import to_latex
+        from ...domains.math.answer import ParseError
+        from ...domains.math.extract import extract_answers
+        from ...domains.math.latex import parse_answer
+        from ...domains.math.render import to_latex
 
         found = extract_answers(text)
         if not found.answers or found.conflict:
@@ -80,13 +80,13 @@ def canonical_answer(text: str, task: Task) -> Optional[str]:
         except Exception:  # noqa: BLE001 - an odd value the renderer cannot write: keep the text
             return " ".join(found.answers[-1].split())
     if task.domain == "sql":
-        from ..domains.sql.extract import extract_sql
+        from ...domains.sql.extract import extract_sql
 
         stmts = extract_sql(text)
         return "; ".join(" ".join(s.split()) for s in stmts) if stmts else None
     if task.domain == "code":
-        from ..domains.code.cases import entry_point
-        from ..domains.code.extract import extract_code
+        from ...domains.code.cases import entry_point
+        from ...domains.code.extract import extract_code
 
         code = extract_code(text, entry_point(task))
         if code is None:
@@ -115,7 +115,7 @@ def canonical_answers(items: Sequence[tuple[str, str]], tasks: dict[str, Task], 
                       timeout: float = 10.0, memory_mb: Optional[int] = 4096) -> list[Optional[str]]:
     """``canonical_answer`` of every (task id, text), in order; a call that times out or
     crashes is an unparseable answer."""
-    from ..engine import pool
+    from ...engine import pool
 
     out: list[Optional[str]] = [None] * len(items)
     job = _AnswerJob(items, tasks)

@@ -1,9 +1,8 @@
-"""``verifier-audit sample``: the subcommand's parser and runner.
+"""``verifier-audit sample``: sample a model on a suite's tasks and write a samples file
+(``samples/sample.py`` does it; docs/samples.md).
 
-Wired into ``verifier_audit/cli.py`` with ``add_parser(sub)`` in ``build_parser`` and
-``"sample": run`` in ``main``'s handler table. Importing this module imports neither torch
-nor transformers: ``run`` checks what the chosen backend needs (``backends.REGISTRY``) and
-says how to install it.
+Importing this module imports neither torch nor transformers: ``run`` checks what the
+chosen backend needs (``samples.backends.REGISTRY``) and says how to install it.
 """
 
 from __future__ import annotations
@@ -14,9 +13,8 @@ import sys
 from pathlib import Path
 
 from .. import argtypes
-from .backends import AVAILABLE, REGISTRY, missing_requirements
-
-EXIT_OK, EXIT_INPUT = 0, 2
+from ..samples.backends import AVAILABLE, REGISTRY, missing_requirements
+from .options import EXIT_OK, add_no_progress, input_error
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -52,7 +50,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="hf: default bfloat16 on CUDA, float32 on CPU; vllm: default auto")
     p.add_argument("--out", type=Path, default=Path("samples.jsonl"), help="output file (default samples.jsonl)")
     p.add_argument("--no-resume", action="store_true", help="start over, overwriting --out")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_no_progress(p)
     o = p.add_argument_group("openai backend (docs/samples-backends.md)")
     o.add_argument("--base-url", metavar="URL", help="the server, e.g. http://localhost:8000/v1")
     o.add_argument("--api-key", metavar="KEY", default=None, help="bearer token (default: $OPENAI_API_KEY)")
@@ -72,11 +70,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _error(message: str) -> int:
-    print(f"verifier-audit: error: {message}", file=sys.stderr)
-    return EXIT_INPUT
-
-
 OPENAI_OPTIONS = ("base_url", "api_key", "served_model", "samples_per_request", "prompts_per_request",
                   "server_seed", "concurrency", "request_timeout", "retries")
 
@@ -85,25 +78,25 @@ def run(args) -> int:
     from ..errors import InputError
 
     if args.backend not in REGISTRY:
-        return _error(f"--backend {args.backend!r}: unknown; available: {', '.join(AVAILABLE)}")
+        return input_error(f"--backend {args.backend!r}: unknown; available: {', '.join(AVAILABLE)}")
     problem = missing_requirements(args.backend)
     if problem:
-        return _error(problem)
+        return input_error(problem)
     model = Path(args.model)
     if args.backend == "openai":
         if not args.base_url:
-            return _error("--backend openai needs --base-url (e.g. http://localhost:8000/v1)")
+            return input_error("--backend openai needs --base-url (e.g. http://localhost:8000/v1)")
     elif not model.exists():
-        return _error(f"--model {args.model}: no such directory")
+        return input_error(f"--model {args.model}: no such directory")
     elif not model.is_dir():
-        return _error(f"--model {args.model}: not a directory (a local Hugging Face model directory)")
+        return input_error(f"--model {args.model}: not a directory (a local Hugging Face model directory)")
     options = {"device": args.device, "dtype": None if args.dtype == "auto" and args.backend == "hf" else args.dtype}
     options.update({k: getattr(args, k, None) for k in OPENAI_OPTIONS})
     if options["api_key"] is None:
         options["api_key"] = os.environ.get("OPENAI_API_KEY") or None
 
     from ..suites import load_suite, select
-    from .sample import sample_suite
+    from ..samples.sample import sample_suite
 
     try:
         suite = load_suite(args.suite)
@@ -117,7 +110,7 @@ def run(args) -> int:
             backend_options=options,
         )
     except InputError as exc:
-        return _error(str(exc))
+        return input_error(str(exc))
     except KeyboardInterrupt:
         print(f"\nverifier-audit: interrupted; run the same command again to resume {args.out}", file=sys.stderr)
         return 130

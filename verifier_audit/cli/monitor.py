@@ -1,10 +1,10 @@
-"""``verifier-audit monitor LOG...``: the subcommand's parser and runner.
+"""``verifier-audit monitor LOG...``: training health from training logs (``monitor/``
+reads the logs, fires the alarms and renders the report; docs/monitor.md).
 
-Wired into ``verifier_audit/cli.py`` with ``add_parser(sub)`` in ``build_parser`` and
-``"monitor": run`` in ``main``'s handler table. Importing this module imports neither numpy
-nor matplotlib: ``run`` checks for them and says how to install them. See docs/monitor.md.
-
-Exit codes as ``run``: 0 no alarm, 1 an alarm fired, 2 usage or input error.
+Importing this module imports neither numpy nor matplotlib: ``run`` checks for them and
+says how to install them. Exit codes as ``run``: 0 no alarm, 1 an alarm fired, 2 usage or
+input error. ``python -m verifier_audit.cli.monitor LOG...`` runs it without the rest of
+the CLI.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_ALARM, EXIT_INPUT = 0, 1, 2
+from .options import EXIT_GATE, EXIT_OK, config_path, input_error
+
+EXIT_ALARM = EXIT_GATE
 FORMATS = ("trl", "verl", "csv", "jsonl")  # readers.FORMATS, repeated so the parser needs no numpy
 
 
@@ -48,22 +50,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _error(message: str) -> int:
-    print(f"verifier-audit: error: {message}", file=sys.stderr)
-    return EXIT_INPUT
-
-
 def _thresholds(args):
     """Thresholds from the project config (or the defaults), and the config's path."""
-    from ..config import check_monitor_section, find_config, load_config
-    from ..errors import InputError
-    from .alarms import Thresholds
+    from ..config import check_monitor_section, load_config
+    from ..monitor.alarms import Thresholds
 
-    if args.no_config:
-        return Thresholds(), None
-    if args.config is not None and not args.config.is_file():
-        raise InputError(f"--config {args.config}: no such file")
-    path = args.config or find_config()
+    path = config_path(args)
     if path is None:
         return Thresholds(), None
     config = load_config(path)
@@ -76,18 +68,18 @@ def run(args) -> int:
     from ..errors import InputError
 
     from ..report import png
-    from . import report as Rp
-    from .readers import parse_mapping, read_logs
+    from ..monitor import report as Rp
+    from ..monitor.readers import parse_mapping, read_logs
 
     if args.png_dir is not None and not png.matplotlib_available():
-        return _error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
+        return input_error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
     try:
         thresholds, config_path = _thresholds(args)
         mapping = parse_mapping(args.metric)
         runs = read_logs(args.logs, fmt=args.format, mapping=mapping, names=args.name or None)
         report, fired = Rp.build_report(runs, thresholds, config_path)
     except InputError as exc:
-        return _error(str(exc))
+        return input_error(str(exc))
     sys.stdout.write(Rp.render_text(report))
     sys.stdout.flush()
     try:
@@ -103,14 +95,14 @@ def run(args) -> int:
             for path in Rp.write_pngs(report, runs, fired, args.png_dir):
                 print(f"wrote {path}", file=sys.stderr)
     except OSError as exc:
-        return _error(f"cannot write {exc.filename}: {exc.strerror}")
+        return input_error(f"cannot write {exc.filename}: {exc.strerror}")
     except InputError as exc:
-        return _error(str(exc))
+        return input_error(str(exc))
     return EXIT_ALARM if report.exit_code else EXIT_OK
 
 
 def main(argv=None) -> int:
-    """``python -m verifier_audit.monitor.cli LOG...``: the subcommand on its own."""
+    """``python -m verifier_audit.cli.monitor LOG...``: the subcommand on its own."""
     parser = argparse.ArgumentParser(prog="verifier-audit")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["monitor", *(sys.argv[1:] if argv is None else argv)])

@@ -1,0 +1,88 @@
+"""The ``verifier-audit`` command: the top parser, one subcommand per module of this
+package (``SUBCOMMANDS``, in the order ``--help`` lists them), and the one place where an
+error becomes an exit code.
+
+Exit codes (DESIGN.md): 0 gate passed, 1 gate failed, 2 usage or input error (the message
+names the file, the line and what is wrong), 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from typing import Optional, Sequence
+
+from .. import __version__
+from ..engine.pool import PoolError
+from ..errors import InputError
+from . import catalog, checklist, compare, diff, generate, import_, logprobs, monitor, run, sample, scan, score
+from .options import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
+
+# name: the module that adds its parser (``add_parser``) and runs it (``run``)
+SUBCOMMANDS = {"run": run, "generate": generate, "diff": diff, "checklist": checklist, "scan": scan,
+               "sample": sample, "logprobs": logprobs, "score": score, "import": import_, "compare": compare,
+               "monitor": monitor, "catalog": catalog}
+
+
+class _Parser(argparse.ArgumentParser):
+    """A usage error is its one line and where the help is, not argparse's usage block
+    (which runs to twenty lines for ``run``). Subcommands' parsers are of this class too:
+    add_subparsers makes them of the parent's class."""
+
+    def error(self, message: str):
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\ntry '{self.prog} --help'\n")
+
+    def parse_args(self, args=None, namespace=None):
+        # argparse reports a subcommand's unknown options from the top parser ("try
+        # 'verifier-audit --help'"); the subcommand's own parser points at the right help.
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = getattr(parsed, "command", None)
+            owner = self.commands.choices.get(command, self) if getattr(self, "commands", None) else self
+            owner.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="verifier-audit",
+        description="Measure how much a reward verifier can be fooled (false acceptance, false rejection, coverage debt).",
+    )
+    parser.add_argument("--version", action="version", version=f"verifier-audit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub  # for parse_args: which subcommand's help to point at
+    for module in SUBCOMMANDS.values():
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_INPUT
+    try:
+        return SUBCOMMANDS[args.command].run(args)
+    except InputError as exc:
+        print(f"verifier-audit: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except PoolError as exc:
+        print(f"verifier-audit: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:
+        # The reader went away (`verifier-audit catalog | head`): not an error. Point stdout
+        # at /dev/null so the interpreter's own flush at exit does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("\nverifier-audit: interrupted; run the same command with --resume to continue", file=sys.stderr)
+        return 130
+    except Exception:  # noqa: BLE001 - the one place that turns a bug into exit 3
+        traceback.print_exc()
+        print(f"verifier-audit {__version__}: internal error (exit 3); please report it with the traceback above",
+              file=sys.stderr)
+        return EXIT_INTERNAL

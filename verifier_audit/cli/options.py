@@ -1,0 +1,92 @@
+"""What the subcommands share: exit codes, the one-line input error, and the flags that
+repeat from one subcommand to another (the suite options of ``run`` and ``generate``,
+``--no-progress``, ``--config``/``--no-config``).
+
+The value types of the flags (numbers with their range) are ``verifier_audit/argtypes.py``:
+they stay below the front ends because ``config.py`` and ``plan.py`` check the same ranges
+for ``[tool.verifier_audit]``. Importing this module imports neither the engine nor the
+domains' heavy dependencies: the parser of ``verifier-audit --help`` is built from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+from .. import argtypes
+
+# DESIGN.md: 0 gate passed, 1 gate failed (an alarm, a finding, an open item), 2 usage or
+# input error, 3 internal error.
+EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+NO_PROGRESS_HELP = "no progress bar"
+
+
+def input_error(message: str) -> int:
+    """Say what is wrong with the input on stderr, the way every subcommand does; EXIT_INPUT."""
+    print(f"verifier-audit: error: {message}", file=sys.stderr)
+    return EXIT_INPUT
+
+
+def add_no_progress(p) -> None:
+    p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
+
+
+def add_suite_options(p: argparse.ArgumentParser, formats) -> None:
+    """The suite, the worker pool and the configuration of ``run`` and ``generate``."""
+    g = p.add_argument_group("suite")
+    g.add_argument("--suite", default=None, help="built-in suite name or a JSONL file (default: math, or the config's)")
+    g.add_argument("--format", default=None, choices=formats,
+                   help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution; "
+                        "spider: Spider/BIRD JSON with SQLite databases)")
+    g.add_argument("--db-dir", default=None, help="spider format: folder of <db_id>/<db_id>.sqlite (default: beside the JSON)")
+    g.add_argument("--field", action="append", default=[], metavar="OURS=THEIRS",
+                   help="map a suite field, e.g. --field prompt=question --field reference=answer")
+    g.add_argument("--domain", default=None, help="domain of a suite file's tasks when its lines do not say (default: math)")
+    g.add_argument("--split", choices=("train", "heldout", "shifted"), help="audit one split only")
+    g.add_argument("--limit", type=argtypes.positive_int, help="audit the first N tasks only (a quick local run)")
+    g.add_argument("--seed", type=int, default=None, help="generation seed (default 0): same seed, same candidates")
+    g.add_argument("--workers", type=argtypes.workers, default=None, help="worker processes (default: cores, at most 8)")
+    g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=None, help="hard limit per oracle call, seconds (default 10)")
+    g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
+                   help="address space a worker may add to what it maps at start (default 4096 MiB; 0: no limit)")
+    argtypes.add_isolation_option(g)
+    argtypes.add_executor_options(g)
+    g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
+    g.add_argument("--only", action="append", choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
+                   help="audit only candidates of this origin (repeatable): near_miss, equivalent, known_bad; "
+                        "--only near_miss is a mutation analysis of the verifier's tests")
+    c = p.add_argument_group("configuration")
+    c.add_argument("--config", type=Path, metavar="PYPROJECT",
+                   help="read [tool.verifier_audit] from this file (default: the nearest pyproject.toml that has one)")
+    c.add_argument("--no-config", action="store_true", help="ignore [tool.verifier_audit] in pyproject.toml")
+
+
+def given_options(args) -> dict:
+    """The options of ``run`` and ``generate`` the user gave on the command line (None: not
+    given), as ``plan.audit_options`` reads them."""
+    names = ("suite", "format", "split", "limit", "seed", "workers", "timeout", "oracle_timeout", "memory_mb",
+             "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "domain", "db_dir",
+             "resume", "probe_sample", "isolation", "min_slice_n", "weights_from", "slice_field", "search",
+             "executor", "ray_address")
+    given = {n: getattr(args, n, None) for n in names}
+    given.update(fields=args.field, waive=getattr(args, "waive", []), no_cache=args.no_cache,
+                 origins=getattr(args, "only", None),
+                 progress=False if getattr(args, "no_progress", False) else None,
+                 answer_formats=False if getattr(args, "no_format_probe", False) else None)
+    return given
+
+
+def config_path(args) -> Optional[Path]:
+    """The pyproject.toml to read (``--config``, else the nearest with a [tool.verifier_audit]
+    table); None with ``--no-config`` or when there is none. A --config that is not a file
+    is an input error."""
+    from ..config import find_config
+    from ..errors import InputError
+
+    if args.no_config:
+        return None
+    if args.config is not None and not args.config.is_file():
+        raise InputError(f"--config {args.config}: no such file")
+    return args.config or find_config()

@@ -1,0 +1,190 @@
+"""``verifier-audit run``: audit verifiers on a suite, print the report, write it in the
+formats asked for, and exit on the gate (0 passed, 1 failed). With no verifier given (on
+the command line or in [tool.verifier_audit]) it audits the suite's domain's reference
+verifiers side by side, without a gate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .. import __version__, argtypes
+from ..loading import STYLES
+from ..suites import FORMATS
+from .options import EXIT_GATE, EXIT_OK, add_no_progress, add_suite_options, config_path, given_options
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    run = subparsers.add_parser("run", help="audit verifiers (no --verifier: those of [tool.verifier_audit], else the "
+                                            "built-in reference verifiers side by side)")
+    run.add_argument("--verifier", action="append", default=[], metavar="SPEC",
+                     help="package.module:function or path/to/file.py:function (repeatable)")
+    run.add_argument("--style", choices=("auto",) + STYLES, default="auto",
+                     help="call style: how the reward is loaded and called, as its framework does (default: from the "
+                          "signature or the object; README, 'Frameworks')")
+    run.add_argument("--verifier-option", action="append", default=[], metavar="KEY=VALUE", dest="verifier_options",
+                     help="a setting of the style (repeatable): weights=1,0.5 (trl), data_source=gsm8k (verl), "
+                          "model=NAME and template=FILE (judge), shape=json and field.completion=response (http)")
+    add_suite_options(run, FORMATS)
+    g = run.add_argument_group("verdicts and gate")
+    g.add_argument("--timeout", type=argtypes.positive_float, default=None,
+                   help="hard limit per verifier call, seconds (default 10; the code domain: 4)")
+    g.add_argument("--threshold", type=argtypes.rate, default=None, help="a score >= this is an acceptance (default 0.5)")
+    g.add_argument("--max-debt", type=argtypes.rate, default=None, help="gate: coverage debt at most this (default 0.05)")
+    g.add_argument("--max-category", type=argtypes.rate, default=None, help="gate: false acceptance of any one category at most this (default 0.5)")
+    g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
+    g.add_argument("--max-error-rate", type=argtypes.rate, default=None, metavar="RATE",
+                   help="gate: share of verifier calls that errored (timeout, crash, exception) at most this (default 0.05)")
+    g.add_argument("--search", type=argtypes.nonnegative_int, default=None, metavar="CALLS",
+                   help="also search for exploits the fixed candidates miss, within CALLS verifier calls per verifier "
+                        "(e.g. 3000): found families are <domain>.search.<family> categories, gated like the rest "
+                        "(docs/search.md)")
+    g.add_argument("--min-slice-n", type=argtypes.positive_int, default=None, metavar="N",
+                   help="gate: --max-category also holds on every slice of a category (integer answers, queries "
+                        "with a join, ...) with at least N candidates scored (default 10)")
+    g.add_argument("--weights-from", type=Path, default=None, metavar="TASKS",
+                   help="also report, and gate, the coverage debt reweighted to the mix of task slices in this file "
+                        "(your own tasks, any format --suite reads)")
+    g.add_argument("--slice-field", default=None, metavar="NAME",
+                   help="the task metadata field that names a task's slice (default: slice; tasks without it are "
+                        "sliced by the domain: answer type, query features, return type)")
+    g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
+                   help="candidates rescored to check determinism and thread/process safety (default 24; 0: none)")
+    g.add_argument("--no-format-probe", action="store_true",
+                   help="show every verifier its candidates as generated (\\boxed{} in math), without first probing "
+                        "which answer formats it reads (docs/answer-formats.md)")
+    g.add_argument("--waive", action="append", default=[], metavar="CATEGORY",
+                   help="do not gate on this category (left out of the per-category check and of the gated debt); "
+                        "a category the domain does not have is an error")
+    o = run.add_argument_group("output")
+    o.add_argument("--json", type=Path, metavar="PATH", help="write the report JSON here")
+    o.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary here (a PR comment)")
+    o.add_argument("--junit", type=Path, metavar="PATH",
+                   help="write JUnit XML here: one test case per category, failed over its allowance")
+    o.add_argument("--report-dir", type=Path, metavar="DIR",
+                   help="write the report in every format here (report.json, .md, .html, .sarif, junit.xml)")
+    o.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report here")
+    o.add_argument("--sarif", type=Path, metavar="PATH", help="write SARIF 2.1.0 here (code scanning)")
+    o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
+    o.add_argument("--resume", action="store_true", help="continue an interrupted audit from its results file")
+    o.add_argument("--all-categories", action="store_true", help="list every category, not only the misjudged")
+    o.add_argument("--by-task", action="store_true", help="list the surviving near-miss mutants of every task, for every verifier")
+    add_no_progress(o)
+    return run
+
+
+def project_config(args):
+    """The [tool.verifier_audit] of ``run`` and ``generate`` (None: none), said on stderr with
+    the waivers that expired."""
+    from ..config import load_config
+
+    path = config_path(args)
+    if path is None:
+        return None
+    config = load_config(path)
+    print(f"config: {path}", file=sys.stderr)
+    for w in config.expired_waivers():
+        print(f"verifier-audit: waiver of {w.category} expired on {w.expires} ({w.reason}); it is gated again",
+              file=sys.stderr)
+    return config
+
+
+def run(args) -> int:
+    from ..plan import Group, audit_options, make_groups, suite_choice, waiver_sources
+
+    config = project_config(args)
+    given = given_options(args)
+    demo = not args.verifier and not (config and config.verifiers)
+    if demo:  # the reference verifiers of the suite's own domain, side by side, no gate
+        choice = suite_choice(given, config)
+        options, timeout = audit_options(given, config, enforce_gate=False)
+        groups = [Group(choice, options, [], timeout, waiver_sources(given, config))]
+    else:
+        groups = make_groups(given, config, args.verifier, args.style, args.verifier_options)
+    reports = []
+    for group in groups:
+        reports += _run_group(args, group, demo)
+    _write_outputs(args, reports, config)
+    if demo:
+        return EXIT_OK
+    return gate_exit(reports)
+
+
+def gate_exit(reports) -> int:
+    """EXIT_GATE when a report failed its gate, saying on stderr which and why (the
+    detailed view may have scrolled away, or stdout gone to a file); else EXIT_OK."""
+    from ..report.failure import display_spec
+    from ..report.terminal import render_gate_failures
+
+    failures = render_gate_failures(reports, display_spec)
+    for line in failures:
+        print(line, file=sys.stderr)
+    return EXIT_GATE if failures else EXIT_OK
+
+
+def _run_group(args, group, demo: bool) -> list:
+    from ..domains import get_domain
+    from ..plan import audit_group
+    from ..report.failure import display_spec
+    from ..report.terminal import render_gate, render_report, render_side_by_side, render_survival
+
+    prepared, reports = audit_group(group, args.results)
+    if demo or len(reports) > 1:
+        print(render_side_by_side(reports))
+        if not demo:  # the side-by-side table has no room for the reasons
+            for r in reports:
+                print(f"\n{display_spec(r.verifier)}: {render_gate(r)}")
+    else:
+        print(render_report(reports[0], all_categories=args.all_categories))
+    # Mutation analysis: per task for the verifier the domain names (its visible tests), or
+    # for all with --by-task; totals otherwise.
+    survival_of = getattr(get_domain(prepared.domain), "survival_verifier", None) if demo else None
+    for r in reports:
+        name = r.verifier.rpartition(":")[2]
+        if r.mutant_survival is not None and (args.by_task or name == survival_of or (not demo and len(reports) == 1)):
+            print("\n" + render_survival(r, by_task=args.by_task or name == survival_of))
+    print(f"results: {group.options.results}", file=sys.stderr)
+    return reports
+
+
+def _write_outputs(args, reports, config) -> None:
+    outputs = {"json": args.json, "markdown": args.markdown, "junit": args.junit, "html": args.html, "sarif": args.sarif}
+    report_dir = args.report_dir or (Path(config.resolve_path(config.report_dir)) if config and config.report_dir else None)
+    if report_dir is not None:
+        defaults = {"json": "report.json", "markdown": "report.md", "junit": "junit.xml", "html": "report.html",
+                    "sarif": "report.sarif"}
+        outputs = {k: v or report_dir / defaults[k] for k, v in outputs.items()}
+    for kind, path in outputs.items():
+        if path is None:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render_output(kind, reports), encoding="utf-8")
+
+
+def render_output(kind: str, reports) -> str:
+    """One report file of ``kind`` (json, markdown, junit, html, sarif) for these reports."""
+    if kind == "json":
+        from ..models import ReportSet, to_json
+
+        payload = reports[0] if len(reports) == 1 else ReportSet(tool_version=__version__, reports=reports)
+        return to_json(payload, indent=2) + "\n"
+    if kind == "markdown":
+        from ..report.markdown import to_markdown
+
+        return to_markdown(reports)
+    if kind == "junit":
+        from ..report.junit import to_junit
+
+        return to_junit(reports)
+    if kind == "html":
+        from ..report.checklist import evaluate
+        from ..report.html import to_html
+
+        return to_html(reports, {r.verifier: evaluate(r) for r in reports})
+    if kind == "sarif":
+        from ..report.sarif import to_sarif
+
+        return json.dumps(to_sarif(reports), indent=2, ensure_ascii=True) + "\n"
+    raise ValueError(kind)
