@@ -45,3 +45,11 @@ _LONGEST_FIRST = ("test_sql_e2e.py", "test_cli_e2e.py", "test_search.py", "test_
 def pytest_collection_modifyitems(session, config, items):
     rank = {name: i for i, name in enumerate(_LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's own order kept
+
+
+# No test races the clock (tests/test_no_clock.py): Hypothesis's per-example deadline (200 ms
+# by default) is a wall-clock limit too, which a loaded machine can exceed.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("no-deadline", deadline=None)
+_hypothesis_settings.load_profile("no-deadline")

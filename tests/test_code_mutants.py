@@ -11,7 +11,6 @@ import gzip
 import io
 import json
 import random
-import time
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -494,11 +493,23 @@ def _humaneval() -> list[dict]:
         return [json.loads(line) for line in f]
 
 
-def test_humaneval_mutants_are_fast_and_sound():
+def test_humaneval_mutants_are_bounded_and_sound(monkeypatch):
+    # The work is bounded by count, not by the clock: each rendered edit (an unparse and a
+    # parse of the module, the step that costs) yields a kept mutant far more often than
+    # not (seen: 4,122 renders for 3,885 mutants), and no problem exceeds the cap. The time
+    # over all of HumanEval is a benchmark figure (benchmarks/bench_code_mutants.py).
     problems = _humaneval()
-    start = time.process_time()  # CPU time: a busy machine must not fail this
+    renders = []
+    render = M._render
+
+    def counted(*args, **kwargs):
+        renders.append(1)
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(M, "_render", counted)
     found = [M.mutants(p["prompt"] + p["canonical_solution"], p["entry_point"]) for p in problems]
-    assert time.process_time() - start < 5.0
+    assert len(renders) <= 2 * sum(len(ms) for ms in found)
+    assert max(len(ms) for ms in found) <= M.MAX_MUTANTS
     assert all(found) and len({m.kind for ms in found for m in ms}) == len(M.KINDS)
     for problem, ms in zip(problems[::8], found[::8]):
         keys = {M.normalise(problem["prompt"] + problem["canonical_solution"])}

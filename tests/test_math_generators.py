@@ -6,7 +6,6 @@ import random
 import re
 import subprocess
 import sys
-import time
 from collections import Counter, defaultdict
 
 import pytest
@@ -212,12 +211,6 @@ def test_ids_unique_and_categories_listed(candidates):
         assert c.id.startswith(f"{c.task_id}/{c.category}/")
     assert all(info.description for info in infos.values())
     assert {info.origin for info in infos.values()} == {"near_miss", "equivalent", "known_bad"}
-
-
-def test_generate_all_is_fast(tasks):
-    start = time.perf_counter()
-    generate_all(tasks, seed=123)
-    assert time.perf_counter() - start < 10  # ~1 s on a laptop; generous for CI
 
 
 def test_unparseable_reference_yields_no_per_task_candidates():

@@ -7,17 +7,18 @@ input. Then the four reference verifiers, and Hypothesis properties.
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sympy.core.cache import clear_cache
 
+from scaling import relative_cost
 from verifier_audit import canary
 from verifier_audit.domains.math import verifiers
 from verifier_audit.domains.math.answer import Answer, Kind
-from verifier_audit.domains.math.latex import parse_answer
+from verifier_audit.domains.math.latex import _parse_cached, parse_answer
 from verifier_audit.domains.math.oracle import answers_equivalent, equivalent, label_completion
 
 # (gold, candidate): must be equivalent
@@ -273,7 +274,22 @@ def test_label_completion(completion, gold, label, reason):
     assert got.reason.startswith(reason), got
 
 
-# (completion, what the label may be) against gold 5: each must finish in under 2 s
+# (completion, what the label may be) against gold 5: each may cost at most
+# AT_MOST_TYPICAL typical labels, measured in the same test (seen: under 100; the old limit,
+# 2 s, was some 2,000 typical calls; a power tower evaluated or an exponential parse costs
+# far more)
+TYPICAL = r"so the answer is $\boxed{\frac{10}{2}}$"
+AT_MOST_TYPICAL = 2000
+
+
+def _label_afresh(completion: str) -> None:
+    """label_completion against gold 5 without the parse memo and sympy's cache (a repeated
+    run must do the work again)."""
+    _parse_cached.cache_clear()
+    clear_cache()
+    label_completion(completion, "5")
+
+
 HOSTILE = [
     (r"\boxed{" * 3000, {"incorrect"}),  # anchor: nested 3,000 deep
     (r"\boxed{" * 3000 + "5" + "}" * 3000, {"incorrect"}),
@@ -300,11 +316,10 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("completion,allowed", HOSTILE, ids=range(len(HOSTILE)))
-def test_hostile_completions_are_fast_and_safe(completion, allowed):
-    start = time.perf_counter()
+def test_hostile_completions_are_bounded_and_safe(completion, allowed):
     got = label_completion(completion, "5")
-    assert time.perf_counter() - start < 2.0
     assert got.label in allowed, got
+    assert relative_cost(_label_afresh, completion, TYPICAL, repeats=3) < AT_MOST_TYPICAL
 
 
 def test_power_tower_gold_is_unknown_not_correct():
@@ -320,19 +335,6 @@ def test_model_output_is_never_executed(tmp_path, monkeypatch):
         assert label_completion(text, r"\pi").label != "correct"
         assert not verifiers.strong(text, "0")
     assert canary.fired(str(tmp_path)) == []
-
-
-def test_typical_call_is_about_a_millisecond():
-    pairs = [("0.5", r"\frac{1}{2}"), ("12,345", "12345"), (r"\{3,2\}", r"\{2,3\}"),
-             ("(1,2]", "[1,2]"), (r"10\%", "0.1"), ("y=2x+1", "2x-y+1=0")]
-    for cand, gold in pairs:  # warm sympy's own caches once
-        answers_equivalent.__wrapped__(cand, gold)
-    start = time.perf_counter()
-    for _ in range(20):
-        for cand, gold in pairs:
-            label_completion(rf"so $\boxed{{{cand}}}$", gold)
-    per_call = (time.perf_counter() - start) / (20 * len(pairs))
-    assert per_call < 0.005, f"{per_call * 1e3:.2f} ms per call"
 
 
 def test_deterministic():

@@ -179,3 +179,59 @@ def test_with_spares_every_item_gets_exactly_one_outcome_of_its_own(plan, worker
         assert o.ok == (what in ("ok", "slow")) and (not o.ok or o.value == o.index)
         if what == "exit":
             assert o.error == "crash: exit code 3"
+
+
+class EndsSecond:
+    """Call 1 ends its worker (``os._exit``) or returns, as ``how`` says; call 2 leaves a
+    mark (so the result of call 1 has been sent), then returns."""
+
+    def __init__(self, how: str, mark: str):
+        self.how, self.mark = how, mark
+
+    def setup(self):
+        pass
+
+    def __call__(self, i):
+        if i == 1 and self.how == "exit":
+            os._exit(1)
+        if i == 2:
+            open(self.mark, "w").close()
+        return i
+
+
+def _children() -> set[int]:
+    with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as fh:
+        return {int(pid) for pid in fh.read().split()}
+
+
+def _wait_for(done) -> None:
+    deadline = time.monotonic() + 120  # a hang guard, not a speed limit
+    while not done():
+        assert time.monotonic() < deadline, "the worker never got there"
+        time.sleep(0.01)
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"),
+                    reason="needs /proc/PID/task/TID/children")
+@pytest.mark.parametrize("how, error", [("exit", "crash: exit code 1"), ("return", None)])
+def test_a_parent_late_to_read_judges_by_what_the_worker_did_not_by_its_deadline(how, error, tmp_path):
+    # The parent is held up (here: by its consumer, after call 0's outcome) while call 1
+    # ends, and call 1's deadline passes before the parent looks again. What call 1 did is
+    # then already waiting for it (the worker's exit, or its result): it must be read, not
+    # overtaken by a timeout verdict. A loaded CI once reported test_every_failure...'s
+    # os._exit(1) as "timeout after 1.5s".
+    timeout, mark = 1.0, tmp_path / "call2"
+    before = _children()
+    outs = {}
+    for o in pool.run(EndsSecond(how, str(mark)), range(3), workers=1, spare=0, timeout=timeout, memory_mb=1024):
+        outs[o.index] = o
+        if o.index == 0:
+            held = time.monotonic()
+            if how == "exit":
+                (worker,) = _children() - before  # ended, not yet reaped (WNOWAIT): the pool's to collect
+                _wait_for(lambda: os.waitid(os.P_PID, worker, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None)
+            else:
+                _wait_for(mark.exists)
+            _wait_for(lambda: time.monotonic() > held + timeout)  # call 1's deadline has passed
+    assert sorted(outs) == [0, 1, 2]
+    assert (outs[1].error, outs[0].ok, outs[2].ok) == (error, True, True)

@@ -155,12 +155,27 @@ def test_a_temp_object_created_while_a_cursor_is_open_stays_there(fixture_db):
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
     "SELECT count(*) FROM items a, items b, items c, items d, items e, range(1000000000) f",
 ])
-def test_resource_bombs_stop_at_the_timeout(fixture_db, sql):
-    start = time.monotonic()
+def test_resource_bombs_stop_at_the_timeout(fixture_db, sql, monkeypatch):
+    # Stopped by the first interrupt at the deadline, not by running to an end (these
+    # never end): the watchdog's repeats are pushed out of reach (an hour), and the
+    # interrupts it sends are counted.
+    interrupts = []
+
+    class Counted:
+        def __init__(self, cursor):
+            self.cursor = cursor
+
+        def interrupt(self):
+            interrupts.append(1)
+            self.cursor.interrupt()
+
+    dog = db._watchdog()
+    arm = dog.arm
+    monkeypatch.setattr(db, "REINTERRUPT_EVERY", 3600.0)
+    monkeypatch.setattr(dog, "arm", lambda cursor, timeout: arm(Counted(cursor), timeout))
     result = run_query(fixture_db, sql, timeout=0.3)
-    elapsed = time.monotonic() - start
     assert result.timed_out and "timeout" in result.error
-    assert elapsed < 0.3 + 0.5
+    assert len(interrupts) == 1
     assert run_query(fixture_db, "SELECT count(*) FROM items").rows == [(3,)]  # usable after
 
 
@@ -222,10 +237,14 @@ def test_a_forked_worker_uses_databases_its_parent_opened(fixture_db):
     assert run_query(fixture_db, "SELECT count(*) FROM items").rows == [(3,)]
 
 
-def test_reused_connection_is_fast(fixture_db):
+def test_the_connection_is_reused(fixture_db, monkeypatch):
+    # What makes a query cheap is that it opens nothing: a DuckDB instance costs ~15 ms, a
+    # query on a warm one well under a millisecond (queries per second are
+    # benchmarks/bench_sql_oracle.py's figure, not a test's).
     run_query(fixture_db, "SELECT name FROM items WHERE id < 3")
-    n, start = 300, time.perf_counter()
-    for _ in range(n):
-        run_query(fixture_db, "SELECT name FROM items WHERE id < 3")
-    per_second = n / (time.perf_counter() - start)
-    assert per_second > 200  # the benchmark's target is 1,000/s on an idle core; CI is slower
+    opened = []
+    connect = duckdb.connect
+    monkeypatch.setattr(duckdb, "connect", lambda *a, **kw: opened.append(a) or connect(*a, **kw))
+    for _ in range(300):
+        assert run_query(fixture_db, "SELECT name FROM items WHERE id < 3").ok
+    assert opened == []

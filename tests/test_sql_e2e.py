@@ -23,8 +23,10 @@ def _near_miss_fa(report):
 def test_default_sql_run_shows_the_contrast(cli, tmp_path):
     out = tmp_path / "sql.json"
     # The probes (determinism, threads) change no verdict and have tests of their own:
-    # without them the default run's figures in half the time.
-    r = cli("run", "--suite", "sql", "--no-progress", "--probe-sample", "0", "--json", str(out))
+    # without them the default run's figures in half the time. The subprocess limit is a
+    # hang guard, not a speed limit: the run took 152 s cold on a shared 2-core machine
+    # (load 4-6), and a CI at load ~9 ran past the former 600 s.
+    r = cli("run", "--suite", "sql", "--no-progress", "--probe-sample", "0", "--json", str(out), timeout=1800)
     assert r.returncode == 0, r.stderr
     reports = _by_name(out)
     assert list(reports) == ["syntax_only", "exact_match", "single_db_set", "strong"]
@@ -65,9 +67,10 @@ def test_read_write_verifier_is_a_finding_and_fixtures_stay_intact(cli, tmp_path
 
 
 def test_every_hostile_entry_through_the_oracle_touches_nothing(tmp_path, monkeypatch):
-    """No file read or written outside the fixture, nothing persists, bombs stop in time."""
+    """No file read or written outside the fixture, nothing persists, bombs stop at their
+    limit: each candidate runs at most once per database, under the candidate timeout, and
+    the first timeout ends its label (run_query's own interrupt is test_sql_database's)."""
     import os
-    import time
 
     from verifier_audit.domains.sql import guard, oracle
     from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
@@ -87,14 +90,18 @@ def test_every_hostile_entry_through_the_oracle_touches_nothing(tmp_path, monkey
     secret_fd = guard._watch_secret(str(work))
     listing = sorted(os.listdir(work))
     by_id = {t.id: t for t in prepared.tasks}
+    runs = []  # (timeout, result) of every query the oracle runs
+    run_query = oracle.run_query
+    monkeypatch.setattr(oracle, "run_query", lambda *a, timeout, **kw: runs.append(
+        (timeout, result := run_query(*a, timeout=timeout, **kw))) or result)
     for c in hostile:
         task = by_id[c.task_id]
-        start = time.monotonic()
+        runs.clear()
         label = oracle.label_completion(c.text, task)
-        elapsed = time.monotonic() - start
         assert label.label == "incorrect", (c.category, c.text[:120])
-        limit = oracle.CANDIDATE_TIMEOUT * (1 + len(task.metadata.get("databases", []))) + 1.0
-        assert elapsed < limit, (c.category, elapsed)
+        mine = [r for t, r in runs if t == oracle.CANDIDATE_TIMEOUT]
+        assert len(mine) <= 1 + len(task.metadata.get("databases", [])), c.category
+        assert [r.timed_out for r in mine].count(True) <= 1 and all(not r.timed_out for r in mine[:-1]), c.category
         assert sorted(os.listdir(work)) == listing, c.category  # nothing written here
         assert not guard._drain(secret_fd), c.category  # the secret beside it was not read
     assert _fixture_hashes(cache) == fixtures_before

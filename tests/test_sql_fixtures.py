@@ -4,7 +4,6 @@ materialised read-only files, introspection."""
 import os
 import re
 import stat
-import time
 
 import duckdb
 import pytest
@@ -140,10 +139,8 @@ def test_traps_that_separate_wrong_queries():
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
-def test_materialise_is_fast_cached_and_read_only(name, tmp_path):
-    start = time.perf_counter()
+def test_materialise_is_small_cached_and_read_only(name, tmp_path):
     path = materialise(name, tmp_path)
-    assert time.perf_counter() - start < 2.0  # ~0.3 s here; the budget is 1 s, with slack for slow CI
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
     # no temp file or WAL left behind; the content hash recorded beside it
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name, f"{path.name}.sha256"]
@@ -159,6 +156,9 @@ def test_materialise_is_fast_cached_and_read_only(name, tmp_path):
     finally:
         con.close()
     assert materialised == _dump(_memory_db(name), name)
+    # Small by rows, not by the clock: every candidate query runs on it (and on its fuzzed
+    # copies), and the file is written once per cache.
+    assert max(len(rows) for rows in materialised.values()) <= 1000
 
 
 def test_materialise_key_changes_with_seed(tmp_path):

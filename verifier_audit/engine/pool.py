@@ -550,6 +550,13 @@ class PoolError(RuntimeError):
     pass
 
 
+def _has_news(w: _Worker) -> bool:
+    """Whether the worker has ended or sent something the parent has not read yet. A parent
+    held up past a call's deadline (a loaded machine, a slow consumer of the outcomes) must
+    read that first: the call's result, or its crash, is the verdict, not a timeout."""
+    return bool(wait([w.conn, w.proc.sentinel], timeout=0))
+
+
 def _describe_exit(code: Optional[int]) -> str:
     if code is None:
         return "worker died"
@@ -707,7 +714,7 @@ def run(
                                                       f"limit (accounted: {used / 2**20:.0f} MiB)",
                                   error_kind="crash", seconds=now - w.started)
                     replace(w, "memory")
-                elif w.assigned and now - w.started > timeout:
+                elif w.assigned and now - w.started > timeout and not _has_news(w):
                     index = w.assigned.popleft()
                     done += 1
                     yield Outcome(index, False, error=f"timeout after {timeout:g}s", error_kind="timeout",
