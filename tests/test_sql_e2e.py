@@ -22,11 +22,13 @@ def _near_miss_fa(report):
 
 def test_default_sql_run_shows_the_contrast(cli, tmp_path):
     out = tmp_path / "sql.json"
-    # The probes (determinism, threads) change no verdict and have tests of their own:
-    # without them the default run's figures in half the time. The subprocess limit is a
-    # hang guard, not a speed limit: the run took 152 s cold on a shared 2-core machine
-    # (load 4-6), and a CI at load ~9 ran past the former 600 s.
-    r = cli("run", "--suite", "sql", "--no-progress", "--probe-sample", "0", "--json", str(out), timeout=1800)
+    # The probes (determinism, threads) change no verdict and have tests of their own, and
+    # the first 40 of the suite's 174 tasks show the same contrast (measured: syntax_only
+    # debt 0.955, single_db_set near-miss FA 0.182, exact_match FR 0.822, strong 0 and 0)
+    # in a quarter of the time of the whole suite (152 s cold on a shared 2-core machine).
+    # The subprocess limit is a hang guard, not a speed limit.
+    r = cli("run", "--suite", "sql", "--limit", "40", "--no-progress", "--probe-sample", "0", "--json", str(out),
+            timeout=1800)
     assert r.returncode == 0, r.stderr
     reports = _by_name(out)
     assert list(reports) == ["syntax_only", "exact_match", "single_db_set", "strong"]
