@@ -43,7 +43,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from verifier_audit.domains import get_domain
-    from verifier_audit.engine.audit import AuditOptions, audit, prepare
+    from verifier_audit.engine.audit import AuditOptions, prepare
+    from verifier_audit.plan import audit
     from verifier_audit.loading import resolve
     from verifier_audit.suites import load_suite, select
 

@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from verifier_audit.domains import get_domain  # noqa: E402
 from verifier_audit.engine import audit as engine  # noqa: E402
+from verifier_audit.plan import audit  # noqa: E402
 from verifier_audit.engine.verifier_job import IsolatedCallError, VerifierJob  # noqa: E402
 from verifier_audit.loading import resolve  # noqa: E402
 from verifier_audit.suites import load_suite, select  # noqa: E402
@@ -88,7 +89,7 @@ def phases(workers: int):
     reports = {}
     for spec in (resolve(s) for s in domain.reference_verifiers.values()):
         name = spec.spec.rpartition(":")[2]
-        [report] = _timed(f"audit {name}", engine.audit, prepared, [spec], options)
+        [report] = _timed(f"audit {name}", audit, prepared, [spec], options)
         reports[name] = report
     used = f"  {_cpu() - total_cpu:7.2f} s CPU" if total_cpu is not None else ""
     print(f"  {'total':<34} {time.perf_counter() - total:7.2f} s{used}  ({len(prepared.candidates)} candidates)")

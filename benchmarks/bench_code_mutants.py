@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 from verifier_audit.domains import get_domain
-from verifier_audit.engine.audit import AuditOptions, audit, default_cache_dir, prepare
+from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
+from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
 from verifier_audit.suites import load_suite, select
 

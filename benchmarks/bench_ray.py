@@ -59,7 +59,8 @@ def main() -> None:
     from ray_cluster import LocalCluster
 
     from verifier_audit.domains import get_domain
-    from verifier_audit.engine.audit import AuditOptions, _OracleJob, audit, prepare
+    from verifier_audit.engine.audit import AuditOptions, _OracleJob, prepare
+    from verifier_audit.plan import audit
     from verifier_audit.engine.executor import run_calls
     from verifier_audit.engine.verifier_job import VerifierJob
     from verifier_audit.loading import resolve

@@ -25,7 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from verifier_audit.engine.audit import AuditOptions, audit, prepare  # noqa: E402
+from verifier_audit.engine.audit import AuditOptions, prepare  # noqa: E402
+from verifier_audit.plan import audit  # noqa: E402
 from verifier_audit.loading import resolve  # noqa: E402
 from verifier_audit.suites import load_suite  # noqa: E402
 

@@ -286,7 +286,7 @@ def run_audit(url: str, style: str, options: dict | None = None, **kw):
     if "options" in inspect.signature(api.audit).parameters:
         return api.audit(url, style=style, options=options, **kw)
     from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare as prepare_candidates
-    from verifier_audit.engine.audit import audit as engine_audit
+    from verifier_audit.plan import audit as engine_audit
     from verifier_audit.loading import resolve
     from verifier_audit.models import GateConfig
     from verifier_audit.suites import load_suite, select

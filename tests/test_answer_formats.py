@@ -19,7 +19,8 @@ from verifier_audit.domains.math.generators._common import boxed_completion
 from verifier_audit.domains.math.oracle import label_completion
 from verifier_audit.domains.sql.formats import FORMATS as SQL_FORMATS
 from verifier_audit.engine import formats as engine_formats
-from verifier_audit.engine.audit import AuditOptions, audit, prepare
+from verifier_audit.engine.audit import AuditOptions, prepare
+from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
 from verifier_audit.report.html import to_html
 from verifier_audit.report.markdown import to_markdown

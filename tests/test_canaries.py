@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from verifier_audit import canary
 from verifier_audit.engine import pool
-from verifier_audit.engine.audit import AuditOptions, audit, prepare
+from verifier_audit.engine.audit import AuditOptions, prepare
+from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
 from verifier_audit.report.checklist import evaluate
 from verifier_audit.suites import load_suite, select

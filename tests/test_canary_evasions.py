@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from verifier_audit import canary
 from verifier_audit.engine import pool
-from verifier_audit.engine.audit import AuditOptions, audit, default_cache_dir, prepare
+from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
+from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
 from verifier_audit.suites import load_suite, select
 

@@ -191,7 +191,8 @@ def code_escapes():
     import dataclasses
 
     from verifier_audit.domains.code import sandbox
-    from verifier_audit.engine.audit import AuditOptions, audit, default_cache_dir, prepare
+    from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
+    from verifier_audit.plan import audit
     from verifier_audit.loading import resolve
     from verifier_audit.suites import load_suite, select
 

@@ -173,7 +173,7 @@ def code_prepared():
 
 
 def _audit(code_prepared, spec: str):
-    from verifier_audit.engine.audit import audit
+    from verifier_audit.plan import audit
     from verifier_audit.loading import resolve
 
     prepared, options = code_prepared

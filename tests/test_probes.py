@@ -10,13 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from verifier_audit.engine.audit import (
-    AuditOptions,
-    Prepared,
-    audit,
-    default_cache_dir,
-    prepare,
-)
+from verifier_audit.engine.audit import AuditOptions, Prepared, default_cache_dir, prepare
+from verifier_audit.plan import audit
 from verifier_audit.engine.probes import partners, select_sample
 from verifier_audit.loading import resolve
 from verifier_audit.models import Candidate, Task, Verdict, to_json

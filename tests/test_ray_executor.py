@@ -23,7 +23,8 @@ from ray_cluster import LocalCluster, kill, process_tree
 
 from verifier_audit.cli import main
 from verifier_audit.engine import ray_executor
-from verifier_audit.engine.audit import AuditOptions, audit, prepare, run_settings
+from verifier_audit.engine.audit import AuditOptions, prepare, run_settings
+from verifier_audit.plan import audit
 from verifier_audit.errors import InputError
 from verifier_audit.loading import resolve
 from verifier_audit.suites import load_suite, select

@@ -24,7 +24,8 @@ def math_verify_report():
     # The shifted split holds the tiny magnitudes; its first 40 tasks get 6 instances of
     # every catalog entry (Math-Verify takes ~0.1 s per call); the wrong answers only
     # (--only near_miss --only known_bad): the holes asserted here.
-    from verifier_audit.engine.audit import AuditOptions, audit as run_audit, prepare
+    from verifier_audit.engine.audit import AuditOptions, prepare
+    from verifier_audit.plan import audit as run_audit
     from verifier_audit.loading import resolve
     from verifier_audit.suites import load_suite, select
 

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier_audit.domains.math.search import OPERATORS, lazy_policies
-from verifier_audit.engine.audit import AuditOptions, audit, prepare
+from verifier_audit.engine.audit import AuditOptions, prepare
+from verifier_audit.plan import audit
 from verifier_audit.engine.search._beam import Start
 from verifier_audit.engine.search._families import family_name, slug
 from verifier_audit.loading import resolve

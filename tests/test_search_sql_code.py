@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from verifier_audit.engine.audit import AuditOptions, audit, prepare
+from verifier_audit.engine.audit import AuditOptions, prepare
+from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
 from verifier_audit.suites import load_suite
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from verifier_audit.domains import get_domain
 from verifier_audit.domains.code.slices import return_family
-from verifier_audit.engine.slices import load_weights, task_slices
+from verifier_audit.engine.slices import task_slices
+from verifier_audit.plan import load_weights
 from verifier_audit.errors import InputError
 from verifier_audit.metrics import category_results, exploitable_tasks, gate, slice_results
 from verifier_audit.models import Candidate, GateConfig, Task, Verdict

@@ -16,7 +16,8 @@ import pytest
 from verifier_audit.domains.sql import DOMAIN, integrity
 from verifier_audit.domains.sql.database import close_all
 from verifier_audit.domains.sql.oracle import gold_answer
-from verifier_audit.engine.audit import AuditOptions, audit, prepare
+from verifier_audit.engine.audit import AuditOptions, prepare
+from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
 from verifier_audit.suites import load_suite
 

@@ -21,7 +21,8 @@ import pytest
 from verifier_audit import canary
 from verifier_audit.domains.sql import DOMAIN
 from verifier_audit.engine import hostwatch, lockdown, pool
-from verifier_audit.engine.audit import AuditOptions, Prepared, audit, default_cache_dir
+from verifier_audit.engine.audit import AuditOptions, Prepared, default_cache_dir
+from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
 from verifier_audit.models import Candidate
 from verifier_audit.report.checklist import evaluate

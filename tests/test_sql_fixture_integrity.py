@@ -302,7 +302,8 @@ def test_tables_reading_never_opens_the_file_itself(tmp_path):
 @pytest.fixture(scope="module")
 def spider_audits(tmp_path_factory):
     """name -> Report: two real SQLite scorers audited on a spider-format suite."""
-    from verifier_audit.engine.audit import AuditOptions, audit, prepare
+    from verifier_audit.engine.audit import AuditOptions, prepare
+    from verifier_audit.plan import audit
     from verifier_audit.loading import resolve
 
     base = tmp_path_factory.mktemp("spider")

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from verifier_audit.engine import pool
-from verifier_audit.engine.audit import AuditOptions, audit, prepare
+from verifier_audit.engine.audit import AuditOptions, prepare
+from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
 from verifier_audit.suites import load_suite, select
 

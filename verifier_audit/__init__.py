@@ -4,9 +4,8 @@ Public API: ``audit`` (run an audit, get a ``Report``), the models, and the CLI
 ``verifier-audit``. Everything under ``engine`` and ``domains`` is implementation.
 """
 
-__version__ = "0.1.0"
-
-from .models import Candidate, Report, Task, Verdict  # noqa: E402
+from ._version import __version__
+from .models import Candidate, Report, Task, Verdict
 
 
 def audit(*args, **kwargs):

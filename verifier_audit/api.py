@@ -14,10 +14,10 @@ from typing import Any, Callable, Optional, Union
 
 from .domains import get_domain
 from .engine.audit import AuditOptions, default_cache_dir, prepare
-from .engine.audit import audit as _audit
-from .engine.slices import load_weights
 from .loading import from_callable, resolve, with_parts
 from .models import GateConfig, Report
+from .plan import audit as _audit
+from .plan import check_executor_options, load_weights
 from .suites import load_suite, select
 
 
@@ -100,8 +100,6 @@ def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshol
         probe_sample=probe_sample, isolation=isolation, slice_field=slice_field, search=search,
         executor=executor, ray_address=ray_address,
     )
-    from .plan import check_executor_options
-
     check_executor_options(executor, ray_address)
     loaded = load_suite(suite, fields=fields)
     if weights_from is not None:

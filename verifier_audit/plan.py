@@ -23,17 +23,19 @@ from .domains import available, get_domain
 from .engine.audit import (
     AuditOptions,
     Prepared,
-    audit,
+    audit_verdicts,
     default_cache_dir,
     prepare,
     run_settings,
 )
 from .engine.lockdown import resolve_level
-from .engine.slices import load_weights
+from .engine.slices import DEFAULT_FIELD as DEFAULT_SLICE_FIELD
+from .engine.slices import SliceWeights, weights_of
 from .engine.store import fingerprint
 from .errors import InputError
 from .loading import VerifierSpec, resolve, with_parts
 from .models import GateConfig, Report
+from .report.build import build_reports
 from .suites import load_suite, select
 
 DEFAULT_WORKERS = max(1, min(os.cpu_count() or 2, 8))
@@ -233,6 +235,21 @@ def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifier
             groups[key] = Group(choice, options, [], timeout, waiver_sources(given, config), weights_path(given, config))
         groups[key].specs.extend(with_parts(resolved))
     return list(groups.values())
+
+
+def load_weights(path: Path, domain, *, fmt: str = "jsonl", fields: Optional[list[str]] = None,
+                 field: str = DEFAULT_SLICE_FIELD) -> SliceWeights:
+    """Read the user's tasks (any format ``--suite`` reads) and count their primary slices."""
+    if not Path(path).is_file():
+        raise InputError(f"--weights-from {path}: no such file (give your own tasks, in a format --suite reads)")
+    suite = load_suite(str(path), fields=fields, fmt=fmt, domain=domain.name)
+    return weights_of(suite.tasks, domain, str(path), field=field)
+
+
+def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptions) -> list[Report]:
+    """Score every candidate with every verifier; one report per verifier. The engine hands
+    back the verdicts, the report is built here, one layer up."""
+    return build_reports(audit_verdicts(prepared, verifiers, options), options)
 
 
 def prepare_group(choice: SuiteChoice, options: AuditOptions) -> Prepared:

@@ -173,7 +173,7 @@ def load_suite(
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     if fmt == "spider":  # a JSON list with SQLite databases beside it, not JSONL
         from .domains.sql.loaders import load_spider
-        from .engine.audit import default_cache_dir
+        from .engine.cache_dir import default_cache_dir
 
         tasks = load_spider(path, db_dir, default_cache_dir() / "sql")
         return Suite(name=name, path=path, tasks=tasks, content_hash=digest)

@@ -1,6 +1,8 @@
 """An audit from start to end: candidates (generated, oracle-confirmed, cached), verdicts
-(streamed to the results store), reports. Front ends (CLI, pytest plugin, Python API) call
-``prepare`` and ``audit``; everything domain-specific comes through the Domain protocol.
+(streamed to the results store), probes and the exploit search. Front ends (CLI, pytest
+plugin, Python API) call ``prepare`` and ``audit_verdicts`` and build the reports from what
+it hands back (``plan.audit`` does both); everything domain-specific comes through the
+Domain protocol.
 """
 
 from __future__ import annotations
@@ -12,111 +14,40 @@ import math
 import os
 import sys
 import tempfile
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from .. import __version__
+from .._version import __version__
 from ..domains import get_domain
 from ..domains.base import Domain
 from ..loading import VerifierSpec, source_hash
-from ..models import Candidate, DroppedCandidate, GateConfig, Report, Task, Verdict, to_json
-from ..report.build import build_report
+from ..models import Candidate, Checks, DroppedCandidate, Formats, SearchSummary, Task, Verdict, to_json
 from . import pool
+from .cache_dir import default_cache_dir
 from .executor import run_calls
 from .lockdown import resolve_level
 from .formats import annotate, formats_for
+from .options import AuditOptions, Prepared
+from .oracle_job import OracleJob
 from .probes import run_probes
 from .search import search
 from .progress import Progress
-from .slices import SliceWeights, with_slices
+from .slices import with_slices
 from .store import ResultsStore
 from .verifier_job import IsolatedCallError, VerifierJob  # noqa: F401 - IsolatedCallError: public here before
 
+# Public here before they moved down (options.py, cache_dir.py, oracle_job.py): still
+# importable from this module, so callers need not change.
+__all__ = ["AuditOptions", "Prepared", "VerifierVerdicts", "audit_verdicts", "candidates_hash", "default_cache_dir",
+           "prepare", "run_settings", "verdicts_of"]
 _VerifierJob = VerifierJob  # the name other modules knew it by
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
 CANDIDATES_VERSION = "5"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments
 
 
-@dataclass
-class AuditOptions:
-    seed: int = 0
-    workers: int = 2
-    timeout: float = 10.0
-    oracle_timeout: float = 10.0
-    memory_mb: Optional[int] = 4096
-    threshold: float = 0.5
-    gate: GateConfig = field(default_factory=GateConfig)
-    enforce_gate: bool = True
-    results: Optional[Path] = None
-    resume: bool = False
-    cache_dir: Optional[Path] = None  # None: no candidate cache
-    progress: Optional[bool] = None  # None: a bar when stderr is a terminal
-    quiet_workers: bool = True
-    origins: Optional[tuple[str, ...]] = None  # audit only these candidate origins (None: all)
-    # Candidates rescored by the determinism and thread probes (engine/probes.py) after the
-    # verdicts are in; 0: no probe. Not part of the results' fingerprint: probes never
-    # change a verdict, and a resumed audit runs them again.
-    probe_sample: int = 24
-    # Probe the answer formats the verifier reads and show it its candidates in one it reads
-    # (engine/formats.py); False: always as generated.
-    answer_formats: bool = True
-    # How each worker that runs the verifier is isolated (engine/lockdown.py): none,
-    # process, namespaces; None: the strongest this machine gives.
-    isolation: Optional[str] = None
-    # The task metadata field that names a task's slice (engine/slices.py); tasks without
-    # it are sliced by the domain.
-    slice_field: str = "slice"
-    # The user's own mix of slices (--weights-from): the debt is also reported, and gated,
-    # reweighted to it. Not in the fingerprint: it changes no verdict.
-    weights: Optional[SliceWeights] = None
-    # Verifier calls the exploit search may spend per verifier (engine/search); 0: none. Its
-    # verdicts stay outside the results file (a resumed audit searches again, same seed).
-    search: int = 0
-    # Where the oracle's and the verifier's calls run (engine/executor.py): "local", this
-    # machine's worker pool, or "ray", the same pool on each node of a Ray cluster at
-    # ``ray_address`` (None: RAY_ADDRESS, else a local cluster; docs/ray.md). Not in the
-    # fingerprint: it changes no verdict, and a resumed audit may use the other one.
-    executor: str = "local"
-    ray_address: Optional[str] = None
-
-
-@dataclass
-class Prepared:
-    suite_name: str
-    suite_hash: str
-    domain: str
-    tasks: list[Task]
-    candidates: list[Candidate]
-    dropped: list[DroppedCandidate]
-    split: Optional[str] = None
-    limit: Optional[int] = None
-
-    @property
-    def dropped_counts(self) -> dict[str, int]:
-        return dict(sorted(Counter(d.reason for d in self.dropped).items()))
-
-
-def default_cache_dir() -> Path:
-    root = os.environ.get("VERIFIER_AUDIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "verifier-audit"
-    )
-    return Path(root)
-
-
-class _OracleJob:
-    def __init__(self, domain: Domain, candidates: list[Candidate], tasks: dict[str, Task]):
-        self.domain, self.candidates, self.tasks = domain, candidates, tasks
-
-    def setup(self) -> None:
-        pass
-
-    def __call__(self, index: int):
-        c = self.candidates[index]
-        result = self.domain.label(c.text, self.tasks[c.task_id])
-        return result.label, result.reason
+_OracleJob = OracleJob  # the name other modules knew it by
 
 
 def _is_score(value) -> bool:
@@ -232,7 +163,7 @@ def prepare(
     labels: dict[int, tuple[Optional[str], str]] = {}
     progress = Progress("labelling (oracle)", len(generated), enabled=options.progress,
                         timeout=options.oracle_timeout, workers=options.workers)
-    job = _OracleJob(domain, generated, by_id)
+    job = OracleJob(domain, generated, by_id)
     for out in run_calls(job, range(len(generated)), workers=options.workers, timeout=options.oracle_timeout,
                          memory_mb=options.memory_mb, on_wait=progress.in_flight,
                          executor=options.executor, ray_address=options.ray_address):
@@ -308,8 +239,23 @@ def verdicts_of(spec: VerifierSpec, candidates: list[Candidate], todo: list[int]
                           error=out.error, seconds=round(out.seconds, 6), security=out.security)
 
 
-def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptions) -> list[Report]:
-    """Score every candidate with every verifier; one report per verifier."""
+@dataclass
+class VerifierVerdicts:
+    """What the audit hands back for one verifier, all a report is built from: the
+    candidates it was shown (``view``: rewritten into a format it reads, plus what the
+    exploit search found), its verdict on each, the probes' and format probe's findings."""
+
+    spec: VerifierSpec
+    view: Prepared
+    verdicts: dict[str, Verdict]
+    settings: dict
+    checks: Optional[Checks] = None
+    formats: Optional[Formats] = None
+    search: Optional[SearchSummary] = None
+
+
+def audit_verdicts(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptions) -> list[VerifierVerdicts]:
+    """Score every candidate with every verifier; one VerifierVerdicts per verifier."""
     settings = run_settings(prepared, verifiers, options)
     pool.warm_clean_server([prepared.domain])  # a no-op when prepare() started it
     results_path = options.results or Path(tempfile.mkdtemp(prefix="va-results-")) / "results.jsonl"
@@ -339,7 +285,7 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
             progress.close()
     finally:
         store.close()
-    reports = []
+    out = []
     for spec in verifiers:
         view, formats = shown[spec.name]
         ids = {c.id for c in view.candidates}
@@ -350,6 +296,6 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
         if found is not None and found.candidates:
             view = dataclasses.replace(view, candidates=view.candidates + found.candidates)
             verdicts = {**verdicts, **found.verdicts}
-        reports.append(build_report(view, spec, verdicts, options, settings, checks=checks, formats=formats,
+        out.append(VerifierVerdicts(spec, view, verdicts, settings, checks=checks, formats=formats,
                                     search=found.summary if found is not None else None))
-    return reports
+    return out

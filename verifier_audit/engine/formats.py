@@ -44,10 +44,11 @@ from ..loading import VerifierSpec
 from ..metrics import accepted
 from ..models import Candidate, FormatProbe, Formats, Task
 from . import pool
+from .oracle_job import OracleJob
 from .probes import _is_failure, _run as run_until_failure
 
 if TYPE_CHECKING:
-    from .audit import AuditOptions, Prepared
+    from .options import AuditOptions, Prepared
 
 PROBE_TASKS = 12
 # Bump when the formats' rewrites change what they produce, to invalidate cached labels.
@@ -240,8 +241,6 @@ def _oracle_labels(candidates: list[Candidate], tasks: dict[str, Task], options:
     """id -> (label, reason) from the domain's oracle, in the pool, cached by content."""
     if not candidates:
         return {}
-    from .audit import _OracleJob
-
     path = None
     if options.cache_dir is not None:
         path = Path(options.cache_dir) / f"format-labels-{_labels_key(candidates, tasks)}.json"
@@ -250,7 +249,7 @@ def _oracle_labels(candidates: list[Candidate], tasks: dict[str, Task], options:
         except (OSError, ValueError, TypeError, IndexError):
             pass  # missing or damaged: label again
     labels: dict[str, tuple[Optional[str], str]] = {}
-    job = _OracleJob(domain, candidates, tasks)
+    job = OracleJob(domain, candidates, tasks)
     for out in pool.run(job, range(len(candidates)), workers=options.workers, timeout=options.oracle_timeout,
                         memory_mb=options.memory_mb):
         labels[candidates[out.index].id] = out.value if out.ok else (None, f"oracle_{out.error_kind}")

@@ -40,7 +40,7 @@ from . import pool
 from .verifier_job import VerifierJob
 
 if TYPE_CHECKING:
-    from .audit import AuditOptions, Prepared
+    from .options import AuditOptions, Prepared
 
 THREADS = 4
 MAX_EXAMPLES = 5

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Optional
 
 from ..errors import InputError
 from ..models import Candidate, Task
@@ -46,26 +44,21 @@ class SliceWeights:
     weights: dict[str, float]
 
 
-def load_weights(path: Path, domain, *, fmt: str = "jsonl", fields: Optional[list[str]] = None,
-                 field: str = DEFAULT_FIELD) -> SliceWeights:
-    """Read the user's tasks (any format ``--suite`` reads) and count their primary slices."""
-    from ..suites import load_suite
-
-    if not Path(path).is_file():
-        raise InputError(f"--weights-from {path}: no such file (give your own tasks, in a format --suite reads)")
-    suite = load_suite(str(path), fields=fields, fmt=fmt, domain=domain.name)
+def weights_of(tasks: list[Task], domain, source: str, *, field: str = DEFAULT_FIELD) -> SliceWeights:
+    """The share of each primary slice among ``tasks`` (the user's own, read from
+    ``source``: ``plan.load_weights`` reads them)."""
     primary = Counter()
-    for task in suite.tasks:
+    for task in tasks:
         found = task_slices(domain, task, field)
         if found:
             primary[found[0]] += 1
     if not primary:
-        raise InputError(f"--weights-from {path}: none of its {len(suite.tasks)} tasks has a slice the {domain.name} "
+        raise InputError(f"--weights-from {source}: none of its {len(tasks)} tasks has a slice the {domain.name} "
                          f"domain can read (name one with metadata[{field!r}])")
     dimensions = {name.partition(":")[0] for name in primary}
     if len(dimensions) > 1:
-        raise InputError(f"--weights-from {path}: its tasks' primary slices mix dimensions ({', '.join(sorted(dimensions))}); "
+        raise InputError(f"--weights-from {source}: its tasks' primary slices mix dimensions ({', '.join(sorted(dimensions))}); "
                          "give every task the same kind of slice")
     total = sum(primary.values())
-    return SliceWeights(source=str(path), dimension=dimensions.pop(),
+    return SliceWeights(source=source, dimension=dimensions.pop(),
                         weights={name: round(n / total, 6) for name, n in sorted(primary.items())})

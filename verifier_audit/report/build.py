@@ -1,4 +1,5 @@
-"""Verdicts -> Report. Deterministic: the same verdicts give byte-identical JSON, which is
+"""Verdicts -> Report (``build_reports``: from what ``engine.audit.audit_verdicts`` hands
+back). Deterministic: the same verdicts give byte-identical JSON, which is
 what makes a resumed audit's report comparable with an uninterrupted one."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from .. import __version__
+from .._version import __version__
 from ..loading import VerifierSpec
 from ..metrics import (_clip, accepted, category_results, coverage_debt, exploitable_tasks, gate, pooled_rate,
                        slice_results)
@@ -15,7 +16,8 @@ from ..models import (CategoryResult, Checks, Formats, MutantSurvival, Report, S
 from .source import source_findings
 
 if TYPE_CHECKING:
-    from ..engine.audit import AuditOptions, Prepared
+    from ..engine.audit import VerifierVerdicts
+    from ..engine.options import AuditOptions, Prepared
 
 
 _FINDING_TEXT = {
@@ -94,6 +96,12 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         slices=slice_results(candidates, verdicts), exploitable=exploitable_tasks(candidates, verdicts),
         mutants=mutant_survival(prepared, candidates, verdicts), dropped=prepared.dropped_counts,
         checks=checks, formats=formats, search=search)
+
+
+def build_reports(results: "list[VerifierVerdicts]", options: "AuditOptions") -> list[Report]:
+    """One report per verifier the engine audited, in its order."""
+    return [build_report(r.view, r.spec, r.verdicts, options, r.settings, checks=r.checks, formats=r.formats,
+                         search=r.search) for r in results]
 
 
 def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict, *, suite: str, split,

@@ -9,7 +9,7 @@ import shlex
 from typing import Optional
 
 from ..models import CategoryResult, Report
-from .terminal import _one_line
+from .text import _one_line
 
 MAX_REASONS = 6  # gate reasons shown; the report has them all
 

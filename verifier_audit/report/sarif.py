@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Union
 from urllib.parse import quote
 
-from .. import __version__
+from .._version import __version__
 from ..models import CategoryResult, Report, SecurityFinding, Severity
 
 SARIF_VERSION = "2.1.0"

@@ -23,7 +23,7 @@ from ..models import (Candidate, CategoryResult, Checks, Example, ExploitableTas
 from .build import _FINDING_TEXT, MAX_UNOBSERVED, UNOBSERVED, _error_kind, assemble_report
 
 if TYPE_CHECKING:
-    from ..engine.audit import AuditOptions
+    from ..engine.options import AuditOptions
 
 EXAMPLES = 3  # per category, as metrics.category_results
 MESSAGES_PER_KIND = 3  # as build.error_messages

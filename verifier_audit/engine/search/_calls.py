@@ -12,6 +12,7 @@ from typing import Optional
 from ...domains import get_domain
 from ...models import Candidate, Task
 from .. import pool
+from ..oracle_job import OracleJob
 from ..verifier_job import VerifierJob
 
 # A verifier that keeps erroring measures nothing: stop after this many errors once they
@@ -78,12 +79,10 @@ class Calls:
 
     def label(self, items: list[tuple[str, str]]) -> list[Optional[str]]:
         """The oracle's label of each (task id, text): "correct", "incorrect" or None."""
-        from ..audit import _OracleJob
-
         if not items:
             return []
         candidates = [_candidate(i, task_id, text) for i, (task_id, text) in enumerate(items)]
-        job = _OracleJob(self.domain, candidates, self.tasks)
+        job = OracleJob(self.domain, candidates, self.tasks)
         out: list[Optional[str]] = [None] * len(items)
         for r in pool.run(job, range(len(items)), workers=self.options.workers, timeout=self.options.oracle_timeout,
                           memory_mb=self.options.memory_mb):

@@ -1,0 +1,15 @@
+"""Where the candidate caches and the fetched suites live (``VERIFIER_AUDIT_CACHE``, else
+the XDG cache folder). A module of its own so the suite reader can ask without importing
+the engine's audit."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def default_cache_dir() -> Path:
+    root = os.environ.get("VERIFIER_AUDIT_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "verifier-audit"
+    )
+    return Path(root)

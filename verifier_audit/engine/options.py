@@ -1,0 +1,73 @@
+"""What an audit is asked to do (``AuditOptions``) and what it works on (``Prepared``: the
+suite's tasks and the oracle-confirmed candidates). Shared by the engine's steps (audit,
+probes, formats, search) and by the report builder, so none of them imports another back.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..models import Candidate, DroppedCandidate, GateConfig, Task
+from .slices import SliceWeights
+
+
+@dataclass
+class AuditOptions:
+    seed: int = 0
+    workers: int = 2
+    timeout: float = 10.0
+    oracle_timeout: float = 10.0
+    memory_mb: Optional[int] = 4096
+    threshold: float = 0.5
+    gate: GateConfig = field(default_factory=GateConfig)
+    enforce_gate: bool = True
+    results: Optional[Path] = None
+    resume: bool = False
+    cache_dir: Optional[Path] = None  # None: no candidate cache
+    progress: Optional[bool] = None  # None: a bar when stderr is a terminal
+    quiet_workers: bool = True
+    origins: Optional[tuple[str, ...]] = None  # audit only these candidate origins (None: all)
+    # Candidates rescored by the determinism and thread probes (engine/probes.py) after the
+    # verdicts are in; 0: no probe. Not part of the results' fingerprint: probes never
+    # change a verdict, and a resumed audit runs them again.
+    probe_sample: int = 24
+    # Probe the answer formats the verifier reads and show it its candidates in one it reads
+    # (engine/formats.py); False: always as generated.
+    answer_formats: bool = True
+    # How each worker that runs the verifier is isolated (engine/lockdown.py): none,
+    # process, namespaces; None: the strongest this machine gives.
+    isolation: Optional[str] = None
+    # The task metadata field that names a task's slice (engine/slices.py); tasks without
+    # it are sliced by the domain.
+    slice_field: str = "slice"
+    # The user's own mix of slices (--weights-from): the debt is also reported, and gated,
+    # reweighted to it. Not in the fingerprint: it changes no verdict.
+    weights: Optional[SliceWeights] = None
+    # Verifier calls the exploit search may spend per verifier (engine/search); 0: none. Its
+    # verdicts stay outside the results file (a resumed audit searches again, same seed).
+    search: int = 0
+    # Where the oracle's and the verifier's calls run (engine/executor.py): "local", this
+    # machine's worker pool, or "ray", the same pool on each node of a Ray cluster at
+    # ``ray_address`` (None: RAY_ADDRESS, else a local cluster; docs/ray.md). Not in the
+    # fingerprint: it changes no verdict, and a resumed audit may use the other one.
+    executor: str = "local"
+    ray_address: Optional[str] = None
+
+
+@dataclass
+class Prepared:
+    suite_name: str
+    suite_hash: str
+    domain: str
+    tasks: list[Task]
+    candidates: list[Candidate]
+    dropped: list[DroppedCandidate]
+    split: Optional[str] = None
+    limit: Optional[int] = None
+
+    @property
+    def dropped_counts(self) -> dict[str, int]:
+        return dict(sorted(Counter(d.reason for d in self.dropped).items()))
