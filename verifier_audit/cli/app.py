@@ -14,7 +14,7 @@ import sys
 import traceback
 from typing import Optional, Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..engine.pool import PoolError
 from ..errors import InputError
 from . import catalog, checklist, compare, diff, generate, import_, logprobs, monitor, run, sample, scan, score

@@ -10,7 +10,8 @@ import json
 import sys
 from pathlib import Path
 
-from .. import __version__, argtypes
+from .. import argtypes
+from .._version import __version__
 from ..loading import STYLES
 from ..suites import FORMATS
 from .options import EXIT_GATE, EXIT_OK, add_no_progress, add_suite_options, config_path, given_options

@@ -10,7 +10,7 @@ from typing import Optional
 
 from pydantic import BaseModel, Field
 
-from .. import __version__
+from .._version import __version__
 
 FORMAT = "verifier-audit-monitor"
 FORMAT_VERSION = 1

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InputError
 from ..models import Task
 from .records import IMPORT_FORMATS, Manifest, Sample, manifest_line, sample_line

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InputError
 from ..models import Task
 from .records import (

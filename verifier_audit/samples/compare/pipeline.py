@@ -44,7 +44,7 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
             plan_epsilons: Sequence[float] = PLAN_EPSILONS, warnings: Optional[list[str]] = None) -> CompareReport:
     """Every figure from the per-sample facts (same order as the files' samples)."""
 
-    from ... import __version__
+    from ..._version import __version__
 
     warnings = list(warnings or [])
     by_base: dict[str, list[Facts]] = {}

@@ -11,7 +11,7 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
-from ... import __version__
+from ..._version import __version__
 from ...engine.audit import Prepared
 from ...metrics import wilson
 from ...models import Interval, Report
