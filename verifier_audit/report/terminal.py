@@ -7,6 +7,7 @@ from typing import Callable
 from ..models import CategoryResult, Report
 from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line
 from .source import source_lines
+from .text import one_line as _one_line, printable as _printable  # noqa: F401  (also imported from here)
 
 FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
            "FR = false rejection: a right answer it refused.")
@@ -18,18 +19,6 @@ def _pct(x: float) -> str:
 
 def _ci(lo: float, hi: float) -> str:
     return f"[{100 * lo:4.1f}, {100 * hi:5.1f}]"
-
-
-def _printable(text: str) -> str:
-    """Hostile text (NUL, lone surrogates, escape sequences) shown as escapes, never raw."""
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text)
-
-
-def _one_line(text: str, width: int = 70) -> str:
-    """The end of a completion on one line: that is where the final answer sits."""
-    flat = " ".join(_printable(text).split())
-    return flat if len(flat) <= width else "…" + flat[-(width - 1):]
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
