@@ -1,11 +1,14 @@
 """Domain registry. Domains register under the ``verifier_audit.domains`` entry point, so a
-new one (sql, code, a plugin's own) is added without touching the engine."""
+new one (sql, code, a plugin's own) is added without touching the engine; the suite file
+formats and named datasets they declare (``Domain.suite_formats``, ``suite_datasets``) are
+looked up here, so a new one is added without touching the suite reader either."""
 
 from __future__ import annotations
 
 import importlib
 from functools import lru_cache
 from importlib.metadata import entry_points
+from typing import Callable
 
 from ..errors import InputError
 from .base import Domain
@@ -27,5 +30,29 @@ def get_domain(name: str) -> Domain:
     specs = available()
     if name not in specs:
         raise InputError(f"unknown domain {name!r}; installed domains: {', '.join(sorted(specs))}")
-    module, _, attr = specs[name].partition(":")
+    return resolve(specs[name])
+
+
+@lru_cache(maxsize=None)
+def suite_formats() -> dict[str, str]:
+    """format name -> loader spec of every installed domain's suite formats, in registry
+    order. Cheap: a domain package's ``__init__`` imports none of its dependencies."""
+    found: dict[str, str] = {}
+    for name in available():
+        found.update(getattr(get_domain(name), "suite_formats", {}))
+    return found
+
+
+@lru_cache(maxsize=None)
+def suite_datasets() -> dict[str, tuple[str, str]]:
+    """dataset name -> (format, spec of the function locating its file), every domain's."""
+    found: dict[str, tuple[str, str]] = {}
+    for name in available():
+        found.update(getattr(get_domain(name), "suite_datasets", {}))
+    return found
+
+
+def resolve(spec: str) -> Callable:
+    """The object a ``"package.module:attribute"`` spec names (a loader, a locator)."""
+    module, _, attr = spec.partition(":")
     return getattr(importlib.import_module(module), attr)

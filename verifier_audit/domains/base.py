@@ -34,6 +34,13 @@ class Domain(Protocol):
     #: name -> verifier spec ("package.module:function") of the built-in reference verifiers,
     #: weakest first; the no-argument demo run audits all of them side by side.
     reference_verifiers: dict[str, str]
+    #: format name -> loader spec ("package.module:function") of the suite file formats the
+    #: domain reads (``--format gsm8k``); a loader takes a ``suite_files.SuiteFile`` and
+    #: returns its tasks. The suite reader asks the registry (``domains.suite_formats``).
+    suite_formats: dict[str, str]
+    #: dataset name -> (format, spec of a no-argument function returning the file's path):
+    #: suites another package ships, loaded by name (``--suite humaneval``).
+    suite_datasets: dict[str, tuple[str, str]]
 
     def check_task(self, task: Task) -> Optional[str]:
         """Why this task's reference is unusable (unparseable gold), or None when it is fine."""
@@ -58,6 +65,8 @@ class DomainPackage:
     the sandbox). A subclass sets ``package`` and overrides what differs."""
 
     package: str  # "verifier_audit.domains.sql"
+    suite_formats: dict[str, str] = {}
+    suite_datasets: dict[str, tuple[str, str]] = {}
 
     def _part(self, module: str, name: str):
         return getattr(importlib.import_module(f"{self.package}.{module}"), name)
@@ -93,6 +102,12 @@ class DomainPackage:
 def verifier_specs(package: str, *names: str) -> dict[str, str]:
     """name -> spec of the functions ``names`` in ``package.verifiers``, in the order given."""
     return {name: f"{package}.verifiers:{name}" for name in names}
+
+
+def suite_formats(package: str, **loaders: str) -> dict[str, str]:
+    """format name -> spec of the loader functions ``loaders`` in ``package.loaders``, in the
+    order given: ``suite_formats(__name__, gsm8k="gsm8k_suite")``."""
+    return {fmt: f"{package}.loaders:{name}" for fmt, name in loaders.items()}
 
 
 class Resources(Protocol):

@@ -24,7 +24,7 @@ from ..domains.base import Domain
 from ..loading import VerifierSpec, source_hash
 from ..models import Candidate, Checks, DroppedCandidate, Formats, SearchSummary, Task, Verdict, to_json
 from . import pool
-from .cache_dir import default_cache_dir
+from ..cache_dir import default_cache_dir
 from .executor import run_calls
 from .lockdown import resolve_level
 from .formats import annotate, formats_for

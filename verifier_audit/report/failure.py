@@ -9,7 +9,7 @@ import shlex
 from typing import Optional
 
 from ..models import CategoryResult, Report
-from .text import _one_line
+from .text import one_line
 
 MAX_REASONS = 6  # gate reasons shown; the report has them all
 
@@ -52,8 +52,8 @@ def _example_lines(c: CategoryResult, verb: str) -> list[str]:
     e = c.examples[0]
     return [
         f"  {c.name} ({c.severity.value}): {verb} {round(c.rate * c.n)} of {c.n} ({100 * c.rate:.1f}%)",
-        f"    candidate: {_one_line(e.text, 100)}",
-        f"    reference: {_one_line(e.reference, 100)}" + (f"   [{e.note}]" if e.note else ""),
+        f"    candidate: {one_line(e.text, 100)}",
+        f"    reference: {one_line(e.reference, 100)}" + (f"   [{e.note}]" if e.note else ""),
     ]
 
 

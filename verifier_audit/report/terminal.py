@@ -7,7 +7,7 @@ from typing import Callable
 from ..models import CategoryResult, Report
 from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line
 from .source import source_lines
-from .text import _one_line, _printable
+from .text import one_line as _one_line, printable as _printable  # noqa: F401  (also imported from here)
 
 FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
            "FR = false rejection: a right answer it refused.")

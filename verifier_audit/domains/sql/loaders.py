@@ -46,6 +46,7 @@ from pydantic import ValidationError
 
 from ...errors import InputError
 from ...models import Task
+from ..suite_files import SuiteFile
 from . import integrity
 from .fixtures import insert_rows, quote, sql_string, write_database
 
@@ -175,6 +176,12 @@ def load_spider(json_path: str | Path, db_dir: str | Path | None, cache_dir: str
         seen[task.id] = index
         tasks.append(task)
     return tasks
+
+
+def spider_suite(source: SuiteFile) -> list[Task]:
+    """``--format spider`` (``SqlDomain.suite_formats``): converted databases are cached
+    under the cache root's ``sql``; ``--field`` does not apply."""
+    return load_spider(source.path, source.db_dir, source.cache_dir() / "sql")
 
 
 def duckdb_gold(sql: str, database: Path) -> tuple[str, dict]:

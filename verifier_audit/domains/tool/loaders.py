@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from ...models import Task
-from ...suites import read_jsonl, tasks_from_rows
+from ..suite_files import read_jsonl, tasks_from_rows
 
 
 def tool_row(row: dict) -> dict:

@@ -4,7 +4,6 @@ fuzzed databases, from the cache where it can."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -14,17 +13,9 @@ from ..schema import Schema
 from ..integrity import cached_intact
 from .cache import pool_key, read_cache, task_key, write_cache
 from .constants import collect_constants
+from .plan import Plan
 from .pool import SchemaPool, base_values
 from .workers import DistilJob, PoolJob, default_workers, run_parallel
-
-
-@dataclass
-class Plan:
-    task: Task
-    schema: Schema
-    base: Path
-    key: str
-    cached: Optional[list[Path]] = None
 
 
 def distil_all(tasks: list[Task], seed: int, cache_dir: str | os.PathLike, *, workers: Optional[int] = None) -> list[Task]:

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .distil import distil_task
+from .plan import Plan
 from .pool import SchemaPool
-
-if TYPE_CHECKING:
-    from .suite import Plan
 
 PARALLEL_FROM = 12  # fewer tasks than this to distil: no worker processes
 

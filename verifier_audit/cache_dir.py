@@ -1,6 +1,6 @@
 """Where the candidate caches and the fetched suites live (``VERIFIER_AUDIT_CACHE``, else
-the XDG cache folder). A module of its own so the suite reader can ask without importing
-the engine's audit."""
+the XDG cache folder). A bottom module of its own: the suite reader (below the engine) and
+the engine both ask it."""
 
 from __future__ import annotations
 
