@@ -173,10 +173,12 @@ class Hostile:
 @needs_ray
 def test_the_contract_of_pool_run_for_a_forked_job(cluster):
     waits: list[list[float]] = []
-    outs = list(ray_executor.run(Hostile(), range(12), timeout=1.0, on_wait=waits.append, address=cluster.address))
+    # 4 s, not 1: on a loaded machine a fresh worker that imports ctypes and exits can take
+    # over a second of wall time from its dispatch, and that is a timeout by the contract.
+    outs = list(ray_executor.run(Hostile(), range(12), timeout=4.0, on_wait=waits.append, address=cluster.address))
     by_index = {o.index: o for o in outs}
     assert len(outs) == len(by_index) == 12
-    assert (by_index[1].error_kind, by_index[1].error) == ("timeout", "timeout after 1s")
+    assert (by_index[1].error_kind, by_index[1].error) == ("timeout", "timeout after 4s")
     assert by_index[2].error == "crash: exit code 1" and by_index[3].error == "crash: killed by signal SIGSEGV"
     assert (by_index[4].error_kind, by_index[4].error) == ("exception", "KeyError: 4")
     assert all(by_index[i].ok and by_index[i].value == 2 * i for i in range(12) if i not in (1, 2, 3, 4))

@@ -150,6 +150,39 @@ def test_host_unix_socket_files_unreachable(place, kind, when, tmp_path_factory)
         directory.rmdir()
 
 
+@needs_ns
+def test_another_sandboxs_tripwires_do_not_use_up_this_ones(tmp_path_factory):
+    """Sandboxes running at once (xdist workers, a pool's zygotes) list each other's
+    tripwires in their network namespaces' tables. Those are private to the other zygote and
+    must not take this one's MAX_TRIPWIRES: a host socket under /run bound later is still
+    a tripwire here, and the attempt is reported (it read FileNotFoundError, unreported)."""
+    if not os.access("/run", os.W_OK):
+        pytest.skip("/run is not writable here")
+    crowd = ROOT / f".va-test-crowd-{uuid.uuid4().hex[:8]}"
+    crowd.mkdir(mode=0o755)
+    os.chmod(crowd, 0o755)
+    run_dir = Path(f"/run/va-test-{uuid.uuid4().hex[:8]}")
+    run_dir.mkdir(mode=0o755)
+    os.chmod(run_dir, 0o755)
+    held = [_host_socket(crowd, "stream") for _ in range(unixsockets.MAX_TRIPWIRES + 2)]
+    late = None
+    try:
+        with Sandbox(workers=1, level="namespaces") as first:
+            first.run("def f():\n    return 1", call="f")  # its MAX_TRIPWIRES tripwires are up
+            late = _host_socket(run_dir, "stream")
+            with Sandbox(workers=1, level="namespaces") as second:
+                r = second.run(CONNECT_UNIX, call="f", args=(late[1], "stream"))
+        assert r.ok and r.value == "sent", (r.value, r.escapes)
+        assert f"network: a connection to the unix socket {late[1]}, sent 'va_escape_unix'" in r.escapes
+        assert not _reached_host(late[0], "stream")
+    finally:
+        for s, path in held + ([late] if late else []):
+            s.close()
+            os.unlink(path)
+        crowd.rmdir()
+        run_dir.rmdir()
+
+
 # ------------------------------------------------------------------ IPC objects
 
 IPC = (

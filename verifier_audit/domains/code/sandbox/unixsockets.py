@@ -16,7 +16,8 @@ the zygote:
   still a socket in the zygote's view. The list comes from the socket tables of every
   network namespace (``/proc/<pid>/net/unix``, one process per namespace), read before the
   zygote leaves the host's; the host namespace's table stays open and is read again before
-  each run (at most every ``REFRESH_MAX`` s on a host whose table is slow to read), so
+  each run (at most every ``REFRESH_MAX`` s on a host whose table costs over 1 ms of CPU
+  time to read), so
   sockets bound since are covered too. The cover is a listening socket of the
   zygote of the same type, a tripwire: a connection to it is reported with the first bytes
   sent (``network: a connection to the unix socket PATH, sent '...'``). Past
@@ -48,9 +49,13 @@ MAX_COVERS = 4096
 _PRIVATE = "/run/.va-walls"  # where the tripwires' own files are: root only, runs cannot reach them
 _TYPES = {1: socket.SOCK_STREAM, 2: socket.SOCK_DGRAM, 5: socket.SOCK_SEQPACKET}
 _MAX_NAMESPACES = 256
-# The host's table is read again before a run unless it was read less than this long ago:
-# 50 times what the last read cost (every run on a quiet host; a host with thousands of
-# sockets pays at most 2% of its time), and never less often than every REFRESH_MAX s.
+# The host's table is read again before every run. Only where one read costs more than
+# _CHEAP_READ s of CPU time (thousands of sockets) is the next read deferred, by 50 times
+# that cost (such a host pays at most 2% of its time), never longer than REFRESH_MAX s.
+# The cost is the thread's CPU time, not wall time: on a loaded machine a preempted read
+# takes long on the clock, and a deferral measured that way left a socket bound just
+# before a run uncovered.
+_CHEAP_READ = 0.001
 _COST_FACTOR = 50
 REFRESH_MAX = 0.2
 
@@ -143,12 +148,14 @@ class SocketCovers:
         started = time.monotonic()
         if started < self._next_read:
             return
+        cpu = time.thread_time()
         try:
             data = _read_all(self.tables.own)
         except OSError:
             return
-        cost = time.monotonic() - started
-        self._next_read = started + min(REFRESH_MAX, _COST_FACTOR * cost)
+        cost = time.thread_time() - cpu
+        if cost > _CHEAP_READ:
+            self._next_read = started + min(REFRESH_MAX, _COST_FACTOR * cost)
         if data != self._last:
             self._last = data
             self._cover(_parse(data))
@@ -160,6 +167,11 @@ class SocketCovers:
         for bound, kind in sorted(entries):
             if self._covers >= MAX_COVERS or not self.hidden:
                 return
+            if bound.startswith(_PRIVATE + "/"):
+                # Another zygote's own tripwire (its network namespace's table lists it), in
+                # its mount namespace only. Covering those used up MAX_TRIPWIRES when several
+                # sandboxes ran at once, and a host socket under /run then got no tripwire.
+                continue
             # A re-created socket has a new inode under the same name: look again.
             if bound in self._done and not self._is_foreign_socket(bound):
                 continue
