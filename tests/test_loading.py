@@ -87,3 +87,34 @@ def test_scores(value, score):
 def test_non_scores_are_errors(value):
     with pytest.raises(TypeError):
         to_score(value)
+
+
+COUNTED = """
+import os
+with open(os.environ["VA_TEST_IMPORTS"], "a") as fh:  # one line per interpreter that imports this
+    fh.write(f"{os.getpid()}\\n")
+
+def first(completion, reference):
+    return 1.0
+
+def second(completion, reference):
+    return 0.0
+"""
+
+
+def test_specs_of_one_module_are_read_by_one_interpreter_and_other_modules_by_their_own(tmp_path, monkeypatch):
+    from verifier_audit.loading import resolve_many
+
+    log = tmp_path / "imports.log"
+    monkeypatch.setenv("VA_TEST_IMPORTS", str(log))
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(COUNTED)
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    specs = resolve_many([(f"{a}:first", None, None), (f"{a}:second", None, None), (f"{b}:first", None, None)])
+    assert [(s.name, s.style) for s in specs] == [("first", "pair"), ("second", "pair"), ("first", "pair")]
+    pids = log.read_text().split()
+    assert len(pids) == 2 and len(set(pids)) == 2  # a.py imported once for both specs, b.py apart
+    # A missing name is that spec's own error, raised in order; the module's others still load.
+    with pytest.raises(VerifierLoadError, match="has no 'third'"):
+        resolve_many([(f"{b}:second", None, None), (f"{b}:third", None, None)])
+    assert resolve(f"{b}:second").style == "pair"

@@ -33,7 +33,7 @@ from .engine.slices import DEFAULT_FIELD as DEFAULT_SLICE_FIELD
 from .engine.slices import SliceWeights, weights_of
 from .engine.store import fingerprint
 from .errors import InputError
-from .loading import VerifierSpec, resolve, with_parts
+from .loading import VerifierSpec, resolve_many, with_parts
 from .models import GateConfig, Report
 from .report.build import build_reports
 from .suites import load_suite, select
@@ -223,11 +223,11 @@ def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifier
     if not verifiers and config is not None:
         verifiers = [config.resolve_spec(e.spec) for e in config.verifiers]
     groups: dict[str, Group] = {}
-    for spec in verifiers:
-        entry = config.entry_for(spec) if config is not None else None
-        chosen_style = style if style != "auto" or entry is None else entry.style
-        chosen_options = verifier_options if verifier_options or entry is None else entry.options
-        resolved = resolve(spec, chosen_style, chosen_options)
+    entries = [config.entry_for(spec) if config is not None else None for spec in verifiers]
+    requests = [(spec, style if style != "auto" or entry is None else entry.style,
+                 verifier_options if verifier_options or entry is None else entry.options)
+                for spec, entry in zip(verifiers, entries)]
+    for spec, entry, resolved in zip(verifiers, entries, resolve_many(requests)):
         choice = suite_choice(given, config, entry)
         options, timeout = audit_options(given, config, spec, entry)
         key = json.dumps([choice.key(), options.threshold, options.gate.model_dump(), timeout], default=str)
@@ -268,7 +268,7 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
     domain = get_domain(prepared.domain)
     present = {c.category for c in prepared.candidates} | {d.category for d in prepared.dropped}
     check_waivers(options.gate, prepared.domain, present, group.waiver_sources)
-    specs = unique_names(group.specs or [resolve(spec) for spec in domain.reference_verifiers.values()])
+    specs = unique_names(group.specs or resolve_many([(spec, None, None) for spec in domain.reference_verifiers.values()]))
     # Hangs are part of some domains' catalogs: those domains have their own default.
     options.timeout = group.timeout or getattr(domain, "default_timeout", 10.0)
     if not prepared.candidates:
