@@ -88,7 +88,7 @@ def _config(args):
 def run(args) -> int:
     from ..engine.pool import PoolError
     from ..errors import InputError
-    from ..loading import resolve, with_parts
+    from ..loading import resolve_many, with_parts
     from ..plan import audit_options, check_waivers, unique_names, waiver_sources
     from ..report.failure import display_spec
     from ..report.markdown import to_markdown
@@ -106,8 +106,8 @@ def run(args) -> int:
         given.update(waive=args.waive, progress=False if args.no_progress else None)
         options, timeout = audit_options(given, config)
         options.results = args.results
-        specs = unique_names([part for spec in args.verifier
-                              for part in with_parts(resolve(spec, args.style, args.verifier_options))])
+        resolved = resolve_many([(spec, args.style, args.verifier_options) for spec in args.verifier])
+        specs = unique_names([part for spec in resolved for part in with_parts(spec)])
         result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
                                suite_format=args.suite_format, timeout=timeout,
                                log=lambda m: print(m, file=sys.stderr), block_size=args.block_size)
