@@ -33,11 +33,15 @@ def integer_tasks():
     return suite, [t for t in suite.tasks if t.metadata.get("answer_type") == "integer"][:50]
 
 
+_PREPARED: dict = {}  # by seed: the candidates do not depend on the search's settings
+
+
 def _search(integer_tasks, spec: str, budget: int = 3000, **options):
     suite, tasks = integer_tasks
     opts = AuditOptions(probe_sample=0, progress=False, search=budget, **options)
-    prepared = prepare(suite.name, suite.content_hash, tasks, opts)
-    return audit(prepared, [resolve(spec)], opts)[0]
+    if opts.seed not in _PREPARED:
+        _PREPARED[opts.seed] = prepare(suite.name, suite.content_hash, tasks, opts)
+    return audit(_PREPARED[opts.seed], [resolve(spec)], opts)[0]
 
 
 @pytest.mark.parametrize("hole", ["digit_sum", "div_ten", "verbosity_bonus"])
