@@ -288,8 +288,9 @@ def _inspect_elsewhere(requests: list[dict]) -> list:
         return [error] * len(requests)
     try:
         answers = json.loads(done.stdout.strip().splitlines()[-1])
-        assert isinstance(answers, list) and len(answers) == len(requests)
-    except (ValueError, IndexError, AssertionError):
+        if not isinstance(answers, list) or len(answers) != len(requests):
+            raise ValueError("not one answer per request")
+    except (ValueError, IndexError):
         tail = (done.stderr or "").strip().splitlines()[-3:]
         error = VerifierLoadError(f"verifier {first!r}: the interpreter that imports it exited with {done.returncode}"
                                   f"{': ' + ' | '.join(tail) if tail else ''}")
