@@ -288,7 +288,8 @@ def _inspect_elsewhere(requests: list[dict]) -> list:
         return [error] * len(requests)
     try:
         answers = json.loads(done.stdout.strip().splitlines()[-1])
-        if not isinstance(answers, list) or len(answers) != len(requests):
+        if (not isinstance(answers, list) or len(answers) != len(requests)
+                or not all(isinstance(a, dict) and isinstance(a.get("style", ""), str) for a in answers)):
             raise ValueError("not one answer per request")
     except (ValueError, IndexError):
         tail = (done.stderr or "").strip().splitlines()[-3:]
