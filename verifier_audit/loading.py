@@ -14,7 +14,7 @@ import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .errors import VerifierLoadError
 from .frameworks import STYLES, get_style
@@ -184,23 +184,32 @@ def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]]
     four); different modules get interpreters of their own, run side by side, so a
     module's import-time code never sees another's."""
     planned = [_plan(*request) for request in requests]
-    wanted = {p[3]: p for p in planned if isinstance(p, tuple) and p[3] not in _RESOLVED}
+    wanted = {p.key: p for p in planned if isinstance(p, _Planned) and p.key not in _RESOLVED}
     failed = _inspect_in_groups(list(wanted.values()))
     out = []
     for p in planned:
         if isinstance(p, VerifierSpec):
             out.append(p)
             continue
-        spec, name, opts, key = p
-        if key in failed:
-            raise failed[key]
-        found_style, parts = _RESOLVED[key]
-        out.append(VerifierSpec(spec=spec, name=name, style=found_style, options=opts, parts=tuple(parts)))
+        if p.key in failed:
+            raise failed[p.key]
+        found_style, parts = _RESOLVED[p.key]
+        out.append(VerifierSpec(spec=p.spec, name=p.name, style=found_style, options=p.options, parts=tuple(parts)))
     return out
 
 
-def _plan(spec: str, style: str | None, options: list[str] | dict | None):
-    """A built-in spec resolved at once, or (spec, name, options, key) to inspect elsewhere."""
+class _Planned(NamedTuple):
+    """A spec to inspect elsewhere; ``key`` is its entry in ``_RESOLVED``."""
+
+    spec: str
+    name: str
+    style: str | None
+    options: tuple[tuple[str, str], ...]
+    key: tuple
+
+
+def _plan(spec: str, style: str | None, options: list[str] | dict | None) -> VerifierSpec | _Planned:
+    """A built-in spec resolved at once, or what to inspect elsewhere."""
     if style is not None and style != "auto" and style not in STYLES:
         raise VerifierLoadError(f"--style {style!r}: expected one of {', '.join(STYLES)}")
     opts = parse_options(options)
@@ -215,7 +224,8 @@ def _plan(spec: str, style: str | None, options: list[str] | dict | None):
             raise VerifierLoadError(f"verifier {spec!r}: no file at {target} (cwd: {os.getcwd()})")
         # Workers run in private directories: a relative path must not depend on the cwd.
         spec = f"{Path(target).resolve()}:{name}"
-    return spec, name, opts, (spec, style, opts, os.getcwd(), source_hash(VerifierSpec(spec=spec, name=name, style="")))
+    key = (spec, style, opts, os.getcwd(), source_hash(VerifierSpec(spec=spec, name=name, style="")))
+    return _Planned(spec, name, style, opts, key)
 
 
 def _builtin_spec(spec: str, style: str | None) -> tuple[str, str] | None:
@@ -245,23 +255,23 @@ _RESOLVED: dict[tuple, tuple[str, list[str]]] = {}
 INSPECT_TIMEOUT = 120.0  # seconds for the verifier's import in the inspecting interpreter
 
 
-def _inspect_in_groups(planned: list[tuple]) -> dict[tuple, VerifierLoadError]:
+def _inspect_in_groups(planned: list[_Planned]) -> dict[tuple, VerifierLoadError]:
     """Inspect ``planned`` (from ``_plan``), one interpreter per module, up to one per core
     at once; fills ``_RESOLVED``, returns the load errors by key."""
     from concurrent.futures import ThreadPoolExecutor
 
-    groups: dict[str, list[tuple]] = {}
+    groups: dict[str, list[_Planned]] = {}
     for p in planned:
-        groups.setdefault(p[0].rpartition(":")[0], []).append(p)
+        groups.setdefault(p.spec.rpartition(":")[0], []).append(p)
     failed: dict[tuple, VerifierLoadError] = {}
 
-    def inspect_group(group: list[tuple]) -> None:
-        requests = [{"spec": p[0], "style": p[3][1], "options": list(p[2])} for p in group]
+    def inspect_group(group: list[_Planned]) -> None:
+        requests = [{"spec": p.spec, "style": p.style, "options": list(p.options)} for p in group]
         for p, answer in zip(group, _inspect_elsewhere(requests)):
             if isinstance(answer, VerifierLoadError):
-                failed[p[3]] = answer
+                failed[p.key] = answer
             else:
-                _RESOLVED[p[3]] = answer
+                _RESOLVED[p.key] = answer
 
     if len(groups) == 1:
         inspect_group(next(iter(groups.values())))

@@ -268,7 +268,8 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
     domain = get_domain(prepared.domain)
     present = {c.category for c in prepared.candidates} | {d.category for d in prepared.dropped}
     check_waivers(options.gate, prepared.domain, present, group.waiver_sources)
-    specs = unique_names(group.specs or resolve_many([(spec, None, None) for spec in domain.reference_verifiers.values()]))
+    references = [(spec, None, None) for spec in domain.reference_verifiers.values()]
+    specs = unique_names(group.specs or resolve_many(references))
     # Hangs are part of some domains' catalogs: those domains have their own default.
     options.timeout = group.timeout or getattr(domain, "default_timeout", 10.0)
     if not prepared.candidates:

@@ -543,9 +543,8 @@ class _Worker:
         except (BrokenPipeError, OSError):
             pass
 
-    def stop(self, asked: bool = False) -> None:
-        if not asked:
-            self.ask_to_stop()
+    def stop(self) -> None:
+        """After ``ask_to_stop``: wait for the exit, then make sure of it."""
         self.proc.join(timeout=2)
         self.kill()
 
@@ -730,4 +729,4 @@ def run(
         for w in pool:
             w.ask_to_stop()  # all first: the workers' exits (~25 ms each) overlap
         for w in pool:
-            w.stop(asked=True)
+            w.stop()

@@ -17,9 +17,8 @@ the zygote:
   network namespace (``/proc/<pid>/net/unix``, one process per namespace), read before the
   zygote leaves the host's; the host namespace's table stays open and is read again before
   each run (at most every ``REFRESH_MAX`` s on a host whose table costs over 1 ms of CPU
-  time to read), so
-  sockets bound since are covered too. The cover is a listening socket of the
-  zygote of the same type, a tripwire: a connection to it is reported with the first bytes
+  time to read), so sockets bound since are covered too. The cover is a listening socket
+  of the zygote of the same type, a tripwire: a connection to it is reported with the first bytes
   sent (``network: a connection to the unix socket PATH, sent '...'``). Past
   ``MAX_TRIPWIRES`` it is an empty read-only file (connect() then fails, ECONNREFUSED).
   Host sockets that were under ``/run`` get a tripwire at the same path in the new tmpfs.
