@@ -155,7 +155,10 @@ def test_another_sandboxs_tripwires_do_not_use_up_this_ones(tmp_path_factory):
     """Sandboxes running at once (xdist workers, a pool's zygotes) list each other's
     tripwires in their network namespaces' tables. Those are private to the other zygote and
     must not take this one's MAX_TRIPWIRES: a host socket under /run bound later is still
-    a tripwire here, and the attempt is reported (it read FileNotFoundError, unreported)."""
+    a tripwire here, and the attempt is reported (it read FileNotFoundError, unreported).
+    The crowd of host sockets outnumbers MAX_TRIPWIRES in the second zygote too: the /run
+    socket still gets one because sockets under /run come first (in a checkout whose path
+    sorts before /run, as a CI clone under /check, the crowd took them all)."""
     if not os.access("/run", os.W_OK):
         pytest.skip("/run is not writable here")
     crowd = ROOT / f".va-test-crowd-{uuid.uuid4().hex[:8]}"

@@ -139,8 +139,11 @@ class SocketCovers:
         self._ours.add((st.st_dev, st.st_ino))
 
     def start(self) -> None:
-        self._cover(self.tables.others)
+        # The host's own sockets first: other namespaces' tables also list what runs and
+        # other zygotes bound in their own mount namespaces, and those must not use up the
+        # tripwires before the host's services get theirs.
         self.refresh()
+        self._cover(self.tables.others)
 
     def refresh(self) -> None:
         """Before each run: cover what the host bound since the last look."""
@@ -162,8 +165,17 @@ class SocketCovers:
     def _under_hidden(self, path: str) -> bool:
         return any(path == h or path.startswith(h + "/") for h in self.hidden)
 
+    @staticmethod
+    def _priority(entry: tuple[str, int]) -> tuple[bool, str, int]:
+        # Under the hidden roots first: the well-known services (D-Bus, docker.sock, the
+        # journal) live under /run, and where a path there has no tripwire a connect()
+        # reads FileNotFoundError, unreported. Then by path, so the choice is the same on
+        # every host whatever its paths sort like.
+        under_run = any(entry[0].startswith(root + "/") for root in HIDDEN)
+        return (not under_run, entry[0], entry[1])
+
     def _cover(self, entries: set[tuple[str, int]]) -> None:
-        for bound, kind in sorted(entries):
+        for bound, kind in sorted(entries, key=self._priority):
             if self._covers >= MAX_COVERS or not self.hidden:
                 return
             if bound.startswith(_PRIVATE + "/"):
