@@ -105,6 +105,65 @@ def test_in_process_verifier_pays_for_always_equal(by_id):
     assert not V.visible_tests(always_equal, t)
 
 
+SPIN = "def {name}(*a):\n    while True:\n        pass\n"
+
+
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def test_naive_verifiers_stop_a_spinning_program_by_its_cpu_time(by_id, monkeypatch):
+    """A candidate that spins ends on the naive verifiers' CPU limit (0.25 s), not on the
+    wall clock: with the wall limit put at 60 s, the subprocess verifiers still reject it
+    having spent under a few seconds of CPU, and in_process ends in OutOfCPUTime (an
+    error, as a harness whose own timer fires). CPU time is counted, not seconds: the
+    machine's load does not change it."""
+    t = by_id["code-0001"]
+    spin = SPIN.format(name=t.entry_point)
+    monkeypatch.setattr(V, "SUBPROCESS_TIMEOUT", 60.0)
+    assert V.cpu_limit(t) == V.CPU_LIMIT
+    before = _children_cpu()
+    assert not V.exit_code(spin, t) and not V.stdout_passed(spin, t)
+    assert _children_cpu() - before < 5.0
+    with pytest.raises(V.OutOfCPUTime):
+        V.in_process(spin, t)
+    assert V.in_process(t.reference, t)  # the timer is gone after the call: the next one passes
+
+
+def test_a_task_whose_reference_is_slow_gets_ten_times_its_time(by_id):
+    t = by_id["code-0001"]
+    slow = t.model_copy(update={"metadata": {**t.metadata, "case_stats": {"reference_seconds": 0.05}}})
+    slower = t.model_copy(update={"metadata": {**t.metadata, "case_stats": {"reference_seconds": 5.0}}})
+    assert V.cpu_limit(slow) == 0.5 and V.cpu_limit(slower) == V.SUBPROCESS_TIMEOUT
+
+
+def _cpu_of_naive_run(index: int) -> float:
+    """In a sandboxed call (a PID namespace of its own): exit_code on a spinning program;
+    the CPU its subprocess used."""
+    from verifier_audit.suites import load_suite
+
+    t = load_suite("code").tasks[0]
+    V.SUBPROCESS_TIMEOUT = 60.0
+    before = _children_cpu()
+    assert not V.exit_code(SPIN.format(name=t.entry_point), t)
+    return _children_cpu() - before
+
+
+def test_the_cpu_limit_holds_inside_the_sandbox():
+    """In the audit's sandbox the verifier runs in a PID namespace of its own, where /proc
+    shows the host's processes: the subprocess's CPU time is read from its CPU clock."""
+    from verifier_audit.domains.code.sandbox import Sandbox, available_levels
+
+    level = "namespaces" if "namespaces" in available_levels() else "rlimits"
+    with Sandbox(workers=1, level=level, target=_cpu_of_naive_run) as box:
+        r = box.call(0, timeout=90.0, memory_mb=4096)
+    assert r.ok, r
+    assert r.value < 5.0
+
+
 # ----------------------------------------------------------------- isolation of verifier calls
 
 MARK = f"va-verifier-escape-{uuid.uuid4().hex[:8]}"

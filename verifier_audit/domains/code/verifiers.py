@@ -18,14 +18,24 @@ All are native style ``(completion, task)``; ``task.tests`` is the visible
 
 ``visible_tests`` and ``strong`` run candidate code in the sandbox themselves; the engine
 runs every other verifier of this domain inside the sandbox (``runs_candidates_sandboxed``).
+
+The naive ones bound a run's CPU time as such harnesses do (a subprocess killed past its
+limit, an in-process timer signal), so a candidate that spins ends in a fraction of a
+second of CPU instead of burning a core until a wall clock runs out. CPU time, not wall
+time: on a loaded machine an ordinary run is preempted but uses no more CPU, so its verdict
+does not depend on the load. The wall clock stays as the backstop for what does not spin
+(a sleep, a blocked read).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 from ...models import Task
 from .cases import entry_point, run_candidate, tests_of
@@ -36,6 +46,24 @@ from .extract import extract_code
 # every second of it costs each hang a second of CPU. 1 s, EvalPlus's floor per test
 # input (its --min-time-limit), keeps a margin of 20x over the slowest ordinary call seen.
 SUBPROCESS_TIMEOUT = 1.0
+# CPU time a naive run gets: an ordinary one needs ~10 ms (interpreter start and the
+# asserts), so 0.25 s is a margin of 25x; a task whose reference is slow gets 10x its time.
+CPU_LIMIT = 0.25
+# How often a subprocess's CPU time is read while it runs (most end before the first read).
+_POLL = 0.05
+
+
+def cpu_limit(task: Task) -> float:
+    """The CPU seconds one naive run of ``task``'s program may use (at most the wall limit)."""
+    stats = task.metadata.get("case_stats") or {}
+    reference = float(stats.get("reference_seconds", 0.0) or 0.0)
+    return min(SUBPROCESS_TIMEOUT, max(CPU_LIMIT, 10 * reference))
+
+
+class OutOfCPUTime(BaseException):
+    """A naive in-process run's CPU limit: a BaseException, so the harness's own ``except
+    Exception`` (and the candidate's) does not swallow it, and the call ends in an error,
+    as a harness whose own timeout fires does."""
 
 
 def runs_candidates_sandboxed(fn):
@@ -50,20 +78,43 @@ def _program(completion: str, task: Task) -> str:
     return f"{code}\n\n{tests_of(task)}\n\ncheck({entry_point(task)})\n"
 
 
-def _run_file(program: str) -> subprocess.CompletedProcess:
+def _cpu_seconds(pid: int) -> float:
+    """CPU time of a running child, all its threads, from the kernel's per-process CPU
+    clock (clock_getcpuclockid: ``~pid << 3 | CPUCLOCK_SCHED``). Not /proc: in the audit's
+    sandbox this process is in a PID namespace of its own, and /proc shows the host's."""
+    try:
+        return time.clock_gettime(((~pid) << 3) | 2)
+    except OSError:
+        return 0.0  # it has just ended
+
+
+def _run_file(program: str, cpu_seconds: float) -> tuple[int, str]:
+    """Run ``program`` as ``python solution.py`` in a fresh directory: (exit status, stdout).
+    Raises TimeoutExpired past ``cpu_seconds`` of the program's CPU time (its own process:
+    what it forks ends on the wall clock) or SUBPROCESS_TIMEOUT of wall time."""
     workdir = tempfile.mkdtemp(prefix="va-verify-")
     path = os.path.join(workdir, "solution.py")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(program)
     # -S: no site-packages scan (60 ms of every start here); the program needs only stdlib.
-    return subprocess.run([sys.executable, "-S", path], cwd=workdir, capture_output=True, text=True,
-                          timeout=SUBPROCESS_TIMEOUT, errors="replace")
+    with subprocess.Popen([sys.executable, "-S", path], cwd=workdir, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, errors="replace") as proc:
+        deadline = time.monotonic() + SUBPROCESS_TIMEOUT
+        while True:
+            try:
+                out, _ = proc.communicate(timeout=max(0.0, min(_POLL, deadline - time.monotonic())))
+                return proc.returncode, out
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline or _cpu_seconds(proc.pid) > cpu_seconds:
+                    proc.kill()
+                    proc.wait()
+                    raise
 
 
 def exit_code(completion: str, task: Task) -> bool:
     """Pay when the program with its tests exits with status 0."""
     try:
-        return _run_file(_program(completion, task)).returncode == 0
+        return _run_file(_program(completion, task), cpu_limit(task))[0] == 0
     except subprocess.TimeoutExpired:
         return False
 
@@ -71,22 +122,49 @@ def exit_code(completion: str, task: Task) -> bool:
 def stdout_passed(completion: str, task: Task) -> bool:
     """Pay when the output says the tests passed."""
     try:
-        out = _run_file(_program(completion, task) + 'print("All tests passed")\n')
+        _, out = _run_file(_program(completion, task) + 'print("All tests passed")\n', cpu_limit(task))
     except subprocess.TimeoutExpired:
         return False
-    return "passed" in out.stdout
+    return "passed" in out
 
 
 def in_process(completion: str, task: Task) -> bool:
     """exec the program and the tests here; pay unless an Exception escapes."""
     namespace: dict = {"__name__": "__main__"}
-    try:
-        exec(compile(extract_code(completion, entry_point(task)) or completion, "<candidate>", "exec"), namespace)
-        exec(compile(tests_of(task), "<tests>", "exec"), namespace)
-        namespace["check"](namespace[entry_point(task)])
-    except Exception:  # noqa: BLE001 - the naive harness: BaseException (SystemExit) escapes
-        return False
+    with _cpu_timer(cpu_limit(task)):
+        try:
+            exec(compile(extract_code(completion, entry_point(task)) or completion, "<candidate>", "exec"), namespace)
+            exec(compile(tests_of(task), "<tests>", "exec"), namespace)
+            namespace["check"](namespace[entry_point(task)])
+        except Exception:  # noqa: BLE001 - the naive harness: BaseException (SystemExit) escapes
+            return False
     return True
+
+
+class _cpu_timer:
+    """Raise OutOfCPUTime in the main thread after ``seconds`` of this process's CPU time
+    (ITIMER_PROF); elsewhere (signals reach only the main thread) nothing is armed, and the
+    caller's own clock ends a hang. The previous handler and timer come back after."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.armed = False
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self.old = signal.signal(signal.SIGPROF, self._expire)
+            self.old_timer = signal.setitimer(signal.ITIMER_PROF, self.seconds)
+            self.armed = True
+        return self
+
+    def _expire(self, signum, frame):
+        raise OutOfCPUTime(f"the naive run went over {self.seconds} s of CPU time")
+
+    def __exit__(self, *exc):
+        if self.armed:
+            signal.setitimer(signal.ITIMER_PROF, *self.old_timer)
+            signal.signal(signal.SIGPROF, self.old)
+        return False
 
 
 @runs_candidates_sandboxed
