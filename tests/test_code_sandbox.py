@@ -168,6 +168,25 @@ def test_environment_scrubbed(sb, monkeypatch):
     assert set(r.value) <= {"PATH", "HOME", "TMPDIR", "LANG"}
 
 
+def _environment(_index):
+    import os
+
+    env = dict(os.environ)
+    os.environ["VA_LEFT_BY_A_RUN"] = "1"  # dies with the run: the next one starts from the zygote's
+    return env
+
+
+def test_a_forked_zygote_scrubs_the_callers_environment_once_for_every_run(monkeypatch):
+    monkeypatch.setenv("VA_SECRET_TOKEN", "hunter2")  # in the caller before its zygote is forked
+    with Sandbox(workers=1, target=_environment) as box:
+        first, second = box.call(0, timeout=10, memory_mb=4096), box.call(0, timeout=10, memory_mb=4096)
+    assert first.ok and second.ok
+    for env in (first.value, second.value):
+        assert "VA_SECRET_TOKEN" not in env and "VA_LEFT_BY_A_RUN" not in env
+        assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "VA_LISTENER_PORT"}
+    assert first.value["HOME"] != second.value["HOME"]  # each run's own directory
+
+
 def test_private_workdir_removed(sb):
     src = "import os\ndef f():\n    open('junk.txt', 'w').write('x')\n    return os.getcwd()"
     r = sb.run(src, call="f")

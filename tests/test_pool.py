@@ -235,3 +235,86 @@ def test_a_parent_late_to_read_judges_by_what_the_worker_did_not_by_its_deadline
             _wait_for(lambda: time.monotonic() > held + timeout)  # call 1's deadline has passed
     assert sorted(outs) == [0, 1, 2]
     assert (outs[1].error, outs[0].ok, outs[2].ok) == (error, True, True)
+
+
+# ------------------------------------------------------------------ lanes (run_lanes)
+
+class Tagged:
+    """Returns (lane, item, the worker's token); the calls named in ``slow`` wait past
+    SLOW_AFTER first. (A token, not the pid: each worker is PID 2 of its own namespace.)"""
+
+    def __init__(self, lane: int, slow=()):
+        self.lane, self.slow = lane, set(slow)
+
+    def setup(self):
+        import uuid
+
+        self.token = uuid.uuid4().hex
+
+    def __call__(self, i):
+        if i in self.slow:
+            time.sleep(pool.SLOW_AFTER * 4)
+        return [self.lane, i, self.token]
+
+
+def test_lanes_give_each_item_one_outcome_from_workers_of_its_own():
+    lanes = [pool.Lane(Tagged(0), range(40)), pool.Lane(Tagged(1), range(7)), pool.Lane(Tagged(2), []),
+             pool.Lane(Tagged(3), range(25))]
+    outs = list(pool.run_lanes(lanes, workers=2, timeout=30, memory_mb=1024))
+    assert sorted((k, o.index) for k, o in outs) == [(k, i) for k, n in ((0, 40), (1, 7), (3, 25)) for i in range(n)]
+    assert all(o.ok and o.value[:2] == [k, o.index] for k, o in outs)
+    tokens = {k: {o.value[2] for kk, o in outs if kk == k} for k in (0, 1, 3)}
+    assert not (tokens[0] & tokens[1] or tokens[0] & tokens[3] or tokens[1] & tokens[3])  # two jobs never share a worker
+
+
+def test_the_next_lane_starts_while_the_last_calls_of_the_one_before_run():
+    # Lane 0's last item waits (a hang's tail); lane 1 has handed out nothing until lane 0
+    # has handed out all: its calls complete while lane 0's last one still runs.
+    lanes = [pool.Lane(Tagged(0, slow={9}), range(10)), pool.Lane(Tagged(1), range(6))]
+    order = [(k, o.index) for k, o in pool.run_lanes(lanes, workers=2, timeout=30, memory_mb=1024, chunk=1)]
+    assert sorted(order) == [(0, i) for i in range(10)] + [(1, i) for i in range(6)]
+    assert order.index((0, 9)) > max(order.index((1, i)) for i in range(6))
+    assert max(order.index((0, i)) for i in range(9)) < min(order.index((1, i)) for i in range(6))
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plans=st.lists(st.lists(st.sampled_from(["ok", "ok", "ok", "slow", "raise", "exit"]), max_size=8)
+                      .filter(lambda p: p.count("slow") <= 1), min_size=1, max_size=3),
+       workers=st.integers(1, 2))
+def test_with_lanes_every_item_gets_exactly_one_outcome_of_its_own(plans, workers):
+    lanes = [pool.Lane(Scripted(plan), range(len(plan))) for plan in plans]
+    outs = list(pool.run_lanes(lanes, workers=workers, timeout=20, memory_mb=1024))
+    assert sorted((k, o.index) for k, o in outs) == [(k, i) for k, plan in enumerate(plans) for i in range(len(plan))]
+    for k, o in outs:
+        what = plans[k][o.index]
+        assert o.ok == (what in ("ok", "slow")) and (not o.ok or o.value == o.index)
+
+
+class Overlap:
+    """Each call waits 0.4 s (under SLOW_AFTER: an ordinary call to the budget) and returns
+    how many calls were running at once at its start (marker files in ``where``)."""
+
+    def __init__(self, where: str):
+        self.where = where
+
+    def setup(self):
+        pass
+
+    def __call__(self, i):
+        mark = os.path.join(self.where, str(i))
+        open(mark, "w").close()
+        running = len(os.listdir(self.where))
+        time.sleep(0.4)
+        os.unlink(mark)
+        return running
+
+
+@pytest.mark.parametrize("idle_cores, most", [(0.0, 1), (1.0, 2)])
+def test_a_call_past_the_budget_runs_only_while_a_core_is_idle(idle_cores, most, tmp_path, monkeypatch):
+    """Calls that wait rather than compute hold the budget; an idle core lets one more run
+    (the machine's idle time is set here, so the test does not depend on the load)."""
+    monkeypatch.setattr(pool._IdleCores, "sample", lambda self, now: idle_cores)
+    outs = list(pool.run(Overlap(str(tmp_path)), range(6), workers=1, spare=1, chunk=1, timeout=30, memory_mb=1024))
+    assert sorted(o.index for o in outs) == list(range(6)) and all(o.ok for o in outs)
+    seen = max(o.value for o in outs)
+    assert seen == most if most == 1 else seen >= most

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from .._version import __version__
 from ..domains import get_domain
@@ -25,7 +25,7 @@ from ..loading import VerifierSpec, source_hash
 from ..models import Candidate, Checks, DroppedCandidate, Formats, SearchSummary, Task, Verdict, to_json
 from . import pool
 from ..cache_dir import default_cache_dir
-from .executor import run_calls
+from .executor import run_calls, run_lanes
 from .lockdown import resolve_level
 from .formats import annotate, formats_for
 from .options import AuditOptions, Prepared
@@ -40,7 +40,7 @@ from .verifier_job import IsolatedCallError, VerifierJob  # noqa: F401 - Isolate
 # Public here before they moved down (options.py, cache_dir.py, oracle_job.py): still
 # importable from this module, so callers need not change.
 __all__ = ["AuditOptions", "Prepared", "VerifierVerdicts", "audit_verdicts", "candidates_hash", "default_cache_dir",
-           "prepare", "run_settings", "verdicts_of"]
+           "prepare", "run_settings", "verdicts_of", "verdicts_of_many"]
 _VerifierJob = VerifierJob  # the name other modules knew it by
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
@@ -223,20 +223,35 @@ def verdicts_of(spec: VerifierSpec, candidates: list[Candidate], todo: list[int]
                 domain: Domain, options: AuditOptions, progress: Progress):
     """The verifier's Verdict on each of ``candidates[i]`` for i in ``todo`` (in completion
     order), its calls made by the executor ``options`` name, in the verifier's job."""
-    job = _VerifierJob(spec, candidates, tasks, domain, options.timeout, options.memory_mb)
-    for out in run_calls(job, todo, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
-                         quiet=options.quiet_workers, on_wait=progress.in_flight, clean=job.clean,
-                         isolation=job.isolation_level(options.isolation), tree_memory=True,
-                         executor=options.executor, ray_address=options.ray_address):
-        c = candidates[out.index]
-        if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
-            out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"
-        if out.ok:
-            yield Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,
-                          seconds=round(out.seconds, 6), security=out.security)
-        else:
-            yield Verdict(verifier=spec.name, candidate_id=c.id, status="error",
-                          error=out.error, seconds=round(out.seconds, 6), security=out.security)
+    for _, verdict in verdicts_of_many([(spec, candidates, todo)], tasks, domain, options, progress):
+        yield verdict
+
+
+def verdicts_of_many(calls: list[tuple[VerifierSpec, list[Candidate], list[int]]], tasks: dict[str, Task],
+                     domain: Domain, options: AuditOptions, progress: Progress) -> Iterator[tuple[int, Verdict]]:
+    """(k, Verdict) for each candidate to do of each verifier ``calls[k]`` = (spec,
+    candidates, todo), in completion order: the verifiers' calls as lanes of one schedule
+    (pool.run_lanes: each verifier in workers of its own, the next one's calls filling the
+    cores while the one before waits on its slowest)."""
+    jobs = [VerifierJob(spec, candidates, tasks, domain, options.timeout, options.memory_mb)
+            for spec, candidates, _ in calls]
+    lanes = [pool.Lane(job, todo, clean=job.clean, isolation=job.isolation_level(options.isolation), tree_memory=True)
+             for job, (_, _, todo) in zip(jobs, calls)]
+    for k, out in run_lanes(lanes, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
+                            quiet=options.quiet_workers, on_wait=progress.in_flight, executor=options.executor,
+                            ray_address=options.ray_address):
+        spec, candidates, _ = calls[k]
+        yield k, _verdict(spec, candidates[out.index], out)
+
+
+def _verdict(spec: VerifierSpec, c: Candidate, out: pool.Outcome) -> Verdict:
+    if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
+        out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"
+    if out.ok:
+        return Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,
+                       seconds=round(out.seconds, 6), security=out.security)
+    return Verdict(verifier=spec.name, candidate_id=c.id, status="error",
+                   error=out.error, seconds=round(out.seconds, 6), security=out.security)
 
 
 @dataclass
@@ -272,17 +287,18 @@ def audit_verdicts(prepared: Prepared, verifiers: list[VerifierSpec], options: A
     shown: dict[str, tuple[Prepared, object]] = {}
     try:
         for spec in verifiers:
-            view, formats = formats_for(prepared, spec, options) if options.answer_formats else (prepared, None)
-            shown[spec.name] = (view, formats)
-            todo = [i for i, c in enumerate(view.candidates) if (spec.name, c.id) not in store.done]
-            progress = Progress(f"auditing {spec.name}", len(view.candidates), enabled=options.progress,
-                                timeout=options.timeout, workers=options.workers)
-            progress.skip(len(view.candidates) - len(todo))
-            for verdict in verdicts_of(spec, view.candidates, todo, tasks, get_domain(prepared.domain), options,
-                                       progress):
-                store.append(verdict)
-                progress.advance()
-            progress.close()
+            shown[spec.name] = formats_for(prepared, spec, options) if options.answer_formats else (prepared, None)
+        calls = [(spec, shown[spec.name][0].candidates,
+                  [i for i, c in enumerate(shown[spec.name][0].candidates) if (spec.name, c.id) not in store.done])
+                 for spec in verifiers]
+        total = sum(len(candidates) for _, candidates, _ in calls)
+        label = f"auditing {verifiers[0].name}" if len(verifiers) == 1 else f"auditing {len(verifiers)} verifiers"
+        progress = Progress(label, total, enabled=options.progress, timeout=options.timeout, workers=options.workers)
+        progress.skip(total - sum(len(todo) for _, _, todo in calls))
+        for _, verdict in verdicts_of_many(calls, tasks, get_domain(prepared.domain), options, progress):
+            store.append(verdict)
+            progress.advance()
+        progress.close()
     finally:
         store.close()
     out = []

@@ -9,7 +9,7 @@ so it is not part of the results file's fingerprint and ``--resume`` works acros
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from ..argtypes import EXECUTORS
 from . import pool
@@ -33,3 +33,16 @@ def run_calls(job: Any, items: Iterable[int], *, executor: str = "local", ray_ad
     pool_kwargs.pop("workers", None)
     pool_kwargs.pop("chunk", None)  # the local pool's message size; a Ray task's chunk is its own
     return ray_executor.run(job, items, address=ray_address, **pool_kwargs)
+
+
+def run_lanes(lanes: Sequence[pool.Lane], *, executor: str = "local", ray_address: Optional[str] = None,
+              **pool_kwargs) -> Iterator[tuple[int, pool.Outcome]]:
+    """``pool.run_lanes(lanes, **pool_kwargs)`` on the chosen executor: (lane, Outcome) for
+    every item. On Ray the lanes run one after another, each on the whole cluster."""
+    if check_executor(executor) == "local":
+        yield from pool.run_lanes(list(lanes), **pool_kwargs)
+        return
+    for k, lane in enumerate(lanes):
+        for out in run_calls(lane.job, lane.items, executor=executor, ray_address=ray_address, clean=lane.clean,
+                             isolation=lane.isolation, tree_memory=lane.tree_memory, **pool_kwargs):
+            yield k, out

