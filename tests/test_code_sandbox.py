@@ -149,6 +149,37 @@ def test_cpu_limit(sb):
     assert r.ok and r.value == (4, 5)
 
 
+DEAF_SPIN = ("import signal\n"
+             "def f(*a):\n"
+             "    for s in (signal.SIGALRM, signal.SIGPROF, signal.SIGVTALRM, signal.SIGXCPU, signal.SIGTERM):\n"
+             "        signal.signal(s, signal.SIG_IGN)\n"
+             "    while True:\n"
+             "        try:\n"
+             "            while True:\n"
+             "                pass\n"
+             "        except BaseException:\n"
+             "            continue\n")
+
+
+def test_cpu_timeout_ends_a_spin_that_ignores_every_signal(sb):
+    """``cpu_timeout``: the zygote reads the run's CPU clock and kills it there, whatever it
+    ignores; the wall clock (60 s here) never comes into it."""
+    r = sb.run(DEAF_SPIN, call="f", timeout=60.0, cpu_timeout=0.3)
+    assert (r.ok, r.kind, r.error) == (False, "timeout", "CPU time limit (0.3 s)")
+    assert _sandbox_processes(_uids(sb)) == []
+    r = sb.run("def f():\n    return sum(range(1000))", call="f", timeout=60.0, cpu_timeout=0.3)
+    assert r.ok and r.value == 499500  # an ordinary run is not touched
+
+
+def test_the_per_input_limit_is_cpu_time(sb):
+    """A batch's per-input limit counts CPU time: an input that sleeps past it (it computes
+    nothing) is answered; one that spins is ended at the limit, and the batch with it."""
+    src = "import time\ndef f(x):\n    if x == 'sleep':\n        time.sleep(0.3)\n    while x == 'spin':\n        pass\n    return x\n"
+    r = sb.run(src, call="f", batch=[("sleep",), ("ok",), ("spin",), ("never",)], timeout=60.0, item_timeout=0.1)
+    assert [(i.ok, i.kind, i.value) for i in r.items] == [(True, "ok", "sleep"), (True, "ok", "ok"),
+                                                          (False, "timeout", None)]
+
+
 def test_inherited_fds_closed(sb):
     fd = os.open(os.devnull, os.O_RDONLY)
     os.set_inheritable(fd, True)

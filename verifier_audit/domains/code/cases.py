@@ -181,9 +181,20 @@ def candidate_timeout(task: Task) -> float:
     return min(5.0, max(1.0, 5 * ref))
 
 
+def candidate_cpu_timeout(task: Task) -> float:
+    """The CPU time a candidate's run on the cases may use: 5x the reference's time there,
+    at least 0.25 s (50x what the suite's references take), at most the run's wall clock
+    (``candidate_timeout``, which stays as the backstop for a program that waits). A
+    spinning program that ignores every signal ends here instead of on the wall clock, and
+    a correct one is not failed by a loaded machine: preempted, it uses no more CPU."""
+    ref = float(task.metadata.get("case_stats", {}).get("reference_seconds", 0.05) or 0.05)
+    return min(candidate_timeout(task), max(0.25, 5 * ref))
+
+
 def input_timeout(task: Task) -> float:
-    """Per input: 50x the reference's slowest input, at least 0.1 s. Most programs that
-    hang do so on their first input; this ends them in 0.1 s instead of the run's second."""
+    """Per input: 50x the reference's slowest input, at least 0.1 s of CPU time. Most
+    programs that hang do so on their first input; this ends them in 0.1 s instead of the
+    run's limits."""
     slowest = float(task.metadata.get("case_stats", {}).get("slowest_input_seconds", SLOW_INPUT) or 0.0)
     return max(0.1, 50 * slowest)
 
@@ -196,7 +207,7 @@ def run_candidate(code: str, task: Task, *, inputs: Optional[list[tuple]] = None
     if not inputs:
         return Verdict(False, "no usable test case for this task")
     result = process_sandbox().run(code, call=entry_point(task), batch=inputs, timeout=candidate_timeout(task),
-                                   item_timeout=input_timeout(task))
+                                   item_timeout=input_timeout(task), cpu_timeout=candidate_cpu_timeout(task))
     policy = policy_of(task)
     for i, (args, want) in enumerate(zip(inputs, expected)):
         if i >= len(result.items):

@@ -40,6 +40,7 @@ import time
 from ...models import Task
 from .cases import entry_point, run_candidate, tests_of
 from .extract import extract_code
+from .sandbox.isolation import cpu_seconds
 
 # The reference programs (a tiny function and its asserts) run in 20-50 ms, interpreter
 # start included; the catalog's and the mutants' infinite loops spin until this limit, so
@@ -78,19 +79,9 @@ def _program(completion: str, task: Task) -> str:
     return f"{code}\n\n{tests_of(task)}\n\ncheck({entry_point(task)})\n"
 
 
-def _cpu_seconds(pid: int) -> float:
-    """CPU time of a running child, all its threads, from the kernel's per-process CPU
-    clock (clock_getcpuclockid: ``~pid << 3 | CPUCLOCK_SCHED``). Not /proc: in the audit's
-    sandbox this process is in a PID namespace of its own, and /proc shows the host's."""
-    try:
-        return time.clock_gettime(((~pid) << 3) | 2)
-    except OSError:
-        return 0.0  # it has just ended
-
-
-def _run_file(program: str, cpu_seconds: float) -> tuple[int, str]:
+def _run_file(program: str, cpu_budget: float) -> tuple[int, str]:
     """Run ``program`` as ``python solution.py`` in a fresh directory: (exit status, stdout).
-    Raises TimeoutExpired past ``cpu_seconds`` of the program's CPU time (its own process:
+    Raises TimeoutExpired past ``cpu_budget`` seconds of the program's CPU time (its own process:
     what it forks ends on the wall clock) or SUBPROCESS_TIMEOUT of wall time."""
     workdir = tempfile.mkdtemp(prefix="va-verify-")
     path = os.path.join(workdir, "solution.py")
@@ -105,7 +96,7 @@ def _run_file(program: str, cpu_seconds: float) -> tuple[int, str]:
                 out, _ = proc.communicate(timeout=max(0.0, min(_POLL, deadline - time.monotonic())))
                 return proc.returncode, out
             except subprocess.TimeoutExpired:
-                if time.monotonic() >= deadline or _cpu_seconds(proc.pid) > cpu_seconds:
+                if time.monotonic() >= deadline or cpu_seconds(proc.pid) > cpu_budget:
                     proc.kill()
                     proc.wait()
                     raise
@@ -182,7 +173,7 @@ def visible_tests(completion: str, task: Task) -> bool:
     from .cases import process_sandbox
 
     program = f"{code}\n\n{tests_of(task)}\n\ndef __va_check__():\n    check({entry_point(task)})\n    return 'checked'\n"
-    result = process_sandbox().run(program, call="__va_check__", timeout=SUBPROCESS_TIMEOUT)
+    result = process_sandbox().run(program, call="__va_check__", timeout=SUBPROCESS_TIMEOUT, cpu_timeout=cpu_limit(task))
     return result.ok and result.value == "checked"
 
 

@@ -230,16 +230,22 @@ class Sandbox:
         return _result(raw, self.level)
 
     def run(self, source: str, *, call: Optional[str] = None, args: tuple = (), batch: Optional[list] = None,
-            timeout: float = 5.0, memory_mb: int = 512, item_timeout: Optional[float] = None) -> SandboxResult:
+            timeout: float = 5.0, memory_mb: int = 512, item_timeout: Optional[float] = None,
+            cpu_timeout: Optional[float] = None) -> SandboxResult:
         """Execute ``source``; then call ``call(*args)``, or ``call`` on every argument tuple
         of ``batch`` (one process for all of them; ``items`` holds one result per input; an
-        input over ``item_timeout`` seconds ends the batch with a ``timeout`` item)."""
+        input over ``item_timeout`` seconds of CPU time ends the batch with a ``timeout``
+        item). ``timeout`` is the run's wall clock; ``cpu_timeout``, when given, also ends
+        the run (a ``timeout``) once its process has used that much CPU time: a spinning
+        program ends there whatever signals it ignores, and how loaded the machine is does
+        not move the line."""
         if self.target is not None:
             raise RuntimeError("this Sandbox calls a target function: use call()")
         if batch is not None and call is None:
             raise ValueError("batch needs call= (the function to call on each input)")
         req = dict(source=source, call=call, args=tuple(args), batch=None if batch is None else [tuple(a) for a in batch],
-                   timeout=float(timeout), memory_mb=int(memory_mb), item_timeout=item_timeout)
+                   timeout=float(timeout), memory_mb=int(memory_mb), item_timeout=item_timeout,
+                   cpu_timeout=None if cpu_timeout is None else float(cpu_timeout))
         return self._request(req, timeout)
 
     def call(self, *args: Any, timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:

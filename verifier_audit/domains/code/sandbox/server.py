@@ -146,17 +146,19 @@ def _run_main(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) -> No
                     emit({"kind": "exception", "error": f"NameError: {req['call']!r} is not defined"})
                 else:
                     # A per-input limit (pure-Python loops) ends a batch long before the run's
-                    # wall clock (which still covers C code and a candidate that resets timers).
+                    # clocks (which still cover C code and a candidate that resets timers).
+                    # CPU time (ITIMER_PROF): a preempted input on a loaded machine uses no
+                    # more of it, so the limit does not depend on the load.
                     limit = req.get("item_timeout")
                     if limit:
-                        signal.signal(signal.SIGALRM, _on_timer)
+                        signal.signal(signal.SIGPROF, _on_timer)
                     for args in req["batch"]:
                         started = time.perf_counter()
                         if limit:
-                            signal.setitimer(signal.ITIMER_REAL, limit)
+                            signal.setitimer(signal.ITIMER_PROF, limit)
                         msg = _outcome(fn, args)
                         if limit:
-                            signal.setitimer(signal.ITIMER_REAL, 0)
+                            signal.setitimer(signal.ITIMER_PROF, 0)
                         msg["t"] = time.perf_counter() - started  # lets the caller drop slow inputs
                         emit(msg)
                         if msg["kind"] == "timeout":
@@ -220,6 +222,9 @@ def _kill_tree() -> None:
             break
 
 
+CPU_TICK = 0.02  # seconds between the zygote's looks at a run's CPU time (``cpu_timeout``)
+
+
 def _children() -> list[int]:
     pids = []
     try:
@@ -252,9 +257,11 @@ def run_one(req: dict, cfg: Config) -> bytes:
             os._exit(70)
     os.close(wfd)
     deadline = start + req["timeout"]
+    cpu_limit = req.get("cpu_timeout")
     pidfd = os.pidfd_open(pid)
-    data, timed_out, over_memory, rfd_open = bytearray(), False, False, True
+    data, timed_out, over_memory, over_cpu, rfd_open = bytearray(), False, False, False, True
     next_check = start + (guard.tick or 0.0)
+    next_cpu = start + CPU_TICK
     while True:
         now = time.monotonic()
         left = deadline - now
@@ -268,6 +275,13 @@ def run_one(req: dict, cfg: Config) -> bytes:
                     break
                 next_check = now + guard.tick
             left = min(left, next_check - now)
+        if cpu_limit is not None:
+            if now >= next_cpu:
+                if isolation.cpu_seconds(pid) > cpu_limit:
+                    over_cpu = True
+                    break
+                next_cpu = now + CPU_TICK
+            left = min(left, next_cpu - now)
         ready, _, _ = select.select([rfd, pidfd] if rfd_open else [pidfd], [], [], left)
         if rfd in ready:
             chunk = os.read(rfd, 1 << 16)
@@ -304,11 +318,11 @@ def run_one(req: dict, cfg: Config) -> bytes:
     shutil.rmtree(workdir, ignore_errors=True)
     resp: dict[str, Any] = {"stdout": stdout, "seconds": seconds, "level": cfg.level, "escapes": escapes,
                             "memory_guard": guard.name, "memory_peak": peak}
-    return _reply(req, cfg, bytes(data), status, timed_out, over_memory or went_over, resp)
+    return _reply(req, cfg, bytes(data), status, timed_out, over_memory or went_over, resp, over_cpu)
 
 
 def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, over_memory: bool,
-           resp: dict) -> bytes:
+           resp: dict, over_cpu: bool = False) -> bytes:
     messages = []
     for line in data.split(b"\n"):
         if line:
@@ -319,8 +333,10 @@ def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, ov
             if not isinstance(msg, dict) or not isinstance(msg.get("error"), (str, type(None))):
                 msg = {"kind": "crash", "error": "malformed result message"}
             messages.append(msg)
-    clean = not timed_out and not over_memory and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-    ending = None if clean else _ending(req, cfg, status, timed_out, over_memory, wrote=bool(messages))
+    clean = (not timed_out and not over_memory and not over_cpu and os.WIFEXITED(status)
+             and os.WEXITSTATUS(status) == 0)
+    ending = None if clean else _ending(req, cfg, status, timed_out, over_memory, wrote=bool(messages),
+                                        over_cpu=over_cpu)
     if req.get("batch") is not None:
         done = bool(messages) and messages[-1].get("kind") == "done"
         items = [m for m in messages if m.get("kind") != "done"][:len(req["batch"])]
@@ -339,7 +355,8 @@ def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, ov
     return json.dumps(resp).encode()
 
 
-def _ending(req: dict, cfg: Config, status: int, timed_out: bool, over_memory: bool, wrote: bool) -> dict:
+def _ending(req: dict, cfg: Config, status: int, timed_out: bool, over_memory: bool, wrote: bool,
+            over_cpu: bool = False) -> dict:
     """How a run that did not end cleanly ended, as its result."""
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     if over_memory:
@@ -347,6 +364,8 @@ def _ending(req: dict, cfg: Config, status: int, timed_out: bool, over_memory: b
                                            f"({req['memory_mb']} MiB, {cfg.guard.name})"}
     if timed_out:
         return {"kind": "timeout", "error": f"wall-clock timeout after {req['timeout']} s"}
+    if over_cpu:
+        return {"kind": "timeout", "error": f"CPU time limit ({req['cpu_timeout']} s)"}
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cfg.level != "process"):
         return {"kind": "timeout", "error": f"CPU time limit (signal {signal.Signals(sig).name})"}
     after = ("after writing a result (a result counts only when the run ends with status 0)" if wrote
