@@ -11,7 +11,7 @@ from typing import Optional
 
 from ...domains import get_domain
 from ...engine import pool
-from ...engine.audit import AuditOptions, Prepared, default_cache_dir, run_settings, verdicts_of
+from ...engine.audit import AuditOptions, Prepared, default_cache_dir, run_settings, verdicts_of_many
 from ...engine.probes import run_probes
 from ...engine.progress import Progress
 from ...engine.search import search
@@ -95,28 +95,32 @@ def audit_blocks(the_suite, scans: list[FileScan], tasks: list[Task], domain_nam
                             timeout=options.timeout, workers=options.workers)
         for number, rows in enumerate(spilled_blocks(labelled.spill, block_size, slices_of)):
             block = Prepared(the_suite.name, digest, domain_name, tasks, [r[0] for r in rows], [])
-            for spec in specs:
-                view = shown[spec.name].view(block, options, domain)
+            views = [shown[spec.name].view(block, options, domain) for spec in specs]
+            got: list[dict[str, Verdict]] = [{} for _ in specs]
+            calls = []
+            for k, (spec, view) in enumerate(zip(specs, views)):
                 progress.skip(len(block.candidates) - len(view.candidates))
-                got: dict[str, Verdict] = {}
                 todo = []
                 for i, c in enumerate(view.candidates):
                     if index is not None and (spec.name, c.id) in index:
-                        got[c.id] = index[(spec.name, c.id)]
+                        got[k][c.id] = index[(spec.name, c.id)]
                     else:
                         todo.append(i)
                 progress.skip(len(view.candidates) - len(todo))
-                for verdict in verdicts_of(spec, view.candidates, todo, task_map, domain, options, progress):
-                    store.append(verdict)
-                    got[verdict.candidate_id] = verdict
-                    progress.advance()
+                calls.append((spec, view.candidates, todo))
+            # The block's verifiers as lanes of one schedule (pool.run_lanes).
+            for k, verdict in verdicts_of_many(calls, task_map, domain, options, progress):
+                store.append(verdict)
+                got[k][verdict.candidate_id] = verdict
+                progress.advance()
+            for spec, view, got_of in zip(specs, views, got):
                 tally, probe_pool = tallies[spec.name], pools[spec.name]
                 of_sample: dict[str, Verdict] = {}  # by the id of the sample each shown candidate stands for
                 for c in view.candidates:
-                    tally.add(c, got[c.id])
+                    tally.add(c, got_of[c.id])
                     if options.probe_sample > 0 or options.search:
-                        probe_pool.add(c, got[c.id])
-                    of_sample[shown[spec.name].sample_id(c)] = got[c.id]
+                        probe_pool.add(c, got_of[c.id])
+                    of_sample[shown[spec.name].sample_id(c)] = got_of[c.id]
                 section = sections[spec.name]
                 for c, key, sample_index, where in rows:  # a sample left out of the view has no verdict
                     section.add(c, key, sample_index, where, of_sample.get(c.id))
