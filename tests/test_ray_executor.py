@@ -237,7 +237,9 @@ def test_a_node_killed_mid_audit_loses_and_doubles_no_verdict(cluster, tmp_path)
 
     path = tmp_path / "rewards.py"
     path.write_text(VERIFIERS)
-    suite, tasks = _tasks(1)
+    # 3 tasks (~270 calls of 30 ms): on a loaded machine the second node's worker took longer
+    # to start than 1 task's calls took on the head node, and the node was killed idle.
+    suite, tasks = _tasks(3)
     options = _options(tmp_path, "killed", "ray", cluster)
     prepared = prepare(suite.name, suite.content_hash, tasks, options)
     killed: dict = {}
