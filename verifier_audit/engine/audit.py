@@ -235,7 +235,8 @@ def verdicts_of_many(calls: list[tuple[VerifierSpec, list[Candidate], list[int]]
     cores while the one before waits on its slowest)."""
     jobs = [VerifierJob(spec, candidates, tasks, domain, options.timeout, options.memory_mb)
             for spec, candidates, _ in calls]
-    lanes = [pool.Lane(job, todo, clean=job.clean, isolation=job.isolation_level(options.isolation), tree_memory=True)
+    lanes = [pool.Lane(job, todo, clean=job.clean, isolation=job.isolation_level(options.isolation), tree_memory=True,
+                       bounded=job.bounded)
              for job, (_, _, todo) in zip(jobs, calls)]
     for k, out in run_lanes(lanes, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
                             quiet=options.quiet_workers, on_wait=progress.in_flight, executor=options.executor,

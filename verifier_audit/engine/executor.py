@@ -25,12 +25,14 @@ def run_calls(job: Any, items: Iterable[int], *, executor: str = "local", ray_ad
               **pool_kwargs) -> Iterator[pool.Outcome]:
     """``pool.run(job, items, **pool_kwargs)`` on the chosen executor. With ``ray``, the
     calls run on every CPU of the cluster: ``workers`` (sized for this machine) is not
-    passed on; every other setting is the local pool's, on each node."""
+    passed on, but for ``bounded`` jobs (calls to a server: ``--workers`` is the load it
+    takes); every other setting is the local pool's, on each node."""
     if check_executor(executor) == "local":
         return pool.run(job, items, **pool_kwargs)
     from . import ray_executor
 
-    pool_kwargs.pop("workers", None)
+    if not pool_kwargs.get("bounded"):
+        pool_kwargs.pop("workers", None)
     pool_kwargs.pop("chunk", None)  # the local pool's message size; a Ray task's chunk is its own
     return ray_executor.run(job, items, address=ray_address, **pool_kwargs)
 
@@ -44,5 +46,6 @@ def run_lanes(lanes: Sequence[pool.Lane], *, executor: str = "local", ray_addres
         return
     for k, lane in enumerate(lanes):
         for out in run_calls(lane.job, lane.items, executor=executor, ray_address=ray_address, clean=lane.clean,
-                             isolation=lane.isolation, tree_memory=lane.tree_memory, **pool_kwargs):
+                             isolation=lane.isolation, tree_memory=lane.tree_memory, bounded=lane.bounded,
+                             **pool_kwargs):
             yield k, out

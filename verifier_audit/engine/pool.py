@@ -63,6 +63,9 @@ class Lane:
     clean: bool = False
     isolation: str = "process"
     tree_memory: bool = False
+    # At most ``workers`` of its calls in flight, slow or not, and no spares: for calls to
+    # a server (a reward server, an LLM judge), where ``--workers`` is the load it takes.
+    bounded: bool = False
 
 
 @dataclass
@@ -277,6 +280,7 @@ def run(
     clean: bool = False,
     isolation: str = "process",
     tree_memory: bool = False,
+    bounded: bool = False,
     **settings,
 ) -> Iterator[Outcome]:
     """Yield an Outcome for every item (in completion order), whatever the calls do.
@@ -286,8 +290,9 @@ def run(
     the audit's data. ``isolation``: ``none``, ``process`` or ``namespaces``
     (engine/lockdown.py); ``tree_memory``: ``memory_mb`` bounds each worker's whole process
     tree too (a cgroup, else an accounted watch from here), for jobs whose calls may fork
-    (verifiers). ``settings``: as ``run_lanes``."""
-    lanes = run_lanes([Lane(job, items, clean, isolation, tree_memory)], **settings)
+    (verifiers); ``bounded``: never more than ``workers`` calls at once (calls to a server:
+    ``Lane.bounded``). ``settings``: as ``run_lanes``."""
+    lanes = run_lanes([Lane(job, items, clean, isolation, tree_memory, bounded)], **settings)
     try:
         for _, outcome in lanes:
             yield outcome
@@ -325,7 +330,8 @@ def run_lanes(
     contend more than ``workers`` ways -- one more per core the machine leaves idle while
     they run (they wait, they do not compute: ``_IdleCores``); a slow call that is not a
     hang shares its core with at most one more. Spares stay until their lane has nothing
-    left to hand out (a worker's start costs more than a hang)."""
+    left to hand out (a worker's start costs more than a hang). A ``bounded`` lane has
+    neither spares nor the idle cores' calls: at most ``workers`` of its calls run."""
     queues = [deque(lane.items) for lane in lanes]
     left = sum(len(q) for q in queues)
     if left == 0:
@@ -354,17 +360,18 @@ def run_lanes(
             pool.extend(new_worker(k) for _ in range(min(workers, len(queues[k]))))
 
     def fast_in_flight(now: float) -> int:
-        return sum(1 for w in pool if w.assigned and now - w.started < SLOW_AFTER)
+        # A bounded lane's calls count however long they run: they are requests to a server.
+        return sum(1 for w in pool if w.assigned and (now - w.started < SLOW_AFTER or lanes[w.lane].bounded))
 
-    def budget(now: float) -> int:
-        return workers + int(idle.sample(now) + 0.5)
+    def budget(now: float, k: int) -> int:
+        return workers if lanes[k].bounded else workers + int(idle.sample(now) + 0.5)
 
     def dispatch(w: _Worker) -> None:
         queue = queues[w.lane]
         if not queue or not w.ready or w.assigned:
             return
         now = time.monotonic()
-        if len(pool) > workers and fast_in_flight(now) >= budget(now):
+        if len(pool) > workers and fast_in_flight(now) >= budget(now, w.lane):
             return  # the budget is full: it waits for a call to end or turn slow
         # Smaller chunks near the end, so one worker is not left with the whole tail.
         size = max(1, min(chunk, len(queue) // workers or 1))
@@ -397,10 +404,11 @@ def run_lanes(
                 # spare starts when none is idle (one at a time: a start costs CPU too).
                 for w in list(pool):
                     dispatch(w)
-                mine = [w for w in pool if w.lane == pending[0]]
-                if (spare and fast_in_flight(now) < budget(now) and len(mine) < workers + spare
-                        and all(w.ready and w.assigned for w in mine)):
-                    pool.append(new_worker(pending[0]))
+                k = pending[0]
+                mine = [w for w in pool if w.lane == k]
+                if (spare and not lanes[k].bounded and fast_in_flight(now) < budget(now, k)
+                        and len(mine) < workers + spare and all(w.ready and w.assigned for w in mine)):
+                    pool.append(new_worker(k))
             deadlines = [w.started + timeout for w in pool if w.assigned]
             if pending and (spare or len(pool) > workers) and any(w.assigned for w in pool):
                 # Look again when the budget may have room: a call turns slow, a core idles.

@@ -339,6 +339,7 @@ def run(
     clean: bool = False,
     isolation: str = "process",
     tree_memory: bool = False,
+    bounded: bool = False,
     address: Optional[str] = None,
 ) -> Iterator[Outcome]:
     """Yield an Outcome for every item (in completion order), whatever the calls do, running
@@ -346,7 +347,7 @@ def run(
     ``workers``: chunks in flight at most (None: the cluster's CPUs, followed as nodes join
     and leave); ``chunk``: items per Ray task at most (each starts a local pool of one
     worker on its node, with ``timeout``, ``memory_mb``, ``quiet``, ``setup_timeout``,
-    ``clean``, ``isolation`` and ``tree_memory`` as given); ``on_restart`` is called with
+    ``clean``, ``isolation``, ``tree_memory`` and ``bounded`` as given); ``on_restart`` is called with
     the reason when a chunk is resubmitted after a node or Ray worker died. Items are
     distinct indices (a repeated one is run once)."""
     pending: deque[int] = deque(dict.fromkeys(items))
@@ -356,7 +357,7 @@ def run(
     ray = connect(address)
     system_errors = _system_errors(ray)
     settings = dict(timeout=timeout, memory_mb=memory_mb, quiet=quiet, setup_timeout=setup_timeout, clean=clean,
-                    isolation=isolation, tree_memory=tree_memory)
+                    isolation=isolation, tree_memory=tree_memory, bounded=bounded)
     driver = {"cwd": os.getcwd(), "path": list(sys.path)}
     box = [ray.put(job)]
     task = _remote(ray)

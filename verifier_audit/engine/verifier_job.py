@@ -48,6 +48,13 @@ class VerifierJob:
         function object given through the Python API lives in the caller's memory)."""
         return self.spec.function is None
 
+    @property
+    def bounded(self) -> bool:
+        """Whether its calls are requests to a server (a reward server, an LLM judge): then
+        ``--workers`` is the load it takes, and the pool runs no more calls than that at once
+        (pool.Lane.bounded)."""
+        return bool(self.spec.remote)
+
     def isolation_level(self, requested: Optional[str]) -> str:
         """The level its workers run at: ``requested`` (or the default), except that a
         remote reward (a reward server, an LLM judge) keeps the host's network -- the code
