@@ -2,6 +2,7 @@
 
     python benchmarks/bench_code_audit.py            # phases of the whole audit, cold cache
     python benchmarks/bench_code_audit.py --calls    # also the cost of one call per verifier
+    python benchmarks/bench_code_audit.py --floor    # only the sandbox's floor per run
 
 Prints the seconds of each phase of ``verifier-audit run --suite code`` run through the
 engine (the reference's test cases, generation and oracle labelling, then per reference
@@ -122,28 +123,43 @@ def calls(prepared, n: int = 200) -> None:
             job.sandbox.close()
         print(f"  {spec.spec.rpartition(':')[2]:<14} {seconds / kept * 1e3:6.2f} ms/call wall  "
               f"{ticks * 1e3 / 100 / kept:6.2f} ms/call busy CPU  ({kept} ordinary calls)")
+    sandbox_floor(n)
+
+
+def sandbox_floor(n: int = 200) -> None:
+    """One sandbox run of a no-op at each level: wall and busy CPU per run, and the page
+    faults of the run's own process (a fork of the zygote: each page it writes first,
+    CPython's reference counts included, is a copy-on-write fault)."""
     from verifier_audit.domains.code.sandbox import Sandbox, available_levels
 
     for level in available_levels():
         with Sandbox(workers=1, level=level, target=_noop) as box:
             for _ in range(10):
                 box.call(0, timeout=3.0, memory_mb=4096)
-            busy, started = _busy_ticks(), time.perf_counter()
+            busy, started, faults = _busy_ticks(), time.perf_counter(), 0.0
             for _ in range(n):
-                box.call(0, timeout=3.0, memory_mb=4096)
+                faults += box.call(0, timeout=3.0, memory_mb=4096).value
             print(f"  sandbox no-op ({level:<10}) {(time.perf_counter() - started) / n * 1e3:6.2f} ms/run wall  "
-                  f"{(_busy_ticks() - busy) * 1e3 / 100 / n:6.2f} ms/run busy CPU")
+                  f"{(_busy_ticks() - busy) * 1e3 / 100 / n:6.2f} ms/run busy CPU  "
+                  f"{faults / n:5.0f} page faults in the run before it returns")
 
 
 def _noop(_index: int) -> float:
-    return 1.0
+    import resource
+
+    return float(resource.getrusage(resource.RUSAGE_SELF).ru_minflt)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--calls", action="store_true", help="also time single calls of each verifier")
+    parser.add_argument("--floor", action="store_true", help="only the sandbox's floor (no audit)")
     args = parser.parse_args()
+    if args.floor:
+        print("sandbox floor, one run at a time:")
+        sandbox_floor()
+        return
     print(f"default code audit, {args.workers} workers, cold cache:")
     prepared = phases(args.workers)
     if args.calls:
