@@ -291,11 +291,11 @@ def test_with_lanes_every_item_gets_exactly_one_outcome_of_its_own(plans, worker
 
 
 class Overlap:
-    """Each call waits 0.4 s (under SLOW_AFTER: an ordinary call to the budget) and returns
-    how many calls were running at once at its start (marker files in ``where``)."""
+    """Each call waits ``seconds`` (0.4 s: under SLOW_AFTER, an ordinary call to the budget)
+    and returns how many calls were running at once at its start (marker files in ``where``)."""
 
-    def __init__(self, where: str):
-        self.where = where
+    def __init__(self, where: str, seconds: float = 0.4):
+        self.where, self.seconds = where, seconds
 
     def setup(self):
         pass
@@ -304,7 +304,7 @@ class Overlap:
         mark = os.path.join(self.where, str(i))
         open(mark, "w").close()
         running = len(os.listdir(self.where))
-        time.sleep(0.4)
+        time.sleep(self.seconds)
         os.unlink(mark)
         return running
 
@@ -320,31 +320,12 @@ def test_a_call_past_the_budget_runs_only_while_a_core_is_idle(idle_cores, most,
     assert seen == most if most == 1 else seen >= most
 
 
-class Waits:
-    """Each call waits past SLOW_AFTER (a request to a slow server) and returns how many
-    calls were running at its start (marker files in ``where``)."""
-
-    def __init__(self, where: str):
-        self.where = where
-
-    def setup(self):
-        pass
-
-    def __call__(self, i):
-        mark = os.path.join(self.where, str(i))
-        open(mark, "w").close()
-        running = len(os.listdir(self.where))
-        time.sleep(pool.SLOW_AFTER * 1.5)
-        os.unlink(mark)
-        return running
-
-
 @pytest.mark.parametrize("bounded", [False, True])
 def test_a_bounded_job_never_runs_more_calls_than_its_workers(bounded, tmp_path, monkeypatch):
     """Calls to a server (``bounded``): --workers is the load it takes, so neither spares
     (calls past SLOW_AFTER) nor idle cores add one; an unbounded job's slow calls do."""
     monkeypatch.setattr(pool._IdleCores, "sample", lambda self, now: 2.0)
-    outs = list(pool.run(Waits(str(tmp_path)), range(6), workers=1, chunk=1, timeout=30, memory_mb=1024,
+    outs = list(pool.run(Overlap(str(tmp_path), pool.SLOW_AFTER * 1.5), range(6), workers=1, chunk=1, timeout=30, memory_mb=1024,
                          bounded=bounded))
     assert sorted(o.index for o in outs) == list(range(6)) and all(o.ok for o in outs)
     most = max(o.value for o in outs)

@@ -18,7 +18,9 @@ from .tripwires import Tripwires
 
 
 def _address_space() -> int:
-    """This process's current virtual size in bytes (0 when /proc is not there)."""
+    """This process's current virtual size in bytes (0 when /proc is not there). The
+    sandbox's ``isolation._address_space`` is the same six lines on purpose: the sandbox
+    imports nothing of the package (a fresh zygote loads it alone)."""
     try:
         with open("/proc/self/statm") as fh:
             return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
