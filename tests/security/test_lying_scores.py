@@ -31,6 +31,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier_audit.api import audit, audit_parts
+from verifier_audit.report.checklist import evaluate
 from verifier_audit.scores import DISGUISED, OUT_OF_RANGE, ScoreError, ScoreOutOfRange, read_score
 
 SMALL = dict(limit=2, probe_sample=0, cache=False)  # 2 tasks: ~180 candidates, a few seconds
@@ -84,6 +85,10 @@ def test_a_float_subclass_with_a_sound_float_is_read_by_what_it_holds_and_fails_
     assert "Paid: float() gives 1.0, but the value it holds" in disguised[0].detail
     assert not lying.gate.passed and f"{len(disguised)} security finding(s) (see security_findings)" in lying.gate.reasons
     assert not plain.security_findings
+    # The checklist says so too (report/checklist.py, docs/security-checklist.md).
+    items = {i.key: i for i in evaluate(lying)}
+    assert items["scores_read_as_training"].status == "open" and "score_disguised" in items["scores_read_as_training"].evidence
+    assert {i.key: i for i in evaluate(plain)}["scores_read_as_training"].status == "checked"
 
 
 TEXT_SCORES = '''
