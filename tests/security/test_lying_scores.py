@@ -5,11 +5,13 @@ holds (``sum``, ``>=``, ``json.dumps``, ``torch.tensor``). Each test writes the 
 verifier into ``tmp_path`` and runs the real audit (clean workers, the default isolation):
 
 * a last-number grader whose scores are a float subclass with a sound ``__float__`` is read
-  by what it holds: its hole is measured, a ``score_disguised`` finding fails the gate;
+  by what it holds: its hole is measured, a ``score_disguised`` finding fails the gate --
+  in the code domain too, where the score is read in the sandbox's fork;
 * a str score ("1.0") is an error verdict in the function, TRL (alone and summed) and verl
   styles, with a message that says what to return;
 * 2.0, -1, NaN and inf are counted and shown (the --json report, the terminal, Markdown),
-  and treated as documented (docs/scoring.md): kept and thresholded, or errors;
+  and treated as documented (docs/frameworks.md, "What a score is"): kept and thresholded,
+  or errors;
 * numpy and torch scalars still score exactly as the plain bool they hold;
 * ``workers = true``, ``limit = true``, ``max_debt = "0.5"`` in pyproject.toml exit 2
   naming file:line, the key, the expected type and the fix.
@@ -89,6 +91,28 @@ def test_a_float_subclass_with_a_sound_float_is_read_by_what_it_holds_and_fails_
     items = {i.key: i for i in evaluate(lying)}
     assert items["scores_read_as_training"].status == "open" and "score_disguised" in items["scores_read_as_training"].evidence
     assert {i.key: i for i in evaluate(plain)}["scores_read_as_training"].status == "checked"
+
+
+CODE_LIAR = '''
+class Paid(float):
+    def __float__(self):
+        return 0.0
+
+
+def pays_all(completion, task):
+    return Paid(1.0)
+'''
+
+
+def test_the_finding_comes_back_from_the_code_sandbox(tmp_path):
+    """Code-domain calls run in a sandboxed fork of the worker (engine/verifier_job.py):
+    the score and what reading it found cross the sandbox as data, the object does not."""
+    path = _write(tmp_path, "code_liar.py", CODE_LIAR)
+    report = audit(f"{path}:pays_all", suite="humaneval", **{**SMALL, "limit": 1})
+    assert report.errors == 0, report.error_messages
+    assert report.false_acceptance_rate == 1.0  # it pays everything: what it holds is 1.0
+    assert len(report.security_findings) == report.n_candidates > 10
+    assert {f.kind for f in report.security_findings} == {DISGUISED} and not report.gate.passed
 
 
 TEXT_SCORES = '''
