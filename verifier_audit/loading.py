@@ -18,8 +18,18 @@ from typing import Any, Callable, NamedTuple
 from .errors import VerifierLoadError
 from .frameworks import STYLES, get_style
 from .models import Task
-from .scores import (DISGUISED, OUT_OF_RANGE, Score, ScoreError, ScoreOutOfRange, non_finite,  # noqa: F401
-                     read_score, to_score)  # - here, where every caller of a verifier has long found them
+
+# Re-exported: callers of a verifier have long found the score's reading here.
+from .scores import (  # noqa: F401
+    DISGUISED,
+    OUT_OF_RANGE,
+    Score,
+    ScoreError,
+    ScoreOutOfRange,
+    non_finite,
+    read_score,
+    to_score,
+)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ score is one of theirs): the frameworks and ``loading`` both convert through it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
-
+from typing import Any
 
 _NOT_FINITE = "returned {!r}; a score is a finite number"
 

@@ -36,7 +36,7 @@ from verifier_audit.api import audit, audit_parts
 from verifier_audit.report.checklist import evaluate
 from verifier_audit.scores import DISGUISED, OUT_OF_RANGE, ScoreError, ScoreOutOfRange, read_score
 
-SMALL = dict(limit=2, probe_sample=0, cache=False)  # 2 tasks: ~180 candidates, a few seconds
+SMALL = {"limit": 2, "probe_sample": 0, "cache": False}  # 2 tasks: ~180 candidates, a few seconds
 
 LIAR = '''
 import re
@@ -206,7 +206,7 @@ def scalars(completion, reference):
 def test_numpy_and_torch_scalars_still_score_as_the_number_they_hold(tmp_path):
     pytest.importorskip("torch")
     path = _write(tmp_path, "scalars.py", SCALARS)
-    one = {**SMALL, "limit": 1}  # every worker imports torch: one task is enough
+    one = {**SMALL, "limit": 1, "workers": 1}  # every worker imports torch: one task, one worker
     report = audit(f"{path}:scalars", **one)
     strong = audit("verifier_audit.domains.math.verifiers:strong", **one)
     assert report.errors == 0, report.error_messages
@@ -216,9 +216,13 @@ def test_numpy_and_torch_scalars_still_score_as_the_number_they_hold(tmp_path):
 
 # ------------------------------------------------------------------ the property, in-process
 
+def _answer(value):
+    return lambda self: value
+
+
 def _liar(base: type, **conversions):
-    return type(f"Lying{base.__name__.title()}", (base,), {f"__{k}__": (lambda v: lambda self: v)(v)
-                                                            for k, v in conversions.items()})
+    """A subclass of ``base`` whose ``__float__`` (``__int__``, ``__index__``) answer the given values."""
+    return type(f"Lying{base.__name__.title()}", (base,), {f"__{k}__": _answer(v) for k, v in conversions.items()})
 
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
