@@ -401,7 +401,7 @@ def _scores(report: Report) -> ChecklistItem:
         shown = "; ".join(f.detail for f in found[:3])
         more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
         return _item(key, OPEN, f"{len(found)} score_disguised finding(s): {shown}{more}{ranged}")
-    if tuple(int(p) for p in report.schema_version.split(".")[:2]) < (1, 7):
+    if tuple(int(p) if p.isdigit() else 0 for p in report.schema_version.split(".")[:2]) < (1, 7):
         return _item(key, UNKNOWN, f"the report was written before schema 1.7 (it is {report.schema_version}), when "
                      "scores were read with float(), which a float subclass answers for itself")
     scored = sum(c.n for c in report.categories)
