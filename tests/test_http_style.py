@@ -67,11 +67,12 @@ def test_reading_an_openrlhf_answer():
     assert read({"rewards": [True]}) == 1.0
     with pytest.raises(_client.RemoteAnswerError, match="no 'rewards'"):
         read({"reward": 1})
-    with pytest.raises(_client.RemoteAnswerError, match="NaN"):
+    with pytest.raises(_client.RemoteAnswerError, match="returned nan; a score is a finite number") as err:
         read({"rewards": [float("nan")]})
+    assert err.value.verdict_error.startswith("ScoreOutOfRange: reward server x: ")  # counted as out of range
     with pytest.raises(_client.RemoteAnswerError, match="list of 2 values"):
         read({"rewards": [1, 0]})
-    with pytest.raises(_client.RemoteAnswerError, match="str 'high', not a number"):
+    with pytest.raises(_client.RemoteAnswerError, match=r"returned a str \('high'\); return a number"):
         read({"rewards": ["high"]})
 
 
@@ -157,7 +158,7 @@ def test_timeouts_garbage_missing_and_nan_raise_with_clear_messages():
         assert err.value.verdict_error == f"timeout (reward server {slow.url('/get_reward')}: no answer within 0.5 s)"
     for knob, error, words in [("--garbage-mod", _client.RemoteAnswerError, "answer is not JSON: '<html>Internal proxy"),
                                ("--missing-mod", _client.RemoteAnswerError, "no 'rewards' (nor 'scores')"),
-                               ("--nan-mod", _client.RemoteAnswerError, "'rewards' is NaN")]:
+                               ("--nan-mod", _client.RemoteAnswerError, "'rewards' returned nan")]:
         with ServerProcess("reward_server.py", knob, "1") as server:
             with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
                 caller(server.url("/get_reward"))("42", TASK)

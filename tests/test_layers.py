@@ -26,6 +26,7 @@ LAYERS = {
     "catalog": 0,  # the published-hack catalog: models and resources only
     "metrics": 0,  # rates and intervals over the models: the engine's probes and search use them
     "report.text": 0,  # printable / one_line: plain string helpers for every text output
+    "scores": 0,  # read_score: what training reads from a verifier's return value; loading and frameworks use it
     # 1: domains, and what their generators share.
     "domains": 1,
     "generation": 1,  # the candidate helpers of every domain's generators (imports domains.base)

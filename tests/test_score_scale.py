@@ -42,7 +42,8 @@ STRONG = "verifier_audit.domains.math.verifiers:strong"
 
 TASKS = [Task(id=f"t{i}", domain="math", prompt="p", reference=str(i), split=("train", "heldout", "shifted")[i % 3])
          for i in range(4)]
-ERRORS = ["timeout after 10s", "crash: exit code 1", "ValueError: bad", "ValueError: worse", "KeyError: 'x'"]
+ERRORS = ["timeout after 10s", "crash: exit code 1", "ValueError: bad", "ValueError: worse", "KeyError: 'x'",
+          "ScoreOutOfRange: returned nan; a score is a finite number"]  # counted in out_of_range too
 SECURITY = ["executes_model_output:canary 1", "unobserved:network", "modified_fixture:db"] + [
     f"unobserved:spot {j:02d}" for j in range(30)]  # more distinct spots than a report lists
 
@@ -66,7 +67,7 @@ def audits(draw):
         security = draw(st.lists(st.sampled_from(SECURITY), max_size=3))
         if draw(st.booleans()):
             verdicts[c.id] = Verdict(verifier="v", candidate_id=c.id, status="ok", security=security,
-                                     score=draw(st.sampled_from([0.0, 0.25, 0.5, 1.0])))
+                                     score=draw(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, -1.0])))
         else:
             verdicts[c.id] = Verdict(verifier="v", candidate_id=c.id, status="error", security=security,
                                      error=draw(st.sampled_from(ERRORS)))

@@ -224,7 +224,10 @@ def load_config(path: Path) -> ProjectConfig:
     if not isinstance(table, dict):
         raise InputError(f"{path}: [{TABLE}] must be a table, got {type(table).__name__}")
     try:
-        config = ProjectConfig.model_validate(table)
+        # Strict: a value of another type is an error, never converted (``workers = true`` is
+        # not 1, ``max_debt = "0.5"`` not 0.5; an int where a number goes is fine). One rule
+        # for every key, read from the declarations above (_explain says what each expects).
+        config = ProjectConfig.model_validate(table, strict=True)
     except ValidationError as exc:
         raise InputError(_explain(path, text, exc)) from None
     if config.ray_address is not None and config.executor != "ray":
@@ -265,13 +268,13 @@ def check_monitor_section(path: Path, text: str, table: dict[str, Any], *, requi
             lines.append(f"{prefix}: unknown key {where}.{key}{hint}; allowed keys here: {', '.join(allowed)}")
     if not lines:
         try:
-            values = Thresholds.model_validate(table)
+            values = Thresholds.model_validate(table, strict=True)
         except ValidationError as exc:
             for err in exc.errors():
                 key = str(err["loc"][0]) if err["loc"] else "monitor"
                 line = _line_of(text, key)
                 prefix = f"{path}:{line}" if line else str(path)
-                lines.append(f"{prefix}: {where}.{key} = {err.get('input')!r}: {err['msg']}")
+                lines.append(f"{prefix}: {where}.{key} = {err.get('input')!r}: {_wrong_type(err, key) or err['msg']}")
         else:
             return values.model_dump(include=set(table))
     raise InputError("invalid configuration:\n  " + "\n  ".join(lines))
@@ -293,10 +296,68 @@ def _explain(path: Path, text: str, exc: ValidationError) -> str:
             lines.append(f"{prefix}: {where} = {err['input']!r} is not allowed; {err['msg'].lower()}")
         elif err["type"] == "missing":
             lines.append(f"{prefix}: {where} is required")
+        elif _wrong_type(err, key):
+            lines.append(f"{prefix}: {where} = {err['input']!r}: {_wrong_type(err, key)}")
         else:
             msg = err["msg"].removeprefix("Value error, ")  # our range checks say what is allowed
             lines.append(f"{prefix}: {where} = {err.get('input')!r}: {msg}")
     return "invalid configuration:\n  " + "\n  ".join(lines)
+
+
+# pydantic's error type of a value of the wrong type -> what the key takes, in TOML's words,
+# and, for the fix when the value given cannot be turned into one, what to write.
+_EXPECTED = {
+    "int_type": ("a valid integer", "a whole number without quotes", "1"),
+    "float_type": ("a valid number", "a number without quotes", "0.5"),
+    "bool_type": ("true or false", "true or false without quotes", "true"),
+    "string_type": ("a string", "a string in quotes", '"..."'),
+    "list_type": ("an array", "an array", "[...]"),
+    "dict_type": ("a table", "a table", "{...}"),
+    "model_type": ("a table", "a table", "{...}"),
+    "date_type": ("a date", "a date", "2027-03-01"),
+}
+
+
+def _toml(value: Any) -> str:
+    """A value as it is written in the file: true, "0.5", 3."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)
+
+
+def _toml_type(value: Any) -> str:
+    for kind, name in ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"),
+                       (list, "an array"), (dict, "a table"), (_dt.date, "a date")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def _wrong_type(err: dict, key: str) -> Optional[str]:
+    """For a value of the wrong type: what the key takes, what it got, and the line to
+    write instead (the value itself when it converts: ``max_debt = 0.5`` for ``"0.5"``)."""
+    if err["type"] not in _EXPECTED:
+        return None
+    expected, noun, example = _EXPECTED[err["type"]]
+    given = err.get("input")
+    fixed = None
+    if err["type"] in ("int_type", "float_type") and not isinstance(given, bool):
+        try:
+            number = float(given)
+            if err["type"] == "float_type":
+                fixed = repr(number)
+            elif number.is_integer():
+                fixed = str(int(number))
+        except (TypeError, ValueError, OverflowError):
+            fixed = None
+    if fixed is None:
+        fix = f"write {noun}, e.g. {key} = {example}"
+    else:
+        fix = f"write {key} = {fixed}"
+    quotes = " (no quotes: a number in quotes is a string)" if isinstance(given, str) and fixed is not None else ""
+    return f"expected {expected}, got {_toml_type(given)} ({_toml(given)}); {fix}{quotes}"
 
 
 def _allowed_keys(loc: list[str]) -> list[str]:

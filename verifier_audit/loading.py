@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-import math
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -19,6 +18,18 @@ from typing import Any, Callable, NamedTuple
 from .errors import VerifierLoadError
 from .frameworks import STYLES, get_style
 from .models import Task
+
+# Re-exported: callers of a verifier have long found the score's reading here.
+from .scores import (  # noqa: F401
+    DISGUISED,
+    OUT_OF_RANGE,
+    Score,
+    ScoreError,
+    ScoreOutOfRange,
+    non_finite,
+    read_score,
+    to_score,
+)
 
 
 @dataclass(frozen=True)
@@ -383,20 +394,3 @@ def make_caller(target: Any, style: str | VerifierSpec) -> Callable[[str, Task],
     """One call form for every style; the result still needs ``to_score``."""
     spec = style if isinstance(style, VerifierSpec) else VerifierSpec(spec="?", name="?", style=style)
     return get_style(spec.style).implementation().make_caller(target, spec)
-
-
-def to_score(value: Any) -> float:
-    """bool, number, or verl's {'score': ...} -> float; anything else is the verifier's error."""
-    if isinstance(value, dict) and "score" in value:
-        value = value["score"]
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if value is None:
-        raise TypeError("returned None, not a score")
-    try:
-        score = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"returned {type(value).__name__} {value!r:.60}, expected bool or a number") from None
-    if math.isnan(score):
-        raise TypeError("returned NaN")
-    return score

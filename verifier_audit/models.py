@@ -13,9 +13,10 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.6"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+SCHEMA_VERSION = "1.7"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
 # 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
-# 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan)
+# 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan);
+# 1.7: out_of_range (scores outside [0, 1])
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -209,8 +210,25 @@ class SearchSummary(BaseModel):
     lazy_policies: list[LazyPolicy] = Field(default_factory=list)
 
 
+class OutOfRange(BaseModel):
+    """The calls whose score lies outside [0, 1] (schema 1.7), and how each was treated.
+
+    A reward may be scaled so on purpose (-1 for a malformed answer, 2 with a format
+    bonus), so they are counted and shown, never a gate reason by themselves. A finite one
+    keeps its verdict as the threshold gives it -- above 1 accepted, below 0 rejected, the
+    same as clamping it into [0, 1] for any threshold in (0, 1] -- so the rates count them
+    as training pays them. NaN and the infinities are no number a trainer can use: error
+    verdicts (kind ``ScoreOutOfRange``), counted in the error rate."""
+
+    calls: int = 0  # all of them: above + below + not_finite
+    above: int = 0  # finite scores > 1: kept; accepted (>= the threshold)
+    below: int = 0  # finite scores < 0: kept; rejected
+    not_finite: int = 0  # NaN, inf, -inf: error verdicts
+    examples: list[str] = Field(default_factory=list)  # a few "candidate_id: 2.0", in candidate order
+
+
 class SecurityFinding(BaseModel):
-    kind: str  # executes_model_output | ...
+    kind: str  # executes_model_output | score_disguised | ...
     candidate_id: str
     task_id: str
     detail: str
@@ -389,6 +407,7 @@ class Report(BaseModel):
     search: Optional[SearchSummary] = None  # 1.5; only with --search
     # 1.6; None: no source to read (a server, a judge, reasoning-gym); []: read, nothing found
     source_findings: Optional[list[SourceFinding]] = None
+    out_of_range: OutOfRange = Field(default_factory=OutOfRange)  # 1.7
 
 
 def to_json(model: BaseModel, indent: int | None = None) -> str:

@@ -21,7 +21,7 @@ from typing import Iterator, Optional
 from .._version import __version__
 from ..domains import get_domain
 from ..domains.base import Domain
-from ..loading import VerifierSpec, source_hash
+from ..loading import VerifierSpec, non_finite, source_hash
 from ..models import Candidate, Checks, DroppedCandidate, Formats, SearchSummary, Task, Verdict, to_json
 from . import pool
 from ..cache_dir import default_cache_dir
@@ -247,7 +247,8 @@ def verdicts_of_many(calls: list[tuple[VerifierSpec, list[Candidate], list[int]]
 
 def _verdict(spec: VerifierSpec, c: Candidate, out: pool.Outcome) -> Verdict:
     if out.ok and not _is_score(out.value):  # the pipe carries data, but any data
-        out.ok, out.error = False, f"TypeError: the worker returned {type(out.value).__name__}, not a score"
+        problem = non_finite(out.value) if type(out.value) is float else None
+        out.ok, out.error = False, problem or f"TypeError: the worker returned {type(out.value).__name__}, not a score"
     if out.ok:
         return Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,
                        seconds=round(out.seconds, 6), security=out.security)

@@ -13,7 +13,7 @@ import os
 from typing import Callable, Optional
 
 from ..domains.base import Domain
-from ..loading import VerifierSpec, make_caller, to_score
+from ..loading import DISGUISED, VerifierSpec, make_caller, read_score
 from ..models import Candidate, Task
 
 
@@ -41,6 +41,7 @@ class VerifierJob:
         self.views: dict[str, Task] = {}  # per worker: the task as the verifier sees it
         self.sandbox = None
         self.escapes: list[str] = []  # what the last isolated call's candidate got past the verifier
+        self.disguised: list[str] = []  # score_disguised findings of the last call's scores (scores.read_score)
 
     @property
     def clean(self) -> bool:
@@ -97,7 +98,7 @@ class VerifierJob:
         # host. Verifiers that already sandbox the candidate themselves opt out.
         isolate = getattr(self.domain, "isolate_verifier_calls", None)
         if isolate is not None and not getattr(fn, "runs_candidates_sandboxed", False):
-            self.sandbox = isolate(self._score)
+            self.sandbox = isolate(self._isolated)
 
     def _view(self, task: Task) -> Task:
         make_view = getattr(self.domain, "verifier_view", None)
@@ -108,10 +109,21 @@ class VerifierJob:
         return self.views[task.id]
 
     def _score(self, index: int) -> float:
+        """The score training would read (the value a float subclass stores, not what its
+        ``__float__`` says), a plain float; what reading it found is kept for ``after``."""
         task_id, text = self.items[index]
-        return to_score(self.call(text, self._view(self.tasks[task_id])))
+        score = read_score(self.call(text, self._view(self.tasks[task_id])))
+        self.disguised += [f"{DISGUISED}:{d}" for d in score.disguises]
+        return score.value
+
+    def _isolated(self, index: int) -> list:
+        """``_score`` in the sandbox's fork, whose memory goes with it: the score and what
+        reading it found, as the builtin data the sandbox hands back."""
+        self.disguised = []
+        return [self._score(index), list(self.disguised)]
 
     def __call__(self, index: int) -> float:
+        self.disguised = []
         if self.sandbox is None:
             return self._score(index)
         # The sandbox's clock stops first, so a hang is reported as the verifier's timeout.
@@ -120,10 +132,12 @@ class VerifierJob:
         self.escapes = [f"guard_escape:{e}" for e in result.escapes]
         if not result.ok:
             raise IsolatedCallError(result.kind, result.error or "")
-        return result.value
+        value, disguised = result.value
+        self.disguised = [str(d) for d in disguised]
+        return value
 
     def after(self, index: int) -> list[str]:
-        found, self.escapes = self.escapes, []
+        found, self.escapes, self.disguised = self.escapes + self.disguised, [], []
         check = getattr(self.domain, "after_call", None)
         task = self.tasks[self.items[index][0]]
         if check is None or task.id not in self.views:

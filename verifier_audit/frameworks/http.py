@@ -34,12 +34,13 @@ reward, or holds NaN -- raises, and the audit records an error verdict (docs/fra
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Callable, Mapping
 
 from ..errors import VerifierLoadError
 from ..models import Task
+from ..scores import OUT_OF_RANGE, ScoreError, ScoreOutOfRange
+from ..scores import read_score as _read_value  # this module's read_score reads the answer's reward field
 from ._client import (
     DEFAULT_DEADLINE,
     DEFAULT_RETRIES,
@@ -183,19 +184,15 @@ def as_number(value: Any, where: str, what: str) -> float:
         value = value["score"]
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, (int, float)):
-        score = float(value)
-        if math.isnan(score):
-            raise RemoteAnswerError(f"{where}: {what} is NaN")
-        if math.isinf(score):
-            raise RemoteAnswerError(f"{where}: {what} is {score}, not a finite number")
-        return score
     if isinstance(value, list):
         raise RemoteAnswerError(f"{where}: {what} is a list of {len(value)} values for the one query sent")
-    shown = repr(value)
-    raise RemoteAnswerError(f"{where}: {what} is {type(value).__name__} {shown[:60]}, not a number")
+    try:  # the one reading of a score every call style shares (a str "1.0" is refused, not converted)
+        return _read_value(value).value
+    except ScoreError as exc:
+        error = RemoteAnswerError(f"{where}: {what} {exc}")
+        if isinstance(exc, ScoreOutOfRange):  # counted with the report's out-of-range scores, by this kind
+            error.verdict_error = f"{OUT_OF_RANGE}: {error}"
+        raise error from None
 
 
 def _keys(answer: Any) -> str:

@@ -20,6 +20,9 @@ from typing import Any, Callable
 from ..models import Task
 from ._registry import missing_extra
 
+# The strings Inspect's value_to_float reads as a verdict, whatever their case.
+_YES_NO = ("yes", "no", "true", "false")
+
 
 def _registry_type(target: Any) -> str | None:
     try:
@@ -65,17 +68,18 @@ def _value(text: str) -> Any:
 def make_caller(target: Any, spec: Any) -> Callable[[str, Task], Any]:
     try:
         from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
-        from inspect_ai.scorer import Target, value_to_float
+        from inspect_ai.scorer import CORRECT, INCORRECT, NOANSWER, PARTIAL, Target, value_to_float
         from inspect_ai.solver import TaskState
     except ImportError as exc:
         raise missing_extra("inspect-ai", "inspect", exc) from exc
     options = spec.opts
     score_fn = _make_scorer(target, options)
     to_float = value_to_float()
+    words = (CORRECT, INCORRECT, PARTIAL, NOANSWER)
     key = options.get("key")
     loop = asyncio.new_event_loop()  # one per worker: scorers may keep clients bound to it
 
-    def call(text: str, task: Task) -> float:
+    def call(text: str, task: Task) -> Any:
         state = TaskState(model="verifier-audit/candidate", sample_id=task.id, epoch=1, input=task.prompt,
                           messages=[ChatMessageUser(content=task.prompt), ChatMessageAssistant(content=text)],
                           target=Target(task.reference), output=ModelOutput.from_content("verifier-audit/candidate", text),
@@ -89,6 +93,12 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], Any]:
                 raise TypeError(f"the Score holds several values ({', '.join(map(str, value))}): "
                                 "pick one with --verifier-option key=NAME")
             value = value[key]
-        return to_float(value)
+        if isinstance(value, str):
+            word = str.__str__(value)
+            if word in words or word.lower() in _YES_NO:
+                return to_float(word)  # Inspect's own verdict words, read by its value_to_float
+        # A number (or a number in a str, which Inspect would convert and every other style
+        # refuses): read by scores.read_score, as every style's score is.
+        return value
 
     return call

@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from ..errors import VerifierLoadError
 from ..models import Task
+from ..scores import Score, ScoreOutOfRange, read_score
 
 # Column names a reward function may ask for; all carry the task's reference.
 REFERENCE_ALIASES = ("reference", "solution", "answer", "ground_truth", "gold", "target")
@@ -140,17 +141,26 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], Any]:
     if len(funcs) == 1 and weights == [1.0]:
         return lambda text, task: _one_call(funcs[0], text, task, options)
 
-    def combined(text: str, task: Task) -> float:
-        total, scored = 0.0, 0
+    def combined(text: str, task: Task) -> Score:
+        # Each function's score read as training reads it (scores.read_score: the value a
+        # float subclass holds, a str refused); what reading them found goes with the sum.
+        total, scored, disguises = 0.0, 0, ()
         for fn, weight in zip(funcs, weights):
             value = _one_call(fn, text, task, options)
-            if value is None or (isinstance(value, float) and math.isnan(value)):
+            if value is None:
                 continue  # nansum: a function that does not apply adds nothing
-            total += weight * float(value)
+            try:
+                score = read_score(value)
+            except ScoreOutOfRange as exc:
+                if math.isnan(exc.value):
+                    continue  # None becomes NaN in the trainer, and nansum skips both
+                raise
+            total += weight * score.value
+            disguises += score.disguises
             scored += 1
         if not scored:
             raise TypeError("every reward function returned None: the trainer cannot score this completion")
-        return total
+        return Score(total, disguises)
 
     return combined
 

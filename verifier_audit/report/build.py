@@ -8,11 +8,11 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from .._version import __version__
-from ..loading import VerifierSpec
+from ..loading import DISGUISED, OUT_OF_RANGE, VerifierSpec
 from ..metrics import (_clip, accepted, category_results, coverage_debt, exploitable_tasks, gate, pooled_rate,
                        slice_results)
-from ..models import (CategoryResult, Checks, Formats, MutantSurvival, Report, SearchSummary, SecurityFinding,
-                      SliceResult, TaskSurvival, Verdict, WeightedDebt)
+from ..models import (CategoryResult, Checks, Formats, MutantSurvival, OutOfRange, Report, SearchSummary,
+                      SecurityFinding, SliceResult, TaskSurvival, Verdict, WeightedDebt)
 from .source import source_findings
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ _FINDING_TEXT = {
     "modified_fixture": "the verifier let a candidate change its database",
     "read_outside": "the verifier let a candidate read a file outside its fixture",
     "guard_escape": "the verifier's own guard let a candidate's escape through; the audit's sandbox stopped it",
+    DISGUISED: "the verifier's score is not what a trainer reads: its own conversion says another number than it holds",
 }
 
 
@@ -45,6 +46,41 @@ def _error_kind(message: str) -> str:
     if message.startswith("crash"):
         return "crash"
     return message.split(":", 1)[0]  # the exception's type
+
+
+class OutOfRangeTally:
+    """``Report.out_of_range``, the same for ``build_report`` and the streaming
+    ``ReportTally``: ``count`` every verdict (as the error figures count them), ``example``
+    the report's candidates in candidate order. What the worker sent is read here again: a
+    finite score out of [0, 1] from the verdict's own number, a non-finite one from its
+    error kind (the worker's ``ScoreOutOfRange``, or the parent's own check of the pipe,
+    engine/audit.py)."""
+
+    EXAMPLES = 5
+
+    def __init__(self) -> None:
+        self.counts = Counter()
+        self.examples: list[str] = []
+
+    @staticmethod
+    def kind(v: Verdict) -> str | None:
+        if v.status == "ok" and v.score is not None:
+            return "above" if v.score > 1 else "below" if v.score < 0 else None
+        return "not_finite" if v.status == "error" and _error_kind(v.error or "") == OUT_OF_RANGE else None
+
+    def count(self, v: Verdict) -> None:
+        kind = self.kind(v)
+        if kind is not None:
+            self.counts[kind] += 1
+
+    def example(self, candidate_id: str, v: Verdict) -> None:
+        kind = self.kind(v)
+        if kind is not None and len(self.examples) < self.EXAMPLES:
+            self.examples.append(f"{candidate_id}: {v.score:g}" if kind != "not_finite" else f"{candidate_id}: not finite")
+
+    def result(self) -> OutOfRange:
+        return OutOfRange(calls=sum(self.counts.values()), above=self.counts["above"], below=self.counts["below"],
+                          not_finite=self.counts["not_finite"], examples=list(self.examples))
 
 
 def _call_order(prepared: "Prepared"):
@@ -88,6 +124,11 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         for kind, _, detail in (entry.partition(":") for entry in v.security) if kind != UNOBSERVED
     ]
     errors = [v for v in sorted(verdicts.values(), key=_call_order(prepared)) if v.status == "error"]
+    out_of_range = OutOfRangeTally()
+    for v in verdicts.values():
+        out_of_range.count(v)
+    for c in candidates:
+        out_of_range.example(c.id, verdicts[c.id])
     return assemble_report(
         spec, options, settings, suite=prepared.suite_name, split=prepared.split, n_candidates=len(candidates),
         categories=categories, findings=findings, calls=len(verdicts), errors=len(errors),
@@ -95,7 +136,7 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         first_error=errors[0].error if errors else None, unobserved_spots=unobserved(verdicts.values()),
         slices=slice_results(candidates, verdicts), exploitable=exploitable_tasks(candidates, verdicts),
         mutants=mutant_survival(prepared, candidates, verdicts), dropped=prepared.dropped_counts,
-        checks=checks, formats=formats, search=search)
+        checks=checks, formats=formats, search=search, out_of_range=out_of_range.result())
 
 
 def build_reports(results: "list[VerifierVerdicts]", options: "AuditOptions") -> list[Report]:
@@ -109,7 +150,7 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
                     errors: int, error_kinds: Counter, messages: dict[str, list[str]], first_error,
                     unobserved_spots: list[str], slices: list[SliceResult], exploitable, mutants,
                     dropped: dict[str, int], checks: Checks | None = None, formats: Formats | None = None,
-                    search: SearchSummary | None = None) -> Report:
+                    search: SearchSummary | None = None, out_of_range: OutOfRange | None = None) -> Report:
     """The Report from what the verdicts add up to (``build_report`` computes those from
     the candidates and verdicts in memory, ``report/tally.py`` from a stream of them): the
     debt, pooled rates, gate and source findings are worked out here, the same for both."""
@@ -162,6 +203,7 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
         exploitable_tasks=exploitable,
         weighted_debt=weighted,
         search=search,
+        out_of_range=out_of_range or OutOfRange(),
     )
     # The source is read after the verdicts, so each finding can say whether they confirm it.
     report.source_findings = source_findings(spec, report)

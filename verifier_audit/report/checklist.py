@@ -53,6 +53,7 @@ TITLES = {
     "thread_process_safe": "The verifier is safe to call from several threads and processes",
     "false_rejection_within_threshold": "False rejection is within the threshold",
     "splits_audited": "Held-out and shifted tasks were audited, not only train",
+    "scores_read_as_training": "The verifier's scores are the numbers training reads",
     "runtime_authority": "Evaluation is tied to runtime authority: the policy's tool calls stay within each task's policy",
 }
 
@@ -387,6 +388,29 @@ def _splits(report: Report) -> ChecklistItem:
     return _item(key, CHECKED, f"candidates per split: {shown}")
 
 
+def _scores(report: Report) -> ChecklistItem:
+    """Whether the scores the audit read are the ones a trainer reads (scores.read_score):
+    open on a score_disguised finding (a number whose float() says another value than it
+    holds), with the out-of-range count beside the evidence either way."""
+    key = "scores_read_as_training"
+    found = [f for f in report.security_findings if f.kind == "score_disguised"]
+    o = report.out_of_range
+    ranged = (f"; {o.calls} score(s) out of [0, 1] ({o.above} above 1, {o.below} below 0, {o.not_finite} not "
+              "finite), counted apart, not a disguise" if o.calls else "")
+    if found:
+        shown = "; ".join(f.detail for f in found[:3])
+        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+        return _item(key, OPEN, f"{len(found)} score_disguised finding(s): {shown}{more}{ranged}")
+    if tuple(int(p) if p.isdigit() else 0 for p in report.schema_version.split(".")[:2]) < (1, 7):
+        return _item(key, UNKNOWN, f"the report was written before schema 1.7 (it is {report.schema_version}), when "
+                     "scores were read with float(), which a float subclass answers for itself")
+    scored = sum(c.n for c in report.categories)
+    if not scored:
+        return _item(key, UNKNOWN, "no call returned a score, so none could be read")
+    return _item(key, CHECKED, f"{scored} scores read by the value they hold, and no conversion of any said "
+                 f"otherwise (no score_disguised finding){ranged}")
+
+
 def _authority(domain_name: str | None, evidence) -> ChecklistItem:
     """From the authority figures of ``compare --json`` or ``score --json`` on the policy's
     tool-call samples (samples/authority.py). Checked only on readable samples with no call
@@ -444,6 +468,7 @@ def evaluate(report: Report, authority=None) -> list[ChecklistItem]:
         _thread_process(report),
         _false_rejection(report),
         _splits(report),
+        _scores(report),
         *extra,
     ]
 

@@ -72,8 +72,16 @@ _SECURITY_KINDS = {
                       "a connection to the loopback network) got past the isolation the verifier gives the "
                       "code it runs; the audit's sandbox stopped it at its walls. In training, without that "
                       "sandbox, the escape reaches the trainer's machine."), ["external/cwe/cwe-693"]),
+    "score_disguised": ("The verifier's score is not what a trainer reads",
+                        ("The verifier returned a number whose own conversion (float(), int(), __index__) says "
+                         "another value than the one it holds: the audit reads the held value, which is what "
+                         "sum, comparisons, json.dumps and torch.tensor read in training, so a verdict that "
+                         "looks sound to float() can pay a hole in training."), ["external/cwe/cwe-345"]),
 }
 _SECURITY_HELP = {
+    "score_disguised": ("Return a plain bool, int or float (or a numpy/torch scalar), never an object of your own "
+                        "class: a subclass of float with its own __float__ is read differently by float() and "
+                        "by a trainer. Every security finding fails the audit's gate."),
     "guard_escape": ("Run candidates in an operating-system sandbox (their own process in namespaces or a "
                      "container: read-only file system but a scratch directory, no network, an unprivileged "
                      "user, limits on memory and processes). A guard inside the interpreter that removes or "

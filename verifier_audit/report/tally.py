@@ -20,7 +20,7 @@ from ..loading import VerifierSpec
 from ..metrics import _clip, _misjudged, accepted, wilson
 from ..models import (Candidate, CategoryResult, Checks, Example, ExploitableTasks, Formats, MutantSurvival, Report,
                       SearchSummary, SecurityFinding, SliceResult, Task, TaskSurvival, Verdict)
-from .build import _FINDING_TEXT, MAX_UNOBSERVED, UNOBSERVED, _error_kind, assemble_report
+from .build import _FINDING_TEXT, MAX_UNOBSERVED, UNOBSERVED, OutOfRangeTally, _error_kind, assemble_report
 
 if TYPE_CHECKING:
     from ..engine.options import AuditOptions
@@ -62,6 +62,7 @@ class ReportTally:
         self.messages: dict[str, list[str]] = {}
         self.first_error: Optional[str] = None
         self._unobserved: set[str] = set()
+        self.out_of_range = OutOfRangeTally()
         self.splits: Counter = Counter()  # the candidates' task splits (Checks.splits)
         # near-miss candidates (mutant survival); none in ``score``
         self._near_judged: Counter = Counter()
@@ -71,6 +72,7 @@ class ReportTally:
     def _verdict(self, v: Verdict) -> None:
         """What every verdict counts for, with a candidate or not."""
         self.calls += 1
+        self.out_of_range.count(v)
         for entry in v.security:
             if entry.startswith(f"{UNOBSERVED}:"):
                 self._unobserved.add(entry.partition(":")[2])
@@ -93,6 +95,7 @@ class ReportTally:
         v = v.model_copy(update={"accepted": accepted(v.score, self.threshold)})
         self.n_candidates += 1
         self._verdict(v)
+        self.out_of_range.example(c.id, v)
         self.splits[self.tasks[c.task_id].split] += 1
         ok = v.status == "ok"
         wrong = ok and _misjudged(c, v)
@@ -189,4 +192,4 @@ class ReportTally:
             error_kinds=self.error_kinds, messages=dict(sorted(self.messages.items())), first_error=self.first_error,
             unobserved_spots=sorted(self._unobserved), slices=self.slice_results(), exploitable=self.exploitable(),
             mutants=self.mutant_survival(equivalent or Counter()), dropped=dict(dropped or {}), checks=checks,
-            formats=formats, search=search)
+            formats=formats, search=search, out_of_range=self.out_of_range.result())

@@ -59,6 +59,8 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
     out += _worst_examples(report, "correct", "Worst false rejections (right answers refused):", "refused", examples)
     if report.errors:
         out += _error_lines(report)
+    if report.out_of_range.calls:
+        out.append(out_of_range_line(report))
     for f in report.security_findings[:10]:
         out.append(f"SECURITY: {f.kind}: {f.detail}")
     if report.dropped:
@@ -74,6 +76,17 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
     ]
     out.append(render_gate(report))
     return "\n".join(out)
+
+
+def out_of_range_line(report: Report) -> str:
+    """How many calls scored outside [0, 1], and how each was treated (models.OutOfRange)."""
+    o = report.out_of_range
+    parts = [f"{n} {what}" for n, what in (
+        (o.above, f"above 1 (kept: accepted, >= threshold {report.threshold:g})"),
+        (o.below, "below 0 (kept: rejected)"),
+        (o.not_finite, "NaN or infinite (errors)")) if n]
+    examples = f"; e.g. {', '.join(_printable(e) for e in o.examples)}" if o.examples else ""
+    return f"Scores out of [0, 1]: {o.calls} of {report.n_candidates} calls: {', '.join(parts)}{examples}"
 
 
 def _worst_examples(report: Report, label: str, title: str, verb: str, n: int) -> list[str]:
