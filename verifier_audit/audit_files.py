@@ -158,9 +158,10 @@ def mac_matches(key: Optional[bytes], data: bytes, recorded: object) -> bool:
 
 def write_signed(path: Path, body: bytes, *, key_name: str = "cache") -> None:
     """Write ``body`` and its MAC line atomically (a concurrent reader never sees half a
-    file), under the key ``key_name`` of the file's folder, made when missing."""
+    file), mode 0600 (what is cached holds labels), under the key ``key_name`` of the
+    file's folder, made when missing."""
     key = folder_key(path.parent, key_name, create=True)
-    write_atomic(path, body + json.dumps({_MAC_FIELD: mac(key, body)}).encode("ascii") + b"\n")
+    write_atomic(path, body + json.dumps({_MAC_FIELD: mac(key, body)}).encode("ascii") + b"\n", mode=0o600)
 
 
 def read_signed(path: Path, what: str, *, key_name: str = "cache") -> Optional[bytes]:
