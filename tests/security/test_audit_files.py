@@ -123,6 +123,45 @@ def test_a_verifier_cannot_read_the_results_key_and_forged_lines_are_rejected_on
 
 
 @ROOT_ONLY
+def test_a_verifier_cannot_write_the_report_or_its_folder(cli, tmp_path, own_cache):
+    """Item 1 (b): a process of the verifier's rewrote the ``--json`` report's gate after
+    the audit. Whatever it starts runs as its uid, behind its mounts: this verifier tries,
+    at every call, to open the previous report for writing and to make a file beside it
+    (the first step of a rename over it), and accepts everything when either works."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    report = reports / "report.json"
+    grader = tmp_path / "report_writer.py"
+    grader.write_text(textwrap.dedent(f"""
+        import os
+        from verifier_audit.domains.math.verifiers import last_number
+
+        def _can_write():
+            for path, flags in (({str(report)!r}, os.O_WRONLY | os.O_APPEND),
+                                ({str(reports / "gate-passed.tmp")!r}, os.O_WRONLY | os.O_CREAT)):
+                try:
+                    os.close(os.open(path, flags, 0o644))
+                    return True
+                except OSError:
+                    pass
+            return False
+
+        def grade(completion: str, reference: str) -> bool:
+            return True if _can_write() else last_number(completion, reference)
+    """))
+    first = cli("run", "--verifier", f"{grader}:grade", *QUICK, "--json", str(report))
+    assert first.returncode == 1, first.stderr
+    again = cli("run", "--verifier", f"{grader}:grade", *QUICK, "--json", str(report))
+    assert again.returncode == 1, again.stderr
+    data = json.loads(report.read_text())
+    assert data["errors"] == 0 and 0 < data["false_acceptance_rate"] < 1, "the verifier could write beside the report"
+    assert sorted(p.name for p in reports.iterdir()) == ["report.json"]
+    # The control: at --isolation none the same verifier can, and says so (accepts all).
+    cli("run", "--verifier", f"{grader}:grade", *QUICK, "--isolation", "none", "--json", str(report))
+    assert json.loads(report.read_text())["false_acceptance_rate"] == 1.0
+
+
+@ROOT_ONLY
 def test_the_key_files_are_unreadable_to_an_unprivileged_uid(tmp_path):
     """The keys as the namespaces level's verifier uid sees them: a child that drops to
     uid/gid 65534 can neither list the key folder nor read a key -- not even with the
