@@ -159,8 +159,13 @@ def mac_matches(key: Optional[bytes], data: bytes, recorded: object) -> bool:
 def write_signed(path: Path, body: bytes, *, key_name: str = "cache") -> None:
     """Write ``body`` and its MAC line atomically (a concurrent reader never sees half a
     file), mode 0600 (what is cached holds labels), under the key ``key_name`` of the
-    file's folder, made when missing."""
-    key = folder_key(path.parent, key_name, create=True)
+    file's folder, made when missing. A folder whose key this user cannot have (another
+    user's cache) is warned about and left as it is: the next run regenerates instead."""
+    try:
+        key = folder_key(path.parent, key_name, create=True)
+    except InputError as exc:
+        print(f"verifier-audit: warning: {exc}; {path.name} is not cached", file=sys.stderr)
+        return
     write_atomic(path, body + json.dumps({_MAC_FIELD: mac(key, body)}).encode("ascii") + b"\n", mode=0o600)
 
 

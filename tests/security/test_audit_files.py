@@ -27,6 +27,8 @@ from hypothesis import strategies as st
 
 from verifier_audit.audit_files import KEYS_FOLDER, folder_key, read_signed, write_signed
 from verifier_audit.engine.store import ResultsStore, results_key_path
+from verifier_audit.engine.store import fingerprint as fingerprint_of
+from verifier_audit.errors import InputError
 from verifier_audit.models import Verdict, to_json
 
 LAST_NUMBER = "verifier_audit.domains.math.verifiers:last_number"
@@ -216,6 +218,38 @@ def test_the_key_files_are_unreadable_to_an_unprivileged_uid(tmp_path):
         shutil.rmtree(place)
 
 
+@ROOT_ONLY
+def test_a_key_folder_planted_by_another_uid_is_never_trusted(tmp_path):
+    """A forger who cannot read the audit's key makes its own: in a folder it can write,
+    it plants ``.verifier-audit-keys`` (owned by its uid) with a key of its choosing and
+    signs its lines and its cache with it. Neither a resume nor the cache reader takes
+    them, and a new results file there is refused, naming the folder."""
+    attacker_key = secrets.token_bytes(32)
+    keys = tmp_path / KEYS_FOLDER
+    keys.mkdir(mode=0o700)
+    for name in ("results.jsonl.key", "cache.key"):
+        (keys / name).write_text(attacker_key.hex())
+        os.chmod(keys / name, 0o600)
+        os.chown(keys / name, 65534, 65534)
+    os.chown(keys, 65534, 65534)
+    results = tmp_path / "results.jsonl"
+    fingerprint = fingerprint_of({"seed": 1})
+    header = {"kind": "header", "fingerprint": fingerprint, "settings": {"seed": 1}}
+    body = to_json(Verdict(verifier="f", candidate_id="c0", status="ok", score=1.0))
+    sig = hmac.new(attacker_key, f"{fingerprint}\n{body}".encode(), hashlib.sha256).hexdigest()
+    results.write_text(json.dumps(header) + "\n" + body[:-1] + f', "mac": "{sig}"}}\n')
+    again = ResultsStore(results, {"seed": 1}, resume=True)
+    assert again.done == {} and again.rejected == {"bad_mac": 1}
+    again.close()
+    cache_body = b'{"id": "c0", "label": "correct"}\n'
+    cache = tmp_path / "candidates-x.jsonl"
+    cache.write_bytes(cache_body + json.dumps({"_hmac": hmac.new(attacker_key, cache_body, hashlib.sha256)
+                                               .hexdigest()}).encode() + b"\n")
+    assert read_signed(cache, "the candidate cache") is None
+    with pytest.raises(InputError, match=f"{keys}: not a folder of this user's"):
+        ResultsStore(tmp_path / "new.jsonl", {"seed": 1}, resume=False)
+
+
 # -- item 1 (c): the shared candidate cache --------------------------------------------------
 
 @pytest.mark.parametrize("resign", ["plain_sha256", "hmac_under_a_guessed_key"])
@@ -358,7 +392,8 @@ def test_a_full_disk_leaves_the_previous_report_intact_and_is_exit_2(cli, tmp_pa
             "--markdown", str(small_disk / "r.md"))
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
-    assert f"--json {small_disk / 'r.json'}: cannot write (No space left on device); the previous file is left" in r.stderr
+    said = f"--json {small_disk / 'r.json'}: cannot write (No space left on device); the previous file is left"
+    assert said in r.stderr, r.stderr
     for name in ("r.json", "r.md"):
         assert json.loads((small_disk / name).read_text()) == previous
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "r.json", "r.md"]  # no temporary file left
