@@ -43,7 +43,6 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
-from typing import Optional, Union
 
 from .errors import InputError
 
@@ -54,7 +53,7 @@ _SYSTEM_TREES = ("/proc", "/sys")  # kernel views: nothing there is a file a rep
 
 # -- keys ------------------------------------------------------------------------------
 
-def key_path(folder: Union[str, os.PathLike], name: str) -> Path:
+def key_path(folder: str | os.PathLike, name: str) -> Path:
     """Where the key ``name`` of ``folder`` is kept: ``folder/.verifier-audit-keys/name.key``."""
     return Path(folder) / KEYS_FOLDER / f"{name}.key"
 
@@ -66,7 +65,7 @@ def _ours(st: os.stat_result, kind: int) -> bool:
     return stat.S_IFMT(st.st_mode) == kind and st.st_uid == os.geteuid() and not st.st_mode & 0o077
 
 
-def _keys_folder(folder: Path, *, create: bool) -> Optional[Path]:
+def _keys_folder(folder: Path, *, create: bool) -> Path | None:
     where = folder / KEYS_FOLDER
     if create:
         folder.mkdir(parents=True, exist_ok=True)
@@ -84,7 +83,7 @@ def _keys_folder(folder: Path, *, create: bool) -> Optional[Path]:
     return where if _ours(st, stat.S_IFDIR) else None
 
 
-def _read_key_file(path: Path) -> Optional[bytes]:
+def _read_key_file(path: Path) -> bytes | None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
@@ -99,8 +98,8 @@ def _read_key_file(path: Path) -> Optional[bytes]:
         os.close(fd)
 
 
-def folder_key(folder: Union[str, os.PathLike], name: str, *, create: bool = False,
-               fresh: bool = False) -> Optional[bytes]:
+def folder_key(folder: str | os.PathLike, name: str, *, create: bool = False,
+               fresh: bool = False) -> bytes | None:
     """The key ``name`` of ``folder`` (32 random bytes), None when there is none the audit
     can trust. ``create``: make it when missing (two processes sharing a cache folder that
     make it at once end with the same key: the second one's link fails and it reads the
@@ -144,13 +143,13 @@ def folder_key(folder: Union[str, os.PathLike], name: str, *, create: bool = Fal
             pass
 
 
-def mac(key: Optional[bytes], data: bytes) -> str:
+def mac(key: bytes | None, data: bytes) -> str:
     """HMAC-SHA256 of ``data`` under ``key`` (no key: the empty one, which nothing the
     audit signed matches)."""
     return hmac.new(key or b"", data, hashlib.sha256).hexdigest()
 
 
-def mac_matches(key: Optional[bytes], data: bytes, recorded: object) -> bool:
+def mac_matches(key: bytes | None, data: bytes, recorded: object) -> bool:
     return key is not None and isinstance(recorded, str) and hmac.compare_digest(recorded, mac(key, data))
 
 
@@ -169,7 +168,7 @@ def write_signed(path: Path, body: bytes, *, key_name: str = "cache") -> None:
     write_atomic(path, body + json.dumps({_MAC_FIELD: mac(key, body)}).encode("ascii") + b"\n", mode=0o600)
 
 
-def read_signed(path: Path, what: str, *, key_name: str = "cache") -> Optional[bytes]:
+def read_signed(path: Path, what: str, *, key_name: str = "cache") -> bytes | None:
     """The body of a file ``write_signed`` wrote, when its MAC matches; None when it is
     missing (quietly) or does not match (a warning on stderr naming ``what`` and why: the
     caller regenerates it)."""
@@ -195,7 +194,7 @@ def read_signed(path: Path, what: str, *, key_name: str = "cache") -> Optional[b
 
 # -- outputs -----------------------------------------------------------------------------
 
-def write_atomic(path: Path, data: bytes, *, mode: Optional[int] = None) -> None:
+def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """``path`` holds ``data`` whole, or what it held before: a temporary file in the same
     folder, fsync'd, renamed over it. Its mode: ``mode``, else the previous file's, else
     what a plain ``open`` would give (0666 less the umask)."""
@@ -222,7 +221,7 @@ def write_atomic(path: Path, data: bytes, *, mode: Optional[int] = None) -> None
         raise
 
 
-def check_output(flag: str, path: Union[str, os.PathLike], *, folder: bool = False) -> Path:
+def check_output(flag: str, path: str | os.PathLike, *, folder: bool = False) -> Path:
     """``path`` as given, when a report can be written there; else an InputError naming
     the flag, the path and why -- raised before the audit starts, so no audit is thrown
     away at its end. ``folder``: ``path`` is a folder (``--report-dir``) made here when
@@ -265,8 +264,8 @@ def _probe(flag: str, path: Path, parent: Path) -> None:
     os.unlink(tmp)
 
 
-def write_output(flag: str, path: Union[str, os.PathLike], text: Union[str, bytes], *,
-                 mode: Optional[int] = None) -> None:
+def write_output(flag: str, path: str | os.PathLike, text: str | bytes, *,
+                 mode: int | None = None) -> None:
     """Write an output the user asked for (a report, ``generate --out``) through
     ``write_atomic``; a failure (a full disk, a file size limit, the folder gone) is an
     InputError naming the flag and the path and saying the previous file is intact."""
