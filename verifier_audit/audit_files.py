@@ -221,11 +221,12 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
         raise
 
 
-def check_output(flag: str, path: str | os.PathLike, *, folder: bool = False) -> Path:
+def check_output(flag: str, path: str | os.PathLike, *, folder: bool = False, parents: bool = False) -> Path:
     """``path`` as given, when a report can be written there; else an InputError naming
     the flag, the path and why -- raised before the audit starts, so no audit is thrown
     away at its end. ``folder``: ``path`` is a folder (``--report-dir``) made here when
-    missing."""
+    missing. ``parents``: a missing parent folder is made (``--results``, which always
+    made its folders) instead of refused."""
     path = Path(path)
     real = os.path.realpath(path)
     for tree in _SYSTEM_TREES:
@@ -246,6 +247,12 @@ def check_output(flag: str, path: str | os.PathLike, *, folder: bool = False) ->
     if path.exists() and not path.is_file():
         raise InputError(f"{flag} {path}: not a regular file (a device, pipe or socket); pass a file path")
     parent = path.parent
+    if parents and not parent.exists():
+        try:
+            parent.mkdir(parents=True)
+        except OSError as exc:
+            raise InputError(f"{flag} {path}: cannot make its folder {parent} ({exc.strerror}); pass another "
+                             "path") from None
     if not parent.is_dir():
         raise InputError(f"{flag} {path}: its folder {parent} does not exist; make it first or pass another path")
     _probe(flag, path, parent)

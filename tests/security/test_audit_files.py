@@ -336,6 +336,8 @@ def _marker_verifier(tmp_path: Path) -> tuple[str, Path]:
     ("--json", "{tmp}/missing/r.json", "does not exist"),
     ("--report-dir", "/proc/self/reports", "under /proc"),
     ("--report-dir", "{tmp}/marker.py", "not a folder"),
+    ("--results", "/proc/self/r.jsonl", "under /proc"),
+    ("--results", "{tmp}", "a folder, not a file"),
 ])
 def test_a_report_path_that_cannot_be_written_is_exit_2_before_any_verifier_runs(cli, tmp_path, flag, where, why):
     spec, marker = _marker_verifier(tmp_path)

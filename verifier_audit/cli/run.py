@@ -165,7 +165,8 @@ def output_paths(args, config) -> dict:
 
     given = {"json": args.json, "markdown": args.markdown, "junit": args.junit, "html": args.html, "sarif": args.sarif}
     outputs = {kind: (f"--{kind}", path) for kind, path in given.items() if path is not None}
-    report_dir = args.report_dir or (Path(config.resolve_path(config.report_dir)) if config and config.report_dir else None)
+    report_dir = args.report_dir or (Path(config.resolve_path(config.report_dir)) if config and config.report_dir
+                                     else None)
     if report_dir is not None:
         flag = "--report-dir" if args.report_dir else "report_dir (pyproject.toml [tool.verifier_audit])"
         check_output(flag, report_dir, folder=True)
@@ -173,6 +174,8 @@ def output_paths(args, config) -> dict:
             outputs.setdefault(kind, (flag, report_dir / name))
     for flag, path in outputs.values():
         check_output(flag, path)
+    if args.results is not None:  # not a report, but a bad path there failed the same way (exit 3, late)
+        check_output("--results", args.results, parents=True)
     return outputs
 
 

@@ -103,6 +103,8 @@ def run(args) -> int:
         for flag, path in (("--json", args.json), ("--markdown", args.markdown)):
             if path is not None:
                 check_output(flag, path)  # before the scoring: a path that cannot be written is exit 2 now
+        if args.results is not None:
+            check_output("--results", args.results, parents=True)
         given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
                                                "max_debt", "max_category", "max_false_rejection",
                                                "max_error_rate", "resume", "probe_sample", "isolation",
