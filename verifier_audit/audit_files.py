@@ -165,7 +165,10 @@ def write_signed(path: Path, body: bytes, *, key_name: str = "cache") -> None:
     except InputError as exc:
         print(f"verifier-audit: warning: {exc}; {path.name} is not cached", file=sys.stderr)
         return
-    write_atomic(path, body + json.dumps({_MAC_FIELD: mac(key, body)}).encode("ascii") + b"\n", mode=0o600)
+    try:
+        write_atomic(path, body + json.dumps({_MAC_FIELD: mac(key, body)}).encode("ascii") + b"\n", mode=0o600)
+    except OSError as exc:  # a full disk: the audit goes on uncached, the old file (if any) kept
+        print(f"verifier-audit: warning: {path}: cannot write ({exc.strerror or exc}); not cached", file=sys.stderr)
 
 
 def read_signed(path: Path, what: str, *, key_name: str = "cache") -> bytes | None:
