@@ -21,6 +21,7 @@ LAYERS = {
     "errors": 0,
     "resources": 0,
     "cache_dir": 0,  # where caches live (an environment variable): the suite reader and the engine ask it
+    "audit_files": 0,  # keys, signed caches, atomic outputs: the engine's files and the front ends' reports
     "argtypes": 0,
     "canary": 0,  # the canary strings the catalogs plant: no imports of ours
     "catalog": 0,  # the published-hack catalog: models and resources only

@@ -153,7 +153,7 @@ def test_a_tampered_candidate_cache_is_regenerated_and_the_report_is_the_clean_o
     again = prepare(loaded.name, loaded.content_hash, shop_tasks, options)
     assert "warning: the candidate cache" in capsys.readouterr().err
     assert again.candidates == clean.candidates and again.dropped == clean.dropped
-    json.loads(cached.read_text().splitlines()[-1])["_sha256"]  # written again, with its hash
+    json.loads(cached.read_text().splitlines()[-1])["_hmac"]  # written again, with its MAC
     spec = resolve("verifier_audit.domains.sql.verifiers:single_db_set")
     small = dataclasses.replace(clean, candidates=clean.candidates[:60])
     rerun = dataclasses.replace(again, candidates=again.candidates[:60])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from verifier_audit.engine.store import ResultsStore
+from verifier_audit.engine.store import ResultsStore, results_key_path
 from verifier_audit.errors import InputError
 from verifier_audit.models import Verdict
 
@@ -88,7 +88,7 @@ def test_lines_appended_by_anyone_else_are_rejected(tmp_path):
 def test_without_its_key_no_line_is_trusted(tmp_path):
     path = tmp_path / "r.jsonl"
     _written(path)
-    (tmp_path / "r.jsonl.key").unlink()
+    results_key_path(path).unlink()
     again = ResultsStore(path, {"seed": 1}, resume=True)
     assert again.done == {} and again.rejected == {"bad_mac": 4}
     again.close()

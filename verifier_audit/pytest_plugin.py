@@ -135,14 +135,15 @@ class _AuditSession:
         })
         out = self.pytest_config.getoption("verifier_audit_report")
         if out:
+            from .audit_files import write_output
             from .models import to_json
             from .report.markdown import to_markdown
 
             folder = Path(out)
             folder.mkdir(parents=True, exist_ok=True)
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{report.verifier}-{report.suite}").strip("_")[-120:]
-            (folder / f"{stem}.json").write_text(to_json(report, indent=2) + "\n", encoding="utf-8")
-            (folder / f"{stem}.md").write_text(to_markdown([report]), encoding="utf-8")
+            write_output("--verifier-audit-report", folder / f"{stem}.json", to_json(report, indent=2) + "\n")
+            write_output("--verifier-audit-report", folder / f"{stem}.md", to_markdown([report]))
 
 
 class VerifierAudit:

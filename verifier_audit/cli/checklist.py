@@ -34,12 +34,15 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     """Exit 0: no item open; 1: an item open (or unknown with --strict); 2: bad input."""
+    from ..audit_files import check_output, write_output
     from ..errors import InputError
     from ..report.checklist import OPEN, UNKNOWN, _printable, evaluate, to_markdown, to_text
     from ..report.diff import load_reports
     from ..samples.evidence import evidence_in_report_file, load_evidence
 
     try:
+        if args.markdown is not None:
+            check_output("--markdown", args.markdown)
         reports = list(load_reports(args.report).values())
         given = getattr(args, "authority", None)
         authority = load_evidence(given) if given is not None else evidence_in_report_file(args.report)
@@ -53,9 +56,9 @@ def run(args) -> int:
     sys.stdout.flush()
     if args.markdown is not None:
         try:
-            args.markdown.write_text(to_markdown(reports, authority), encoding="utf-8")
-        except OSError as exc:
-            print(f"verifier-audit: error: {args.markdown}: cannot write: {exc.strerror}", file=sys.stderr)
+            write_output("--markdown", args.markdown, to_markdown(reports, authority))
+        except InputError as exc:
+            print(f"verifier-audit: error: {exc}", file=sys.stderr)
             return EXIT_INPUT
     failing = {OPEN, UNKNOWN} if getattr(args, "strict", False) else {OPEN}
     flagged = [f"{_printable(r.verifier)}: {i.key} {i.status}" for r in reports for i in evaluate(r, authority)

@@ -63,6 +63,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
+    from ..audit_files import check_output, write_output
     from ..errors import InputError
 
     from ..engine.pool import PoolError
@@ -74,6 +75,11 @@ def run(args) -> int:
         return input_error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
     workers = args.workers or max(1, min(os.cpu_count() or 1, 8))
     try:
+        for flag, path in (("--json", args.json), ("--html", args.html)):
+            if path is not None:
+                check_output(flag, path)  # before the samples are labelled
+        if args.png_dir is not None:
+            check_output("--png-dir", args.png_dir, folder=True)
         from ..plan import check_executor_options
 
         check_executor_options(args.executor or "local", args.ray_address)
@@ -92,7 +98,7 @@ def run(args) -> int:
             C.write_json(report, args.json)
             print(f"wrote {args.json}", file=sys.stderr)
         if args.html is not None:
-            args.html.write_text(R.render_html(report), encoding="utf-8")
+            write_output("--html", args.html, R.render_html(report))
             print(f"wrote {args.html}", file=sys.stderr)
         if args.png_dir is not None:
             for path in R.write_pngs(report, args.png_dir):

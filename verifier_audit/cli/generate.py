@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,23 +23,59 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
+    from ..audit_files import check_output, write_output
     from ..models import to_json
     from ..plan import audit_options, prepare_group, suite_choice
 
     config = project_config(args)
     given = given_options(args)
     options, _ = audit_options(given, config, enforce_gate=False)
+    if args.out:
+        check_output("--out", args.out)  # before the candidates are made and labelled
     prepared = prepare_group(suite_choice(given, config), options)
-    out = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
-    try:
-        for c in prepared.candidates:
-            out.write(to_json(c) + "\n")
-        if args.dropped:
-            for d in prepared.dropped:
-                out.write(json.dumps({**d.model_dump(), "dropped": True}, ensure_ascii=True) + "\n")
-    finally:
-        if args.out:
-            out.close()
+    lines = [to_json(c) + "\n" for c in prepared.candidates]
+    if args.dropped:
+        lines += [json.dumps({**d.model_dump(), "dropped": True}, ensure_ascii=True) + "\n" for d in prepared.dropped]
+    if args.out:
+        # The labels are the answers to the audit: 0600, so a verifier run as another uid
+        # (the namespaces level) cannot read them; said when one that runs as you could.
+        write_output("--out", args.out, "".join(lines), mode=0o600)
+        for why in labels_exposed(args.out, config, options.isolation):
+            print(f"verifier-audit: warning: --out {args.out}: {why}; it holds every candidate's label (written "
+                  "0600): keep it outside the verifier's project", file=sys.stderr)
+    else:
+        sys.stdout.write("".join(lines))
     print(f"{len(prepared.candidates)} candidates; dropped {sum(prepared.dropped_counts.values())} "
           f"({', '.join(f'{k} {v}' for k, v in prepared.dropped_counts.items()) or 'none'})", file=sys.stderr)
     return EXIT_OK
+
+
+def labels_exposed(out: Path, config, isolation) -> list[str]:
+    """Why a verifier could read the labels file ``out``: it is inside the folder of a
+    verifier file the configuration names, or of the project (``pyproject.toml``: a
+    module spec imports from there), where a verifier that globs ``*.jsonl`` beside itself
+    finds it; or the isolation level runs verifiers with your uid (``process``, ``none``:
+    mode 0600 does not stop them). Empty: none of these."""
+    from ..engine.lockdown import resolve_level
+
+    reasons = []
+    try:
+        level = resolve_level(isolation)
+    except ValueError:
+        level = "process"
+    if level in ("process", "none"):
+        reasons.append(f"at --isolation {level} a verifier runs with your uid and can read it")
+    where = Path(os.path.realpath(out)).parent
+    folders = []
+    if config is not None:
+        if config.path is not None:
+            folders.append(("the project", Path(config.path).resolve().parent))
+        for entry in config.verifiers:
+            target = config.resolve_spec(entry.spec).rpartition(":")[0]
+            if target.endswith(".py"):
+                folders.append((f"the verifier file {target}", Path(target).resolve().parent))
+    for what, folder in folders:
+        if where == folder or folder in where.parents:
+            reasons.append(f"it is inside the folder of {what} ({folder})")
+            break
+    return reasons

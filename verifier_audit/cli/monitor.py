@@ -65,6 +65,7 @@ def _thresholds(args):
 
 
 def run(args) -> int:
+    from ..audit_files import write_output
     from ..errors import InputError
 
     from ..report import png
@@ -85,11 +86,11 @@ def run(args) -> int:
     try:
         if args.json is not None:
             args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(Rp.to_json(report), encoding="utf-8")
+            write_output("--json", args.json, Rp.to_json(report))
             print(f"wrote {args.json}", file=sys.stderr)
         if args.html is not None:
             args.html.parent.mkdir(parents=True, exist_ok=True)
-            args.html.write_text(Rp.render_html(report, runs, fired), encoding="utf-8")
+            write_output("--html", args.html, Rp.render_html(report, runs, fired))
             print(f"wrote {args.html}", file=sys.stderr)
         if args.png_dir is not None:
             for path in Rp.write_pngs(report, runs, fired, args.png_dir):

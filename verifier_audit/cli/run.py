@@ -96,6 +96,7 @@ def run(args) -> int:
     from ..plan import Group, audit_options, make_groups, suite_choice, waiver_sources
 
     config = project_config(args)
+    outputs = output_paths(args, config)  # checked now: a path that cannot be written fails before the audit
     given = given_options(args)
     demo = not args.verifier and not (config and config.verifiers)
     if demo:  # the reference verifiers of the suite's own domain, side by side, no gate
@@ -107,7 +108,7 @@ def run(args) -> int:
     reports = []
     for group in groups:
         reports += _run_group(args, group, demo)
-    _write_outputs(args, reports, config)
+    _write_outputs(outputs, reports)
     if demo:
         return EXIT_OK
     return gate_exit(reports)
@@ -150,18 +151,41 @@ def _run_group(args, group, demo: bool) -> list:
     return reports
 
 
-def _write_outputs(args, reports, config) -> None:
-    outputs = {"json": args.json, "markdown": args.markdown, "junit": args.junit, "html": args.html, "sarif": args.sarif}
-    report_dir = args.report_dir or (Path(config.resolve_path(config.report_dir)) if config and config.report_dir else None)
+_FILE_NAMES = {"json": "report.json", "markdown": "report.md", "junit": "junit.xml", "html": "report.html",
+               "sarif": "report.sarif"}  # under --report-dir
+
+
+def output_paths(args, config) -> dict:
+    """kind -> (flag, path) of every report file asked for (``--json`` ...; every format
+    under ``--report-dir`` or the config's ``report_dir``), each checked by
+    ``audit_files.check_output`` *before* the audit: a folder, a path under /proc, a
+    parent that does not exist or cannot be written is exit 2 now, not an internal error
+    once the audit is done."""
+    from ..audit_files import check_output
+
+    given = {"json": args.json, "markdown": args.markdown, "junit": args.junit, "html": args.html, "sarif": args.sarif}
+    outputs = {kind: (f"--{kind}", path) for kind, path in given.items() if path is not None}
+    report_dir = args.report_dir or (Path(config.resolve_path(config.report_dir)) if config and config.report_dir
+                                     else None)
     if report_dir is not None:
-        defaults = {"json": "report.json", "markdown": "report.md", "junit": "junit.xml", "html": "report.html",
-                    "sarif": "report.sarif"}
-        outputs = {k: v or report_dir / defaults[k] for k, v in outputs.items()}
-    for kind, path in outputs.items():
-        if path is None:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_output(kind, reports), encoding="utf-8")
+        flag = "--report-dir" if args.report_dir else "report_dir (pyproject.toml [tool.verifier_audit])"
+        check_output(flag, report_dir, folder=True)
+        for kind, name in _FILE_NAMES.items():
+            outputs.setdefault(kind, (flag, report_dir / name))
+    for flag, path in outputs.values():
+        check_output(flag, path)
+    if args.results is not None:  # not a report, but a bad path there failed the same way (exit 3, late)
+        check_output("--results", args.results, parents=True)
+    return outputs
+
+
+def _write_outputs(outputs: dict, reports) -> None:
+    """Each report file through ``audit_files.write_output``: whole or not at all, the
+    previous file intact on a full disk (an InputError naming the flag, exit 2)."""
+    from ..audit_files import write_output
+
+    for kind, (flag, path) in outputs.items():
+        write_output(flag, path, render_output(kind, reports))
 
 
 def render_output(kind: str, reports) -> str:

@@ -44,6 +44,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     """Scan, confirm against --report, print; the exit code says whether anything was found."""
+    from ..audit_files import write_output
     from ..errors import InputError
     from ..models import SEVERITY_WEIGHT
     from ..report.diff import load_reports
@@ -65,10 +66,13 @@ def run(args) -> int:
     if args.json is not None:
         try:
             args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps([f.model_dump(mode="json") for f in findings], indent=2,
-                                            ensure_ascii=True) + "\n", encoding="utf-8")
+            write_output("--json", args.json, json.dumps([f.model_dump(mode="json") for f in findings], indent=2,
+                                                         ensure_ascii=True) + "\n")
         except OSError as exc:
             print(f"verifier-audit: error: {args.json}: cannot write: {exc.strerror}", file=sys.stderr)
+            return EXIT_INPUT
+        except InputError as exc:
+            print(f"verifier-audit: error: {exc}", file=sys.stderr)
             return EXIT_INPUT
     return EXIT_FINDINGS if findings else EXIT_CLEAN
 

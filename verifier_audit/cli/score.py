@@ -86,6 +86,7 @@ def _config(args):
 
 
 def run(args) -> int:
+    from ..audit_files import check_output, write_output
     from ..engine.pool import PoolError
     from ..errors import InputError
     from ..loading import resolve_many, with_parts
@@ -99,6 +100,11 @@ def run(args) -> int:
         if not args.files and not args.base:
             raise InputError("no samples file given: verifier-audit score SAMPLES.jsonl --verifier SPEC")
         config = _config(args)
+        for flag, path in (("--json", args.json), ("--markdown", args.markdown)):
+            if path is not None:
+                check_output(flag, path)  # before the scoring: a path that cannot be written is exit 2 now
+        if args.results is not None:
+            check_output("--results", args.results, parents=True)
         given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
                                                "max_debt", "max_category", "max_false_rejection",
                                                "max_error_rate", "resume", "probe_sample", "isolation",
@@ -126,12 +132,10 @@ def run(args) -> int:
         print()
     print(f"results: {result.results_path}", file=sys.stderr)
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(result.to_json(), encoding="utf-8")
+        write_output("--json", args.json, result.to_json())
     if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(to_markdown(result.reports) + "".join(
-            section_markdown(s, show=args.show) for s in result.sections), encoding="utf-8")
+        write_output("--markdown", args.markdown, to_markdown(result.reports) + "".join(
+            section_markdown(s, show=args.show) for s in result.sections))
     failures = render_gate_failures(result.reports, display_spec)
     for line in failures:
         print(line, file=sys.stderr)

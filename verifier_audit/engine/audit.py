@@ -11,7 +11,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from .._version import __version__
+from ..audit_files import read_signed, write_signed
 from ..domains import get_domain
 from ..domains.base import Domain
 from ..loading import VerifierSpec, non_finite, source_hash
@@ -77,28 +77,15 @@ def _catalog_hash(domain: str) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else ""
 
 
-_CACHE_HASH = "_sha256"  # the cache file's last line: {"_sha256": <hex of every byte before it>}
-
-
 def _read_cache(path: Path) -> Optional[tuple[list[Candidate], list[DroppedCandidate]]]:
-    """The cached candidates, when the file's bytes match the hash on its last line. The
-    labels live here: an edited file (same size, mtime put back) changed the next audit's
-    figures before, so a mismatch is regenerated, with a warning on stderr."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None  # not cached yet
-    head, newline, last = data.removesuffix(b"\n").rpartition(b"\n")
-    body = head + newline
-    try:
-        recorded = json.loads(last).get(_CACHE_HASH) if last.startswith(b"{") else None
-    except ValueError:
-        recorded = None
-    if recorded != hashlib.sha256(body).hexdigest():
-        why = ("has no content hash" if recorded is None
-               else "does not match its content hash (edited since it was written)")
-        print(f"verifier-audit: warning: the candidate cache {path} {why}: regenerating it", file=sys.stderr)
-        return None
+    """The cached candidates, when the file's MAC (under the cache folder's key, which the
+    verifier's uid cannot read: ``audit_files``) matches. The labels live here: an edited
+    file (same size, mtime put back; relabelled with its plain SHA-256 recomputed, as a
+    daemon once did) changed the next audit's figures before, so a mismatch is
+    regenerated, with a warning on stderr."""
+    body = read_signed(path, "the candidate cache")
+    if body is None:
+        return None  # not cached yet, or not the audit's: regenerate
     try:
         kept, dropped = [], []
         for line in body.decode("utf-8").splitlines():
@@ -113,15 +100,9 @@ def _read_cache(path: Path) -> Optional[tuple[list[Candidate], list[DroppedCandi
 
 
 def _write_cache(path: Path, kept: list[Candidate], dropped: list[DroppedCandidate]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     lines = [to_json(c) + "\n" for c in kept]
     lines += [json.dumps({**d.model_dump(), "_dropped": True}, ensure_ascii=True) + "\n" for d in dropped]
-    body = "".join(lines).encode("utf-8")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(body)
-        fh.write(json.dumps({_CACHE_HASH: hashlib.sha256(body).hexdigest()}).encode() + b"\n")
-    os.replace(tmp, path)  # atomic: a concurrent reader never sees half a file
+    write_signed(path, "".join(lines).encode("utf-8"))
 
 
 def prepare(

@@ -31,12 +31,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from ..audit_files import read_signed, write_signed
 from ..domains import get_domain
 from ..domains.formats import AnswerFormat
 from ..generation import rng_for
@@ -244,9 +243,11 @@ def _oracle_labels(candidates: list[Candidate], tasks: dict[str, Task], options:
     path = None
     if options.cache_dir is not None:
         path = Path(options.cache_dir) / f"format-labels-{_labels_key(candidates, tasks)}.json"
+        body = read_signed(path, "the answer-format label cache")  # labels: signed as the candidate cache
         try:
-            return {k: (v[0], v[1]) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
-        except (OSError, ValueError, TypeError, IndexError):
+            if body is not None:
+                return {k: (v[0], v[1]) for k, v in json.loads(body).items()}
+        except (ValueError, TypeError, IndexError, AttributeError):
             pass  # missing or damaged: label again
     labels: dict[str, tuple[Optional[str], str]] = {}
     job = OracleJob(domain, candidates, tasks)
@@ -254,7 +255,7 @@ def _oracle_labels(candidates: list[Candidate], tasks: dict[str, Task], options:
                         memory_mb=options.memory_mb):
         labels[candidates[out.index].id] = out.value if out.ok else (None, f"oracle_{out.error_kind}")
     if path is not None:
-        _write_atomic(path, json.dumps({k: list(v) for k, v in sorted(labels.items())}, ensure_ascii=True))
+        write_signed(path, json.dumps({k: list(v) for k, v in sorted(labels.items())}, ensure_ascii=True).encode() + b"\n")
     return labels
 
 
@@ -265,11 +266,3 @@ def _labels_key(candidates: list[Candidate], tasks: dict[str, Task]) -> str:
         for part in (c.id, c.text, c.label, task.reference, json.dumps(task.metadata, sort_keys=True, default=str)):
             digest.update(part.encode("utf-8", "surrogatepass") + b"\x1f")
     return digest.hexdigest()[:20]
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)

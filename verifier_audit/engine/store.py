@@ -10,8 +10,11 @@ The file is evidence that something untrusted (the verifier, a process it left b
 may try to rewrite, so:
 
 * every verdict line carries an HMAC made with a random key of this results file, kept
-  beside it in ``<results>.key`` (mode 0600); on resume a line whose MAC does not match
-  (edited, forged, copied from another file) is rejected and its call redone;
+  in the key folder beside it (``.verifier-audit-keys/<results name>.key``: mode 0600 in a
+  0700 folder, which the verifier's uid at the ``namespaces`` level can neither list nor
+  read; ``audit_files.folder_key``); on resume a line whose MAC does not match (edited,
+  forged, copied from another file, signed with any key but this one) is rejected and its
+  call redone;
 * lines for candidates or verifiers the audit does not have, and second lines for the same
   call, are rejected too; every rejection is counted in ``warnings``;
 * the file is held under an exclusive lock while the audit writes it: a second audit on the
@@ -22,16 +25,15 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import hmac
 import json
 import os
-import secrets
 import sqlite3
 from collections import Counter
 from pathlib import Path
 from collections.abc import Container, Iterator, MutableMapping
 from typing import Any, Optional
 
+from ..audit_files import folder_key, key_path, mac, mac_matches
 from ..errors import InputError
 from ..models import Verdict, to_json
 
@@ -41,8 +43,9 @@ def fingerprint(settings: dict[str, Any]) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def _key_path(path: Path) -> Path:
-    return path.with_name(path.name + ".key")
+def results_key_path(path: Path) -> Path:
+    """Where the results file ``path``'s key is kept (``audit_files.key_path``)."""
+    return key_path(Path(path).parent, Path(path).name)
 
 
 _REJECTED = {
@@ -106,23 +109,18 @@ class ResultsStore:
     # -- the key -------------------------------------------------------------------------
 
     def _new_key(self) -> bytes:
-        key = secrets.token_bytes(32)
-        kp = _key_path(self.path)
-        tmp = kp.with_name(kp.name + f".{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(key.hex().encode())
-        os.replace(tmp, kp)
-        return key
+        return folder_key(self.path.parent, self.path.name, fresh=True)
 
     def _read_key(self) -> Optional[bytes]:
-        try:
-            return bytes.fromhex(_key_path(self.path).read_text().strip())
-        except (OSError, ValueError):
-            return None  # no key: no line can be trusted, every call is redone
+        # None (missing, or not a key only this uid could have made): no line can be
+        # trusted, every call is redone.
+        return folder_key(self.path.parent, self.path.name)
+
+    def _signed(self, body: str) -> bytes:
+        return f"{self.fingerprint}\n{body}".encode()
 
     def _mac(self, body: str) -> str:
-        return hmac.new(self._key or b"", f"{self.fingerprint}\n{body}".encode(), hashlib.sha256).hexdigest()
+        return mac(self._key, self._signed(body))
 
     # -- reading -------------------------------------------------------------------------
 
@@ -153,12 +151,12 @@ class ResultsStore:
     def _accept(self, line: str) -> None:
         try:
             row = json.loads(line)
-            mac = row.pop("mac")
+            recorded = row.pop("mac")
             verdict = Verdict.model_validate(row)
         except (ValueError, TypeError, KeyError, AttributeError):
             self.rejected["damaged"] += 1  # its call is simply redone
             return
-        if self._key is None or not isinstance(mac, str) or not hmac.compare_digest(mac, self._mac(to_json(verdict))):
+        if not mac_matches(self._key, self._signed(to_json(verdict)), recorded):
             self.rejected["bad_mac"] += 1
             return
         key = (verdict.verifier, verdict.candidate_id)

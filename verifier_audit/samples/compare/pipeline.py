@@ -307,9 +307,11 @@ def _authority(problems: list[_Problem], weights, d1: Figure, splits: list[Split
 
 
 def write_json(r: CompareReport, path) -> None:
+    """Atomically (``audit_files.write_output``): a failed write leaves the previous file."""
+    from ...audit_files import write_output
     from ...models import to_json
 
-    Path(path).write_text(to_json(r, indent=2) + "\n", encoding="utf-8")
+    write_output("--json", path, to_json(r, indent=2) + "\n")
 
 
 def read_json(path) -> CompareReport:
