@@ -39,9 +39,10 @@ KEY = "sk-audit-secret-4242"
 
 class Server:
     """A threaded HTTP server on 127.0.0.1 whose every request goes to ``respond(handler)``;
-    ``seen`` records (method, path, headers) of each request it got."""
+    ``seen`` records (method, path, headers) of each request it got. ``tls``: an
+    ``ssl.SSLContext`` to serve HTTPS with."""
 
-    def __init__(self, respond):
+    def __init__(self, respond, tls=None):
         self.seen: list[tuple[str, str, dict]] = []
         self.lock = threading.Lock()
         server = self
@@ -63,11 +64,14 @@ class Server:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = False  # server_close() waits for every handler: their counts are final
+        if tls is not None:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
+        self.scheme = "https" if tls is not None else "http"
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     def url(self, path: str = "/get_reward") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        return f"{self.scheme}://127.0.0.1:{self.port}{path}"
 
     def __enter__(self):
         self.thread.start()
@@ -180,9 +184,9 @@ class Slowloris:
     """Answers 200 with a 400-byte JSON body paid out one byte per ``STEP``; counts the
     bytes it managed to send before the client hung up."""
 
-    def __init__(self):
+    def __init__(self, tls=None):
         self.sent: list[int] = []
-        self.server = Server(self.respond)
+        self.server = Server(self.respond, tls)
 
     def respond(self, h):
         h.send_response(200)
@@ -236,3 +240,34 @@ def test_an_audit_against_a_slowloris_counts_timeouts_as_errors(cli, tmp_path):
     assert "answer not complete within 0.2 s" in json.dumps(report["error_messages"])
     # Every call hung up early: no worker sat out the pool's 10 s kill reading 400 bytes.
     assert slow.sent and max(slow.sent) < len(BODY) // 2
+
+
+@pytest.fixture(scope="module")
+def tls_cert(tmp_path_factory):
+    """A self-signed certificate for 127.0.0.1 (the openssl command), trusted by the client
+    through SSL_CERT_FILE, which its default TLS context reads."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command to make a certificate with")
+    d = tmp_path_factory.mktemp("tls")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(d / "key.pem"),
+                    "-out", str(d / "cert.pem"), "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return d / "cert.pem", d / "key.pem"
+
+
+def test_over_tls_the_answer_is_read_and_a_slowloris_body_still_ends_at_the_timeout(tls_cert, monkeypatch):
+    import ssl
+
+    cert, key = tls_cert
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    with Slowloris(context) as slow, Server(lambda h: send_json(h, {"rewards": [0.75]}), context) as fine:
+        assert fine.url().startswith("https://") and http_caller(fine.url())("42", TASK) == 0.75
+        call = http_caller(slow.server.url(), timeout="0.5", retries="0")
+        with pytest.raises(_client.RemoteTimeout, match="answer not complete within 0.5 s"):
+            call("42", TASK)
+    assert len(slow.sent) == 1 and slow.sent[0] < len(BODY) // 2
