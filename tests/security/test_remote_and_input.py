@@ -271,3 +271,153 @@ def test_over_tls_the_answer_is_read_and_a_slowloris_body_still_ends_at_the_time
         with pytest.raises(_client.RemoteTimeout, match="answer not complete within 0.5 s"):
             call("42", TASK)
     assert len(slow.sent) == 1 and slow.sent[0] < len(BODY) // 2
+
+
+# ------------------------------------------------------------------------- tool suites
+
+from pathlib import Path  # noqa: E402
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from verifier_audit import suites  # noqa: E402
+from verifier_audit.domains.input_limits import MAX_DEPTH, MAX_STRING  # noqa: E402
+from verifier_audit.domains.suite_files import read_jsonl, tasks_from_rows  # noqa: E402
+from verifier_audit.domains.tool.calls import Call  # noqa: E402
+from verifier_audit.domains.tool.schema import SchemaError, normalise_call  # noqa: E402
+from verifier_audit.errors import InputError  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SAVE = {"name": "save", "description": "Save a value.",
+        "parameters": {"type": "object", "properties": {"data": {}}, "required": ["data"]}}
+
+
+def nested(levels: int, kinds=None):
+    """A value whose objects and lists nest ``levels`` deep (0: a string), built without
+    recursion; ``kinds`` picks a list (True) or an object (False) per level."""
+    value = "x"
+    for i in range(levels):
+        value = [value] if (kinds[i % len(kinds)] if kinds else False) else {"k": value}
+    return value
+
+
+def tool_row(task_id: str, data) -> dict:
+    return {"id": task_id, "domain": "tool", "prompt": "Save it.", "metadata": {"tools": [SAVE]},
+            "reference": json.dumps([{"name": "save", "arguments": {"data": data}}])}
+
+
+def write_suite(path: Path, rows: list[dict]) -> Path:
+    """Line 1 is a real task of the built-in tool suite; then ``rows``."""
+    good = (ROOT / "suites" / "tool" / "tasks.jsonl").read_text().splitlines()[0]
+    path.write_text("\n".join([good, *map(json.dumps, rows)]) + "\n")
+    return path
+
+
+def test_a_600_deep_tool_argument_is_exit_2_naming_the_file_line_and_limit(cli, tmp_path):
+    suite = write_suite(tmp_path / "deep.jsonl", [tool_row("deep", nested(600))])
+    r = cli("run", "--suite", str(suite), "--no-progress", "--no-config", "--probe-sample", "0")
+    assert r.returncode == 2, r.stderr[-2000:]  # was 3: RecursionError in schema._canonical_any
+    assert f"{suite}:2: reference: save: arguments.data.k.k" in r.stderr
+    assert f"objects and lists nested deeper than the limit of {MAX_DEPTH} levels" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_10_mb_tool_argument_is_exit_2_naming_the_file_line_and_limit(cli, tmp_path):
+    suite = write_suite(tmp_path / "big.jsonl", [tool_row("big", "x" * 10_000_000)])
+    r = cli("run", "--suite", str(suite), "--no-progress", "--no-config", "--probe-sample", "0")
+    assert r.returncode == 2, r.stderr[-2000:]  # was 3: the catalog's templates expanded past 8,000,000
+    size = len(tool_row("big", "x" * 10_000_000)["reference"])
+    assert f"{suite}:2: reference: a string of {size:,} characters, over the limit of {MAX_STRING:,}" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@given(levels=st.integers(min_value=1, max_value=3 * MAX_DEPTH), kinds=st.lists(st.booleans(), min_size=1,
+                                                                                  max_size=4))
+def test_any_depth_past_the_limit_is_refused_and_any_within_it_accepted(levels, kinds):
+    """``levels``: the arguments object's nesting, itself counted. The suite reader (with the
+    tool domain's check) and the schema agree on the same bound."""
+    data = nested(levels - 1, kinds)
+    row = tool_row("t", data)
+    call = Call("save", {"data": data})
+    if levels <= MAX_DEPTH:
+        assert tasks_from_rows(Path("s.jsonl"), [(7, row)])[0].id == "t"
+        assert normalise_call(call, SAVE).arguments == {"data": data}
+    else:
+        with pytest.raises(InputError, match=rf"^s\.jsonl:7: reference: save: arguments\.data.*limit of {MAX_DEPTH} "):
+            tasks_from_rows(Path("s.jsonl"), [(7, row)])
+        with pytest.raises(SchemaError, match=f"deeper than the limit of {MAX_DEPTH} levels"):
+            normalise_call(call, SAVE)
+
+
+@given(extra=st.integers(min_value=-3, max_value=3))
+def test_a_string_past_the_limit_is_refused_and_one_within_it_accepted(extra):
+    text = "y" * (MAX_STRING + extra)
+    call = Call("save", {"data": text})
+    if extra <= 0:
+        assert normalise_call(call, SAVE).arguments == {"data": text}
+    else:
+        with pytest.raises(SchemaError, match=f"a string of {MAX_STRING + extra:,} characters, over the limit"):
+            normalise_call(call, SAVE)
+
+
+def test_a_row_nested_past_json_s_own_recursion_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"id": "a", "prompt": "p", "reference": "1"}\n' + '{"x": ' + "[" * 200_000 + "\n")
+    with pytest.raises(InputError, match=rf"s\.jsonl:2: objects and lists nested deeper than the limit of {MAX_DEPTH}"):
+        read_jsonl(path)
+    path.write_text('{"id": "a", "prompt": "p", "reference": "1", "metadata": {"m": %s}}\n'
+                    % json.dumps(nested(MAX_DEPTH)))
+    with pytest.raises(InputError, match=rf"s\.jsonl:1: metadata\.m\.k.*limit of {MAX_DEPTH} levels"):
+        read_jsonl(path)
+
+
+# ------------------------------------------------------------------------- UTF-8
+
+LATIN1 = "Combien font 6 × 7 ? Réponse".encode("latin-1")  # 0xd7 and 0xe9: not UTF-8
+
+
+def jsonl_with_latin1_on_line_3(path: Path) -> tuple[Path, int]:
+    """Five task lines, the third written in Latin-1; (path, offset of the first bad byte)."""
+    lines = [json.dumps({"id": f"t{i}", "prompt": f"What is {i} + {i}?", "reference": str(2 * i)}).encode()
+             for i in range(5)]
+    lines[2] = b'{"id": "t2", "prompt": "' + LATIN1 + b'", "reference": "42"}'
+    data = b"\n".join(lines) + b"\n"
+    path.write_bytes(data)
+    return path, data.index(b"\xd7")
+
+
+def test_invalid_utf8_in_a_jsonl_suite_names_the_file_line_and_byte(cli, tmp_path):
+    suite, offset = jsonl_with_latin1_on_line_3(tmp_path / "latin1.jsonl")
+    r = cli("run", "--suite", str(suite), "--no-progress", "--no-config", "--probe-sample", "0")
+    assert r.returncode == 2, r.stderr[-2000:]
+    column = offset - suite.read_bytes().rindex(b"\n", 0, offset)
+    assert (f"{suite}:3: not UTF-8 text: byte 0xd7 at byte offset {offset} (column {column} of line 3, "
+            "invalid continuation byte); save the file as UTF-8") in r.stderr, r.stderr
+
+
+def test_invalid_utf8_in_a_csv_file_names_the_file_line_and_byte(cli, tmp_path):
+    """The CSV reader of user data (``import --format trl``: a TRL completions table)."""
+    table = tmp_path / "completions.csv"
+    data = b"step,prompt,completion\n1,What is 6 x 7?,42\n2,What is 6 x 7?," + LATIN1 + b"\n"
+    table.write_bytes(data)
+    r = cli("import", "--format", "trl", str(table), "--suite", "math", "--out", str(tmp_path / "s.jsonl"))
+    assert r.returncode == 2, r.stderr[-2000:]
+    offset = data.index(b"\xd7")
+    assert f"{table}:3: not UTF-8 text: byte 0xd7 at byte offset {offset}" in r.stderr, r.stderr
+    assert "save the file as UTF-8" in r.stderr
+
+
+@pytest.mark.parametrize("fmt", [*suites.FORMATS, "humaneval.gz"])
+def test_every_suite_format_decodes_through_one_function(fmt, tmp_path):
+    """Each format a domain declares (and the .jsonl.gz reader) gives the same error for the
+    same bad byte: its reader decodes with ``suite_files.decode_text``."""
+    import gzip
+
+    path, offset = jsonl_with_latin1_on_line_3(tmp_path / "suite.jsonl")
+    if fmt == "humaneval.gz":
+        fmt, path = "humaneval", path.with_suffix(".gz")
+        path.write_bytes(gzip.compress((tmp_path / "suite.jsonl").read_bytes()))
+    with pytest.raises(InputError) as err:
+        suites.load_suite(str(path), fmt=fmt)
+    assert str(err.value).startswith(f"{path}:3: not UTF-8 text: byte 0xd7 at byte offset {offset} ")
+    assert "save the file as UTF-8" in str(err.value)

@@ -158,10 +158,11 @@ def load_spider(json_path: str | Path, db_dir: str | Path | None, cache_dir: str
                 split: Optional[str] = None, check_gold: bool = True) -> list[Task]:
     """Tasks of a Spider/BIRD JSON file; SQLite databases converted to DuckDB (cached)."""
     path = Path(json_path)
+    rows = spider_rows(path)  # the file's own errors (not UTF-8, not JSON) before its databases'
     db_dir = Path(db_dir) if db_dir is not None else guess_db_dir(path)
     to_fields = partial(spider_row, db_dir=db_dir, cache_dir=cache_dir, check_gold=check_gold)
     tasks, seen = [], {}
-    for index, row in spider_rows(path):
+    for index, row in rows:
         try:
             fields = to_fields(row)
         except (ValueError, InputError) as exc:
