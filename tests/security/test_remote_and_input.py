@@ -349,6 +349,25 @@ def test_any_depth_past_the_limit_is_refused_and_any_within_it_accepted(levels, 
             normalise_call(call, SAVE)
 
 
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabet='ab"\\[]{}é', max_size=6),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet='k"[}', max_size=3),
+                                                                                 inner, max_size=3),
+                     max_leaves=60)
+
+
+@given(value=_JSON, wrap=st.integers(min_value=0, max_value=MAX_DEPTH + 2))
+def test_the_text_screen_never_lets_a_value_past_the_bounds_through(value, wrap):
+    """``may_exceed`` spares the walk only where the walk would find nothing: brackets,
+    quotes and backslashes inside strings do not fool it."""
+    from verifier_audit.domains.input_limits import may_exceed, over_limits
+
+    for _ in range(wrap):
+        value = [value]
+    for text in (json.dumps(value), json.dumps(value, ensure_ascii=False)):
+        if over_limits(value) is not None:
+            assert may_exceed(text)
+
+
 @given(extra=st.integers(min_value=-3, max_value=3))
 def test_a_string_past_the_limit_is_refused_and_one_within_it_accepted(extra):
     text = "y" * (MAX_STRING + extra)

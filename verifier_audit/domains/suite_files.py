@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError
 from ..models import Task
-from .input_limits import LIMITS, MAX_DEPTH, over_limits
+from .input_limits import LIMITS, MAX_DEPTH, may_exceed, over_limits
 
 UTF8_FIX = "save the file as UTF-8"
 
@@ -118,7 +118,8 @@ def json_rows(path: Path, text: str) -> list[tuple[int, dict]]:
                              f"levels ({LIMITS})") from None
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{lineno}: expected a JSON object, found {type(obj).__name__}")
-        check_limits(path, lineno, obj)
+        if may_exceed(line):
+            check_limits(path, lineno, obj)
         rows.append((lineno, obj))
     return rows
 
@@ -140,7 +141,7 @@ def tasks_from_rows(
 ) -> list[Task]:
     """Build tasks; ``transform`` turns a dataset's row into our fields (GSM8K, MATH loaders)."""
     mapping = mapping or {}
-    tasks, seen = [], {}
+    tasks, seen, checks = [], {}, {}
     for lineno, row in rows:
         fields = dict(row)
         for ours, theirs in mapping.items():
@@ -173,7 +174,9 @@ def tasks_from_rows(
                 f"{path}:{lineno}: not a valid task ({problems}). Fields present: {present}. "
                 "Map yours with --field, e.g. --field prompt=question --field reference=answer"
             ) from None
-        problem = _domain_input_problem(task)
+        if task.domain not in checks:
+            checks[task.domain] = _domain_check(task.domain)
+        problem = checks[task.domain](task) if checks[task.domain] is not None else None
         if problem is not None:
             raise InputError(f"{path}:{lineno}: {problem}")
         if task.id in seen:
@@ -185,12 +188,11 @@ def tasks_from_rows(
     return tasks
 
 
-def _domain_input_problem(task: Task) -> Optional[str]:
-    """The task's domain's ``check_input`` (optional, ``domains.base.Domain``): why it
-    refuses the task as input, or None. An unknown domain is left to the code that needs it."""
+def _domain_check(domain: str) -> Optional[Callable[[Task], Optional[str]]]:
+    """The domain's ``check_input`` (optional, ``domains.base.Domain``): why it refuses a
+    task as input, or None. An unknown domain is left to the code that needs it."""
     from . import available, get_domain
 
-    if task.domain not in available():
+    if domain not in available():
         return None
-    check = getattr(get_domain(task.domain), "check_input", None)
-    return check(task) if check is not None else None
+    return getattr(get_domain(domain), "check_input", None)

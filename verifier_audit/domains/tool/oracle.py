@@ -35,7 +35,7 @@ from typing import Optional
 
 from ...models import Task
 from ..base import OracleLabel
-from ..input_limits import LIMITS, MAX_DEPTH
+from ..input_limits import LIMITS, MAX_DEPTH, may_exceed
 from .calls import Call, CallParseError, calls_from_json, parse_calls
 from .policy import task_policy, tool_privilege, tool_schemas, violations
 from .schema import SchemaError, arguments_problem, normalise_call
@@ -115,6 +115,8 @@ def check_input(task: Task) -> Optional[str]:
     if isinstance(alternatives, list):
         answers += [(f"alternative {i}", alt) for i, alt in enumerate(alternatives)]
     for which, raw in answers:
+        if isinstance(raw, str) and not may_exceed(raw):
+            continue  # the calls' arguments sit two levels inside the text: within the bounds
         try:
             calls = calls_from_json(json.loads(raw) if isinstance(raw, str) else raw)
         except RecursionError:
