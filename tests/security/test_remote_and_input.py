@@ -22,8 +22,18 @@ import threading
 import time
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from verifier_audit import suites
+from verifier_audit.domains.input_limits import MAX_DEPTH, MAX_STRING, may_exceed, over_limits
+from verifier_audit.domains.suite_files import read_jsonl, tasks_from_rows
+from verifier_audit.domains.tool.calls import Call
+from verifier_audit.domains.tool.schema import SchemaError, normalise_call
+from verifier_audit.errors import InputError
 from verifier_audit.frameworks import _client
 from verifier_audit.frameworks import http as http_style
 from verifier_audit.frameworks import judge as judge_style
@@ -102,9 +112,9 @@ def redirect(handler, location: str, status: int = 302) -> None:
 def thief_and_redirector(status: int = 302):
     """``thief``: pays 1.0 to anything and keeps the headers it got. ``redirector``: the
     reward server the audit is pointed at; it redirects every request to the thief."""
-    with Server(lambda h: send_json(h, {"rewards": [1.0], "scores": [1.0]})) as thief:
-        with Server(lambda h: redirect(h, thief.url("/steal"), status)) as redirector:
-            yield thief, redirector
+    with Server(lambda h: send_json(h, {"rewards": [1.0], "scores": [1.0]})) as thief, \
+            Server(lambda h: redirect(h, thief.url("/steal"), status)) as redirector:
+        yield thief, redirector
 
 
 def http_caller(url: str, **options: str):
@@ -275,18 +285,6 @@ def test_over_tls_the_answer_is_read_and_a_slowloris_body_still_ends_at_the_time
 
 # ------------------------------------------------------------------------- tool suites
 
-from pathlib import Path  # noqa: E402
-
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from verifier_audit import suites  # noqa: E402
-from verifier_audit.domains.input_limits import MAX_DEPTH, MAX_STRING  # noqa: E402
-from verifier_audit.domains.suite_files import read_jsonl, tasks_from_rows  # noqa: E402
-from verifier_audit.domains.tool.calls import Call  # noqa: E402
-from verifier_audit.domains.tool.schema import SchemaError, normalise_call  # noqa: E402
-from verifier_audit.errors import InputError  # noqa: E402
-
 ROOT = Path(__file__).resolve().parents[2]
 SAVE = {"name": "save", "description": "Save a value.",
         "parameters": {"type": "object", "properties": {"data": {}}, "required": ["data"]}}
@@ -359,8 +357,6 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabe
 def test_the_text_screen_never_lets_a_value_past_the_bounds_through(value, wrap):
     """``may_exceed`` spares the walk only where the walk would find nothing: brackets,
     quotes and backslashes inside strings do not fool it."""
-    from verifier_audit.domains.input_limits import may_exceed, over_limits
-
     for _ in range(wrap):
         value = [value]
     for text in (json.dumps(value), json.dumps(value, ensure_ascii=False)):
@@ -384,8 +380,8 @@ def test_a_row_nested_past_json_s_own_recursion_is_refused_with_its_line(tmp_pat
     path.write_text('{"id": "a", "prompt": "p", "reference": "1"}\n' + '{"x": ' + "[" * 200_000 + "\n")
     with pytest.raises(InputError, match=rf"s\.jsonl:2: objects and lists nested deeper than the limit of {MAX_DEPTH}"):
         read_jsonl(path)
-    path.write_text('{"id": "a", "prompt": "p", "reference": "1", "metadata": {"m": %s}}\n'
-                    % json.dumps(nested(MAX_DEPTH)))
+    deep = json.dumps(nested(MAX_DEPTH))
+    path.write_text(f'{{"id": "a", "prompt": "p", "reference": "1", "metadata": {{"m": {deep}}}}}\n')
     with pytest.raises(InputError, match=rf"s\.jsonl:1: metadata\.m\.k.*limit of {MAX_DEPTH} levels"):
         read_jsonl(path)
 

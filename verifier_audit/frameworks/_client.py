@@ -190,7 +190,8 @@ class JSONClient:
             raise RemoteConnectionError(f"{where}: not an http(s) URL")
         target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
         try:
-            port = parts.port
+            # explicit: http.client would read the last group of an IPv6 address as a port
+            port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
             raise RemoteConnectionError(f"{where}: the URL's port is not a number") from None
         if parts.scheme == "https":
