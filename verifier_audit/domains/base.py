@@ -45,6 +45,12 @@ class Domain(Protocol):
     def check_task(self, task: Task) -> Optional[str]:
         """Why this task's reference is unusable (unparseable gold), or None when it is fine."""
 
+    # Optional: ``check_input(task) -> Optional[str]``, why the suite reader refuses the task
+    # as input -- a bound of the domain's own on what its fields hold, past the row's
+    # (``input_limits``) -- or None. ``suite_files.tasks_from_rows`` raises it as an
+    # InputError naming the file and the line (exit 2), where ``check_task``'s problems drop
+    # a task with a count in the report. The tool domain bounds its calls' arguments.
+
     def generate(self, tasks: list[Task], seed: int) -> Iterable[Candidate]:
         """Candidates with their intended labels; deterministic for (tasks, seed).
 

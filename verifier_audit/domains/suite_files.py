@@ -4,6 +4,14 @@ domains' format loaders (``loaders.py``) and the suite reader (``suites.py``) sh
 without the loaders importing the suite reader.
 
 ``SuiteFile`` is what the suite reader hands a format's loader (``Domain.suite_formats``).
+
+Every reader of a suite file's text -- JSONL here (ours, gsm8k, math, the tool loader),
+``.jsonl.gz`` (code), a JSON list (spider) -- decodes it with ``decode_text``, so that a
+file that is not UTF-8 is one error everywhere: the file, the line, the byte offset and the
+fix. Every JSON line goes through ``json_rows``, which holds each row to the bounds of
+``input_limits`` (nesting, string length), and ``tasks_from_rows`` asks the task's domain
+for its own (``check_input``: the tool domain's call arguments, which are JSON inside the
+reference's text).
 """
 
 from __future__ import annotations
@@ -17,6 +25,9 @@ from pydantic import ValidationError
 
 from ..errors import InputError
 from ..models import Task
+from .input_limits import LIMITS, MAX_DEPTH, may_exceed, over_limits
+
+UTF8_FIX = "save the file as UTF-8"
 
 
 @dataclass(frozen=True)
@@ -53,31 +64,71 @@ def parse_field_mapping(pairs: list[str]) -> dict[str, str]:
     return mapping
 
 
+def read_text(path: Path) -> str:
+    """The file's text, decoded by ``decode_text``; an unreadable file is an InputError."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return decode_text(path, data)
+
+
+def decode_text(path: Path, data: bytes) -> str:
+    """``data`` as UTF-8 text (a leading byte-order mark dropped). Bytes that are not UTF-8
+    are an InputError naming the file, the line, the byte's offset in the file and in its
+    line, and the fix -- Python's own message names only a position in a file it never
+    saw, and ``errors="replace"`` would turn a Latin-1 ``é`` in a reference into U+FFFD
+    silently, a different gold."""
+    bom = 3 if data[:3] == b"\xef\xbb\xbf" else 0
+    try:
+        return data[bom:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = bom + exc.start
+        line = data.count(b"\n", 0, offset) + 1
+        column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text: byte 0x{data[offset]:02x} at byte offset {offset} "
+                         f"(column {column} of line {line}, {exc.reason}); {UTF8_FIX}, e.g. "
+                         f"iconv -f latin1 -t utf-8 {Path(path).name}") from None
+
+
 def read_jsonl(path: Path) -> list[tuple[int, dict]]:
     """(line number, object) for every non-blank line; a broken line is an InputError."""
+    return json_rows(path, read_text(path))
+
+
+def json_rows(path: Path, text: str) -> list[tuple[int, dict]]:
+    """(line number, object) for every non-blank line of JSONL text, each within the
+    bounds of ``input_limits``; a line that is not a JSON object, or breaks a bound, is an
+    InputError naming the file and the line. Lines end at ``\\n`` only (not
+    ``splitlines``: a JSON string may hold U+2028), so the numbers agree with
+    ``decode_text``'s."""
     rows = []
-    try:
-        fh = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from exc
-    with fh:
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
         try:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(
-                        f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno}). "
-                        "Each line must be one JSON object."
-                    ) from None
-                if not isinstance(obj, dict):
-                    raise InputError(f"{path}:{lineno}: expected a JSON object, found {type(obj).__name__}")
-                rows.append((lineno, obj))
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{path}: not UTF-8 text ({exc.reason}); save the suite as UTF-8") from None
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno}). "
+                "Each line must be one JSON object."
+            ) from None
+        except RecursionError:
+            raise InputError(f"{path}:{lineno}: objects and lists nested deeper than the limit of {MAX_DEPTH} "
+                             f"levels ({LIMITS})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}:{lineno}: expected a JSON object, found {type(obj).__name__}")
+        if may_exceed(line):
+            check_limits(path, lineno, obj)
+        rows.append((lineno, obj))
     return rows
+
+
+def check_limits(path: Path, line: int | str, value) -> None:
+    """InputError naming the file and line (or entry) when ``value`` breaks a bound."""
+    problem = over_limits(value)
+    if problem is not None:
+        raise InputError(f"{path}:{line}: {problem} ({LIMITS}); shorten it or split the task")
 
 
 def tasks_from_rows(
@@ -90,7 +141,7 @@ def tasks_from_rows(
 ) -> list[Task]:
     """Build tasks; ``transform`` turns a dataset's row into our fields (GSM8K, MATH loaders)."""
     mapping = mapping or {}
-    tasks, seen = [], {}
+    tasks, seen, checks = [], {}, {}
     for lineno, row in rows:
         fields = dict(row)
         for ours, theirs in mapping.items():
@@ -123,6 +174,11 @@ def tasks_from_rows(
                 f"{path}:{lineno}: not a valid task ({problems}). Fields present: {present}. "
                 "Map yours with --field, e.g. --field prompt=question --field reference=answer"
             ) from None
+        if task.domain not in checks:
+            checks[task.domain] = _domain_check(task.domain)
+        problem = checks[task.domain](task) if checks[task.domain] is not None else None
+        if problem is not None:
+            raise InputError(f"{path}:{lineno}: {problem}")
         if task.id in seen:
             raise InputError(f"{path}:{lineno}: duplicate task id {task.id!r} (first on line {seen[task.id]})")
         seen[task.id] = lineno
@@ -130,3 +186,13 @@ def tasks_from_rows(
     if not tasks:
         raise InputError(f"{path}: the suite has no tasks")
     return tasks
+
+
+def _domain_check(domain: str) -> Optional[Callable[[Task], Optional[str]]]:
+    """The domain's ``check_input`` (optional, ``domains.base.Domain``): why it refuses a
+    task as input, or None. An unknown domain is left to the code that needs it."""
+    from . import available, get_domain
+
+    if domain not in available():
+        return None
+    return getattr(get_domain(domain), "check_input", None)

@@ -9,6 +9,21 @@ with a growing pause; a 4xx answer is the caller's mistake and is never retried;
 is not retried either (the server has the request: sending it again doubles its load and
 would overrun the pool's timeout).
 
+The ``timeout`` bounds the whole exchange of one attempt -- connecting, sending, the status
+line, the headers and the body -- not each read: every receive waits only for what is left
+of it (``_DeadlineSocket``), so a server that sends one byte a second forever (a slowloris
+body, ``urllib``'s per-read timeout never fires) ends at the timeout as a ``RemoteTimeout``,
+an error verdict, rather than at the pool's kill of the worker.
+
+Redirects are not followed: the reward is what the URL the user named answers. A 3xx is an
+error verdict naming where it pointed. ``--verifier-option follow_redirects=true`` follows
+up to ``MAX_REDIRECTS`` of them on the same origin (scheme, host and port), never to
+another one: ``urllib`` (and so this client before) followed a 302 to any host and port
+with every header, the ``Authorization`` key included, and read the reward from whatever
+answered there; ``requests`` drops the key on an origin change but still takes the other
+server's answer. Here neither the key nor the question leaves the origin, and no other
+server's answer becomes a reward. No proxy is used either (the server is named).
+
 Every failure is a ``RemoteError`` whose message names the server (scheme, host, port and
 path -- never the query string, user info or header values, which may hold keys) and what
 happened: ``reward server http://127.0.0.1:5000/get_reward: HTTP 500 after 2 retries: <body
@@ -22,11 +37,10 @@ import http.client
 import json
 import math
 import socket
+import ssl
 import time
-import urllib.error
-import urllib.request
 from typing import Any, Iterable, Mapping, Optional
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 DEFAULT_TIMEOUT = 5.0
 DEFAULT_RETRIES = 2
@@ -35,6 +49,9 @@ DEFAULT_DEADLINE = 9.0
 BACKOFF = (0.2, 0.5, 1.0, 2.0)  # seconds before retry 1, 2, 3, 4...
 BODY_HEAD = 200  # characters of an error body quoted in a message
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
+#: redirects followed on one origin with follow_redirects=true (requests allows 30)
+MAX_REDIRECTS = 5
+_REDIRECTS = (301, 302, 303, 307, 308)
 
 
 class RemoteError(Exception):
@@ -85,18 +102,21 @@ class JSONClient:
     """Requests to one server: ``post(url, body)`` / ``get(url)`` -> the decoded JSON answer.
 
     ``what`` names the server in messages ("reward server", "judge"); ``headers`` go on
-    every request and their values are never shown, even when the server echoes them."""
+    every request and their values are never shown, even when the server echoes them.
+    ``follow_redirects``: follow 3xx answers on the URL's own origin (never to another)."""
 
     def __init__(self, what: str, *, timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
-                 deadline: float = DEFAULT_DEADLINE, headers: Optional[Mapping[str, str]] = None):
+                 deadline: float = DEFAULT_DEADLINE, headers: Optional[Mapping[str, str]] = None,
+                 follow_redirects: bool = False):
         self.what, self.timeout, self.retries, self.deadline = what, float(timeout), int(retries), float(deadline)
+        self.follow_redirects = bool(follow_redirects)
         self.headers = {"Content-Type": "application/json", "Accept": "application/json",
-                        "User-Agent": "verifier-audit", **dict(headers or {})}
+                        "User-Agent": "verifier-audit", **dict(headers or {}), "Connection": "close"}
         self._secrets = [v for k, v in self.headers.items()
-                         if k.lower() not in ("content-type", "accept", "user-agent")]
+                         if k.lower() not in ("content-type", "accept", "user-agent", "connection")]
         # One "Bearer KEY" header: the key alone is a secret too.
         self._secrets += [v.split(None, 1)[1] for v in self._secrets if " " in v]
-        self.opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # the server is named: no proxy
+        self._tls: Optional[ssl.SSLContext] = None  # made on the first https request
 
     def post(self, url: str, body: Any) -> Any:
         # ASCII JSON, as requests and aiohttp send it: a lone surrogate travels as \ud800.
@@ -126,32 +146,87 @@ class JSONClient:
                 time.sleep(pause)
 
     def _once(self, method: str, url: str, data: Optional[bytes], timeout: float, where: str) -> bytes:
-        req = urllib.request.Request(url, data=data, method=method, headers=self.headers)
-        try:
-            with self.opener.open(req, timeout=timeout) as resp:
-                raw = resp.read(MAX_ANSWER_BYTES + 1)
-        except urllib.error.HTTPError as exc:
-            try:
-                body = exc.read(4096).decode("utf-8", "replace")
-            except Exception:  # noqa: BLE001 - the body is only quoted
-                body = ""
-            head = f": {_clip(body, self._secrets)}" if body.strip() else ""
-            if exc.code >= 500:
-                raise _Retryable(f"HTTP {exc.code}", head, lambda m, code=exc.code: RemoteHTTPError(m, code)) from None
-            raise RemoteHTTPError(f"{where}: HTTP {exc.code}{head}", exc.code) from None
-        except (socket.timeout, TimeoutError):
-            raise RemoteTimeout(f"{where}: no answer within {timeout:g} s") from None
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, (socket.timeout, TimeoutError)):
-                raise RemoteTimeout(f"{where}: no answer within {timeout:g} s") from None
-            raise _Retryable(_connection_words(reason), "", RemoteConnectionError) from None
-        except (ConnectionError, http.client.HTTPException, OSError) as exc:
-            # reset mid-answer, a malformed status line, a closed socket
-            raise _Retryable(_connection_words(exc), "", RemoteConnectionError) from None
-        if len(raw) > MAX_ANSWER_BYTES:
+        """One attempt, redirects included, all of it within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        for hop in range(MAX_REDIRECTS + 1):
+            status, location, body = self._exchange(method, url, data, deadline, timeout, where)
+            if status not in _REDIRECTS:
+                break
+            target = urljoin(url, location) if location else ""
+            shown = display_url(target) if target else "nowhere (no Location header)"
+            if not target or not self.follow_redirects:
+                why = "" if not target else \
+                    " (the reward is read from the URL given; --verifier-option follow_redirects=true follows " \
+                    "redirects on the same origin)"
+                raise RemoteHTTPError(f"{where}: HTTP {status} redirect to {shown}, not followed{why}", status)
+            if origin(target) != origin(url):
+                raise RemoteHTTPError(f"{where}: HTTP {status} redirect to another origin, {shown}: never followed "
+                                      "(neither the request's headers nor its body leave the origin named, and no "
+                                      "other server's answer is a reward); name that URL as the verifier instead",
+                                      status)
+            if hop == MAX_REDIRECTS:
+                raise RemoteHTTPError(f"{where}: more than {MAX_REDIRECTS} redirects (the last to {shown})", status)
+            if status == 303 or (status in (301, 302) and method == "POST"):
+                method, data = "GET", None  # what browsers, requests and urllib do
+            url = target
+        if status >= 400:
+            text = body.decode("utf-8", "replace")
+            head = f": {_clip(text, self._secrets)}" if text.strip() else ""
+            if status >= 500:
+                raise _Retryable(f"HTTP {status}", head, lambda m, code=status: RemoteHTTPError(m, code))
+            raise RemoteHTTPError(f"{where}: HTTP {status}{head}", status)
+        if status >= 300 or status < 200:
+            raise RemoteHTTPError(f"{where}: HTTP {status}, not an answer", status)
+        if len(body) > MAX_ANSWER_BYTES:
             raise RemoteAnswerError(f"{where}: answer larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB")
-        return raw
+        return body
+
+    def _exchange(self, method: str, url: str, data: Optional[bytes], deadline: float, timeout: float,
+                  where: str) -> tuple[int, str, bytes]:
+        """(status, Location header, body) of one request; the body of a redirect is not
+        read, that of an error only its head. Every receive waits until ``deadline`` at most."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise RemoteConnectionError(f"{where}: not an http(s) URL")
+        target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        try:
+            # explicit: http.client would read the last group of an IPv6 address as a port
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            raise RemoteConnectionError(f"{where}: the URL's port is not a number") from None
+        if parts.scheme == "https":
+            if self._tls is None:
+                self._tls = ssl.create_default_context()
+                self._tls.sslsocket_class = _DeadlineSSLSocket
+            conn: http.client.HTTPConnection = _HTTPSConnection(parts.hostname, port, deadline, context=self._tls)
+        else:
+            conn = _HTTPConnection(parts.hostname, port, deadline)
+        received = None
+        try:
+            conn.request(method, target, body=data, headers=self.headers)
+            resp = conn.getresponse()
+            received = 0
+            if resp.status in _REDIRECTS:
+                return resp.status, resp.getheader("Location") or "", b""
+            limit = 4096 if resp.status >= 400 else MAX_ANSWER_BYTES + 1
+            chunks = []
+            while received < limit:
+                chunk = resp.read1(min(65536, limit - received))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                received += len(chunk)
+            return resp.status, "", b"".join(chunks)
+        except TimeoutError:  # socket.timeout is TimeoutError
+            if received is None:
+                raise RemoteTimeout(f"{where}: no answer within {timeout:g} s") from None
+            raise RemoteTimeout(f"{where}: answer not complete within {timeout:g} s ({received} bytes of its body "
+                                "received; the timeout bounds the whole answer)") from None
+        except (ConnectionError, http.client.HTTPException, OSError) as exc:
+            # refused, reset mid-answer, a malformed status line, a closed socket, an unknown host
+            raise _Retryable(_connection_words(exc), "", RemoteConnectionError) from None
+        finally:
+            conn.close()
 
     def _decode(self, raw: bytes, where: str) -> Any:
         try:
@@ -189,6 +264,88 @@ class _Retryable(Exception):
         self.summary, self.tail, self.final = summary, tail, final
 
 
+def origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of a URL, the port made explicit: what a redirect may not change."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme, 0)
+
+
+class _Deadline:
+    """A socket whose every send and receive waits only until ``deadline`` (a
+    ``time.monotonic()`` instant): the timeout of each call is what is left, so a peer that
+    trickles bytes cannot stretch one request past it. ``TimeoutError`` once it has passed."""
+
+    deadline = math.inf
+
+    def _arm(self) -> None:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request's timeout has passed")
+        self.settimeout(left)
+
+    def recv_into(self, *args, **kwargs):
+        self._arm()
+        return super().recv_into(*args, **kwargs)
+
+    def recv(self, *args, **kwargs):
+        self._arm()
+        return super().recv(*args, **kwargs)
+
+    def send(self, *args, **kwargs):
+        self._arm()
+        return super().send(*args, **kwargs)
+
+    def sendall(self, *args, **kwargs):
+        self._arm()
+        return super().sendall(*args, **kwargs)
+
+
+class _DeadlineSocket(_Deadline, socket.socket):
+    pass
+
+
+class _DeadlineSSLSocket(_Deadline, ssl.SSLSocket):
+    """Made by the client's TLS context (``sslsocket_class``); the handshake is one call
+    under the socket's timeout, set to what was left when it began."""
+
+
+def _connect(host: str, port: int, deadline: float) -> _DeadlineSocket:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("the request's timeout has passed")
+    plain = socket.create_connection((host, port), left)
+    plain.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock = _DeadlineSocket(plain.family, plain.type, plain.proto, fileno=plain.detach())
+    sock.deadline = deadline
+    sock.settimeout(max(0.001, deadline - time.monotonic()))
+    return sock
+
+
+class _HTTPConnection(http.client.HTTPConnection):
+    def __init__(self, host: str, port: Optional[int], deadline: float, **kwargs):
+        super().__init__(host, port, **kwargs)
+        self.deadline = deadline
+
+    def connect(self) -> None:
+        self.sock = _connect(self.host, self.port, self.deadline)
+
+
+class _HTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, host: str, port: Optional[int], deadline: float, **kwargs):
+        super().__init__(host, port, **kwargs)
+        self.deadline = deadline
+
+    def connect(self) -> None:
+        sock = self._context.wrap_socket(_connect(self.host, self.port, self.deadline), server_hostname=self.host)
+        sock.deadline = self.deadline
+        self.sock = sock
+
+
 # ------------------------------------------------------------------ option helpers
 
 
@@ -207,6 +364,17 @@ def number_option(options: Mapping[str, str], key: str, default: float, *, low: 
         span = f"[{low:g}, {high:g}]" if integer else f"({low:g}, {high:g}]"
         raise error(f"--verifier-option {key}={raw}: must be in {span}")
     return value
+
+
+def follow_redirects_option(options: Mapping[str, str], error=ValueError) -> bool:
+    """``--verifier-option follow_redirects=true|false`` (default false): whether a 3xx on
+    the server's own origin is followed (one to another origin never is)."""
+    raw = str(options.get("follow_redirects", "")).strip().lower()
+    if raw in ("", "false", "no", "0"):
+        return False
+    if raw in ("true", "yes", "1"):
+        return True
+    raise error(f"--verifier-option follow_redirects={options['follow_redirects']}: expected true or false")
 
 
 def header_options(options: Mapping[str, str], error=ValueError) -> dict[str, str]:

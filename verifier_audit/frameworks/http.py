@@ -24,10 +24,12 @@ fixed string field (``const.data_source=math``). The score is read at ``score=PA
 dotted path into the answer (``result.reward``, ``rewards[0]``, ``rewards.0``); by default
 ``score``, then ``reward``, ``rewards[0]``, ``scores[0]``, or a bare number.
 
-Other options: ``timeout`` (seconds per request, default 5; keep it below the audit's
-``--timeout``), ``retries`` (default 2: connection errors and 5xx only), ``deadline``
+Other options: ``timeout`` (seconds per request, default 5, the whole answer included: a
+body still arriving then is a timeout; keep it below the audit's ``--timeout``), ``retries`` (default 2: connection errors and 5xx only), ``deadline``
 (all attempts of one call, default 9 s), ``header.NAME=VALUE`` and
-``header_env.NAME=ENVVAR`` (e.g. an API key; never shown in errors). Anything the server
+``header_env.NAME=ENVVAR`` (e.g. an API key; never shown in errors), ``follow_redirects``
+(default false: a 3xx is an error; true follows redirects on the server's own origin, never
+to another one, where the key would go: ``_client.py``). Anything the server
 does wrong -- a timeout, a 5xx, a refused connection, an answer that is not JSON, lacks the
 reward, or holds NaN -- raises, and the audit records an error verdict (docs/frameworks-remote.md).
 """
@@ -48,6 +50,7 @@ from ._client import (
     JSONClient,
     RemoteAnswerError,
     display_url,
+    follow_redirects_option,
     header_options,
     number_option,
 )
@@ -56,7 +59,7 @@ SHAPES = ("openrlhf", "json")
 FIELDS = ("completion", "prompt", "reference", "task_id", "query", "split", "metadata")
 DEFAULT_FIELDS = ("completion", "prompt", "reference", "task_id")
 JSON_SCORE_PATHS = ("score", "reward", "rewards[0]", "scores[0]")
-_PLAIN = {"shape", "timeout", "retries", "deadline", "score", "separator"}
+_PLAIN = {"shape", "timeout", "retries", "deadline", "score", "separator", "follow_redirects"}
 _PREFIXES = ("header.", "header_env.", "field.", "const.")
 
 
@@ -103,6 +106,7 @@ def settings(options: Mapping[str, str]) -> dict[str, Any]:
         "retries": int(number_option(options, "retries", DEFAULT_RETRIES, high=10, integer=True, error=VerifierLoadError)),
         "headers": header_options(options, error=VerifierLoadError),
         "separator": options.get("separator", ""),
+        "follow_redirects": follow_redirects_option(options, error=VerifierLoadError),
     }
 
 
@@ -236,7 +240,7 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], float]:
     url = spec.spec
     conf = settings(spec.opts)
     client = JSONClient("reward server", timeout=conf["timeout"], retries=conf["retries"],
-                        deadline=conf["deadline"], headers=conf["headers"])
+                        deadline=conf["deadline"], headers=conf["headers"], follow_redirects=conf["follow_redirects"])
     where = f"reward server {display_url(url)}"
 
     def call(text: str, task: Task) -> float:

@@ -25,7 +25,9 @@ Options (``--verifier-option KEY=VALUE``):
 - ``score=REGEX``: read a number instead (group 1), divided by ``score_max`` (default 1);
 - ``api_key``, or ``api_key_env=NAME`` (the key read from that environment variable):
   sent as ``Authorization: Bearer ...``; ``header.NAME=VALUE``, ``header_env.NAME=ENVVAR``;
-- ``timeout`` (per request, default 5 s), ``retries`` (default 2), ``deadline`` (default 9 s).
+- ``timeout`` (per request, default 5 s, the whole answer included), ``retries`` (default 2),
+  ``deadline`` (default 9 s); ``follow_redirects`` (default false; true follows redirects on
+  the judge's own origin only, so the key never goes to another server: ``_client.py``).
 
 An answer the parser does not read is an error verdict ("judge answered 'maybe...', which the
 verdict parser does not read"), never a rejection: an audit must not count a judge's
@@ -53,6 +55,7 @@ from ._client import (
     RemoteError,
     RemoteTimeout,
     display_url,
+    follow_redirects_option,
     header_options,
     number_option,
 )
@@ -79,7 +82,8 @@ DEFAULT_NO = ("NO", "INCORRECT", "FALSE")
 DEFAULT_MAX_TOKENS = 16
 DEFAULT_MODEL = "judge"
 _PLAIN = {"model", "template", "template_text", "template_file", "system", "max_tokens", "extra_body", "verdict",
-          "yes", "no", "score", "score_max", "api_key", "api_key_env", "timeout", "retries", "deadline"}
+          "yes", "no", "score", "score_max", "api_key", "api_key_env", "timeout", "retries", "deadline",
+          "follow_redirects"}
 _PREFIXES = ("header.", "header_env.")
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 
@@ -202,6 +206,7 @@ def settings(options: Mapping[str, str]) -> dict[str, Any]:
                                   error=VerifierLoadError),
         "retries": int(number_option(options, "retries", DEFAULT_RETRIES, high=10, integer=True, error=VerifierLoadError)),
         "api_key": options.get("api_key") or None, "api_key_env": key_env or None,
+        "follow_redirects": follow_redirects_option(options, error=VerifierLoadError),
         "headers": options,  # read in the worker (header_env values come from its environment)
     }
 
@@ -291,7 +296,7 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], float]:
     if key:
         headers.setdefault("Authorization", f"Bearer {key}")
     client = JSONClient("judge", timeout=conf["timeout"], retries=conf["retries"], deadline=conf["deadline"],
-                        headers=headers)
+                        headers=headers, follow_redirects=conf["follow_redirects"])
     where = f"judge {display_url(chat_url)}"
     state = {"model": conf["model"]}
 

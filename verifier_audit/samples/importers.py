@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .._version import __version__
+from ..domains.suite_files import read_text
 from ..errors import InputError
 from ..models import Task
 from .records import IMPORT_FORMATS, Manifest, Sample, manifest_line, sample_line
@@ -142,15 +143,7 @@ def iter_rows(path: Path) -> Iterator[tuple[str, dict]]:
     if suffix == ".parquet":
         yield from _parquet_rows(path)
         return
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text") from None
+    text = read_text(path)  # the suites' decoding: file, line, byte offset and the fix
     if suffix == ".csv":
         yield from _csv_rows(path, text)
         return

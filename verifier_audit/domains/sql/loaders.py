@@ -46,7 +46,8 @@ from pydantic import ValidationError
 
 from ...errors import InputError
 from ...models import Task
-from ..suite_files import SuiteFile
+from ..input_limits import LIMITS, MAX_DEPTH
+from ..suite_files import SuiteFile, check_limits, read_text
 from . import integrity
 from .fixtures import insert_rows, quote, sql_string, write_database
 
@@ -63,16 +64,14 @@ _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 def spider_rows(json_path: str | Path) -> list[tuple[int, dict]]:
     """(entry index, object) for each entry of a JSON list or a JSONL file."""
     path = Path(json_path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    text = read_text(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         data = _jsonl(path, text, exc)
+    except RecursionError:
+        raise InputError(f"{path}: objects and lists nested deeper than the limit of {MAX_DEPTH} levels "
+                         f"({LIMITS})") from None
     if isinstance(data, dict):  # a single entry, or {"data": [...]}
         data = data.get("data", [data]) if isinstance(data.get("data"), list) else [data]
     if not isinstance(data, list):
@@ -81,6 +80,7 @@ def spider_rows(json_path: str | Path) -> list[tuple[int, dict]]:
     for index, entry in enumerate(data):
         if not isinstance(entry, dict):
             raise InputError(f"{path}: entry {index}: expected a JSON object, found {type(entry).__name__}")
+        check_limits(path, f"entry {index}", entry)
         rows.append((index, entry))
     if not rows:
         raise InputError(f"{path}: the dataset has no entries")
@@ -98,6 +98,9 @@ def _jsonl(path: Path, text: str, first_error: json.JSONDecodeError) -> list:
             out.append(json.loads(line))
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: entry {index}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+        except RecursionError:
+            raise InputError(f"{path}: entry {index}: objects and lists nested deeper than the limit of {MAX_DEPTH} "
+                             f"levels ({LIMITS})") from None
     return out
 
 
@@ -155,10 +158,11 @@ def load_spider(json_path: str | Path, db_dir: str | Path | None, cache_dir: str
                 split: Optional[str] = None, check_gold: bool = True) -> list[Task]:
     """Tasks of a Spider/BIRD JSON file; SQLite databases converted to DuckDB (cached)."""
     path = Path(json_path)
+    rows = spider_rows(path)  # the file's own errors (not UTF-8, not JSON) before its databases'
     db_dir = Path(db_dir) if db_dir is not None else guess_db_dir(path)
     to_fields = partial(spider_row, db_dir=db_dir, cache_dir=cache_dir, check_gold=check_gold)
     tasks, seen = [], {}
-    for index, row in spider_rows(path):
+    for index, row in rows:
         try:
             fields = to_fields(row)
         except (ValueError, InputError) as exc:

@@ -26,5 +26,10 @@ class ToolDomain(DomainPackage):
 
         return check_task(task)
 
+    def check_input(self, task: Task) -> Optional[str]:
+        from .oracle import check_input
+
+        return check_input(task)
+
 
 DOMAIN = ToolDomain()

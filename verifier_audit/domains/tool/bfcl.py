@@ -56,6 +56,7 @@ from typing import Any, Iterator, Optional
 
 from ...errors import InputError
 from ...models import Task
+from ..suite_files import read_jsonl
 
 PREFIX = "bfcl:"
 MAX_ALTERNATIVES = 8
@@ -134,16 +135,8 @@ def content_hash(category: str, tasks: Optional[list[Task]] = None) -> str:
 
 
 def _rows(path: Path) -> list[dict]:
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-    return rows
+    """The file's JSON lines, read as any JSONL suite is (``suite_files.read_jsonl``)."""
+    return [row for _, row in read_jsonl(path)]
 
 
 # -- function docs -> JSON Schema ---------------------------------------------------------

@@ -35,9 +35,10 @@ from typing import Optional
 
 from ...models import Task
 from ..base import OracleLabel
+from ..input_limits import LIMITS, MAX_DEPTH, may_exceed
 from .calls import Call, CallParseError, calls_from_json, parse_calls
 from .policy import task_policy, tool_privilege, tool_schemas, violations
-from .schema import SchemaError, normalise_call
+from .schema import SchemaError, arguments_problem, normalise_call
 from .state import SimulationError, canonical_state, simulate
 
 
@@ -100,6 +101,33 @@ def answers(task: Task) -> list[list[Call]]:
         except SchemaError as exc:
             raise TaskError(f"{'reference' if i == 0 else f'alternative {i - 1}'} breaks the schema: {exc}") from None
     return out
+
+
+def check_input(task: Task) -> Optional[str]:
+    """Why the suite reader refuses the task as input (an InputError naming the file and
+    the line): a call of its reference or of an alternative whose arguments break a bound of
+    ``input_limits``. The suite reader bounds the row itself, but the calls are JSON inside
+    the reference's text, which it does not read; past the bound they crashed the audit in
+    ``check_task`` (a RecursionError). Gold that does not parse at all is ``check_task``'s to
+    report (the task is dropped as unusable), as before."""
+    alternatives = task.metadata.get("alternatives") or []
+    answers = [("reference", task.reference)]
+    if isinstance(alternatives, list):
+        answers += [(f"alternative {i}", alt) for i, alt in enumerate(alternatives)]
+    for which, raw in answers:
+        if isinstance(raw, str) and not may_exceed(raw):
+            continue  # the calls' arguments sit two levels inside the text: within the bounds
+        try:
+            calls = calls_from_json(json.loads(raw) if isinstance(raw, str) else raw)
+        except RecursionError:
+            return f"{which}: objects and lists nested deeper than the limit of {MAX_DEPTH} levels ({LIMITS})"
+        except (json.JSONDecodeError, TypeError, CallParseError):
+            continue
+        for call in calls:
+            problem = arguments_problem(call)
+            if problem is not None:
+                return f"{which}: {problem}; shorten it or split the task"
+    return None
 
 
 def check_task(task: Task) -> Optional[str]:

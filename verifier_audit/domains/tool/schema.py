@@ -29,6 +29,11 @@ canonical forms are equal (``Call.key()``). The rules:
   ``maxItems`` and ``minLength``/``maxLength`` are checked when present.
 * Nested objects and arrays are checked and normalised recursively (``items``,
   ``properties``, ``required``, ``additionalProperties``, ``default`` at every level).
+* **Bounds** (``domains/input_limits.py``, declared there once): the arguments object and
+  what it holds nest at most ``MAX_DEPTH`` levels, a string is at most ``MAX_STRING``
+  characters. ``normalise_call`` checks them first, without recursion, so that a call 600
+  levels deep is a SchemaError naming the limit, not a RecursionError; the recursive walk
+  below counts one level per object or list (``depth``) and stops at the same bound.
 
 Pure and deterministic; never evaluates anything.
 """
@@ -38,12 +43,12 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from ..input_limits import LIMITS, MAX_DEPTH, MAX_STRING, over_limits  # noqa: F401 - MAX_* are this module's too
 from .calls import Call
 
 _ALIASES = {"dict": "object", "float": "number", "double": "number", "int": "integer", "long": "integer",
             "str": "string", "bool": "boolean", "list": "array", "tuple": "array", "any": "any",
             "none": "null", "NoneType": "null"}
-MAX_DEPTH = 32
 
 
 class SchemaError(ValueError):
@@ -87,7 +92,7 @@ def normalise_value(value: Any, schema: Optional[dict], where: str = "value", de
         problems = []
         for option in schema.get("anyOf") or schema.get("oneOf") or []:
             try:
-                return normalise_value(value, option, where, depth + 1)
+                return normalise_value(value, option, where, depth)  # the same value: a finite schema bounds it
             except SchemaError as exc:
                 problems.append(str(exc))
         raise SchemaError(f"{where}: matches none of its alternatives ({'; '.join(problems[:3])})")
@@ -107,6 +112,8 @@ def normalise_value(value: Any, schema: Optional[dict], where: str = "value", de
 
 
 def _canonical_any(value: Any, where: str, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise SchemaError(f"{where}: nested too deeply (more than {MAX_DEPTH} levels)")
     if isinstance(value, dict):
         return {str(k): _canonical_any(v, f"{where}.{k}", depth + 1) for k, v in value.items()}
     if isinstance(value, list):
@@ -160,12 +167,13 @@ def _as_type(value: Any, kind: str, schema: dict, where: str, depth: int) -> Any
     if kind == "object":
         if not isinstance(value, dict):
             raise SchemaError(f"{where}: {_show(value)} is not an object")
-        return normalise_object(value, schema, where, depth + 1)
+        return normalise_object(value, schema, where, depth)  # its items are one level down
     raise SchemaError(f"{where}: the schema's type {kind!r} is not one we know")
 
 
 def normalise_object(value: dict, schema: dict, where: str = "arguments", depth: int = 0) -> dict:
-    """An object's properties checked, defaults filled in, unknown keys refused unless allowed."""
+    """An object's properties checked, defaults filled in, unknown keys refused unless allowed.
+    ``depth``: how many objects and lists hold this one."""
     props = schema.get("properties") or {}
     required = schema.get("required") or []
     extra = schema.get("additionalProperties", not props if "properties" not in schema else False)
@@ -232,8 +240,17 @@ def parameters_of(fn_schema: dict) -> dict:
     return params if "type" in params else {"type": "object", **params}
 
 
+def arguments_problem(call: Call) -> Optional[str]:
+    """Why the call's arguments break a bound of ``input_limits`` (where, and the limit), or None."""
+    problem = over_limits(call.arguments, "arguments")
+    return f"{call.name}: {problem} ({LIMITS})" if problem is not None else None
+
+
 def normalise_call(call: Call, fn_schema: dict) -> Call:
     """The call in canonical form under its function's schema (SchemaError if it breaks it)."""
+    problem = arguments_problem(call)
+    if problem is not None:
+        raise SchemaError(problem)
     params = parameters_of(fn_schema)
     try:
         args = normalise_object(call.arguments, params)
