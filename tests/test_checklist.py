@@ -16,7 +16,7 @@ from verifier_audit.report.checklist import evaluate, to_markdown
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "probe_verifiers.py"
 KEYS = ["hostile_families_tried", "no_hack_family_accepted", "executes_model_output", "isolation_holds",
-        "fixture_and_reads", "time_limit", "deterministic", "thread_process_safe", "false_rejection_within_threshold",
+        "fixture_and_reads", "time_limit", "deterministic", "audit_aware", "thread_process_safe", "false_rejection_within_threshold",
         "splits_audited"]
 
 
@@ -152,7 +152,7 @@ def test_the_command_exit_codes_and_markdown(audited, tmp_path, capsys):
     md.parent.mkdir()
     assert checklist_cli.main([str(one), "--markdown", str(md)]) == 0  # nothing open (two unknown)
     out = capsys.readouterr().out
-    assert "10 checked" not in out and "8 checked, 0 open, 2 unknown" in out
+    assert "11 checked" not in out and "9 checked, 0 open, 2 unknown" in out
     assert "executes_model_output" in out and md.read_text().startswith("## verifier-audit security checklist")
     assert checklist_cli.main([str(one), "--strict"]) == 1  # unknown counts with --strict
 
