@@ -14,7 +14,8 @@ takes away, just before the verifier is imported (``VerifierJob.setup``):
   own code keeps its module objects (its functions hold their globals), and what it still
   imports lazily by name (a domain's ``from .guard import private_view`` on a call) is
   served from the stash by a finder that answers only imports made by the stashed modules'
-  own code; the entries that puts back are taken out again before each verifier call. An
+  own code (a module of the package not loaded yet is imported and stashed the same way);
+  the entries that puts back are taken out again before each verifier call. An
   ``import verifier_audit`` by the verifier itself is not served: it imports the package
   afresh from disk, as it would in a training environment where verifier-audit is
   installed.
@@ -37,6 +38,7 @@ training job and compares.
 from __future__ import annotations
 
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -86,15 +88,36 @@ def _imported_by(stash: dict) -> bool:
     return module is not None and getattr(module, "__dict__", None) is frame.f_globals
 
 
+class _Stashed(importlib.abc.Loader):
+    """Loads one of the package's modules our own code imports for the first time after the
+    hiding, and stashes it before it runs: its own imports are then ours too, and it is
+    taken out of ``sys.modules`` with the rest (``Unseen.again``)."""
+
+    def __init__(self, loader, stash: dict):
+        self.loader, self.stash = loader, stash
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self.stash[module.__name__] = module
+        self.loader.exec_module(module)
+
+
 class _Finder(importlib.abc.MetaPathFinder):
     def __init__(self, stash: dict):
         self.stash = stash
 
     def find_spec(self, name, path=None, target=None):
-        module = self.stash.get(name)
-        if module is None or not _imported_by(self.stash):
+        if not ours(name) or not _imported_by(self.stash):
             return None
-        return importlib.util.spec_from_loader(name, _Served(module), origin=getattr(module, "__file__", None))
+        module = self.stash.get(name)
+        if module is not None:
+            return importlib.util.spec_from_loader(name, _Served(module), origin=getattr(module, "__file__", None))
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _Stashed(spec.loader, self.stash)
+        return spec
 
 
 class Unseen:
