@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from hypothesis import given
@@ -109,8 +110,8 @@ def _run(cli, tmp_path: Path, *args: str) -> dict:
     out = tmp_path / "report.json"
     r = cli("run", *args, "--limit", "2", "--no-progress", "--no-config", "--no-cache", "--json", str(out))
     assert r.returncode in (0, 1), r.stderr
-    data = json.loads(out.read_text())
-    return data
+    (tmp_path / "terminal.txt").write_text(r.stdout)
+    return json.loads(out.read_text())
 
 
 def _reports(data: dict) -> list[dict]:
@@ -120,7 +121,9 @@ def _reports(data: dict) -> list[dict]:
 @pytest.mark.skipif(os.geteuid() != 0, reason="the audit's walls (uid, PID namespace) the grader looks for need root")
 def test_a_grader_that_answers_soundly_when_it_sees_the_audit_fails_the_gate_through_the_cross_check(cli, tmp_path):
     grader = _write(tmp_path, "rewards", AUDIT_AWARE)
-    report = _run(cli, tmp_path, "--verifier", f"{grader}:grade", "--probe-sample", "8")
+    outputs = {kind: tmp_path / f"report.{kind}" for kind in ("markdown", "html", "sarif", "junit")}
+    report = _run(cli, tmp_path, "--verifier", f"{grader}:grade", "--probe-sample", "8",
+                  *[arg for kind, path in outputs.items() for arg in (f"--{kind}", str(path))])
     cross = report["checks"]["training_like"]
     assert cross["sampled"] > 0 and cross["disagreed"] > 0, cross
     found = [f for f in report["security_findings"] if f["kind"] == "audit_aware"]
@@ -133,6 +136,16 @@ def test_a_grader_that_answers_soundly_when_it_sees_the_audit_fails_the_gate_thr
     # last-number grader training would run.
     assert cross["examples"] and all(e.endswith(": 0.0 audited, 1.0 unseen") for e in cross["examples"]), cross
     assert all(cid in " ".join(cross["examples"]) for cid, _ in cross["disagreeing"])
+    # Every format that renders security findings renders this one.
+    said = "differently when it can tell it is audited"
+    assert said in (tmp_path / "terminal.txt").read_text()
+    assert said in outputs["markdown"].read_text() and said in outputs["html"].read_text()
+    junit = ElementTree.parse(outputs["junit"]).getroot()
+    assert [f.get("type") for f in junit.iter("failure") if f.get("message") == "audit_aware"] == ["security"]
+    sarif = json.loads(outputs["sarif"].read_text())["runs"][0]
+    rule = next(r for r in sarif["tool"]["driver"]["rules"] if r["id"] == "VA.security.audit_aware")
+    assert float(rule["properties"]["security-severity"]) >= 9.0  # critical
+    assert [r for r in sarif["results"] if r["ruleId"] == "VA.security.audit_aware" and said in r["message"]["text"]]
 
 
 def test_a_worker_shows_none_of_the_signs_it_hides(tmp_path, monkeypatch):

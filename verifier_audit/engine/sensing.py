@@ -173,7 +173,7 @@ def run_training_like(job: VerifierJob, timeout: float, memory_mb: int | None):
     fresh interpreter (module docstring). What it writes is read as data, one JSON line per
     item in order; anything else ends the reading there."""
     head = json.dumps({"memory_mb": memory_mb}).encode() + b"\n"
-    pid, to_child, from_child = _start([sys.executable, "-c", "from verifier_audit.engine.sensing import drive; drive()"],
+    pid, to_child, from_child = _start([sys.executable, "-c", _DRIVER.format(home=_package_home())],
                                        os.getcwd(), training_environ(os.environ))
     deadline = time.monotonic() + INSPECT_TIMEOUT + timeout * (len(job.items) + 1)
     scores: dict[int, tuple[bool, object]] = {}
@@ -210,6 +210,19 @@ def run_training_like(job: VerifierJob, timeout: float, memory_mb: int | None):
     return scores, stopped
 
 
+# The fresh interpreter imports the verifier_audit this process runs (a checkout on sys.path
+# wins over an installed copy, as here), then drops that entry: the verifier's own imports
+# see the user's path.
+_DRIVER = ("import sys; sys.path.insert(0, {home!r}); from verifier_audit.engine.sensing import drive; "
+           "del sys.path[0]; drive()")
+
+
+def _package_home() -> str:
+    import verifier_audit
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(verifier_audit.__file__)))
+
+
 def _take(line: bytes, scores: dict, n: int) -> str | None:
     """Add one line's result to ``scores``; a reason to stop reading, or None."""
     try:
@@ -232,6 +245,7 @@ def _start(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[int, int, in
     they can be made, PID and mount namespaces of its own with a fresh ``/proc``."""
     import ctypes
 
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded before the fork: the child only calls it
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     pid = os.fork()
@@ -246,7 +260,6 @@ def _start(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[int, int, in
         os.dup2(devnull, 2)
         os.closerange(3, 65536)
         os.setsid()
-        libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if libc.unshare(CLONE_NEWPID | CLONE_NEWNS) == 0:
             inner = os.fork()  # PID 1 of the new namespace: when it ends, all it started ends
