@@ -272,10 +272,13 @@ class ProbeResult(BaseModel):
 class CrossCheck(ProbeResult):
     """The verdicts on a sample compared with the same verifier's scores in a process
     shaped like a training job's, where none of the audit's signs show (engine/sensing.py;
-    schema 1.6). ``disagreed`` counts scores unequal to the audit's; ``errors`` the
-    candidates it could not score there (not counted as disagreeing)."""
+    schema 1.6). ``disagreed`` counts scores unequal to the audit's on both sides, each
+    scored twice; ``errors`` the candidates it could not score there (not counted)."""
 
     disagreeing: list[tuple[str, str]] = Field(default_factory=list)  # (candidate id, task id) scored differently, a few
+    # Scored differently once but not again (in the same process, or the audit's score not
+    # again in a fresh worker): the verifier's own variance, not counted in ``disagreed``.
+    unconfirmed: int = 0
     not_run: Optional[str] = None  # why the cross-check did not run or stopped (a domain it cannot run, a crash)
 
 

@@ -134,7 +134,7 @@ def test_a_grader_that_answers_soundly_when_it_sees_the_audit_fails_the_gate_thr
     assert any("security finding" in reason for reason in report["gate"]["reasons"]), report["gate"]
     # In the audit's workers it refused what, unseen, it paid: the cross-check is what saw the
     # last-number grader training would run.
-    assert cross["examples"] and all(e.endswith(": 0.0 audited, 1.0 unseen") for e in cross["examples"]), cross
+    assert cross["examples"] and all(e.endswith(": 0.0 audited, 1.0 unseen (each twice)") for e in cross["examples"]), cross
     assert all(cid in " ".join(cross["examples"]) for cid, _ in cross["disagreeing"])
     # Every format that renders security findings renders this one.
     said = "differently when it can tell it is audited"

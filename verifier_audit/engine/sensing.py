@@ -9,8 +9,8 @@ sound rule whenever it sees any of those passes every gate that watches it only 
 
 So after its verdicts and probes, a sample of the candidates (``select_sample``: at most
 ``SAMPLE``, the incorrect ones of the worst categories first, near misses and accepted ones
-first within a category, then a few correct ones) is scored again, once, in a process
-shaped like a training job's (``run_training_like``):
+first within a category, then a few correct ones) is scored again in a process shaped
+like a training job's (``TrainingLike``):
 
 * a plain interpreter (``sys.executable``: the user's site-packages, as their training
   script has) started fresh from the audit's process, not from the clean server, running
@@ -26,10 +26,12 @@ shaped like a training job's (``run_training_like``):
   audit's ``--memory-mb`` above what it holds after the import. Without root: its own
   session only.
 
-Its scores are compared with the audit's; disagreements beyond the verifier's own variance
+Its scores are compared with the audit's. One that differs is scored again there, and the
+audit's score again in a fresh audit worker; it counts only when both repeat
+(``cross_check``). Counted disagreements beyond the verifier's own variance
 (``metrics.beyond_variance``, from the determinism probe) are an ``audit_aware`` security
-finding, which fails the gate (``report/build.py``). One extra process per verifier, at
-most ``SAMPLE`` calls.
+finding, which fails the gate (``report/build.py``). The cost: one extra process per
+verifier and at most ``SAMPLE`` calls, plus two calls per differing candidate.
 
 Not cross-checked: the code domain (its calls run model output; outside the code sandbox
 that would run it with the user's privileges), domains with a private task view (SQL: the
@@ -54,7 +56,7 @@ from typing import TYPE_CHECKING
 from ..domains import get_domain
 from ..loading import INSPECT_TIMEOUT, VerifierSpec
 from ..models import CrossCheck, Verdict
-from . import neutral
+from . import neutral, pool
 from .verifier_job import VerifierJob
 
 if TYPE_CHECKING:
@@ -131,7 +133,13 @@ def why_not(spec: VerifierSpec, prepared: Prepared) -> str | None:
 def cross_check(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict],
                 options: AuditOptions) -> CrossCheck | None:
     """The training-like process's scores on the sample, compared with ``verdicts``. None
-    when the probes are off (``probe_sample`` 0)."""
+    when the probes are off (``probe_sample`` 0).
+
+    A score that differs counts only when it holds on both sides: scored again in the same
+    training-like process it differs the same way, and scored again in a fresh audit worker
+    (the walls, the hiding) it is the audit's again. A verifier random on a few inputs
+    rarely repeats a flip twice; one that branches on where it runs always does. Those that
+    do not hold are ``unconfirmed`` (its variance)."""
     if options.probe_sample <= 0:
         return None
     reason = why_not(spec, prepared)
@@ -144,21 +152,35 @@ def cross_check(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verd
     candidates = [prepared.candidates[i] for i in sample]
     job = VerifierJob(spec, candidates, {c.task_id: tasks[c.task_id] for c in candidates},
                       get_domain(prepared.domain), options.timeout, options.memory_mb)
-    scores, stopped = run_training_like(job, options.timeout, options.memory_mb)
-    disagreed = errors = 0
-    examples, disagreeing = [], []
-    for k, c in enumerate(candidates):
-        if k not in scores:
-            continue
-        first, (ok, value) = verdicts[c.id].score, scores[k]
-        if not ok:
-            errors += 1
-        elif value != first:
-            disagreed += 1
-            disagreeing.append((c.id, c.task_id))
-            examples.append(f"{c.id}: {first!r} audited, {value!r} unseen")
-    return CrossCheck(sampled=len(scores), disagreed=disagreed, errors=errors, examples=examples[:MAX_EXAMPLES],
-                      disagreeing=disagreeing[:MAX_EXAMPLES], stopped_early=stopped is not None, not_run=stopped)
+    audited = [verdicts[c.id].score for c in candidates]
+    with TrainingLike(job, options.timeout, options.memory_mb) as unseen:
+        first = unseen.score(range(len(candidates)))
+        differ = [k for k, (ok, value) in first.items() if ok and value != audited[k]]
+        again = unseen.score(differ) if differ else {}
+    held = [k for k in differ if again.get(k) == first[k]]
+    rescored = _audit_again(job, held, options) if held else {}
+    confirmed = [k for k in held if rescored.get(k) == audited[k]]
+    examples = [f"{candidates[k].id}: {audited[k]!r} audited, {first[k][1]!r} unseen (each twice)" for k in confirmed]
+    return CrossCheck(sampled=len(first), disagreed=len(confirmed), errors=sum(not ok for ok, _ in first.values()),
+                      unconfirmed=len(differ) - len(confirmed), examples=examples[:MAX_EXAMPLES],
+                      disagreeing=[(candidates[k].id, candidates[k].task_id) for k in confirmed][:MAX_EXAMPLES],
+                      stopped_early=unseen.stopped is not None, not_run=unseen.stopped)
+
+
+def _audit_again(job: VerifierJob, items: list[int], options: AuditOptions) -> dict[int, float]:
+    """``items`` of ``job`` scored again in a fresh audit worker (the audit's walls and
+    hiding, as the verdicts were): {item: score} of those scored without error."""
+    out = {}
+    runs = pool.run(job, items, workers=1, timeout=options.timeout, memory_mb=options.memory_mb,
+                    quiet=options.quiet_workers, clean=job.clean, isolation=job.isolation_level(options.isolation),
+                    tree_memory=True, bounded=job.bounded)
+    try:
+        for outcome in runs:
+            if outcome.ok and isinstance(outcome.value, (int, float)):
+                out[outcome.index] = float(outcome.value)
+    finally:
+        runs.close()
+    return out
 
 
 def training_environ(env) -> dict[str, str]:
@@ -168,46 +190,69 @@ def training_environ(env) -> dict[str, str]:
             if not any(word in k.upper() for word in SECRET_WORDS)}
 
 
-def run_training_like(job: VerifierJob, timeout: float, memory_mb: int | None):
-    """({item: (ok, score or error)}, why it stopped early or None), from ``drive`` in a
-    fresh interpreter (module docstring). What it writes is read as data, one JSON line per
-    item in order; anything else ends the reading there."""
-    head = json.dumps({"memory_mb": memory_mb}).encode() + b"\n"
-    pid, to_child, from_child = _start([sys.executable, "-c", _DRIVER.format(home=_package_home())],
-                                       os.getcwd(), training_environ(os.environ))
-    deadline = time.monotonic() + INSPECT_TIMEOUT + timeout * (len(job.items) + 1)
-    scores: dict[int, tuple[bool, object]] = {}
-    stopped: str | None = None
-    try:
+class TrainingLike:
+    """``drive`` in a fresh interpreter shaped like a training job (module docstring), asked
+    for scores one list of items at a time. What it writes is read as data, one JSON line
+    per item in the order asked; anything else ends the reading there (``stopped``)."""
+
+    def __init__(self, job: VerifierJob, timeout: float, memory_mb: int | None):
+        self.job, self.timeout = job, timeout
+        self.pid, self.to_child, from_child = _start(
+            [sys.executable, "-c", _DRIVER.format(home=_package_home())], os.getcwd(), training_environ(os.environ))
+        self.pipe = os.fdopen(from_child, "rb", buffering=0)
+        self.buffer = b""
+        self.stopped: str | None = None
+        self.import_allowance = INSPECT_TIMEOUT  # the first request also waits for the verifier's import
+        body = pickle.dumps(job)
+        self._write(json.dumps({"memory_mb": memory_mb, "job": len(body)}).encode() + b"\n" + body)
+
+    def __enter__(self) -> TrainingLike:  # noqa: PYI034 - the module's style: no typing.Self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for fd in (self.to_child,):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         try:
-            os.write(to_child, head + pickle.dumps(job))
+            os.killpg(self.pid, signal.SIGKILL)
         except OSError:
             pass
-        os.close(to_child)
-        buffer = b""
-        with os.fdopen(from_child, "rb", buffering=0) as pipe:
-            while len(scores) < len(job.items):
+        os.waitpid(self.pid, 0)
+        self.pipe.close()
+
+    def _write(self, data: bytes) -> None:
+        try:
+            os.write(self.to_child, data)
+        except OSError:
+            pass  # it died: the reading says so
+
+    def score(self, items) -> dict[int, tuple[bool, object]]:
+        """{item: (ok, score or error)} for ``items``, in order, until it stops."""
+        items = list(items)
+        out: dict[int, tuple[bool, object]] = {}
+        if self.stopped is not None or not items:
+            return out
+        self._write(json.dumps(items).encode() + b"\n")
+        deadline = time.monotonic() + self.import_allowance + self.timeout * (len(items) + 1)
+        self.import_allowance = 0
+        while len(out) < len(items):
+            while b"\n" not in self.buffer:
                 left = deadline - time.monotonic()
-                if left <= 0 or not select.select([pipe], [], [], left)[0]:
-                    stopped = f"timed out after {len(scores)} of {len(job.items)} calls"
-                    break
-                chunk = pipe.read(65536)
+                if left <= 0 or not select.select([self.pipe], [], [], left)[0]:
+                    self.stopped = f"timed out after {len(out)} of {len(items)} calls"
+                    return out
+                chunk = self.pipe.read(65536)
                 if not chunk:
-                    stopped = f"its process ended after {len(scores)} of {len(job.items)} calls"
-                    break
-                buffer += chunk
-                while b"\n" in buffer and stopped is None:
-                    line, buffer = buffer.split(b"\n", 1)
-                    stopped = _take(line, scores, len(job.items))
-                if stopped is not None:
-                    break
-    finally:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        os.waitpid(pid, 0)
-    return scores, stopped
+                    self.stopped = f"its process ended after {len(out)} of {len(items)} calls"
+                    return out
+                self.buffer += chunk
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            self.stopped = _take(line, out, items[len(out)])
+            if self.stopped is not None:
+                return out
+        return out
 
 
 # The fresh interpreter imports the verifier_audit this process runs (a checkout on sys.path
@@ -223,20 +268,20 @@ def _package_home() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(verifier_audit.__file__)))
 
 
-def _take(line: bytes, scores: dict, n: int) -> str | None:
-    """Add one line's result to ``scores``; a reason to stop reading, or None."""
+def _take(line: bytes, out: dict, expected: int) -> str | None:
+    """Add one line's result (for item ``expected``) to ``out``; a reason to stop, or None."""
     try:
         row = json.loads(line)
     except ValueError:
         return "its output was not the driver's"
     if isinstance(row, list) and len(row) == 2 and row[0] == "setup_error":
         return f"setup failed: {str(row[1])[:300]}"
-    if not (isinstance(row, list) and len(row) == 3 and row[0] == len(scores) < n and isinstance(row[1], bool)):
+    if not (isinstance(row, list) and len(row) == 3 and row[0] == expected and isinstance(row[1], bool)):
         return "its output was not the driver's"
     ok, value = row[1], row[2]
     if ok and not (isinstance(value, (int, float)) and not isinstance(value, bool)):
         return "its output was not the driver's"
-    scores[row[0]] = (ok, float(value) if ok else str(value)[:300])
+    out[expected] = (ok, float(value) if ok else str(value)[:300])
     return None
 
 
@@ -277,17 +322,17 @@ def _start(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[int, int, in
 
 def drive() -> None:
     """The training-like process's main: read the job, set it up (which hides the audit and
-    imports the verifier), score each item, one JSON line each on the original stdout."""
+    imports the verifier), then score each list of items asked for, one JSON line per item
+    on the original stdout, until stdin ends."""
     from .worker_main import _limit_memory
 
+    requests = os.fdopen(os.dup(0), "rb")
     out = os.fdopen(os.dup(1), "wb", buffering=0)
-    data = sys.stdin.buffer.read()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    head, _, body = data.partition(b"\n")
-    settings = json.loads(head)
-    job = pickle.loads(body)
+    settings = json.loads(requests.readline())
+    job = pickle.loads(requests.read(settings["job"]))
 
     def send(row) -> None:
         out.write(json.dumps(row, ensure_ascii=True).encode() + b"\n")
@@ -298,9 +343,10 @@ def drive() -> None:
         send(["setup_error", f"{type(exc).__name__}: {exc}"[:2000]])
         return
     _limit_memory(settings.get("memory_mb"))
-    for index in range(len(job.items)):
-        try:
-            row = [index, True, float(job(index))]
-        except BaseException as exc:  # noqa: BLE001 - SystemExit too: the verifier's error
-            row = [index, False, f"{type(exc).__name__}: {exc}"[:300]]
-        send(row)
+    for line in requests:
+        for index in json.loads(line):
+            try:
+                row = [index, True, float(job(index))]
+            except BaseException as exc:  # noqa: BLE001 - SystemExit too: the verifier's error
+                row = [index, False, f"{type(exc).__name__}: {exc}"[:300]]
+            send(row)
