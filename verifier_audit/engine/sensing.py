@@ -263,9 +263,8 @@ _DRIVER = ("import sys; sys.path.insert(0, {home!r}); from verifier_audit.engine
 
 
 def _package_home() -> str:
-    import verifier_audit
-
-    return os.path.dirname(os.path.dirname(os.path.abspath(verifier_audit.__file__)))
+    """The directory verifier_audit is imported from (this file is verifier_audit/engine/sensing.py)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _take(line: bytes, out: dict, expected: int) -> str | None:
