@@ -211,3 +211,28 @@ def test_disagreements_count_only_beyond_the_verifiers_own_variance(disagreed, s
     elif disagreed / sampled <= own / own_sampled:
         assert not flagged  # no more often than it disagrees with itself
     assert not beyond_variance(0, sampled, own, own_sampled)
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcde"), st.booleans(), st.sampled_from([0.0, 1.0, None])), max_size=120),
+       st.integers(0, 3))
+def test_the_cross_check_sample_is_bounded_and_leads_with_the_worst_categories(rows, seed):
+    """At most SAMPLE candidates, each scored without error, the same for the same seed; the
+    first is a wrong answer the audit paid for, when there is one."""
+    from types import SimpleNamespace
+
+    from verifier_audit.engine.sensing import SAMPLE, select_sample
+    from verifier_audit.models import Candidate, Verdict
+
+    candidates = [Candidate(id=f"c{i}", task_id="t", text="x", category=cat, origin="known_bad",
+                            label="correct" if right else "incorrect") for i, (cat, right, _) in enumerate(rows)]
+    verdicts = {c.id: Verdict(verifier="v", candidate_id=c.id, status="ok" if score is not None else "error",
+                              score=score) for c, (_, _, score) in zip(candidates, rows)}
+    prepared = SimpleNamespace(candidates=candidates)
+    chosen = select_sample(prepared, verdicts, SAMPLE, seed, 0.5)
+    assert chosen == select_sample(prepared, verdicts, SAMPLE, seed, 0.5)
+    assert len(chosen) == len(set(chosen)) <= SAMPLE
+    assert all(verdicts[candidates[i].id].score is not None for i in chosen)
+    assert len(chosen) == min(SAMPLE, sum(score is not None for _, _, score in rows))
+    paid_wrong = [i for i, (_, right, score) in enumerate(rows) if not right and score == 1.0]
+    if paid_wrong:
+        assert chosen[0] in paid_wrong

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 
 from ..domains import get_domain
 from ..loading import INSPECT_TIMEOUT, VerifierSpec
+from ..metrics import accepted
 from ..models import CrossCheck, Verdict
 from . import neutral, pool
 from .verifier_job import VerifierJob
@@ -74,12 +75,14 @@ MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x4000, 0x40000, 0x2, 0x4, 
 PR_SET_PDEATHSIG = 1
 
 
-def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, seed: int) -> list[int]:
+def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, seed: int,
+                  threshold: float) -> list[int]:
     """Indices (into ``prepared.candidates``) of up to ``size`` candidates the audit scored
     without error, where an audit-aware verifier's two faces differ most: the incorrect
     candidates of the categories it accepted most first, round-robin over categories,
     within one the accepted and the near misses first; one in ``CORRECT_SHARE`` a correct
-    candidate. The same for the same seed."""
+    candidate. The same for the same seed. ``threshold``: the audit's, above which a score
+    is accepted."""
     rng = random.Random(f"verifier-audit-sensing:{seed}")
     wrong: dict[str, list[int]] = defaultdict(list)
     right: dict[str, list[int]] = defaultdict(list)
@@ -88,16 +91,18 @@ def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, s
         if v is not None and v.status == "ok" and v.score is not None:
             (wrong if c.label == "incorrect" else right)[c.category].append(i)
 
+    def paid(i: int) -> bool:
+        return bool(accepted(verdicts[prepared.candidates[i].id].score, threshold))
+
     def queues(groups: dict[str, list[int]]) -> list[list[int]]:
         out = []
         for name in sorted(groups):
             members = groups[name][:]
             rng.shuffle(members)
-            members.sort(key=lambda i: (not verdicts[prepared.candidates[i].id].accepted,
-                                        prepared.candidates[i].origin != "near_miss"))
+            members.sort(key=lambda i: (not paid(i), prepared.candidates[i].origin != "near_miss"))
             out.append(members)
         # The worst category first: the largest share of its candidates accepted.
-        out.sort(key=lambda q: -sum(bool(verdicts[prepared.candidates[i].id].accepted) for i in q) / len(q))
+        out.sort(key=lambda q: -sum(map(paid, q)) / len(q))
         return out
 
     n_right = min(size // CORRECT_SHARE, sum(map(len, right.values())))
@@ -145,7 +150,7 @@ def cross_check(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verd
     reason = why_not(spec, prepared)
     if reason is not None:
         return CrossCheck(sampled=0, disagreed=0, errors=0, not_run=reason)
-    sample = select_sample(prepared, verdicts, SAMPLE, options.seed)
+    sample = select_sample(prepared, verdicts, SAMPLE, options.seed, options.threshold)
     if not sample:
         return CrossCheck(sampled=0, disagreed=0, errors=0, not_run="no candidate was scored without error")
     tasks = {t.id: t for t in prepared.tasks}
