@@ -49,6 +49,12 @@ def signs():
         pass
     if any(k.startswith("VERIFIER_AUDIT_") for k in os.environ):
         found.append("env")
+    try:
+        with open("/proc/self/environ", "rb") as fh:
+            if b"VERIFIER_AUDIT_" in fh.read():
+                found.append("environ_area")
+    except OSError:
+        pass
     if "verifier" in __name__:
         found.append("module_name")
     return found
@@ -148,19 +154,21 @@ def test_a_grader_that_answers_soundly_when_it_sees_the_audit_fails_the_gate_thr
     assert [r for r in sarif["results"] if r["ruleId"] == "VA.security.audit_aware" and said in r["message"]["text"]]
 
 
-def test_a_worker_shows_none_of_the_signs_it_hides(tmp_path, monkeypatch):
+@pytest.mark.parametrize("isolation", ["process", None])
+def test_a_worker_shows_none_of_the_signs_it_hides(tmp_path, monkeypatch, isolation):
     """From inside a worker, at the verifier's import and in its calls: no verifier_audit in
-    sys.modules, a neutral argv and command line, no VERIFIER_AUDIT_ variable, a module name
-    that does not name the audit."""
+    sys.modules, a neutral argv and command line, no VERIFIER_AUDIT_ variable (nor in the
+    process's environment area, which only the process level leaves readable), a module
+    name that does not name the audit. None: the default level."""
     from verifier_audit.api import audit
 
     monkeypatch.setenv("VERIFIER_AUDIT_PROBE_MARK", "1")  # one more the worker must not show
     grader = _write(tmp_path, "rewards", REPORTS_WHAT_IT_SEES)
-    report = audit(f"{grader}:see", limit=1, probe_sample=0, cache=False)
+    report = audit(f"{grader}:see", limit=1, probe_sample=0, cache=False, isolation=isolation)
     messages = [m for kind in report.error_messages.values() for m in kind]
     seen = [json.loads(m.split("SEEN", 1)[1]) for m in messages if "SEEN" in m]
     assert seen and report.errors == report.n_candidates, report.error_messages
-    hidden = {"modules", "argv", "cmdline", "env", "module_name"}
+    hidden = {"modules", "argv", "cmdline", "env", "environ_area", "module_name"}
     for one in seen:
         assert not hidden & set(one["import"]), one
         assert not hidden & set(one["call"]), one
