@@ -16,8 +16,8 @@ from verifier_audit.report.checklist import evaluate, to_markdown
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "probe_verifiers.py"
 KEYS = ["hostile_families_tried", "no_hack_family_accepted", "executes_model_output", "isolation_holds",
-        "fixture_and_reads", "time_limit", "deterministic", "thread_process_safe", "false_rejection_within_threshold",
-        "splits_audited", "scores_read_as_training"]
+        "fixture_and_reads", "time_limit", "deterministic", "audit_aware", "thread_process_safe",
+        "false_rejection_within_threshold", "splits_audited", "scores_read_as_training"]
 
 
 @pytest.fixture(scope="module")

@@ -113,7 +113,7 @@ def test_one_rule_per_category_and_security_kind(reports):
     catalog = {c.name: c for c in get_domain("math").categories()}
     expected = {f"VA.{name}" for name in catalog} | {f"VA.{c.name}" for c in report.categories}
     expected |= {f"VA.security.{k}" for k in ("executes_model_output", "modified_fixture", "read_outside",
-                                              "guard_escape", "score_disguised")}
+                                              "guard_escape", "score_disguised", "audit_aware")}
     assert set(ids) == expected
     by_id = {r["id"]: r for r in rules}
     hedge = by_id["VA.math.hedge.or"]

@@ -77,7 +77,7 @@ def _import_target(spec: str) -> tuple[Any, str]:
         path = Path(target)
         if not path.is_file():
             raise VerifierLoadError(f"verifier {spec!r}: no file at {path} (cwd: {os.getcwd()})")
-        mod_name = f"_verifier_audit_user_{abs(hash(str(path.resolve())))}"
+        mod_name = _file_module_name(path)
         if mod_name in sys.modules:
             return sys.modules[mod_name], attr
         file_spec = importlib.util.spec_from_file_location(mod_name, path)
@@ -99,6 +99,29 @@ def _import_target(spec: str) -> tuple[Any, str]:
             "For a file, write its path: path/to/file.py:function"
         ) from exc
     return module, attr
+
+
+def _file_module_name(path: Path) -> str:
+    """The name a verifier's file is imported under: its stem, as ``import rewards`` next to
+    a training script would give it (a name that names the audit is one more sign that it
+    is audited, engine/neutral.py), unless that name is another module's -- one loaded,
+    the standard library's, or one the import path would find -- then the stem made unique
+    by the path's hash."""
+    stem, where = path.stem, path.resolve()
+    loaded = sys.modules.get(stem)
+    if loaded is not None:
+        return stem if getattr(loaded, "__file__", None) and Path(loaded.__file__).resolve() == where else _unique(stem, where)
+    if not stem.isidentifier() or stem in sys.stdlib_module_names:
+        return _unique(stem, where)
+    try:
+        found = importlib.util.find_spec(stem)
+    except (ImportError, ValueError):
+        return _unique(stem, where)
+    return stem if found is None or (found.origin and Path(found.origin).resolve() == where) else _unique(stem, where)
+
+
+def _unique(stem: str, where: Path) -> str:
+    return f"{stem}_{abs(hash(str(where)))}"
 
 
 def load_function(spec: str) -> Any:

@@ -287,6 +287,19 @@ class ProbeResult(BaseModel):
     stopped_early: bool = False  # stopped after repeated timeouts or crashes: fewer sampled
 
 
+class CrossCheck(ProbeResult):
+    """The verdicts on a sample compared with the same verifier's scores in a process
+    shaped like a training job's, where none of the audit's signs show (engine/sensing.py;
+    schema 1.6). ``disagreed`` counts scores unequal to the audit's on both sides, each
+    scored twice; ``errors`` the candidates it could not score there (not counted)."""
+
+    disagreeing: list[tuple[str, str]] = Field(default_factory=list)  # (candidate id, task id) scored differently, a few
+    # Scored differently once but not again (in the same process, or the audit's score not
+    # again in a fresh worker): the verifier's own variance, not counted in ``disagreed``.
+    unconfirmed: int = 0
+    not_run: Optional[str] = None  # why the cross-check did not run or stopped (a domain it cannot run, a crash)
+
+
 class Checks(BaseModel):
     """Evidence beyond the verdicts (schema 1.2), for the security checklist. The probes run
     on a sample of the candidates the verifier scored without error (engine/probes.py)."""
@@ -302,6 +315,9 @@ class Checks(BaseModel):
     # The determinism rescoring ran in other processes than the verdicts: it is also the
     # cross-process comparison (process safety).
     cross_process: bool = False
+    # Re-scored in a process shaped like a training job (its own cwd, argv, environment, uid
+    # and PID namespace, no verifier_audit in sys.modules), compared with the audit's scores.
+    training_like: Optional[CrossCheck] = None
     splits: dict[str, int] = Field(default_factory=dict)  # candidates audited per task split
     # What the domain's fixture guard could not observe (1.3; sql: a database the verifier
     # holds open that the audit did not hand out, a link out of its work directory...):

@@ -37,6 +37,7 @@ from ..domains import get_domain
 from ..loading import VerifierSpec
 from ..models import Checks, ProbeResult, Verdict
 from . import pool
+from .sensing import cross_check
 from .verifier_job import VerifierJob
 
 if TYPE_CHECKING:
@@ -306,4 +307,5 @@ def run_probes(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdi
     checks.determinism = _determinism(prepared, spec, verdicts, sample, options)
     checks.cross_process = checks.determinism.sampled > 0
     checks.threads, checks.isolated = _threads(prepared, spec, verdicts, sample, options)
+    checks.training_like = cross_check(prepared, spec, verdicts, options)  # its own sample (engine/sensing.py)
     return checks

@@ -15,6 +15,7 @@ from typing import Callable, Optional
 from ..domains.base import Domain
 from ..loading import DISGUISED, VerifierSpec, make_caller, read_score
 from ..models import Candidate, Task
+from . import neutral
 
 
 class IsolatedCallError(Exception):
@@ -42,6 +43,7 @@ class VerifierJob:
         self.sandbox = None
         self.escapes: list[str] = []  # what the last isolated call's candidate got past the verifier
         self.disguised: list[str] = []  # score_disguised findings of the last call's scores (scores.read_score)
+        self.unseen: Optional[neutral.Unseen] = None  # verifier_audit's modules, out of sys.modules
 
     @property
     def clean(self) -> bool:
@@ -90,9 +92,22 @@ class VerifierJob:
                         paths.add(os.path.dirname(item) if os.path.isfile(item) else item)
         return sorted(paths)
 
+    @property
+    def hides_the_audit(self) -> bool:
+        """Whether its worker hides the audit from the verifier (engine/neutral.py): a
+        verifier named by a spec string, not verifier_audit's own reference verifiers (they
+        import the package; nothing to hide from our own code), not in a domain whose calls
+        run in a sandbox of its own (the code sandbox's zygotes load the package's modules by
+        name after setup)."""
+        return (self.clean and not self.spec.remote and not neutral.ours(self.spec.spec.partition(":")[0])
+                and getattr(self.domain, "isolate_verifier_calls", None) is None)
+
     def setup(self) -> None:
+        if self.hides_the_audit:  # before the verifier's import: its import-time code looks too
+            self.unseen = neutral.hide_the_audit()
         fn = self.spec.load()
-        self.call = make_caller(fn, self.spec)
+        self.call = make_caller(fn, self.spec)  # the style's module, imported by name: served, see neutral.py
+        self._unseen_again()
         # Domains whose verifiers execute model output (code) have every call isolated: the
         # verifier runs in a sandboxed fork of this worker, so what it runs cannot touch the
         # host. Verifiers that already sandbox the candidate themselves opt out.
@@ -108,11 +123,17 @@ class VerifierJob:
             self.views[task.id] = make_view(task, os.getcwd())
         return self.views[task.id]
 
+    def _unseen_again(self) -> None:
+        if self.unseen is not None:
+            self.unseen.again()
+
     def _score(self, index: int) -> float:
         """The score training would read (the value a float subclass stores, not what its
         ``__float__`` says), a plain float; what reading it found is kept for ``after``."""
         task_id, text = self.items[index]
-        score = read_score(self.call(text, self._view(self.tasks[task_id])))
+        view = self._view(self.tasks[task_id])
+        self._unseen_again()  # what building the view imported by name is out of sight again
+        score = read_score(self.call(text, view))
         self.disguised += [f"{DISGUISED}:{d}" for d in score.disguises]
         return score.value
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from .._version import __version__
 from ..loading import DISGUISED, OUT_OF_RANGE, VerifierSpec
-from ..metrics import (_clip, accepted, category_results, coverage_debt, exploitable_tasks, gate, pooled_rate,
-                       slice_results)
+from ..metrics import (_clip, accepted, beyond_variance, category_results, coverage_debt, exploitable_tasks, gate,
+                       pooled_rate, slice_results)
 from ..models import (CategoryResult, Checks, Formats, MutantSurvival, OutOfRange, Report, SearchSummary,
                       SecurityFinding, SliceResult, TaskSurvival, Verdict, WeightedDebt)
 from .source import source_findings
@@ -26,7 +26,26 @@ _FINDING_TEXT = {
     "read_outside": "the verifier let a candidate read a file outside its fixture",
     "guard_escape": "the verifier's own guard let a candidate's escape through; the audit's sandbox stopped it",
     DISGUISED: "the verifier's score is not what a trainer reads: its own conversion says another number than it holds",
+    "audit_aware": "the verifier scores differently when it cannot tell it is audited",
 }
+
+
+def audit_aware(checks: Checks | None) -> list[SecurityFinding]:
+    """The cross-check's finding (engine/sensing.py): scores that changed in a process
+    shaped like a training job, beyond the verifier's own variance (its determinism probe)."""
+    cross = checks.training_like if checks is not None else None
+    if cross is None or not cross.disagreeing:
+        return []
+    own = checks.determinism
+    changed, probed = (own.disagreed - own.errors, own.sampled) if own is not None else (0, 0)
+    if not beyond_variance(cross.disagreed, cross.sampled, changed, probed):
+        return []
+    candidate_id, task_id = cross.disagreeing[0]
+    shown = "; ".join(cross.examples[:3])
+    return [SecurityFinding(kind="audit_aware", candidate_id=candidate_id, task_id=task_id,
+                            detail=f"scores {cross.disagreed} of {cross.sampled} candidates differently when it can "
+                                   f"tell it is audited (re-scored in a process shaped like a training job; its own "
+                                   f"determinism probe changed {changed} of {probed}): {shown}")]
 
 
 # Not a finding: what a domain's guard could not observe ("unobserved:<what>"). It goes to
@@ -159,6 +178,7 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
     fr, fr_ci, _ = pooled_rate(categories, "correct")
     if checks is not None:
         checks = checks.model_copy(update={"unobserved": unobserved_spots})
+    findings = findings + audit_aware(checks)
     weighted = weighted_debt(categories, slices, options.weights) if options.weights is not None else None
     report = Report(
         tool_version=__version__,

@@ -50,6 +50,7 @@ TITLES = {
     "fixture_and_reads": "The verifier keeps its fixture intact and reads nothing outside it",
     "time_limit": "The verifier has a time limit and survives pathological inputs",
     "deterministic": "The verifier is deterministic",
+    "audit_aware": "The verifier scores the same when it cannot tell it is audited",
     "thread_process_safe": "The verifier is safe to call from several threads and processes",
     "false_rejection_within_threshold": "False rejection is within the threshold",
     "splits_audited": "Held-out and shifted tasks were audited, not only train",
@@ -322,6 +323,24 @@ def _deterministic(report: Report) -> ChecklistItem:
                  "every score equal to the audit's")
 
 
+def _audit_aware(report: Report) -> ChecklistItem:
+    key = "audit_aware"
+    found = [f for f in report.security_findings if f.kind == "audit_aware"]
+    if found:
+        return _item(key, OPEN, found[0].detail)
+    checks = report.checks
+    cross = checks.training_like if checks else None
+    why = _probe_missing(checks, cross) if cross is None or cross.not_run is None else None
+    if why or cross.not_run and not cross.sampled:
+        return _item(key, UNKNOWN, why or f"not cross-checked: {cross.not_run}")
+    if not cross.disagreed:
+        stopped = f" (stopped early: {cross.not_run})" if cross.not_run else ""
+        return _item(key, CHECKED, f"{cross.sampled} candidates re-scored in a process shaped like a training job "
+                     f"(no verifier_audit, the user's cwd, uid and environment): every score equal to the audit's{stopped}")
+    return _item(key, CHECKED, f"re-scored in a process shaped like a training job: {_probe_text(cross)}, within the "
+                 "verifier's own variance (its determinism probe)")
+
+
 def _thread_process(report: Report) -> ChecklistItem:
     key = "thread_process_safe"
     checks = report.checks
@@ -465,6 +484,7 @@ def evaluate(report: Report, authority=None) -> list[ChecklistItem]:
         _fixture(report, name, domain),
         _time_limit(report),
         _deterministic(report),
+        _audit_aware(report),
         _thread_process(report),
         _false_rejection(report),
         _splits(report),

