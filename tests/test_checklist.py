@@ -152,7 +152,7 @@ def test_the_command_exit_codes_and_markdown(audited, tmp_path, capsys):
     md.parent.mkdir()
     assert checklist_cli.main([str(one), "--markdown", str(md)]) == 0  # nothing open (two unknown)
     out = capsys.readouterr().out
-    assert "11 checked" not in out and "9 checked, 0 open, 2 unknown" in out
+    assert "12 checked" not in out and "10 checked, 0 open, 2 unknown" in out
     assert "executes_model_output" in out and md.read_text().startswith("## verifier-audit security checklist")
     assert checklist_cli.main([str(one), "--strict"]) == 1  # unknown counts with --strict
 
