@@ -68,9 +68,9 @@ def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], sp
     """Like ``label_texts`` but by the verifier ``spec`` (``compare --by-verifier``): a score
     >= ``threshold`` is "correct"; an error (exception, timeout, crash) is undecided (None)."""
     from ..engine.verifier_job import VerifierJob
-    from ..loading import resolve
+    from ..engine.inspection import resolve
 
-    vspec = resolve(spec, style)
+    vspec = resolve(spec, style, memory_mb=memory_mb)
 
     def run(domain_name, candidates):
         domain = get_domain(domain_name)
