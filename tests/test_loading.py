@@ -105,8 +105,9 @@ def second(completion, reference):
 def test_specs_of_one_module_are_read_by_one_interpreter_and_other_modules_by_their_own(tmp_path, monkeypatch):
     """At the ``process`` level, where the import-time write that counts them reaches the
     host (at ``namespaces`` it lands in the worker's private /tmp: tests/security/)."""
-    from verifier_audit.engine.inspection import resolve_many as confined
     from functools import partial
+
+    from verifier_audit.engine.inspection import resolve_many as confined
 
     resolve_many = partial(confined, isolation="process")
 

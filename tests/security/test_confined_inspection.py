@@ -230,3 +230,11 @@ def test_a_hanging_import_is_bounded_and_named(tmp_path):
     spec = _hostile(tmp_path, "import time\ntime.sleep(3600)\n")
     with pytest.raises(VerifierLoadError, match="did not finish within 2 s"):
         confined_resolve(spec, timeout=2)
+
+
+def test_the_command_stops_with_exit_2_on_an_import_past_inspect_timeout(tmp_path, cli):
+    spec = _hostile(tmp_path, "import time\ntime.sleep(3600)\n")
+    done = cli("run", "--verifier", spec, "--inspect-timeout", "1", "--no-config", "--no-cache", "--limit", "1",
+               "--no-progress", timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "did not finish within 1 s (--inspect-timeout" in done.stderr

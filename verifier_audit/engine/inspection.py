@@ -33,7 +33,8 @@ import os
 from typing import Optional
 
 from ..errors import InputError
-from ..loading import Inspector, VerifierSpec, inspect_group, resolve_many as _resolve_many
+from ..loading import Inspector, VerifierSpec, inspect_group
+from ..loading import resolve_many as _resolve_many
 from . import pool
 from .clean_server import light_clean_server
 from .lockdown import resolve_level

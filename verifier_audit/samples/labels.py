@@ -67,8 +67,8 @@ def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], sp
                     ray_address: Optional[str] = None) -> list[tuple[Optional[str], str]]:
     """Like ``label_texts`` but by the verifier ``spec`` (``compare --by-verifier``): a score
     >= ``threshold`` is "correct"; an error (exception, timeout, crash) is undecided (None)."""
-    from ..engine.verifier_job import VerifierJob
     from ..engine.inspection import resolve
+    from ..engine.verifier_job import VerifierJob
 
     vspec = resolve(spec, style, memory_mb=memory_mb)
 
