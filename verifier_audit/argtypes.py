@@ -49,7 +49,7 @@ def add_isolation_option(group) -> None:
     group.add_argument("--isolation", choices=ISOLATION_LEVELS, default=None, help=ISOLATION_HELP)
     group.add_argument("--inspect-timeout", type=positive_float, default=None, metavar="SECONDS",
                        help="time the verifier's import may take when its signature is read, behind the same walls "
-                            "as its calls (default 60)")
+                            "as its calls (default 30)")
 
 
 # --executor: where the oracle's and the verifier's calls run (engine/executor.py).

@@ -40,10 +40,11 @@ from .clean_server import light_clean_server
 from .lockdown import resolve_level
 from .verifier_job import source_dirs
 
-#: Seconds the verifier's import may take (``--inspect-timeout``): what the default math
-#: audit's reference verifiers need is about 1 s (sympy); a verifier that imports torch or
-#: transformers takes a few seconds more. A minute means an import that waits for something.
-DEFAULT_TIMEOUT = 60.0
+#: Seconds the verifier's import may take (``--inspect-timeout``): the default math audit's
+#: reference verifiers need about 1 s (sympy), a verifier that imports torch or
+#: transformers a few seconds more (cold disk caches: ten). Past half a minute, an import
+#: waits for something; a worker that imports it would wait as long for every start.
+DEFAULT_TIMEOUT = 30.0
 
 
 class InspectJob:
