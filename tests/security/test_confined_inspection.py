@@ -238,3 +238,34 @@ def test_the_command_stops_with_exit_2_on_an_import_past_inspect_timeout(tmp_pat
                "--no-progress", timeout=300)
     assert done.returncode == 2, done.stderr
     assert "did not finish within 1 s (--inspect-timeout" in done.stderr
+
+
+@pytest.mark.parametrize("front", ["run", "score", "api"])
+def test_every_front_end_reads_the_spec_confined(tmp_path, cli, front):
+    """``run``, ``score`` and the API resolve the spec before anything else (a missing
+    suite or samples file stops them right after): the import-time write to /root made
+    during that resolve must not land, whichever front end made it."""
+    from verifier_audit import audit
+    from verifier_audit.errors import InputError
+
+    marker = Path("/root") / f"va-front-{uuid.uuid4().hex}"
+    spec = _hostile(tmp_path, f"""
+try:
+    open({str(marker)!r}, "w").close()
+except OSError:
+    pass
+""")
+    missing = str(tmp_path / "missing.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not samples\n")
+    try:
+        if front == "api":
+            with pytest.raises(InputError):
+                audit(spec, suite=missing, cache=False)
+        else:
+            args = ["--suite", missing] if front == "run" else [str(bad)]
+            done = cli(front, *args, "--verifier", spec, "--no-config", "--no-progress", timeout=300)
+            assert done.returncode == 2, done.stderr
+        assert not marker.exists()
+    finally:
+        marker.unlink(missing_ok=True)
