@@ -105,11 +105,12 @@ def test_a_grader_neither_writes_to_nor_types_into_the_users_terminal(tmp_path, 
     grader = tmp_path / "grader.py"
     code, out, waiting = _run_on_a_pty(
         ["run", "--verifier", f"{grader}:grade", "--limit", "1", "--workers", "1", "--probe-sample", "0",
-         "--no-progress", "--no-config", "--no-cache", "--isolation", isolation, "--results", str(tmp_path / "r.jsonl")],
+         "--no-progress", "--no-config", "--no-cache", "--isolation", isolation,
+         "--results", str(tmp_path / "r.jsonl")],
         grader, token)
     text = out.decode(errors="replace")
     assert code == 1, text  # the audit ran (its gate fails: the grader rejects everything)
-    assert "n_candidates" in text or "coverage debt" in text.lower() or "gate" in text.lower(), text
+    assert "gate" in text.lower(), text  # its report reached the terminal: the pty was read
     assert f"FORGED {token}" not in text
     assert f"PWNED-{token}" not in text  # a typed byte is echoed by the pty: none came back
     assert waiting == 0, "bytes were typed into the terminal's input queue"
