@@ -25,6 +25,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verifier_audit.engine import lockdown
 
@@ -146,6 +148,40 @@ def test_the_seccomp_filter_refuses_tiocsti_on_a_terminal_a_root_process_holds()
         except BlockingIOError:
             typed = b""
         assert b"x" not in typed
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/ptmx"), reason="needs ptys")
+@given(high=st.integers(min_value=1, max_value=2**32 - 1), request=st.sampled_from(["TIOCSTI", "TIOCLINUX"]))
+@settings(max_examples=25)
+def test_high_bits_in_the_request_do_not_get_past_the_filter(high, request):
+    """ioctl's request is an unsigned int to the kernel: the upper half of the register is
+    dropped, so ``TIOCSTI | high << 32`` still types. The filter compares the lower half."""
+    from verifier_audit.domains.code.sandbox import seccomp
+
+    if not seccomp.supported():
+        pytest.skip("no seccomp table for this machine")
+    number = getattr(seccomp, request) | high << 32
+    master, slave = pty.openpty()
+    child = os.fork()
+    if child == 0:
+        code = 1
+        try:
+            os.setsid()
+            if seccomp.deny_terminal_injection():
+                try:
+                    fcntl.ioctl(slave, number, b"x" if request == "TIOCSTI" else b"\x02" + b"\0" * 8)
+                except PermissionError:
+                    code = 0
+                except OSError:
+                    code = 2  # refused by the kernel itself, not the filter
+        finally:
+            os._exit(code)
+    try:
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
     finally:
         os.close(master)
         os.close(slave)
