@@ -269,3 +269,36 @@ except OSError:
         assert not marker.exists()
     finally:
         marker.unlink(missing_ok=True)
+
+
+_MOUNT = {"x86_64": 165, "aarch64": 40}
+
+
+@pytest.mark.skipif(os.uname().machine not in _MOUNT, reason="no mount number for this machine")
+@pytest.mark.parametrize("isolation", ["namespaces", "process"])
+def test_where_the_walls_cannot_be_built_the_spec_is_refused_unless_a_weaker_level_is_asked(tmp_path, isolation):
+    """The command runs where ``mount`` is denied (a seccomp filter, as some container
+    runtimes set): namespaces can be made, so ``namespaces`` looks available, but the
+    worker's read-only mounts cannot. The inspection's worker then fails closed: exit 2,
+    saying so, the verifier never imported. ``--isolation process`` (no mounts) imports it."""
+    from verifier_audit.domains.code.sandbox import seccomp
+
+    marker = tmp_path / "imported"
+    spec = _hostile(tmp_path, f"open({str(marker)!r}, 'w').close()\n")
+    arch = seccomp._ARCHES[os.uname().machine][0]
+
+    def without_mount():
+        if not seccomp._install(seccomp._program(arch, (_MOUNT[os.uname().machine],))):
+            os._exit(99)
+
+    done = subprocess.run([sys.executable, "-m", "verifier_audit", "run", "--verifier", spec, "--isolation", isolation,
+                           "--suite", str(tmp_path / "missing.jsonl"), "--no-config", "--no-progress"],
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          timeout=300, preexec_fn=without_mount)
+    assert done.returncode == 2, done.stderr
+    if isolation == "namespaces":
+        assert "could not be set up" in done.stderr and "--isolation process" in done.stderr, done.stderr
+        assert not marker.exists()
+    else:
+        assert "missing.jsonl" in done.stderr, done.stderr  # past the inspection: the suite is what is missing
+        assert marker.exists()
