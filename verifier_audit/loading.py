@@ -307,7 +307,8 @@ def _answers(requests: list[dict], raw: "list[dict] | str") -> list:
             or not all(isinstance(a, dict) and isinstance(a.get("style", ""), str)
                        and isinstance(a.get("parts", []), list) and all(isinstance(x, str) for x in a.get("parts", []))
                        for a in raw)):
-        return [VerifierLoadError(f"verifier {first!r}: the process that imports it sent no answer per spec")] * len(requests)
+        error = VerifierLoadError(f"verifier {first!r}: the process that imports it sent no answer per spec")
+        return [error] * len(requests)
     return [(a["style"], a.get("parts", [])) if a.get("ok") is True else
             VerifierLoadError(str(a.get("error") or f"verifier {r['spec']!r}: could not be loaded"))
             for r, a in zip(requests, raw)]

@@ -28,12 +28,12 @@ from .engine.audit import (
     prepare,
     run_settings,
 )
+from .engine.inspection import resolve_many
 from .engine.lockdown import resolve_level
 from .engine.slices import DEFAULT_FIELD as DEFAULT_SLICE_FIELD
 from .engine.slices import SliceWeights, weights_of
 from .engine.store import fingerprint
 from .errors import InputError
-from .engine.inspection import resolve_many
 from .loading import VerifierSpec, with_parts
 from .models import GateConfig, Report
 from .report.build import build_reports

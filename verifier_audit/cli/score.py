@@ -86,9 +86,9 @@ def _config(args):
 
 
 def run(args) -> int:
+    from ..engine.inspection import resolve_many
     from ..engine.pool import PoolError
     from ..errors import InputError
-    from ..engine.inspection import resolve_many
     from ..loading import with_parts
     from ..plan import audit_options, check_waivers, unique_names, waiver_sources
     from ..report.failure import display_spec
