@@ -139,7 +139,7 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         seed=_first(given.get("seed"), c.seed, 0),
         workers=_first(given.get("workers"), c.workers, DEFAULT_WORKERS),
         oracle_timeout=_first(given.get("oracle_timeout"), c.oracle_timeout, 10.0),
-        memory_mb=_first(given.get("memory_mb"), c.memory_mb, 4096) or None,
+        memory_mb=_memory_mb(given, c),
         threshold=_first(given.get("threshold"), entry.threshold if entry else None, c.threshold, 0.5),
         gate=gate,
         enforce_gate=enforce_gate,
@@ -242,9 +242,13 @@ def inspection(given: dict[str, Any], config: Optional[ProjectConfig]) -> dict[s
     """How the verifiers' signatures are read (engine/inspection.py): at the audit's
     isolation level and memory bound, within ``--inspect-timeout``."""
     c = config or ProjectConfig()
-    memory_mb = _first(given.get("memory_mb"), c.memory_mb, 4096) or None
     return {"isolation": _first(given.get("isolation"), c.isolation), "timeout": given.get("inspect_timeout"),
-            "memory_mb": memory_mb}
+            "memory_mb": _memory_mb(given, c)}
+
+
+def _memory_mb(given: dict[str, Any], c: ProjectConfig) -> Optional[int]:
+    """``--memory-mb`` (or the config's; default 4096), None for 0 (no limit)."""
+    return _first(given.get("memory_mb"), c.memory_mb, 4096) or None
 
 
 def load_weights(path: Path, domain, *, fmt: str = "jsonl", fields: Optional[list[str]] = None,
