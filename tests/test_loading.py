@@ -90,9 +90,9 @@ def test_non_scores_are_errors(value):
 
 
 COUNTED = """
-import os
-with open(os.environ["VA_TEST_IMPORTS"], "a") as fh:  # one line per interpreter that imports this
-    fh.write(f"{os.getpid()}\\n")
+import os, uuid
+with open(os.environ["VA_TEST_IMPORTS"], "a") as fh:  # one line per import (each worker is PID 2 of its own)
+    fh.write(f"{uuid.uuid4()}\\n")
 
 def first(completion, reference):
     return 1.0
@@ -103,7 +103,13 @@ def second(completion, reference):
 
 
 def test_specs_of_one_module_are_read_by_one_interpreter_and_other_modules_by_their_own(tmp_path, monkeypatch):
-    from verifier_audit.loading import resolve_many
+    """At the ``process`` level, where the import-time write that counts them reaches the
+    host (at ``namespaces`` it lands in the worker's private /tmp: tests/security/)."""
+    from functools import partial
+
+    from verifier_audit.engine.inspection import resolve_many as confined
+
+    resolve_many = partial(confined, isolation="process")
 
     log = tmp_path / "imports.log"
     monkeypatch.setenv("VA_TEST_IMPORTS", str(log))

@@ -4,6 +4,7 @@ Public API: ``audit`` (run an audit, get a ``Report``), the models, and the CLI
 ``verifier-audit``. Everything under ``engine`` and ``domains`` is implementation.
 """
 
+from . import loading as _loading
 from ._version import __version__
 from .models import Candidate, Report, Task, Verdict
 
@@ -14,5 +15,17 @@ def audit(*args, **kwargs):
 
     return _audit(*args, **kwargs)
 
+
+def _inspect_confined(groups):
+    """Read verifiers' signatures behind the walls of a verifier call, at the default level
+    (engine/inspection.py): what ``loading.resolve`` uses when its caller names no
+    inspector. Named here because ``loading`` may not import the engine, and every import
+    of ``loading`` runs this first: no spec is ever read by a less confined process."""
+    from .engine.inspection import inspect_groups
+
+    return inspect_groups(groups)
+
+
+_loading.set_inspector(_inspect_confined)
 
 __all__ = ["audit", "Report", "Task", "Candidate", "Verdict", "__version__"]

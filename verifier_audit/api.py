@@ -14,7 +14,8 @@ from typing import Any, Callable, Optional, Union
 
 from .domains import get_domain
 from .engine.audit import AuditOptions, default_cache_dir, prepare
-from .loading import from_callable, resolve, with_parts
+from .engine.inspection import resolve
+from .loading import from_callable, with_parts
 from .models import GateConfig, Report
 from .plan import audit as _audit
 from .plan import check_executor_options, load_weights
@@ -67,21 +68,24 @@ def audit(
     (``ray_address``: as ``--ray-address``; docs/ray.md), ``"local"`` on this machine.
     A composite reward (TRL's reward functions, a rubric) is audited whole; ``audit_parts``
     also audits each member alone."""
-    return _audit_specs([_spec(verifier, style, options)], **_settings(locals()))[0]
+    return _audit_specs([_spec(verifier, style, options, isolation)], **_settings(locals()))[0]
 
 
 def audit_parts(verifier: Union[str, Callable, Any], **kwargs) -> dict[str, Report]:
     """Like ``audit``, for a composite reward: its report whole (first) and one per member
     (``name[function]``), all on the same candidates. A plain function gives one report."""
-    spec = _spec(verifier, kwargs.pop("style", None), kwargs.pop("options", None))
+    spec = _spec(verifier, kwargs.pop("style", None), kwargs.pop("options", None), kwargs.get("isolation"))
     reports = _audit_specs(with_parts(spec), **_settings({**_DEFAULTS, **kwargs}))
     return {r.verifier: r for r in reports}
 
 
-def _spec(verifier, style, options):
-    """A spec string is resolved without importing it here; an object (a function, a list
-    of TRL reward functions, an environment) is used as it is."""
-    return resolve(verifier, style, options) if isinstance(verifier, str) else from_callable(verifier, style, options)
+def _spec(verifier, style, options, isolation=None):
+    """A spec string is resolved without importing it here (its signature is read behind
+    the walls of its calls, at ``isolation``); an object (a function, a list of TRL reward
+    functions, an environment) is used as it is."""
+    if isinstance(verifier, str):
+        return resolve(verifier, style, options, isolation=isolation)
+    return from_callable(verifier, style, options)
 
 
 def _settings(given: dict) -> dict:

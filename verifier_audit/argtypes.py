@@ -44,8 +44,12 @@ ISOLATION_HELP = ("how each worker that runs the verifier is isolated: namespace
 
 
 def add_isolation_option(group) -> None:
-    """The same --isolation on every subcommand that runs a verifier."""
+    """The same --isolation (and --inspect-timeout, the bound of the verifier's import when
+    its signature is read at that level) on every subcommand that runs a verifier."""
     group.add_argument("--isolation", choices=ISOLATION_LEVELS, default=None, help=ISOLATION_HELP)
+    group.add_argument("--inspect-timeout", type=positive_float, default=None, metavar="SECONDS",
+                       help="time the verifier's import may take when its signature is read, behind the same walls "
+                            "as its calls (default 30)")
 
 
 # --executor: where the oracle's and the verifier's calls run (engine/executor.py).

@@ -200,18 +200,36 @@ def with_parts(spec: VerifierSpec) -> list[VerifierSpec]:
     return [spec] + [replace(spec, name=f"{spec.name}[{p}]", part=p, parts=()) for p in spec.parts]
 
 
-def resolve(spec: str, style: str | None = None, options: list[str] | dict | None = None) -> VerifierSpec:
+def resolve(spec: str, style: str | None = None, options: list[str] | dict | None = None, *,
+            inspect: Inspector | None = None) -> VerifierSpec:
     """Check ``spec`` and fix its style -- without importing the verifier in this process.
 
     The verifier under audit is not trusted, and import-time code runs with the power of
     the importing process: imported here, it could patch the audit itself (its report, its
-    gate). So the signature is read in a short-lived interpreter of its own; the workers
-    import the verifier again, each for itself. Remote styles (a reward server, a judge)
-    import nothing: the spec is the URL."""
-    return resolve_many([(spec, style, options)])[0]
+    gate); imported in a plain child process, it ran as the audit's user (root, every
+    capability, the host's network and processes) and could leave a daemon behind. So the
+    signature is read by ``inspect``, which imports the verifier behind the walls of a
+    verifier call (``engine/inspection.py``: a worker of the engine's pool, at the audit's
+    isolation level); the workers import it again, each for itself. Remote styles (a
+    reward server, a judge) import nothing: the spec is the URL."""
+    return resolve_many([(spec, style, options)], inspect=inspect)[0]
 
 
-def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]]) -> list[VerifierSpec]:
+#: (groups of requests, one group per module) -> per group, the raw answers (one dict per
+#: request, as ``_inspect_one`` makes them) or one error message for the whole group.
+Inspector = Callable[[list[list[dict]]], list["list[dict] | str"]]
+_INSPECTOR: list[Inspector] = []
+
+
+def set_inspector(inspect: Inspector) -> None:
+    """Name the inspector ``resolve`` uses when none is passed. The package root names the
+    engine's confined one (``engine/inspection.py``) on import: this layer may not import
+    the engine, and no spec is ever read by anything less confined."""
+    _INSPECTOR[:] = [inspect]
+
+
+def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]], *,
+                 inspect: Inspector | None = None) -> list[VerifierSpec]:
     """``resolve`` for several (spec, style, options) at once, in order; raises the first
     load error. Specs of one module (or file) are read by one interpreter, which imports it
     once (the default math audit's four reference verifiers: one import of ~1 s instead of
@@ -219,7 +237,11 @@ def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]]
     module's import-time code never sees another's."""
     planned = [_plan(*request) for request in requests]
     wanted = {p.key: p for p in planned if isinstance(p, _Planned) and p.key not in _RESOLVED}
-    failed = _inspect_in_groups(list(wanted.values()))
+    if inspect is None and wanted:
+        if not _INSPECTOR:
+            raise RuntimeError("no inspector: import verifier_audit (its root names the confined one)")
+        inspect = _INSPECTOR[0]
+    failed = _inspect_in_groups(list(wanted.values()), inspect)
     out = []
     for p in planned:
         if isinstance(p, VerifierSpec):
@@ -286,75 +308,50 @@ def _builtin_spec(spec: str, style: str | None) -> tuple[str, str] | None:
 
 
 _RESOLVED: dict[tuple, tuple[str, list[str]]] = {}
-INSPECT_TIMEOUT = 120.0  # seconds for the verifier's import in the inspecting interpreter
 
 
-def _inspect_in_groups(planned: list[_Planned]) -> dict[tuple, VerifierLoadError]:
-    """Inspect ``planned`` (from ``_plan``), one interpreter per module, up to one per core
-    at once; fills ``_RESOLVED``, returns the load errors by key."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def _inspect_in_groups(planned: list[_Planned], inspect: Inspector) -> dict[tuple, VerifierLoadError]:
+    """Inspect ``planned`` (from ``_plan``) through ``inspect``, one group per module (a
+    module's specs share one import; different modules never share one); fills
+    ``_RESOLVED``, returns the load errors by key."""
     groups: dict[str, list[_Planned]] = {}
     for p in planned:
         groups.setdefault(p.spec.rpartition(":")[0], []).append(p)
+    if not groups:
+        return {}
     failed: dict[tuple, VerifierLoadError] = {}
-
-    def inspect_group(group: list[_Planned]) -> None:
-        requests = [{"spec": p.spec, "style": p.style, "options": list(p.options)} for p in group]
-        for p, answer in zip(group, _inspect_elsewhere(requests)):
+    requests = [[{"spec": p.spec, "style": p.style, "options": list(p.options)} for p in group]
+                for group in groups.values()]
+    for group, asked, raw in zip(groups.values(), requests, inspect(requests)):
+        for p, answer in zip(group, _answers(asked, raw)):
             if isinstance(answer, VerifierLoadError):
                 failed[p.key] = answer
             else:
                 _RESOLVED[p.key] = answer
-
-    if len(groups) == 1:
-        inspect_group(next(iter(groups.values())))
-    elif groups:
-        with ThreadPoolExecutor(max_workers=min(len(groups), os.cpu_count() or 1)) as pool:
-            list(pool.map(inspect_group, groups.values()))
     return failed
 
 
-def _inspect_elsewhere(requests: list[dict]) -> list:
-    """The (style, parts) of each request, as read by a separate interpreter, or its load error."""
-    import json
-    import subprocess
-
-    here = str(Path(__file__).resolve().parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here] + [p for p in sys.path if p])}
+def _answers(requests: list[dict], raw: "list[dict] | str") -> list:
+    """The (style, parts) of each request, or its load error, from what the inspecting
+    process sent back (checked: it ran the verifier's code) or the group's error message."""
     first = requests[0]["spec"]
-    try:
-        done = subprocess.run([sys.executable, "-c", "from verifier_audit.loading import _inspect_main; _inspect_main()"],
-                              input=json.dumps(requests), capture_output=True, text=True, env=env,
-                              timeout=INSPECT_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        error = VerifierLoadError(f"verifier {first!r}: importing it did not finish within {INSPECT_TIMEOUT:g} s")
+    if isinstance(raw, str):
+        return [VerifierLoadError(f"verifier {first!r}: {raw}")] * len(requests)
+    if (not isinstance(raw, list) or len(raw) != len(requests)
+            or not all(isinstance(a, dict) and isinstance(a.get("style", ""), str)
+                       and isinstance(a.get("parts", []), list) and all(isinstance(x, str) for x in a.get("parts", []))
+                       for a in raw)):
+        error = VerifierLoadError(f"verifier {first!r}: the process that imports it sent no answer per spec")
         return [error] * len(requests)
-    try:
-        answers = json.loads(done.stdout.strip().splitlines()[-1])
-        if (not isinstance(answers, list) or len(answers) != len(requests)
-                or not all(isinstance(a, dict) and isinstance(a.get("style", ""), str) for a in answers)):
-            raise ValueError("not one answer per request")
-    except (ValueError, IndexError):
-        tail = (done.stderr or "").strip().splitlines()[-3:]
-        error = VerifierLoadError(f"verifier {first!r}: the interpreter that imports it exited with {done.returncode}"
-                                  f"{': ' + ' | '.join(tail) if tail else ''}")
-        return [error] * len(requests)
-    return [(a["style"], a.get("parts", [])) if a.get("ok") else
-            VerifierLoadError(a.get("error") or f"verifier {r['spec']!r}: could not be loaded")
-            for r, a in zip(requests, answers)]
+    return [(a["style"], a.get("parts", [])) if a.get("ok") is True else
+            VerifierLoadError(str(a.get("error") or f"verifier {r['spec']!r}: could not be loaded"))
+            for r, a in zip(requests, raw)]
 
 
-def _inspect_main() -> None:
-    """Entry of the inspecting interpreter: a list of {"spec", "style", "options"} on stdin
-    (specs of one module), one JSON line out: a list of answers, in order."""
-    import json
-
-    out = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)  # what the verifier prints at import time must not garble the answer
-    answers = [_inspect_one(request) for request in json.loads(sys.stdin.read())]
-    out.write(json.dumps(answers) + "\n")
-    out.flush()
+def inspect_group(requests: list[dict]) -> list[dict]:
+    """In the inspecting process: the answer to each request of one module's group
+    ({"spec", "style", "options"}), in order; the module is imported once, by the first."""
+    return [_inspect_one(request) for request in requests]
 
 
 def _inspect_one(request: dict) -> dict:

@@ -28,12 +28,13 @@ from .engine.audit import (
     prepare,
     run_settings,
 )
+from .engine.inspection import resolve_many
 from .engine.lockdown import resolve_level
 from .engine.slices import DEFAULT_FIELD as DEFAULT_SLICE_FIELD
 from .engine.slices import SliceWeights, weights_of
 from .engine.store import fingerprint
 from .errors import InputError
-from .loading import VerifierSpec, resolve_many, with_parts
+from .loading import VerifierSpec, with_parts
 from .models import GateConfig, Report
 from .report.build import build_reports
 from .suites import load_suite, select
@@ -138,7 +139,7 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         seed=_first(given.get("seed"), c.seed, 0),
         workers=_first(given.get("workers"), c.workers, DEFAULT_WORKERS),
         oracle_timeout=_first(given.get("oracle_timeout"), c.oracle_timeout, 10.0),
-        memory_mb=_first(given.get("memory_mb"), c.memory_mb, 4096) or None,
+        memory_mb=_memory_mb(given, c),
         threshold=_first(given.get("threshold"), entry.threshold if entry else None, c.threshold, 0.5),
         gate=gate,
         enforce_gate=enforce_gate,
@@ -227,7 +228,7 @@ def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifier
     requests = [(spec, style if style != "auto" or entry is None else entry.style,
                  verifier_options if verifier_options or entry is None else entry.options)
                 for spec, entry in zip(verifiers, entries)]
-    for spec, entry, resolved in zip(verifiers, entries, resolve_many(requests)):
+    for spec, entry, resolved in zip(verifiers, entries, resolve_many(requests, **inspection(given, config))):
         choice = suite_choice(given, config, entry)
         options, timeout = audit_options(given, config, spec, entry)
         key = json.dumps([choice.key(), options.threshold, options.gate.model_dump(), timeout], default=str)
@@ -235,6 +236,19 @@ def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifier
             groups[key] = Group(choice, options, [], timeout, waiver_sources(given, config), weights_path(given, config))
         groups[key].specs.extend(with_parts(resolved))
     return list(groups.values())
+
+
+def inspection(given: dict[str, Any], config: Optional[ProjectConfig]) -> dict[str, Any]:
+    """How the verifiers' signatures are read (engine/inspection.py): at the audit's
+    isolation level and memory bound, within ``--inspect-timeout``."""
+    c = config or ProjectConfig()
+    return {"isolation": _first(given.get("isolation"), c.isolation), "timeout": given.get("inspect_timeout"),
+            "memory_mb": _memory_mb(given, c)}
+
+
+def _memory_mb(given: dict[str, Any], c: ProjectConfig) -> Optional[int]:
+    """``--memory-mb`` (or the config's; default 4096), None for 0 (no limit)."""
+    return _first(given.get("memory_mb"), c.memory_mb, 4096) or None
 
 
 def load_weights(path: Path, domain, *, fmt: str = "jsonl", fields: Optional[list[str]] = None,
@@ -269,7 +283,8 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
     present = {c.category for c in prepared.candidates} | {d.category for d in prepared.dropped}
     check_waivers(options.gate, prepared.domain, present, group.waiver_sources)
     references = [(spec, None, None) for spec in domain.reference_verifiers.values()]
-    specs = unique_names(group.specs or resolve_many(references))
+    specs = unique_names(group.specs or resolve_many(references, isolation=options.isolation,
+                                                     memory_mb=options.memory_mb))
     # Hangs are part of some domains' catalogs: those domains have their own default.
     options.timeout = group.timeout or getattr(domain, "default_timeout", 10.0)
     if not prepared.candidates:

@@ -86,8 +86,10 @@ class _AuditSession:
             raise self._project
         return self._project
 
-    def _spec(self, verifier: Union[str, Callable], style: Optional[str]):
-        from .loading import from_callable, resolve
+    def _spec(self, verifier: Union[str, Callable], style: Optional[str], confine: dict):
+        """``confine``: how a spec string's signature is read (``plan.inspection``)."""
+        from .engine.inspection import resolve
+        from .loading import from_callable
 
         if callable(verifier):
             return from_callable(verifier, style)
@@ -96,13 +98,12 @@ class _AuditSession:
         # A file path is found from the current directory first, then from the rootdir.
         if target.endswith(".py") and not Path(target).exists() and (root / target).exists():
             verifier = f"{root / target}{sep}{attr}"
-        return resolve(verifier, style)
+        return resolve(verifier, style, **confine)
 
     def audit(self, verifier: Union[str, Callable], suite: Optional[str] = None, **options) -> Any:
-        from .plan import Group, audit_group, audit_options, suite_choice, waiver_sources
+        from .plan import Group, audit_group, audit_options, inspection, suite_choice, waiver_sources
 
         style = options.pop("style", None)
-        spec = self._spec(verifier, style)
         quick = self.pytest_config.getoption("verifier_audit_limit")
         workers = self.pytest_config.getoption("verifier_audit_workers")
         given = {"suite": suite, "progress": False, **options}
@@ -111,6 +112,7 @@ class _AuditSession:
         if workers is not None and given.get("workers") is None:
             given["workers"] = workers
         project = self.project
+        spec = self._spec(verifier, style, inspection(given, project))
         entry = project.entry_for(spec.spec) if project is not None else None
         choice = suite_choice(given, project, entry)
         audit_opts, timeout = audit_options(given, project, spec.spec, entry)

@@ -69,7 +69,7 @@ def given_options(args) -> dict:
     names = ("suite", "format", "split", "limit", "seed", "workers", "timeout", "oracle_timeout", "memory_mb",
              "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "domain", "db_dir",
              "resume", "probe_sample", "isolation", "min_slice_n", "weights_from", "slice_field", "search",
-             "executor", "ray_address")
+             "executor", "ray_address", "inspect_timeout")
     given = {n: getattr(args, n, None) for n in names}
     given.update(fields=args.field, waive=getattr(args, "waive", []), no_cache=args.no_cache,
                  origins=getattr(args, "only", None),

@@ -87,9 +87,10 @@ def _config(args):
 
 def run(args) -> int:
     from ..audit_files import check_output, write_output
+    from ..engine.inspection import resolve_many
     from ..engine.pool import PoolError
     from ..errors import InputError
-    from ..loading import resolve_many, with_parts
+    from ..loading import with_parts
     from ..plan import audit_options, check_waivers, unique_names, waiver_sources
     from ..report.failure import display_spec
     from ..report.markdown import to_markdown
@@ -112,7 +113,8 @@ def run(args) -> int:
         given.update(waive=args.waive, progress=False if args.no_progress else None)
         options, timeout = audit_options(given, config)
         options.results = args.results
-        resolved = resolve_many([(spec, args.style, args.verifier_options) for spec in args.verifier])
+        resolved = resolve_many([(spec, args.style, args.verifier_options) for spec in args.verifier],
+                                isolation=options.isolation, timeout=args.inspect_timeout, memory_mb=options.memory_mb)
         specs = unique_names([part for spec in resolved for part in with_parts(spec)])
         result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
                                suite_format=args.suite_format, timeout=timeout,

@@ -111,3 +111,26 @@ def warm_clean_server(domains: Optional[list[str]] = None) -> None:
     clean_context()
     with without_main_module():
         forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def light_clean_server():
+    """The clean server for a verifier's inspection (engine/inspection.py), which comes
+    before the audit knows its domain: where none runs yet, one that preloads only the
+    engine's job module (not every domain's verifiers), stopped afterwards, so that the
+    audit's own (``warm_clean_server([domain])``) loads what its domain needs and no more
+    (a code audit's workers fork per run: a server holding sympy makes each fork slower).
+    Where one runs already (a second audit in this process), it is used as it is."""
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver
+    if getattr(server, "_forkserver_pid", None) is not None:
+        yield
+        return
+    mp.get_context("forkserver").set_forkserver_preload(["verifier_audit.engine.verifier_job"])
+    with without_main_module():
+        server.ensure_running()
+    try:
+        yield
+    finally:
+        server._stop()

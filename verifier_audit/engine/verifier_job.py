@@ -18,6 +18,13 @@ from ..models import Candidate, Task
 from . import neutral
 
 
+def source_dirs(spec: str) -> list[str]:
+    """The directory of the verifier's own file, when ``spec`` names one (``path/file.py:fn``):
+    what its worker must read, and so have made traversable, once it is an unprivileged uid."""
+    target = spec.rpartition(":")[0]
+    return [os.path.dirname(os.path.abspath(target))] if target.endswith(".py") else []
+
+
 class IsolatedCallError(Exception):
     """A verifier call that failed inside the sandbox; reported as the verifier's own error."""
 
@@ -80,10 +87,7 @@ class VerifierJob:
         """What the verifier must be able to read once its worker runs as an unprivileged
         uid (engine/lockdown.py): its own file's directory, and the directory of every file
         its tasks name (a task's database, the staged SQLite files of a Spider suite)."""
-        paths = set()
-        target = self.spec.spec.rpartition(":")[0] if self.spec.function is None else ""
-        if target.endswith(".py"):
-            paths.add(os.path.dirname(os.path.abspath(target)))
+        paths = set(source_dirs(self.spec.spec) if self.spec.function is None else [])
         for task in self.tasks.values():
             values = [task.database, *task.metadata.values()]
             for value in values:

@@ -49,6 +49,37 @@ def _silence_stdio() -> None:
     os.close(devnull)
 
 
+def _leave_the_terminal() -> None:
+    """A session of its own, without a controlling terminal, reading nothing from the user's.
+
+    Workers used to stay in the audit's session, so ``/dev/tty`` was the user's terminal: a
+    grader wrote a forged ``gate: PASSED`` onto it, and typed (TIOCSTI) a command that the
+    user's shell ran after the audit. After ``setsid`` opening ``/dev/tty`` fails (ENXIO),
+    and the session's new process group is still the one the pool kills (its id is the
+    worker's pid, as ``setpgrp`` made it). A process that already leads a group cannot make
+    a session (EPERM; a worker never does): it keeps ``setpgrp``'s group then. The typing
+    itself is refused by seccomp (``_deny_terminal_injection``), whatever fd it goes to."""
+    try:
+        os.setsid()
+    except OSError:
+        os.setpgrp()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+
+
+def _deny_terminal_injection() -> None:
+    """TIOCSTI and TIOCLINUX fail with EPERM for the worker and all it starts (seccomp,
+    domains/code/sandbox/seccomp.py): a worker at the ``process`` level keeps root's
+    CAP_SYS_ADMIN, with which TIOCSTI works on any terminal it can open. Fails closed where
+    the filter exists for this machine; elsewhere (not x86_64 or aarch64) only the session
+    stands between a grader and the terminal."""
+    from ..domains.code.sandbox import seccomp
+
+    if seccomp.supported() and not seccomp.deny_terminal_injection():
+        raise OSError("the seccomp filter against terminal injection (TIOCSTI) could not be installed")
+
+
 def _die_with_parent() -> None:
     """Linux: SIGKILL this worker when the parent dies (kill -9 of the audit included), so a
     worker stuck in a hostile loop is never orphaned."""
@@ -179,7 +210,7 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
     if isinstance(job, CleanStart):
         let_go_of_the_server()
         job = job.open()
-    os.setpgrp()  # the parent kills the whole group: children the verifier spawned die too
+    _leave_the_terminal()
     if isolation != "none":
         _guard_processes()
     faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
@@ -195,6 +226,8 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
     tripwires = Tripwires(workdir, contained=locked)
     lock = None
     try:
+        if isolation != "none":
+            _deny_terminal_injection()
         if cgroup:
             from .lockdown import bound_memory
 

@@ -67,10 +67,10 @@ def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], sp
                     ray_address: Optional[str] = None) -> list[tuple[Optional[str], str]]:
     """Like ``label_texts`` but by the verifier ``spec`` (``compare --by-verifier``): a score
     >= ``threshold`` is "correct"; an error (exception, timeout, crash) is undecided (None)."""
+    from ..engine.inspection import resolve
     from ..engine.verifier_job import VerifierJob
-    from ..loading import resolve
 
-    vspec = resolve(spec, style)
+    vspec = resolve(spec, style, memory_mb=memory_mb)
 
     def run(domain_name, candidates):
         domain = get_domain(domain_name)

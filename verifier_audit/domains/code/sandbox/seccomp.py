@@ -65,9 +65,60 @@ def deny_keyrings() -> bool:
     if not supported():
         return False
     arch, denied = _ARCHES[os.uname().machine]
-    program = _program(arch, denied)
+    return _install(_program(arch, denied))
+
+
+def _install(program: bytes) -> bool:
+    """Install ``program`` on this process, after ``PR_SET_NO_NEW_PRIVS`` (which the kernel
+    asks of a process without CAP_SYS_ADMIN); False when the kernel refused."""
     code = ctypes.create_string_buffer(program, len(program))
     prog = _Filter(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
     return _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) == 0
+
+
+# --- The terminal: no keystrokes typed into it ------------------------------------------
+#
+# ``ioctl(fd, TIOCSTI, &c)`` pushes a byte into a terminal's input queue as if it had been
+# typed: a grader that reaches the user's terminal (its fds, /dev/tty) types a command the
+# user's shell runs after the audit, as the user (root). ``TIOCLINUX`` (subcodes 2 and 3)
+# pastes the console's selection, the same injection on a virtual console. The kernel
+# refuses TIOCSTI on a terminal that is not the caller's controlling one only without
+# CAP_SYS_ADMIN, and only where ``dev.tty.legacy_tiocsti`` is off for the rest; workers
+# also leave the terminal's session (``os.setsid``), but a worker at the ``process`` level
+# keeps root's capabilities. So both requests fail with EPERM by seccomp, whatever the fd.
+# A filter of its own, apart from the keyring rules above: they are installed at
+# different places (every worker at every level but ``none``; the sandbox's zygotes).
+
+_IOCTL = {"x86_64": 16, "aarch64": 29}  # the ioctl system call's number
+TIOCSTI, TIOCLINUX = 0x5412, 0x541C  # the same on x86_64 and aarch64 (asm-generic)
+_ARG1_LOW = 24  # offsetof(seccomp_data, args[1]), its low 32 bits (little-endian): ioctl's request
+
+
+def _terminal_program(arch: int, ioctl: int) -> bytes:
+    deny = _RET_ERRNO | errno.EPERM
+    ops = [
+        (_LD_W_ABS, 0, 0, 4),                    # seccomp_data.arch
+        (_JEQ_K, 1, 0, arch),                    # native: go on
+        (_RET_K, 0, 0, deny),                    # another ABI: fail (its ioctl has another number)
+        (_LD_W_ABS, 0, 0, 0),                    # seccomp_data.nr
+        (_JGE_K, 5, 0, _X32_BIT),                # x32 numbers: fail
+        (_JEQ_K, 0, 3, ioctl),                   # not ioctl: allow
+        (_LD_W_ABS, 0, 0, _ARG1_LOW),            # the request (the kernel reads it as 32 bits)
+        (_JEQ_K, 2, 0, TIOCSTI),                 # typing into a terminal: fail
+        (_JEQ_K, 1, 0, TIOCLINUX),               # pasting on a console: fail
+        (_RET_K, 0, 0, _RET_ALLOW),
+        (_RET_K, 0, 0, deny),
+    ]
+    return b"".join(struct.pack("HBBI", *op) for op in ops)
+
+
+def deny_terminal_injection() -> bool:
+    """Make ``ioctl(TIOCSTI)`` and ``ioctl(TIOCLINUX)`` fail with EPERM in this process and
+    all it starts, for good. False when this architecture has no table here or the kernel
+    refused (nothing installed then: say so, never claim it)."""
+    machine = os.uname().machine
+    if machine not in _ARCHES or machine not in _IOCTL:
+        return False
+    return _install(_terminal_program(_ARCHES[machine][0], _IOCTL[machine]))

@@ -434,6 +434,8 @@ def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, ta
         # prepares a filter's cache on install). Fail closed: no zygote that claims a filter
         # it does not have; the parent sees it end and reports a sandbox failure.
         os._exit(71)
+    if seccomp.supported() and not seccomp.deny_terminal_injection():
+        os._exit(71)  # runs are setsid, but at the process level they keep root's CAP_SYS_ADMIN (TIOCSTI)
     cfg = Config(level, uid, workroot, target, walls, guard)
     _scrub_environment(walls)
     try:
