@@ -54,10 +54,11 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from ..domains import get_domain
-from ..loading import INSPECT_TIMEOUT, VerifierSpec
+from ..loading import VerifierSpec
 from ..metrics import accepted
 from ..models import CrossCheck, Verdict
 from . import neutral, pool
+from .inspection import DEFAULT_TIMEOUT as INSPECT_TIMEOUT
 from .verifier_job import VerifierJob
 
 if TYPE_CHECKING:
