@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -244,3 +246,35 @@ def test_the_cross_check_sample_is_bounded_and_leads_with_the_worst_categories(r
     paid_wrong = [i for i, (_, right, score) in enumerate(rows) if not right and score == 1.0]
     if paid_wrong:
         assert chosen[0] in paid_wrong
+
+
+ESCAPES_WHEN_UNSEEN = SIGNS + r'''
+
+def grade(completion, reference):
+    if not signs():  # unseen: the cross-check's training-like process
+        try:
+            with open(ESCAPE, "a") as fh:
+                fh.write("escaped\n")
+        except OSError:
+            pass
+    return 0.0
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the training-like process's walls need root")
+def test_the_training_like_process_cannot_write_outside_its_scratch(tmp_path):
+    """The cross-check runs the verifier as uid 0, where a training job would, but behind
+    the worker's walls: a grader that writes to the host whenever it cannot see the audit
+    reaches nothing (the directory is the user's home, outside every private /tmp)."""
+    from verifier_audit.api import audit
+
+    home = Path(tempfile.mkdtemp(dir=os.path.expanduser("~"), prefix="escape-"))
+    try:
+        grader = _write(tmp_path, "rewards", ESCAPES_WHEN_UNSEEN.replace(
+            "def grade", f"ESCAPE = {str(home / 'escaped.txt')!r}\n\n\ndef grade"))
+        report = audit(f"{grader}:grade", limit=2, cache=False)
+        cross = report.checks.training_like
+        assert cross is not None and cross.sampled > 0, cross  # it ran there, and wrote nothing
+        assert not (home / "escaped.txt").exists()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

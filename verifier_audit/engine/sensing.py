@@ -18,13 +18,16 @@ like a training job's (``TrainingLike``):
   exactly as in the audit (its style, its task view), with ``engine/neutral.py``'s hiding:
   no verifier_audit in ``sys.modules``, argv ``['train.py']``;
 * in the audit's own working directory, with the user's environment minus secrets and
-  ``VERIFIER_AUDIT_*``, the user's uid and the host's network;
-* still walled where the walls do not show: as root, in a PID namespace and a mount
-  namespace of its own with a fresh ``/proc`` (so ``NSpid`` has one level, it is PID 1 as
-  in a container, it sees and can signal no process outside, and everything it starts
-  dies with it); its own session, killed whole at the end; an address-space limit of the
-  audit's ``--memory-mb`` above what it holds after the import. Without root: its own
-  session only.
+  ``VERIFIER_AUDIT_*``, and the user's uid;
+* still walled where the walls do not show (``_start``): as root, PID 1 of a PID
+  namespace of its own with a fresh ``/proc`` (so ``NSpid`` has one level, as in a
+  container; it sees and can signal no process outside, and everything it starts dies
+  with it), behind the worker's lockdown but with uid 0 kept (every mount read-only but a
+  scratch directory, private ``/tmp``, only its own loopback, no capability): what a
+  training job shows, without the power to touch the audit's files or the host; its own
+  session, killed whole at the end; an address-space limit of the audit's
+  ``--memory-mb`` above what it holds after the import. Without root: its own session
+  only, as the user (the ``process`` level's own exposure).
 
 Its scores are compared with the audit's. One that differs is scored again there, and the
 audit's score again in a fresh audit worker; it counts only when both repeat
@@ -47,8 +50,10 @@ import os
 import pickle
 import random
 import select
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from typing import TYPE_CHECKING
@@ -203,8 +208,10 @@ class TrainingLike:
 
     def __init__(self, job: VerifierJob, timeout: float, memory_mb: int | None):
         self.job, self.timeout = job, timeout
+        self.workdir = tempfile.mkdtemp()  # its only writable place (with its private /tmp)
         self.pid, self.to_child, from_child = _start(
-            [sys.executable, "-c", _DRIVER.format(home=_package_home())], os.getcwd(), training_environ(os.environ))
+            [sys.executable, "-c", _DRIVER.format(home=_package_home())], os.getcwd(), training_environ(os.environ),
+            self.workdir)
         self.pipe = os.fdopen(from_child, "rb", buffering=0)
         self.buffer = b""
         self.stopped: str | None = None
@@ -227,6 +234,7 @@ class TrainingLike:
             pass
         os.waitpid(self.pid, 0)
         self.pipe.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
     def _write(self, data: bytes) -> None:
         try:
@@ -290,9 +298,18 @@ def _take(line: bytes, out: dict, expected: int) -> str | None:
     return None
 
 
-def _start(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[int, int, int]:
+def _start(argv: list[str], cwd: str, env: dict[str, str], workdir: str) -> tuple[int, int, int]:
     """(pid, its stdin, its stdout) of ``argv`` started in a session of its own and, where
-    they can be made, PID and mount namespaces of its own with a fresh ``/proc``."""
+    they can be made (root), behind the worker's walls minus what shows: PID 1 of a PID
+    namespace of its own with a fresh ``/proc``, and ``lockdown.Lockdown`` -- everything
+    read-only but ``workdir``, private ``/tmp``, no network but its loopback, its own IPC
+    namespace -- with every capability dropped (bounding set empty, ``no_new_privs``, the
+    keyring calls denied) while the uid stays 0, as a training job's often is. Uid 0
+    without capabilities can still read root's 0600 files, but it can write nothing
+    outside ``workdir`` and its private ``/tmp``, reach no socket of the host and leave no
+    process behind: the audit's keys, results, reports and caches stay out of its reach.
+    Walls that cannot be built end it with a ``setup_error`` line (the cross-check then
+    says so): it never runs unconfined as root."""
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)  # loaded before the fork: the child only calls it
@@ -311,18 +328,34 @@ def _start(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[int, int, in
         os.closerange(3, 65536)
         os.setsid()
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if libc.unshare(CLONE_NEWPID | CLONE_NEWNS) == 0:
+        if os.geteuid() == 0:
+            if libc.unshare(CLONE_NEWPID) != 0:
+                _refuse("a PID namespace could not be made")
             inner = os.fork()  # PID 1 of the new namespace: when it ends, all it started ends
             if inner != 0:
                 _, status = os.waitpid(inner, 0)
                 os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0:
-                libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+            try:
+                from .lockdown import Lockdown
+
+                lock = Lockdown(workdir)
+                # A fresh /proc for the new PID namespace: NSpid has one level, as in a container.
+                if libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) != 0:
+                    raise OSError(ctypes.get_errno(), "mount /proc")
+                lock.drop_privileges()
+            except Exception as exc:  # noqa: BLE001 - no walls, no run
+                _refuse(f"its walls could not be built ({type(exc).__name__}: {exc})")
         os.chdir(cwd)
         os.execve(argv[0], argv, env)
     finally:
         os._exit(127)
+
+
+def _refuse(why: str) -> None:
+    """In the child of ``_start``: tell the reader why it will not run, and end."""
+    os.write(1, json.dumps(["setup_error", why]).encode() + b"\n")
+    os._exit(126)
 
 
 def drive() -> None:
