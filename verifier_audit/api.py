@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
@@ -50,6 +51,7 @@ def audit(
     options: Optional[Union[dict, list[str]]] = None,
     executor: str = "local",
     ray_address: Optional[str] = None,
+    pass_env: tuple[str, ...] = (),
 ) -> Report:
     """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict).
 
@@ -66,26 +68,32 @@ def audit(
     ``executor``: ``"ray"`` runs the oracle's and the verifier's calls on a Ray cluster
     (``ray_address``: as ``--ray-address``; docs/ray.md), ``"local"`` on this machine.
     A composite reward (TRL's reward functions, a rubric) is audited whole; ``audit_parts``
-    also audits each member alone."""
-    return _audit_specs([_spec(verifier, style, options)], **_settings(locals()))[0]
+    also audits each member alone. ``pass_env``: environment variables the verifier's
+    workers get beyond the allow-list (as ``--pass-env``; verifier_audit/environment.py)."""
+    return _audit_specs([_spec(verifier, style, options, pass_env)], **_settings(locals()))[0]
 
 
 def audit_parts(verifier: Union[str, Callable, Any], **kwargs) -> dict[str, Report]:
     """Like ``audit``, for a composite reward: its report whole (first) and one per member
     (``name[function]``), all on the same candidates. A plain function gives one report."""
-    spec = _spec(verifier, kwargs.pop("style", None), kwargs.pop("options", None))
+    spec = _spec(verifier, kwargs.pop("style", None), kwargs.pop("options", None), kwargs.pop("pass_env", ()))
     reports = _audit_specs(with_parts(spec), **_settings({**_DEFAULTS, **kwargs}))
     return {r.verifier: r for r in reports}
 
 
-def _spec(verifier, style, options):
+def _spec(verifier, style, options, pass_env=()):
     """A spec string is resolved without importing it here; an object (a function, a list
     of TRL reward functions, an environment) is used as it is."""
-    return resolve(verifier, style, options) if isinstance(verifier, str) else from_callable(verifier, style, options)
+    if isinstance(verifier, str):
+        return resolve(verifier, style, options, pass_env=tuple(pass_env))
+    return dataclasses.replace(from_callable(verifier, style, options), pass_env=tuple(pass_env))
+
+
+_NOT_SETTINGS = ("verifier", "style", "options", "pass_env")  # what makes the spec, not the audit's options
 
 
 def _settings(given: dict) -> dict:
-    return {k: v for k, v in given.items() if k not in ("verifier", "style", "options")}
+    return {k: v for k, v in given.items() if k not in _NOT_SETTINGS}
 
 
 def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshold, max_debt, max_category,
@@ -110,4 +118,4 @@ def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshol
 
 
 _DEFAULTS = {name: p.default for name, p in inspect.signature(audit).parameters.items()
-             if name not in ("verifier", "style", "options")}
+             if name not in _NOT_SETTINGS}

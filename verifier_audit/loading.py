@@ -35,6 +35,18 @@ class VerifierSpec:
     part: str | None = None
     #: the members a composite reward has (each audited alone beside the whole; see ``with_parts``)
     parts: tuple[str, ...] = ()
+    #: the environment variables passed to its workers beyond the allow-list (``--pass-env``)
+    pass_env: tuple[str, ...] = ()
+
+    @property
+    def env_names(self) -> tuple[str, ...]:
+        """What its workers get of the audit's environment beyond the allow-list
+        (environment.py): the ``--pass-env`` names, those its style's options name (a
+        judge's ``api_key_env``), and, for a remote style, the proxy variables."""
+        from .environment import PROXY
+        from .frameworks._client import env_names
+
+        return tuple(dict.fromkeys([*self.pass_env, *env_names(self.opts), *(PROXY if self.remote else ())]))
 
     @property
     def opts(self) -> dict[str, str]:
@@ -166,7 +178,8 @@ def with_parts(spec: VerifierSpec) -> list[VerifierSpec]:
     return [spec] + [replace(spec, name=f"{spec.name}[{p}]", part=p, parts=()) for p in spec.parts]
 
 
-def resolve(spec: str, style: str | None = None, options: list[str] | dict | None = None) -> VerifierSpec:
+def resolve(spec: str, style: str | None = None, options: list[str] | dict | None = None,
+            pass_env: tuple[str, ...] = ()) -> VerifierSpec:
     """Check ``spec`` and fix its style -- without importing the verifier in this process.
 
     The verifier under audit is not trusted, and import-time code runs with the power of
@@ -174,27 +187,30 @@ def resolve(spec: str, style: str | None = None, options: list[str] | dict | Non
     gate). So the signature is read in a short-lived interpreter of its own; the workers
     import the verifier again, each for itself. Remote styles (a reward server, a judge)
     import nothing: the spec is the URL."""
-    return resolve_many([(spec, style, options)])[0]
+    return resolve_many([(spec, style, options)], pass_env)[0]
 
 
-def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]]) -> list[VerifierSpec]:
+def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]],
+                 pass_env: tuple[str, ...] = ()) -> list[VerifierSpec]:
     """``resolve`` for several (spec, style, options) at once, in order; raises the first
-    load error. Specs of one module (or file) are read by one interpreter, which imports it
+    load error. ``pass_env``: the variables its workers get beyond the allow-list
+    (``VerifierSpec.pass_env``); the inspecting interpreter gets them too. Specs of one module (or file) are read by one interpreter, which imports it
     once (the default math audit's four reference verifiers: one import of ~1 s instead of
     four); different modules get interpreters of their own, run side by side, so a
     module's import-time code never sees another's."""
     planned = [_plan(*request) for request in requests]
     wanted = {p.key: p for p in planned if isinstance(p, _Planned) and p.key not in _RESOLVED}
-    failed = _inspect_in_groups(list(wanted.values()))
+    failed = _inspect_in_groups(list(wanted.values()), tuple(pass_env))
     out = []
     for p in planned:
         if isinstance(p, VerifierSpec):
-            out.append(p)
+            out.append(replace(p, pass_env=tuple(pass_env)))
             continue
         if p.key in failed:
             raise failed[p.key]
         found_style, parts = _RESOLVED[p.key]
-        out.append(VerifierSpec(spec=p.spec, name=p.name, style=found_style, options=p.options, parts=tuple(parts)))
+        out.append(VerifierSpec(spec=p.spec, name=p.name, style=found_style, options=p.options, parts=tuple(parts),
+                                pass_env=tuple(pass_env)))
     return out
 
 
@@ -255,7 +271,7 @@ _RESOLVED: dict[tuple, tuple[str, list[str]]] = {}
 INSPECT_TIMEOUT = 120.0  # seconds for the verifier's import in the inspecting interpreter
 
 
-def _inspect_in_groups(planned: list[_Planned]) -> dict[tuple, VerifierLoadError]:
+def _inspect_in_groups(planned: list[_Planned], pass_env: tuple[str, ...] = ()) -> dict[tuple, VerifierLoadError]:
     """Inspect ``planned`` (from ``_plan``), one interpreter per module, up to one per core
     at once; fills ``_RESOLVED``, returns the load errors by key."""
     from concurrent.futures import ThreadPoolExecutor
@@ -267,7 +283,7 @@ def _inspect_in_groups(planned: list[_Planned]) -> dict[tuple, VerifierLoadError
 
     def inspect_group(group: list[_Planned]) -> None:
         requests = [{"spec": p.spec, "style": p.style, "options": list(p.options)} for p in group]
-        for p, answer in zip(group, _inspect_elsewhere(requests)):
+        for p, answer in zip(group, _inspect_elsewhere(requests, pass_env)):
             if isinstance(answer, VerifierLoadError):
                 failed[p.key] = answer
             else:
@@ -281,13 +297,20 @@ def _inspect_in_groups(planned: list[_Planned]) -> dict[tuple, VerifierLoadError
     return failed
 
 
-def _inspect_elsewhere(requests: list[dict]) -> list:
-    """The (style, parts) of each request, as read by a separate interpreter, or its load error."""
+def _inspect_elsewhere(requests: list[dict], pass_env: tuple[str, ...] = ()) -> list:
+    """The (style, parts) of each request, as read by a separate interpreter, or its load
+    error. The interpreter gets the workers' environment (environment.py): the allow-list,
+    ``pass_env`` and what the requests' options name; what it says is masked."""
     import json
     import subprocess
 
+    from .environment import mask, secret_values, worker_environment
+    from .frameworks._client import env_names
+
     here = str(Path(__file__).resolve().parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here] + [p for p in sys.path if p])}
+    names = [*pass_env, *(n for r in requests for n in env_names(dict(r["options"])))]
+    env = {**worker_environment(os.environ, names), "PYTHONPATH": os.pathsep.join([here] + [p for p in sys.path if p])}
+    hidden = secret_values(os.environ, names)
     first = requests[0]["spec"]
     try:
         done = subprocess.run([sys.executable, "-c", "from verifier_audit.loading import _inspect_main; _inspect_main()"],
@@ -303,11 +326,11 @@ def _inspect_elsewhere(requests: list[dict]) -> list:
             raise ValueError("not one answer per request")
     except (ValueError, IndexError):
         tail = (done.stderr or "").strip().splitlines()[-3:]
-        error = VerifierLoadError(f"verifier {first!r}: the interpreter that imports it exited with {done.returncode}"
-                                  f"{': ' + ' | '.join(tail) if tail else ''}")
+        error = VerifierLoadError(mask(f"verifier {first!r}: the interpreter that imports it exited with "
+                                       f"{done.returncode}{': ' + ' | '.join(tail) if tail else ''}", hidden))
         return [error] * len(requests)
     return [(a["style"], a.get("parts", [])) if a.get("ok") else
-            VerifierLoadError(a.get("error") or f"verifier {r['spec']!r}: could not be loaded")
+            VerifierLoadError(mask(str(a.get("error") or f"verifier {r['spec']!r}: could not be loaded"), hidden))
             for r, a in zip(requests, answers)]
 
 

@@ -16,11 +16,15 @@ from typing import Optional
 class CleanStart:
     """What a clean worker needs to become the caller's worker: the job, pickled once by the
     parent, and the caller's cwd, environment and import path as they are now (the clean
-    server has those of when it started)."""
+    server has those of when it started). The environment is the job's: for a verifier's,
+    the allow-list and what is passed to it by name (engine/limits.job_environment), so
+    the audit's secrets never reach the worker, not even in this object."""
 
     def __init__(self, job: Job):
+        from .limits import job_environment
+
         self.job = pickle.dumps(job)
-        self.cwd, self.env, self.path = os.getcwd(), dict(os.environ), list(sys.path)
+        self.cwd, self.env, self.path = os.getcwd(), job_environment(job), list(sys.path)
         # The start method a verifier's own multiprocessing uses: the caller's default, as in
         # a training job (the server would otherwise pass on its own, forkserver).
         self.start_method = mp.get_start_method()
