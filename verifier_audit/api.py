@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional, Union
 
 from .domains import get_domain
 from .engine.audit import AuditOptions, default_cache_dir, prepare
+from .engine.limits import FILE_MB, MAX_PROCESSES
 from .loading import from_callable, resolve, with_parts
 from .models import GateConfig, Report
 from .plan import audit as _audit
@@ -52,6 +53,8 @@ def audit(
     executor: str = "local",
     ray_address: Optional[str] = None,
     pass_env: tuple[str, ...] = (),
+    file_mb: Optional[int] = FILE_MB,
+    max_processes: Optional[int] = MAX_PROCESSES,
 ) -> Report:
     """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict).
 
@@ -69,7 +72,9 @@ def audit(
     (``ray_address``: as ``--ray-address``; docs/ray.md), ``"local"`` on this machine.
     A composite reward (TRL's reward functions, a rubric) is audited whole; ``audit_parts``
     also audits each member alone. ``pass_env``: environment variables the verifier's
-    workers get beyond the allow-list (as ``--pass-env``; verifier_audit/environment.py)."""
+    workers get beyond the allow-list (as ``--pass-env``; verifier_audit/environment.py);
+    ``file_mb``, ``max_processes``: the largest file a worker writes and the processes its
+    tree holds (as ``--file-mb``, ``--max-processes``; None: no limit; engine/limits.py)."""
     return _audit_specs([_spec(verifier, style, options, pass_env)], **_settings(locals()))[0]
 
 
@@ -99,14 +104,14 @@ def _settings(given: dict) -> dict:
 def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshold, max_debt, max_category,
                  max_false_rejection, max_error_rate, waive, fields, results, cache, progress, probe_sample,
                  isolation, min_slice_n, weights_from, slice_field, search, executor="local",
-                 ray_address=None) -> list[Report]:
+                 ray_address=None, file_mb=FILE_MB, max_processes=MAX_PROCESSES) -> list[Report]:
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
                         max_error_rate=max_error_rate, waived_categories=list(waive), min_slice_n=min_slice_n),
         results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
         probe_sample=probe_sample, isolation=isolation, slice_field=slice_field, search=search,
-        executor=executor, ray_address=ray_address,
+        executor=executor, ray_address=ray_address, file_mb=file_mb or None, max_processes=max_processes or None,
     )
     check_executor_options(executor, ray_address)
     loaded = load_suite(suite, fields=fields)

@@ -88,10 +88,16 @@ def secret_values(environ: Mapping[str, str], passed: Iterable[str] = ()) -> lis
 
 
 def mask(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every occurrence of each of ``secrets`` replaced by ``MASK``."""
+    """``text`` with every occurrence of each of ``secrets`` replaced by ``MASK``, until
+    none is left (a secret made of ``*`` could otherwise be put back together by the
+    masks around it; a secret longer than the mask shrinks the text each round)."""
     if not text:
         return text
     for secret in secrets:
-        if secret in text:
+        if not secret:
+            continue
+        while secret in text:
             text = text.replace(secret, MASK)
+            if len(secret) <= len(MASK):
+                break
     return text

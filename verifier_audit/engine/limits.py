@@ -60,6 +60,7 @@ MAX_PROCESSES = 1024  # processes and threads a worker's tree may hold, unless -
 FILE_LIMIT_WORDS = "file size limit reached"
 PROCESS_LIMIT_WORDS = "process limit reached"
 _EFBIG = "[Errno 27]"
+_REFUSED_FORK = ("[Errno 11]", "can't start new thread", "Resource temporarily unavailable")
 
 
 # --------------------------------------------------------------------------- the environment
@@ -138,7 +139,6 @@ class WorkerLimits:
     pids: Optional[str] = None  # the cgroup whose pids.max bounds the tree
     owned: bool = False  # the pids cgroup was made for this worker (removed with it)
     filtered: bool = True  # seccomp (every level but none)
-    refused: int = 0  # forks refused at pids.max so far (the parent's count, to tell a call's own)
 
     @classmethod
     def for_worker(cls, file_mb: Optional[int], max_processes: Optional[int], isolation: str, tree: bool,
@@ -177,16 +177,19 @@ class WorkerLimits:
     # ------------------------------------------------------------------ in the parent
 
     def explain(self, error: Optional[str], secrets: list[str]) -> Optional[str]:
-        """A call's error as stored and shown: secrets masked, and what limit it hit said."""
+        """A call's error as stored and shown: secrets masked, and the limit it hit said
+        after it (the exception's type stays first: the report counts errors by it). A
+        refused fork or thread (EAGAIN) is the process limit's when the worker's cgroup has
+        refused one: the count alone cannot say which call it was, the worker runs the next
+        call of its chunk before the parent reads this one's result."""
         if error is None:
             return None
         error = mask(error, secrets)
-        if (_EFBIG in error or "SIGXFSZ" in error) and FILE_LIMIT_WORDS not in error:
-            error = f"{FILE_LIMIT_WORDS} ({self.file_mb} MiB per file): {error}"
-        refused = self._forks_refused()
-        if refused > self.refused and PROCESS_LIMIT_WORDS not in error:
-            error = f"{PROCESS_LIMIT_WORDS} ({self.max_processes} processes and threads per worker): {error}"
-        self.refused = refused
+        if self.file_mb and (_EFBIG in error or "SIGXFSZ" in error) and FILE_LIMIT_WORDS not in error:
+            error = f"{error} ({FILE_LIMIT_WORDS}: {self.file_mb} MiB per file)"
+        if any(words in error for words in _REFUSED_FORK) and PROCESS_LIMIT_WORDS not in error \
+                and self._forks_refused():
+            error = f"{error} ({PROCESS_LIMIT_WORDS}: {self.max_processes} processes and threads per worker)"
         return error
 
     def _forks_refused(self) -> int:
