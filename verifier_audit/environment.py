@@ -28,6 +28,7 @@ both use it, and the list lives once.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Iterable, Mapping
 
@@ -80,10 +81,13 @@ def worker_environment(environ: Mapping[str, str], passed: Iterable[str] = ()) -
 def secret_values(environ: Mapping[str, str], passed: Iterable[str] = ()) -> list[str]:
     """The values to mask: those of the ``passed`` variables and of every variable whose
     name looks like a secret's, longest first (so a key that contains another is masked
-    whole)."""
+    whole). A passed variable whose value is the absolute path of an existing file is
+    not masked unless its name looks like a secret's: a path says where something is
+    (a database, a data directory), and a finding that names it must stay readable."""
     passed = set(passed) | set(PROXY)
     found = {v for k, v in environ.items()
-             if (k in passed or SECRET_NAME.search(k)) and len(v) >= MIN_SECRET and not is_allowed(k)}
+             if len(v) >= MIN_SECRET and not is_allowed(k)
+             and (SECRET_NAME.search(k) or (k in passed and not (os.path.isabs(v) and os.path.exists(v))))}
     return sorted(found, key=len, reverse=True)
 
 
