@@ -34,9 +34,15 @@ LEAKS = '''
 import os
 
 def leaks_the_environment(completion, reference):
-    """Sends back every variable it can see whose value looks like a key."""
+    """Sends back every variable it can see whose value looks like a key: in os.environ, and
+    in the environment its process was started with (/proc/self/environ)."""
     seen = {k: v for k, v in os.environ.items() if v.startswith("sk-")}
-    raise RuntimeError(f"seen={seen!r} named={os.environ.get('VA_FAKE_API_KEY', 'absent')}")
+    try:  # unreadable at the namespaces level (the uid changed after the exec)
+        with open("/proc/self/environ", "rb") as fh:
+            started = [v.decode() for v in fh.read().split(b"\\0") if b"=sk-" in v]
+    except OSError as exc:
+        started = type(exc).__name__
+    raise RuntimeError(f"seen={seen!r} named={os.environ.get('VA_FAKE_API_KEY', 'absent')} started={started!r}")
 '''
 
 
@@ -63,13 +69,14 @@ def test_a_secret_of_the_audits_environment_never_reaches_the_results_or_the_rep
     grader = tmp_path / "leaky.py"
     grader.write_text(LEAKS)
     env = {"VA_FAKE_API_KEY": SECRET, "VA_FAKE_PLAIN": "sk-plain-value-7ab3d"}
-    # Not passed: the worker's environment is the allow-list; the secret is not there.
+    # Not passed: the worker's environment is the allow-list; the secret is not there, not
+    # even in the environment its process started with (readable at the process level).
     hidden = tmp_path / "hidden"
     hidden.mkdir()
-    r = _command(*_audit_args(f"{grader}:leaks_the_environment", hidden), env=env)
+    r = _command(*_audit_args(f"{grader}:leaks_the_environment", hidden, "--isolation", "process"), env=env)
     assert r.returncode in (0, 1), r.stderr[-2000:]
     errors = _errors(hidden)
-    assert errors and all("seen={}" in e and "named=absent" in e for e in errors), errors[:3]
+    assert errors and all("seen={}" in e and "named=absent" in e and "started=[]" in e for e in errors), errors[:3]
     # Passed by name: the verifier gets it, and what it sends back is masked everywhere.
     passed = tmp_path / "passed"
     passed.mkdir()
@@ -315,3 +322,21 @@ def test_a_ledger_entry_of_a_live_process_is_kept_and_of_a_reused_pid_removed(tm
     finally:
         live.stdin.close()
         live.wait()
+
+
+def test_pass_env_in_the_config_reaches_the_spec_and_a_bad_name_is_an_input_error(tmp_path):
+    from verifier_audit.config import load_config
+    from verifier_audit.errors import InputError
+    from verifier_audit.plan import make_groups
+
+    grader = tmp_path / "leaky.py"
+    grader.write_text(LEAKS)
+    project = tmp_path / "pyproject.toml"
+    project.write_text(f'[tool.verifier_audit]\nsuite = "math"\npass_env = ["VA_FAKE_API_KEY"]\n\n'
+                       f'[[tool.verifier_audit.verifiers]]\nspec = "{grader}:leaks_the_environment"\n')
+    [group] = make_groups({"pass_env": ["VA_OTHER"]}, load_config(project), [])
+    assert [s.pass_env for s in group.specs] == [("VA_FAKE_API_KEY", "VA_OTHER")]
+    project.write_text('[tool.verifier_audit]\nsuite = "math"\n\npass_env = ["NOT-A-NAME"]\n')
+    with pytest.raises(InputError) as err:
+        load_config(project)
+    assert f"{project}:4" in str(err.value) and "pass_env" in str(err.value) and "NOT-A-NAME" in str(err.value)

@@ -46,8 +46,15 @@ def without_main_module():
     """multiprocessing re-runs the caller's ``__main__`` script in each process it starts
     this way (so that functions defined there can be unpickled); a user's unguarded script
     would then run again -- audit and all -- in every worker. Clean workers need nothing
-    from ``__main__``: their job is verifier_audit's own and names the verifier by a spec."""
+    from ``__main__``: their job is verifier_audit's own and names the verifier by a spec.
+
+    The server is also started with the workers' allow-listed environment only: a process
+    keeps the environment it was started with in its memory (``/proc/self/environ``), and
+    every worker forked from the server would read the audit's keys there, whatever
+    ``CleanStart`` later puts in ``os.environ``."""
     from multiprocessing import spawn
+
+    from ..environment import worker_environment
 
     original = spawn.get_preparation_data
 
@@ -58,10 +65,15 @@ def without_main_module():
         return data
 
     spawn.get_preparation_data = without_main
+    kept = dict(os.environ)
+    trimmed = worker_environment(kept)
+    for name in set(kept) - set(trimmed):
+        del os.environ[name]
     try:
         yield
     finally:
         spawn.get_preparation_data = original
+        os.environ.update(kept)
 
 
 def let_go_of_the_server() -> None:
