@@ -10,6 +10,7 @@ import multiprocessing as mp
 import os
 import pickle
 import sys
+import tempfile
 from typing import Optional
 
 
@@ -51,7 +52,9 @@ def without_main_module():
     The server is also started with the workers' allow-listed environment only: a process
     keeps the environment it was started with in its memory (``/proc/self/environ``), and
     every worker forked from the server would read the audit's keys there, whatever
-    ``CleanStart`` later puts in ``os.environ``."""
+    ``CleanStart`` later puts in ``os.environ``. The temporary directory's variables stay
+    (the server's socket lives there, and this process's ``tempfile`` would otherwise
+    settle on ``/tmp`` for good if it first looked now)."""
     from multiprocessing import spawn
 
     from ..environment import worker_environment
@@ -65,8 +68,9 @@ def without_main_module():
         return data
 
     spawn.get_preparation_data = without_main
+    tempfile.gettempdir()  # settled from the full environment, before it is trimmed
     kept = dict(os.environ)
-    trimmed = worker_environment(kept)
+    trimmed = worker_environment(kept, ("TMPDIR", "TEMP", "TMP"))
     for name in set(kept) - set(trimmed):
         del os.environ[name]
     try:

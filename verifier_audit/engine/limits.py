@@ -1,4 +1,4 @@
-"""What bounds a worker besides its memory and its clock: the size of the files it writes,
+"""What bounds a verifier's worker besides its memory and its clock: the size of the files it writes,
 the processes its tree may hold, the kernel calls it may make, the environment it is given
 -- and the work directories a killed audit left behind.
 
@@ -21,8 +21,8 @@ Why each:
   ``RLIMIT_NPROC``, which counts the processes of a uid: it binds at the ``namespaces``
   level, where each worker is a uid of its own, and not for root (documented gap).
 * **Kernel calls** (``seccomp.deny_new_kernel_surfaces``): io_uring and new user
-  namespaces are refused in every worker at the ``process`` and ``namespaces`` levels
-  (and in the code sandbox's runs, by its zygote).
+  namespaces are refused in every verifier's worker at the ``process`` and ``namespaces``
+  levels (and in the code sandbox's runs, by its zygote).
 * **The environment** (``verifier_audit/environment.py``): a worker that runs the verifier
   gets the allow-list and the variables passed to it by name, nothing else.
 * **Work directories**. Each worker's directory is a ``tempfile.mkdtemp()`` of the default,
@@ -143,9 +143,13 @@ class WorkerLimits:
     @classmethod
     def for_worker(cls, file_mb: Optional[int], max_processes: Optional[int], isolation: str, tree: bool,
                    memory_cgroup: Optional[str]) -> "WorkerLimits":
-        """``tree``: the job's calls may fork (a verifier's): its tree is bounded."""
-        pids, owned = provision_pids(max_processes, memory_cgroup) if tree and isolation != "none" else (None, False)
-        return cls(file_mb, max_processes if tree else None, pids, owned, isolation != "none")
+        """``tree``: the job runs the verifier (its calls may fork: ``pool.Lane.tree_memory``);
+        only such a worker is bounded here. The audit's own jobs (the oracle, building a
+        SQL domain's fixtures, which may write a database of gigabytes) are trusted code."""
+        if not tree:
+            return cls(None, None, None, False, False)
+        pids, owned = provision_pids(max_processes, memory_cgroup) if isolation != "none" else (None, False)
+        return cls(file_mb, max_processes, pids, owned, isolation != "none")
 
     # ------------------------------------------------------------------ in the worker
 

@@ -339,9 +339,9 @@ def run_lanes(
     left to hand out (a worker's start costs more than a hang). A ``bounded`` lane has
     neither spares nor the idle cores' calls: at most ``workers`` of its calls run.
 
-    ``file_mb``: the largest file a worker may write; ``max_processes``: the tasks a
-    ``tree_memory`` lane's worker tree may hold (engine/limits.py; None: unbounded). What
-    the workers send back (errors, findings) is masked of the audit's secrets."""
+    ``file_mb``: the largest file a ``tree_memory`` lane's worker (a verifier's) may write;
+    ``max_processes``: the tasks its tree may hold (engine/limits.py; None: unbounded).
+    What the workers send back (errors, findings) is masked of the audit's secrets."""
     queues = [deque(lane.items) for lane in lanes]
     left = sum(len(q) for q in queues)
     if left == 0:
