@@ -123,6 +123,12 @@ def test_a_masked_text_never_holds_the_secret(secret, before, after, times):
 
 WRITES = '''
 import os
+import signal
+
+def dies_writing_two_gib(completion, reference):
+    """The same, with the signal the kernel sends at the limit put back to its default."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    return writes_two_gib(completion, reference)
 
 def writes_two_gib(completion, reference):
     """Writes 2 GiB, a MiB at a time, in its working directory."""
@@ -135,13 +141,14 @@ def writes_two_gib(completion, reference):
 '''
 
 
-@pytest.mark.parametrize("isolation", ["process", "namespaces"])
-def test_a_file_past_the_limit_is_an_error_verdict_and_the_audit_goes_on(tmp_path, isolation):
+@pytest.mark.parametrize("isolation, grader", [("process", "writes_two_gib"), ("namespaces", "writes_two_gib"),
+                                               ("process", "dies_writing_two_gib")])
+def test_a_file_past_the_limit_is_an_error_verdict_and_the_audit_goes_on(tmp_path, isolation, grader):
     if isolation == "namespaces" and lockdown.default_level() != "namespaces":
         pytest.skip("the namespaces level needs root on Linux")
-    grader = tmp_path / "writer.py"
-    grader.write_text(WRITES)
-    report = api_audit(f"{grader}:writes_two_gib", suite="math", limit=1, probe_sample=0, file_mb=2,
+    path = tmp_path / "writer.py"
+    path.write_text(WRITES)
+    report = api_audit(f"{path}:{grader}", suite="math", limit=1, probe_sample=0, file_mb=2,
                        isolation=isolation, workers=1, cache=True)
     assert report.n_candidates > 1 and report.errors == report.n_candidates  # every call ran, none wrote 2 GiB
     assert _messages(report) and all(limits.FILE_LIMIT_WORDS in m for m in _messages(report)), _messages(report)

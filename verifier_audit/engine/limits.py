@@ -190,7 +190,8 @@ class WorkerLimits:
             return None
         error = mask(error, secrets)
         if self.file_mb and (_EFBIG in error or "SIGXFSZ" in error) and FILE_LIMIT_WORDS not in error:
-            error = f"{error} ({FILE_LIMIT_WORDS}: {self.file_mb} MiB per file)"
+            # No number: a code-domain call may have hit its sandbox run's own limit (16 MiB).
+            error = f"{error} ({FILE_LIMIT_WORDS})"
         if any(words in error for words in _REFUSED_FORK) and PROCESS_LIMIT_WORDS not in error \
                 and self._forks_refused():
             error = f"{error} ({PROCESS_LIMIT_WORDS}: {self.max_processes} processes and threads per worker)"
