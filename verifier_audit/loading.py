@@ -193,11 +193,12 @@ def resolve(spec: str, style: str | None = None, options: list[str] | dict | Non
 def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]],
                  pass_env: tuple[str, ...] = ()) -> list[VerifierSpec]:
     """``resolve`` for several (spec, style, options) at once, in order; raises the first
-    load error. ``pass_env``: the variables its workers get beyond the allow-list
-    (``VerifierSpec.pass_env``); the inspecting interpreter gets them too. Specs of one module (or file) are read by one interpreter, which imports it
+    load error. Specs of one module (or file) are read by one interpreter, which imports it
     once (the default math audit's four reference verifiers: one import of ~1 s instead of
     four); different modules get interpreters of their own, run side by side, so a
-    module's import-time code never sees another's."""
+    module's import-time code never sees another's. ``pass_env``: the variables their
+    workers get beyond the allow-list (``VerifierSpec.pass_env``); the inspecting
+    interpreter gets them too (environment.py)."""
     planned = [_plan(*request) for request in requests]
     wanted = {p.key: p for p in planned if isinstance(p, _Planned) and p.key not in _RESOLVED}
     failed = _inspect_in_groups(list(wanted.values()), tuple(pass_env))

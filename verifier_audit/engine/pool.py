@@ -455,7 +455,8 @@ def run_lanes(
                             w.started = time.monotonic()
                             left -= 1
                             yield w.lane, Outcome(index, ok, value, w.limits.explain(err, secrets),
-                                                  None if ok else "exception", seconds, [mask(f, secrets) for f in fired])
+                                                  None if ok else "exception", seconds,
+                                                  [mask(f, secrets) for f in fired])
                             if not w.assigned:
                                 dispatch(w)
                 elif w.proc.sentinel in ready and not w.conn.poll():
