@@ -66,7 +66,7 @@ def evasion_audit(outside):
 
     def get(name: str):
         if name not in done:
-            done[name] = audit(prepared, [resolve(f"{FIXTURES}:{name}")], options)[0]
+            done[name] = audit(prepared, [resolve(f"{FIXTURES}:{name}", pass_env=("VA_EVASION_DIR",))], options)[0]
         return done[name]
 
     return get

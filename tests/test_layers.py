@@ -20,6 +20,7 @@ LAYERS = {
     "_version": 0,  # __version__, importing nothing
     "errors": 0,
     "resources": 0,
+    "environment": 0,  # the workers' allow-listed environment and the secrets' mask: loading and engine use it
     "cache_dir": 0,  # where caches live (an environment variable): the suite reader and the engine ask it
     "audit_files": 0,  # keys, signed caches, atomic outputs: the engine's files and the front ends' reports
     "argtypes": 0,

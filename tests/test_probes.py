@@ -111,7 +111,7 @@ def test_threaded_probe_runs_inside_the_sandbox_of_an_isolated_domain(monkeypatc
 
     monkeypatch.setenv("VA_PROBE_OUTSIDE", "1")
     report = api_audit(f"{FIXTURES}:outside_sandbox_mark", suite="code", limit=1, timeout=4, probe_sample=6,
-                       style="native")
+                       style="native", pass_env=("VA_PROBE_OUTSIDE",))
     assert report.errors == 0
     assert all(c.accepted == c.n for c in report.categories)  # every first-pass call ran sandboxed: 1.0
     checks = report.checks

@@ -324,11 +324,13 @@ def spider_audits(tmp_path_factory):
     options = AuditOptions(workers=2, timeout=10, cache_dir=cache, progress=False, probe_sample=0,
                            origins=("known_bad",))
     prepared = prepare("spider-dev", "dev", tasks, options)
-    specs = [resolve(f"{SCORERS}:{name}") for name in ("executes_everything", "read_only")]
+    passed = ("VA_TEST_DB_DIR", "VA_TEST_SIDE_DB")  # the scorers' paths, beyond the workers' allow-list
+    specs = [resolve(f"{SCORERS}:{name}", pass_env=passed) for name in ("executes_everything", "read_only")]
     # Scorers that write where the user's files are (a side database, the dataset itself)
     # run at the process level: at namespaces those writes fail (tests/test_isolation.py),
     # and what is checked here is that the audit sees them where they can happen.
-    writers = [resolve(f"{SCORERS}:{name}") for name in ("read_only_with_a_side_database", "executes_on_the_dataset")]
+    writers = [resolve(f"{SCORERS}:{name}", pass_env=passed)
+               for name in ("read_only_with_a_side_database", "executes_on_the_dataset")]
     at_process = dataclasses.replace(options, isolation="process")
     tables = integrity.tables(db_dir / "shop" / "shop.sqlite", "sqlite")
     with pytest.MonkeyPatch.context() as mp:  # the workers inherit the environment

@@ -28,7 +28,7 @@ def _audit(name: str, suite: str = "math", limit: int = 4, **kw):
     options = AuditOptions(workers=2, timeout=20.0, cache_dir=None, probe_sample=0, **kw)
     loaded = load_suite(suite)
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, limit), options)
-    return audit(prepared, [resolve(f"{FIXTURES}:{name}")], options)[0]
+    return audit(prepared, [resolve(f"{FIXTURES}:{name}", pass_env=("VA_SLEEPER_DIR",))], options)[0]
 
 
 @pytest.mark.parametrize("name", ["strong_in_a_process", "pooled"])
@@ -74,7 +74,7 @@ def test_kill_9_of_the_audit_leaves_no_verifier_process_behind(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "verifier_audit", "run", "--verifier", f"{FIXTURES}:leaves_a_sleeper",
          "--limit", "3", "--no-progress", "--no-cache", "--no-config", "--workers", "2",
-         "--isolation", "process", "--results", str(tmp_path / "r.jsonl")],
+         "--isolation", "process", "--results", str(tmp_path / "r.jsonl"), "--pass-env", "VA_SLEEPER_DIR"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         # Bounded by work, not time: wait until the verifier has started a few children.

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
@@ -15,6 +16,7 @@ from typing import Any, Callable, Optional, Union
 from .domains import get_domain
 from .engine.audit import AuditOptions, default_cache_dir, prepare
 from .engine.inspection import resolve
+from .engine.limits import FILE_MB, MAX_PROCESSES
 from .loading import from_callable, with_parts
 from .models import GateConfig, Report
 from .plan import audit as _audit
@@ -51,6 +53,9 @@ def audit(
     options: Optional[Union[dict, list[str]]] = None,
     executor: str = "local",
     ray_address: Optional[str] = None,
+    pass_env: tuple[str, ...] = (),
+    file_mb: Optional[int] = FILE_MB,
+    max_processes: Optional[int] = MAX_PROCESSES,
 ) -> Report:
     """Audit one verifier; returns its Report (``report.gate.passed`` is the verdict).
 
@@ -67,42 +72,50 @@ def audit(
     ``executor``: ``"ray"`` runs the oracle's and the verifier's calls on a Ray cluster
     (``ray_address``: as ``--ray-address``; docs/ray.md), ``"local"`` on this machine.
     A composite reward (TRL's reward functions, a rubric) is audited whole; ``audit_parts``
-    also audits each member alone."""
-    return _audit_specs([_spec(verifier, style, options, isolation)], **_settings(locals()))[0]
+    also audits each member alone. ``pass_env``: environment variables the verifier's
+    workers get beyond the allow-list (as ``--pass-env``; verifier_audit/environment.py);
+    ``file_mb``, ``max_processes``: the largest file a worker writes and the processes its
+    tree holds (as ``--file-mb``, ``--max-processes``; None: no limit; engine/limits.py)."""
+    return _audit_specs([_spec(verifier, style, options, isolation, pass_env)], **_settings(locals()))[0]
 
 
 def audit_parts(verifier: Union[str, Callable, Any], **kwargs) -> dict[str, Report]:
     """Like ``audit``, for a composite reward: its report whole (first) and one per member
     (``name[function]``), all on the same candidates. A plain function gives one report."""
-    spec = _spec(verifier, kwargs.pop("style", None), kwargs.pop("options", None), kwargs.get("isolation"))
+    spec = _spec(verifier, kwargs.pop("style", None), kwargs.pop("options", None), kwargs.get("isolation"),
+                 kwargs.pop("pass_env", ()))
     reports = _audit_specs(with_parts(spec), **_settings({**_DEFAULTS, **kwargs}))
     return {r.verifier: r for r in reports}
 
 
-def _spec(verifier, style, options, isolation=None):
+def _spec(verifier, style, options, isolation=None, pass_env=()):
     """A spec string is resolved without importing it here (its signature is read behind
     the walls of its calls, at ``isolation``); an object (a function, a list of TRL reward
-    functions, an environment) is used as it is."""
+    functions, an environment) is used as it is. ``pass_env``: what its workers get beyond
+    the environment's allow-list."""
     if isinstance(verifier, str):
-        return resolve(verifier, style, options, isolation=isolation)
-    return from_callable(verifier, style, options)
+        return resolve(verifier, style, options, isolation=isolation, pass_env=tuple(pass_env))
+    return dataclasses.replace(from_callable(verifier, style, options), pass_env=tuple(pass_env))
+
+
+_NOT_SETTINGS = ("verifier", "style", "options", "pass_env")  # what makes the spec, not the audit's options
 
 
 def _settings(given: dict) -> dict:
-    return {k: v for k, v in given.items() if k not in ("verifier", "style", "options")}
+    return {k: v for k, v in given.items() if k not in _NOT_SETTINGS}
 
 
 def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshold, max_debt, max_category,
                  max_false_rejection, max_error_rate, waive, fields, results, cache, progress, probe_sample,
                  isolation, min_slice_n, weights_from, slice_field, search, executor="local",
-                 ray_address=None) -> list[Report]:
+                 ray_address=None, file_mb=FILE_MB, max_processes=MAX_PROCESSES) -> list[Report]:
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
                         max_error_rate=max_error_rate, waived_categories=list(waive), min_slice_n=min_slice_n),
         results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
         probe_sample=probe_sample, isolation=isolation, slice_field=slice_field, search=search,
-        executor=executor, ray_address=ray_address,
+        executor=executor, ray_address=ray_address, file_mb=file_mb or None, max_processes=max_processes or None,
     )
     check_executor_options(executor, ray_address)
     loaded = load_suite(suite, fields=fields)
@@ -114,4 +127,4 @@ def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshol
 
 
 _DEFAULTS = {name: p.default for name, p in inspect.signature(audit).parameters.items()
-             if name not in ("verifier", "style", "options")}
+             if name not in _NOT_SETTINGS}

@@ -4,10 +4,12 @@ fall in, refused by argparse with the range in the message ("must be in [0, 1], 
 from __future__ import annotations
 
 import argparse
+import re
 
 MAX_WORKERS = 256  # a bound on forks, not on cores
 MIN_MEMORY_MB = 64  # the smallest worker memory limit; 0 is no limit
 MAX_SECONDS = 86_400
+MIN_PROCESSES = 16  # a worker's own processes (its PID namespace's init, the worker) and a few threads
 
 
 def _checked(cast, ok, what: str):
@@ -33,6 +35,25 @@ rate = _checked(float, lambda v: 0 <= v <= 1, "in [0, 1]")
 open_unit = _checked(float, lambda v: 0 < v < 1, "in (0, 1)")
 top_p = _checked(float, lambda v: 0 < v <= 1, "in (0, 1]")
 temperature = _checked(float, lambda v: v >= 0, ">= 0 (0 is greedy)")
+file_mb = _checked(int, lambda v: v >= 0, ">= 0 (0: no limit)")
+max_processes = _checked(int, lambda v: v == 0 or v >= MIN_PROCESSES, f"0 (no limit) or >= {MIN_PROCESSES}")
+env_name = _checked(str, lambda v: re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) is not None,
+                    "an environment variable's name (letters, digits, _)")
+
+
+def add_limit_options(group) -> None:
+    """What bounds a worker besides memory and time, and what of the environment it gets
+    (engine/limits.py, environment.py): the same flags wherever a verifier runs."""
+    group.add_argument("--file-mb", type=file_mb, default=None,
+                       help="largest file a worker may write, MiB (default 1024; 0: no limit); a write past it is "
+                            "the call's error, 'file size limit reached'")
+    group.add_argument("--max-processes", type=max_processes, default=None,
+                       help="processes and threads a verifier's worker may hold together (default 1024; 0: no "
+                            "limit): a pids cgroup per worker where one can be made, else RLIMIT_NPROC of its own uid")
+    group.add_argument("--pass-env", action="append", type=env_name, default=None, metavar="NAME",
+                       help="pass this environment variable to the verifier's workers (repeatable; a judge's API "
+                            "key); they get only PATH, locale, thread counts and the like otherwise; its value is "
+                            "masked (***) in results and reports (docs/threat-model.md)")
 
 
 # --isolation: the levels of engine/lockdown.py, weakest first.

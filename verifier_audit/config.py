@@ -120,6 +120,10 @@ class ProjectConfig(_Section):
     timeout: Optional[Seconds] = None
     oracle_timeout: Optional[Seconds] = None
     memory_mb: Optional[Annotated[int, _range(argtypes.memory_mb)]] = None  # 0: no limit
+    file_mb: Optional[Annotated[int, _range(argtypes.file_mb)]] = None  # largest file a worker writes; 0: no limit
+    max_processes: Optional[Annotated[int, _range(argtypes.max_processes)]] = None  # per worker tree; 0: no limit
+    #: environment variables passed to the verifier's workers beyond the allow-list (environment.py)
+    pass_env: list[Annotated[str, _range(argtypes.env_name)]] = Field(default_factory=list)
     threshold: Rate = 0.5
     probe_sample: Optional[Annotated[int, _range(argtypes.nonnegative_int)]] = None  # determinism/thread probes; 0: none
     answer_formats: Optional[StrictBool] = None  # the answer-format probe (docs/answer-formats.md); false: off

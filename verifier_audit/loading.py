@@ -46,6 +46,18 @@ class VerifierSpec:
     part: str | None = None
     #: the members a composite reward has (each audited alone beside the whole; see ``with_parts``)
     parts: tuple[str, ...] = ()
+    #: the environment variables passed to its workers beyond the allow-list (``--pass-env``)
+    pass_env: tuple[str, ...] = ()
+
+    @property
+    def env_names(self) -> tuple[str, ...]:
+        """What its workers get of the audit's environment beyond the allow-list
+        (environment.py): the ``--pass-env`` names, those its style's options name (a
+        judge's ``api_key_env``), and, for a remote style, the proxy variables."""
+        from .environment import PROXY
+        from .frameworks._client import env_names
+
+        return tuple(dict.fromkeys([*self.pass_env, *env_names(self.opts), *(PROXY if self.remote else ())]))
 
     @property
     def opts(self) -> dict[str, str]:
@@ -201,7 +213,7 @@ def with_parts(spec: VerifierSpec) -> list[VerifierSpec]:
 
 
 def resolve(spec: str, style: str | None = None, options: list[str] | dict | None = None, *,
-            inspect: Inspector | None = None) -> VerifierSpec:
+            inspect: Inspector | None = None, pass_env: tuple[str, ...] = ()) -> VerifierSpec:
     """Check ``spec`` and fix its style -- without importing the verifier in this process.
 
     The verifier under audit is not trusted, and import-time code runs with the power of
@@ -212,7 +224,7 @@ def resolve(spec: str, style: str | None = None, options: list[str] | dict | Non
     verifier call (``engine/inspection.py``: a worker of the engine's pool, at the audit's
     isolation level); the workers import it again, each for itself. Remote styles (a
     reward server, a judge) import nothing: the spec is the URL."""
-    return resolve_many([(spec, style, options)], inspect=inspect)[0]
+    return resolve_many([(spec, style, options)], inspect=inspect, pass_env=pass_env)[0]
 
 
 #: (groups of requests, one group per module) -> per group, the raw answers (one dict per
@@ -229,28 +241,31 @@ def set_inspector(inspect: Inspector) -> None:
 
 
 def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]], *,
-                 inspect: Inspector | None = None) -> list[VerifierSpec]:
+                 inspect: Inspector | None = None, pass_env: tuple[str, ...] = ()) -> list[VerifierSpec]:
     """``resolve`` for several (spec, style, options) at once, in order; raises the first
     load error. Specs of one module (or file) are read by one interpreter, which imports it
     once (the default math audit's four reference verifiers: one import of ~1 s instead of
     four); different modules get interpreters of their own, run side by side, so a
-    module's import-time code never sees another's."""
+    module's import-time code never sees another's. ``pass_env``: the variables their
+    workers get beyond the allow-list (``VerifierSpec.pass_env``); the inspecting
+    interpreter gets them too (environment.py)."""
     planned = [_plan(*request) for request in requests]
     wanted = {p.key: p for p in planned if isinstance(p, _Planned) and p.key not in _RESOLVED}
     if inspect is None and wanted:
         if not _INSPECTOR:
             raise RuntimeError("no inspector: import verifier_audit (its root names the confined one)")
         inspect = _INSPECTOR[0]
-    failed = _inspect_in_groups(list(wanted.values()), inspect)
+    failed = _inspect_in_groups(list(wanted.values()), inspect, tuple(pass_env))
     out = []
     for p in planned:
         if isinstance(p, VerifierSpec):
-            out.append(p)
+            out.append(replace(p, pass_env=tuple(pass_env)))
             continue
         if p.key in failed:
             raise failed[p.key]
         found_style, parts = _RESOLVED[p.key]
-        out.append(VerifierSpec(spec=p.spec, name=p.name, style=found_style, options=p.options, parts=tuple(parts)))
+        out.append(VerifierSpec(spec=p.spec, name=p.name, style=found_style, options=p.options, parts=tuple(parts),
+                                pass_env=tuple(pass_env)))
     return out
 
 
@@ -310,17 +325,23 @@ def _builtin_spec(spec: str, style: str | None) -> tuple[str, str] | None:
 _RESOLVED: dict[tuple, tuple[str, list[str]]] = {}
 
 
-def _inspect_in_groups(planned: list[_Planned], inspect: Inspector) -> dict[tuple, VerifierLoadError]:
+def _inspect_in_groups(planned: list[_Planned], inspect: Inspector,
+                       pass_env: tuple[str, ...] = ()) -> dict[tuple, VerifierLoadError]:
     """Inspect ``planned`` (from ``_plan``) through ``inspect``, one group per module (a
     module's specs share one import; different modules never share one); fills
-    ``_RESOLVED``, returns the load errors by key."""
+    ``_RESOLVED``, returns the load errors by key. Each request names the environment
+    variables its inspecting worker gets beyond the allow-list (``env_names``: ``pass_env``
+    and what its options name), as its workers will (environment.py)."""
+    from .frameworks._client import env_names
+
     groups: dict[str, list[_Planned]] = {}
     for p in planned:
         groups.setdefault(p.spec.rpartition(":")[0], []).append(p)
     if not groups:
         return {}
     failed: dict[tuple, VerifierLoadError] = {}
-    requests = [[{"spec": p.spec, "style": p.style, "options": list(p.options)} for p in group]
+    requests = [[{"spec": p.spec, "style": p.style, "options": list(p.options),
+                  "env_names": list(dict.fromkeys([*pass_env, *env_names(dict(p.options))]))} for p in group]
                 for group in groups.values()]
     for group, asked, raw in zip(groups.values(), requests, inspect(requests)):
         for p, answer in zip(group, _answers(asked, raw)):

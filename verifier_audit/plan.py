@@ -29,6 +29,7 @@ from .engine.audit import (
     run_settings,
 )
 from .engine.inspection import resolve_many
+from .engine.limits import FILE_MB, MAX_PROCESSES
 from .engine.lockdown import resolve_level
 from .engine.slices import DEFAULT_FIELD as DEFAULT_SLICE_FIELD
 from .engine.slices import SliceWeights, weights_of
@@ -84,6 +85,18 @@ def weights_path(given: dict[str, Any], config: Optional[ProjectConfig]) -> Opti
     return path
 
 
+def pass_env(given: dict[str, Any], config: Optional[ProjectConfig]) -> tuple[str, ...]:
+    """The environment variables the verifiers' workers get beyond the allow-list: those of
+    ``--pass-env`` and of the config's ``pass_env`` together (environment.py)."""
+    names = [*(config.pass_env if config is not None else ()), *(given.get("pass_env") or ())]
+    for name in names:
+        try:
+            argtypes.env_name(name)
+        except argparse.ArgumentTypeError as exc:
+            raise InputError(f"pass_env {name!r}: {exc}") from None
+    return tuple(dict.fromkeys(names))
+
+
 def _first(*values):
     return next((v for v in values if v is not None), None)
 
@@ -112,6 +125,7 @@ GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_ra
 _RANGES = {"limit": argtypes.positive_int, "workers": argtypes.workers, "timeout": argtypes.positive_float,
            "oracle_timeout": argtypes.positive_float, "memory_mb": argtypes.memory_mb, "threshold": argtypes.rate,
            "probe_sample": argtypes.nonnegative_int, **{k: argtypes.rate for k in GATE_OPTIONS},
+           "file_mb": argtypes.file_mb, "max_processes": argtypes.max_processes,
            "min_slice_n": argtypes.positive_int, "search": argtypes.nonnegative_int}
 
 
@@ -140,6 +154,8 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         workers=_first(given.get("workers"), c.workers, DEFAULT_WORKERS),
         oracle_timeout=_first(given.get("oracle_timeout"), c.oracle_timeout, 10.0),
         memory_mb=_memory_mb(given, c),
+        file_mb=_first(given.get("file_mb"), c.file_mb, FILE_MB) or None,
+        max_processes=_first(given.get("max_processes"), c.max_processes, MAX_PROCESSES) or None,
         threshold=_first(given.get("threshold"), entry.threshold if entry else None, c.threshold, 0.5),
         gate=gate,
         enforce_gate=enforce_gate,
@@ -228,7 +244,8 @@ def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifier
     requests = [(spec, style if style != "auto" or entry is None else entry.style,
                  verifier_options if verifier_options or entry is None else entry.options)
                 for spec, entry in zip(verifiers, entries)]
-    for spec, entry, resolved in zip(verifiers, entries, resolve_many(requests, **inspection(given, config))):
+    for spec, entry, resolved in zip(verifiers, entries, resolve_many(requests, **inspection(given, config),
+                                                                     pass_env=pass_env(given, config))):
         choice = suite_choice(given, config, entry)
         options, timeout = audit_options(given, config, spec, entry)
         key = json.dumps([choice.key(), options.threshold, options.gate.model_dump(), timeout], default=str)

@@ -52,6 +52,7 @@ def add_suite_options(p: argparse.ArgumentParser, formats) -> None:
     g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
                    help="address space a worker may add to what it maps at start (default 4096 MiB; 0: no limit)")
     argtypes.add_isolation_option(g)
+    argtypes.add_limit_options(g)
     argtypes.add_executor_options(g)
     g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
     g.add_argument("--only", action="append", choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
@@ -69,7 +70,7 @@ def given_options(args) -> dict:
     names = ("suite", "format", "split", "limit", "seed", "workers", "timeout", "oracle_timeout", "memory_mb",
              "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "domain", "db_dir",
              "resume", "probe_sample", "isolation", "min_slice_n", "weights_from", "slice_field", "search",
-             "executor", "ray_address", "inspect_timeout")
+             "executor", "ray_address", "inspect_timeout", "file_mb", "max_processes", "pass_env")
     given = {n: getattr(args, n, None) for n in names}
     given.update(fields=args.field, waive=getattr(args, "waive", []), no_cache=args.no_cache,
                  origins=getattr(args, "only", None),

@@ -54,6 +54,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
                    help="address-space limit per worker (default 4096 MiB; 0: no limit)")
     argtypes.add_isolation_option(g)
+    argtypes.add_limit_options(g)
     argtypes.add_executor_options(g)
     g.add_argument("--seed", type=int, default=None, help="seed of the probes' sample (default 0)")
     g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
@@ -91,7 +92,7 @@ def run(args) -> int:
     from ..engine.pool import PoolError
     from ..errors import InputError
     from ..loading import with_parts
-    from ..plan import audit_options, check_waivers, unique_names, waiver_sources
+    from ..plan import audit_options, check_waivers, pass_env, unique_names, waiver_sources
     from ..report.failure import display_spec
     from ..report.markdown import to_markdown
     from ..report.terminal import render_gate_failures, render_report
@@ -109,12 +110,13 @@ def run(args) -> int:
         given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
                                                "max_debt", "max_category", "max_false_rejection",
                                                "max_error_rate", "resume", "probe_sample", "isolation",
-                                               "executor", "ray_address")}
+                                               "executor", "ray_address", "file_mb", "max_processes", "pass_env")}
         given.update(waive=args.waive, progress=False if args.no_progress else None)
         options, timeout = audit_options(given, config)
         options.results = args.results
         resolved = resolve_many([(spec, args.style, args.verifier_options) for spec in args.verifier],
-                                isolation=options.isolation, timeout=args.inspect_timeout, memory_mb=options.memory_mb)
+                                isolation=options.isolation, timeout=args.inspect_timeout, memory_mb=options.memory_mb,
+                                pass_env=pass_env(given, config))
         specs = unique_names([part for spec in resolved for part in with_parts(spec)])
         result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
                                suite_format=args.suite_format, timeout=timeout,

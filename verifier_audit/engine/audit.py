@@ -221,7 +221,8 @@ def verdicts_of_many(calls: list[tuple[VerifierSpec, list[Candidate], list[int]]
              for job, (_, _, todo) in zip(jobs, calls)]
     for k, out in run_lanes(lanes, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
                             quiet=options.quiet_workers, on_wait=progress.in_flight, executor=options.executor,
-                            ray_address=options.ray_address):
+                            ray_address=options.ray_address, file_mb=options.file_mb,
+                            max_processes=options.max_processes):
         spec, candidates, _ = calls[k]
         yield k, _verdict(spec, candidates[out.index], out)
 

@@ -10,17 +10,22 @@ import multiprocessing as mp
 import os
 import pickle
 import sys
+import tempfile
 from typing import Optional
 
 
 class CleanStart:
     """What a clean worker needs to become the caller's worker: the job, pickled once by the
     parent, and the caller's cwd, environment and import path as they are now (the clean
-    server has those of when it started)."""
+    server has those of when it started). The environment is the job's: for a verifier's,
+    the allow-list and what is passed to it by name (engine/limits.job_environment), so
+    the audit's secrets never reach the worker, not even in this object."""
 
     def __init__(self, job: Job):
+        from .limits import job_environment
+
         self.job = pickle.dumps(job)
-        self.cwd, self.env, self.path = os.getcwd(), dict(os.environ), list(sys.path)
+        self.cwd, self.env, self.path = os.getcwd(), job_environment(job), list(sys.path)
         # The start method a verifier's own multiprocessing uses: the caller's default, as in
         # a training job (the server would otherwise pass on its own, forkserver).
         self.start_method = mp.get_start_method()
@@ -42,8 +47,17 @@ def without_main_module():
     """multiprocessing re-runs the caller's ``__main__`` script in each process it starts
     this way (so that functions defined there can be unpickled); a user's unguarded script
     would then run again -- audit and all -- in every worker. Clean workers need nothing
-    from ``__main__``: their job is verifier_audit's own and names the verifier by a spec."""
+    from ``__main__``: their job is verifier_audit's own and names the verifier by a spec.
+
+    The server is also started with the workers' allow-listed environment only: a process
+    keeps the environment it was started with in its memory (``/proc/self/environ``), and
+    every worker forked from the server would read the audit's keys there, whatever
+    ``CleanStart`` later puts in ``os.environ``. The temporary directory's variables stay
+    (the server's socket lives there, and this process's ``tempfile`` would otherwise
+    settle on ``/tmp`` for good if it first looked now)."""
     from multiprocessing import spawn
+
+    from ..environment import worker_environment
 
     original = spawn.get_preparation_data
 
@@ -54,10 +68,16 @@ def without_main_module():
         return data
 
     spawn.get_preparation_data = without_main
+    tempfile.gettempdir()  # settled from the full environment, before it is trimmed
+    kept = dict(os.environ)
+    trimmed = worker_environment(kept, ("TMPDIR", "TEMP", "TMP"))
+    for name in set(kept) - set(trimmed):
+        del os.environ[name]
     try:
         yield
     finally:
         spawn.get_preparation_data = original
+        os.environ.update(kept)
 
 
 def let_go_of_the_server() -> None:

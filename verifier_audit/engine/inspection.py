@@ -59,6 +59,12 @@ class InspectJob:
     def setup(self) -> None:
         """Nothing: the import is the call, so that the call's time limit bounds it."""
 
+    @property
+    def env_names(self) -> tuple[str, ...]:
+        """What the worker gets of the audit's environment beyond the allow-list: what its
+        verifiers' workers will get (engine/limits.job_environment)."""
+        return tuple(dict.fromkeys(n for r in self.requests for n in r.get("env_names", ())))
+
     def readable_paths(self) -> list[str]:
         """The verifier's own file's directory (made traversable for the worker's uid)."""
         return sorted({d for r in self.requests for d in source_dirs(r["spec"])})
@@ -117,12 +123,12 @@ def confined(isolation: Optional[str] = None, timeout: Optional[float] = None,
 
 
 def resolve_many(requests: list[tuple], *, isolation: Optional[str] = None, timeout: Optional[float] = None,
-                 memory_mb: Optional[int] = 4096) -> list[VerifierSpec]:
+                 memory_mb: Optional[int] = 4096, pass_env: tuple[str, ...] = ()) -> list[VerifierSpec]:
     """``loading.resolve_many``, the verifiers read at the audit's isolation level."""
-    return _resolve_many(requests, inspect=confined(isolation, timeout, memory_mb))
+    return _resolve_many(requests, inspect=confined(isolation, timeout, memory_mb), pass_env=tuple(pass_env))
 
 
 def resolve(spec: str, style: Optional[str] = None, options=None, **confine) -> VerifierSpec:
     """``loading.resolve``, the verifier read at the audit's isolation level (``confine``:
-    ``isolation``, ``timeout``, ``memory_mb`` as ``resolve_many``)."""
+    ``isolation``, ``timeout``, ``memory_mb``, ``pass_env`` as ``resolve_many``)."""
     return resolve_many([(spec, style, options)], **confine)[0]

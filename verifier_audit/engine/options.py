@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..models import Candidate, DroppedCandidate, GateConfig, Task
+from .limits import FILE_MB, MAX_PROCESSES
 from .slices import SliceWeights
 
 
@@ -21,6 +22,11 @@ class AuditOptions:
     timeout: float = 10.0
     oracle_timeout: float = 10.0
     memory_mb: Optional[int] = 4096
+    # The largest file a worker may write and the tasks a verifier's worker tree may hold
+    # (engine/limits.py); None: no limit. Not in the fingerprint: a verdict they change is
+    # an error that says so.
+    file_mb: Optional[int] = FILE_MB
+    max_processes: Optional[int] = MAX_PROCESSES
     threshold: float = 0.5
     gate: GateConfig = field(default_factory=GateConfig)
     enforce_gate: bool = True

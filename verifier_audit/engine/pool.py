@@ -28,7 +28,6 @@ import multiprocessing as mp
 import os
 import shutil
 import signal
-import tempfile
 import time
 import weakref
 from collections import deque
@@ -36,6 +35,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
+from . import limits as _limits
+from ..environment import mask
 from .clean_server import CleanStart, clean_context, warm_clean_server, without_main_module
 from .worker_main import MAX_MESSAGE, _guard_processes, worker_main  # noqa: F401 - the tests reach the guard here
 
@@ -135,9 +136,10 @@ def _take_cgroup() -> Optional[str]:
 
 class _Worker:
     def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False,
-                 isolation: str = "process", tree_memory: bool = False, lane: int = 0):
+                 isolation: str = "process", tree_memory: bool = False, lane: int = 0,
+                 file_mb: Optional[int] = _limits.FILE_MB, max_processes: Optional[int] = _limits.MAX_PROCESSES):
         self.lane = lane  # the index of its job in run_lanes
-        self.workdir = tempfile.mkdtemp(prefix="va-worker-")
+        self.workdir = _limits.make_workdir()  # a neutral name, in the ledger a killed audit's next run reads
         self.conn, child = ctx.Pipe()
         # The memory bound of the worker's whole tree (``tree_memory``): a cgroup where one
         # can be made (made here, joined by the worker, removed with it), else the parent's
@@ -147,12 +149,13 @@ class _Worker:
         self.tree_limit = memory_mb * 2**20 if tree_memory and memory_mb and isolation != "none" else None
         if self.tree_limit:
             self.cgroup = _take_cgroup()
+        self.limits = _limits.WorkerLimits.for_worker(file_mb, max_processes, isolation, tree_memory, self.cgroup)
         # Not daemonic: a daemonic process may not start children, and verifiers do (see
         # _guard_processes). The parent still never leaves one behind: stop() and kill()
         # end the worker's whole process group.
         self.proc = ctx.Process(target=worker_main, daemon=False,
                                 args=(job, child, memory_mb, self.workdir, quiet, None if clean else os.getpid(),
-                                      isolation, self.cgroup))
+                                      isolation, self.cgroup, self.limits))
         if clean:
             with without_main_module():
                 self.proc.start()
@@ -183,6 +186,7 @@ class _Worker:
 
             memory.release(("cgroup", self.cgroup))
             self.cgroup = None
+        self.limits.release()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def start_watch(self) -> None:
@@ -312,6 +316,8 @@ def run_lanes(
     on_restart: Optional[Callable[[str], None]] = None,
     on_wait: Optional[Callable[[list[float]], None]] = None,
     spare: Optional[int] = None,
+    file_mb: Optional[int] = _limits.FILE_MB,
+    max_processes: Optional[int] = _limits.MAX_PROCESSES,
 ) -> Iterator[tuple[int, Outcome]]:
     """Yield (lane, Outcome) for every item of every lane (in completion order), whatever
     the calls do. Lanes start in order: the next one when those before it have handed out
@@ -331,7 +337,11 @@ def run_lanes(
     they run (they wait, they do not compute: ``_IdleCores``); a slow call that is not a
     hang shares its core with at most one more. Spares stay until their lane has nothing
     left to hand out (a worker's start costs more than a hang). A ``bounded`` lane has
-    neither spares nor the idle cores' calls: at most ``workers`` of its calls run."""
+    neither spares nor the idle cores' calls: at most ``workers`` of its calls run.
+
+    ``file_mb``: the largest file a ``tree_memory`` lane's worker (a verifier's) may write;
+    ``max_processes``: the tasks its tree may hold (engine/limits.py; None: unbounded).
+    What the workers send back (errors, findings) is masked of the audit's secrets."""
     queues = [deque(lane.items) for lane in lanes]
     left = sum(len(q) for q in queues)
     if left == 0:
@@ -342,6 +352,7 @@ def run_lanes(
     # verifier under audit): those start from a clean server and get the job as data.
     contexts = [clean_context() if lane.clean else mp.get_context("fork") for lane in lanes]
     payloads = [CleanStart(lane.job) if lane.clean else lane.job for lane in lanes]
+    secrets = _limits.secrets_of(lane.job for lane in lanes)
     pool: list[_Worker] = []
     retired: list[_Worker] = []  # asked to stop (their lane has nothing left): joined at the end
     idle = _IdleCores()
@@ -350,7 +361,8 @@ def run_lanes(
 
     def new_worker(k: int) -> _Worker:
         lane = lanes[k]
-        return _Worker(contexts[k], payloads[k], memory_mb, quiet, lane.clean, lane.isolation, lane.tree_memory, k)
+        return _Worker(contexts[k], payloads[k], memory_mb, quiet, lane.clean, lane.isolation, lane.tree_memory, k,
+                       file_mb, max_processes)
 
     def start_lanes() -> None:
         nonlocal started_lanes
@@ -436,13 +448,15 @@ def run_lanes(
                             w.start_watch()
                             dispatch(w)
                         elif msg[0] == "setup_error":
-                            raise PoolError(f"worker setup failed: {msg[1]}")
+                            raise PoolError(f"worker setup failed: {mask(msg[1], secrets)}")
                         else:
                             index, ok, value, err, seconds, fired = msg
                             w.assigned.popleft()
                             w.started = time.monotonic()
                             left -= 1
-                            yield w.lane, Outcome(index, ok, value, err, None if ok else "exception", seconds, fired)
+                            yield w.lane, Outcome(index, ok, value, w.limits.explain(err, secrets),
+                                                  None if ok else "exception", seconds,
+                                                  [mask(f, secrets) for f in fired])
                             if not w.assigned:
                                 dispatch(w)
                 elif w.proc.sentinel in ready and not w.conn.poll():
@@ -457,7 +471,8 @@ def run_lanes(
                     if w.assigned:
                         index = w.assigned.popleft()
                         left -= 1
-                        yield w.lane, Outcome(index, False, error=f"crash: {reason}", error_kind="crash",
+                        yield w.lane, Outcome(index, False, error=w.limits.explain(f"crash: {reason}", secrets),
+                                              error_kind="crash",
                                               seconds=time.monotonic() - w.started)
                     replace(w, reason)
             now = time.monotonic()

@@ -203,7 +203,8 @@ def _run(job, items: list[int], options: AuditOptions, timeout: float):
     gen = pool.run(job, items, workers=options.workers, timeout=timeout, memory_mb=options.memory_mb,
                    quiet=options.quiet_workers, clean=getattr(job, "clean", False),
                    isolation=job.isolation_level(options.isolation) if isinstance(job, VerifierJob) else "process",
-                   tree_memory=isinstance(job, VerifierJob), bounded=getattr(job, "bounded", False))
+                   tree_memory=isinstance(job, VerifierJob), bounded=getattr(job, "bounded", False),
+                   file_mb=options.file_mb, max_processes=options.max_processes)
     try:
         for out in gen:
             outcomes[out.index] = out

@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ..errors import InputError
-from . import pool
+from . import limits, pool
 from .pool import Outcome, PoolError
 
 MISSING_RAY = "--executor ray needs Ray: pip install 'verifier-audit[ray]'"
@@ -341,6 +341,8 @@ def run(
     tree_memory: bool = False,
     bounded: bool = False,
     address: Optional[str] = None,
+    file_mb: Optional[int] = limits.FILE_MB,
+    max_processes: Optional[int] = limits.MAX_PROCESSES,
 ) -> Iterator[Outcome]:
     """Yield an Outcome for every item (in completion order), whatever the calls do, running
     them on a Ray cluster (``address``: as ``connect``). As ``pool.run``, except:
@@ -357,7 +359,8 @@ def run(
     ray = connect(address)
     system_errors = _system_errors(ray)
     settings = dict(timeout=timeout, memory_mb=memory_mb, quiet=quiet, setup_timeout=setup_timeout, clean=clean,
-                    isolation=isolation, tree_memory=tree_memory, bounded=bounded)
+                    isolation=isolation, tree_memory=tree_memory, bounded=bounded, file_mb=file_mb,
+                    max_processes=max_processes)
     driver = {"cwd": os.getcwd(), "path": list(sys.path)}
     box = [ray.put(job)]
     task = _remote(ray)

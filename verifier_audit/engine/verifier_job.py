@@ -76,6 +76,12 @@ class VerifierJob:
         return "process" if self.spec.remote and level == "namespaces" else level
 
     @property
+    def env_names(self) -> tuple[str, ...]:
+        """The variables its workers get beyond the environment's allow-list: its workers run
+        the verifier, so they get no more (engine/limits.py, environment.py)."""
+        return self.spec.env_names
+
+    @property
     def privileged_setup(self) -> bool:
         """Whether setup needs the worker's privileges: a domain that isolates each call in
         a sandbox of its own (code) starts that sandbox, which makes namespaces, in setup,

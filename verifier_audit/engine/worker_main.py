@@ -200,10 +200,11 @@ def _max_fd() -> int:
 
 
 def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: Optional[int],
-                 isolation: str = "process", cgroup: Optional[str] = None) -> None:
+                 isolation: str = "process", cgroup: Optional[str] = None, limits=None) -> None:
     """``job``: the Job itself (forked from the parent), or a _CleanStart (started from the
     clean server: ``parent`` None, the server is the parent and dies with the audit).
-    ``isolation``: a level of engine/lockdown.py; ``cgroup``: the tree's memory cgroup."""
+    ``isolation``: a level of engine/lockdown.py; ``cgroup``: the tree's memory cgroup;
+    ``limits``: its file size, process and kernel-call bounds (engine/limits.WorkerLimits)."""
     _die_with_parent()
     if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(0)
@@ -228,6 +229,8 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
     try:
         if isolation != "none":
             _deny_terminal_injection()
+        if limits is not None:
+            limits.join()
         if cgroup:
             from .lockdown import bound_memory
 
@@ -239,6 +242,8 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
             lock = Lockdown(workdir, tuple(readable() if readable else ()))
             lock.drop_privileges(worker_uid())
             tripwires.layers = lock.scratch_listings()
+        if limits is not None:
+            limits.enter(job)
     except BaseException as exc:  # noqa: BLE001 - fail closed: no worker without its walls
         _send(conn, ["setup_error", f"isolation '{isolation}' could not be set up ({type(exc).__name__}: {exc}); "
                                     "--isolation process runs without the namespaces"[:2000]])

@@ -377,6 +377,14 @@ def follow_redirects_option(options: Mapping[str, str], error=ValueError) -> boo
     raise error(f"--verifier-option follow_redirects={options['follow_redirects']}: expected true or false")
 
 
+def env_names(options: Mapping[str, str]) -> list[str]:
+    """The environment variables a remote style's options name (``api_key_env=NAME``,
+    ``header_env.X=NAME``): its client reads them in the worker, so they pass to the
+    worker's environment (verifier_audit/environment.py) without a ``--pass-env``."""
+    return sorted({value for key, value in options.items()
+                   if (key == "api_key_env" or key.startswith("header_env.")) and value})
+
+
 def header_options(options: Mapping[str, str], error=ValueError) -> dict[str, str]:
     """``header.NAME=VALUE`` and ``header_env.NAME=ENVVAR`` (the value read from the
     environment, so the key never appears on a command line or in a config file)."""

@@ -64,7 +64,7 @@ class Calls:
         job = VerifierJob(self.spec, candidates, self.tasks, self.domain, o.timeout, o.memory_mb)
         for r in pool.run(job, range(len(todo)), workers=o.workers, timeout=o.timeout, memory_mb=o.memory_mb,
                           quiet=o.quiet_workers, clean=job.clean, isolation=job.isolation_level(o.isolation),
-                          tree_memory=True, bounded=job.bounded):
+                          tree_memory=True, bounded=job.bounded, file_mb=o.file_mb, max_processes=o.max_processes):
             value = r.value if r.ok else None
             if r.ok and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
                 out[r.index] = Scored(ok=True, score=float(value))

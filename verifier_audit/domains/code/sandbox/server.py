@@ -429,7 +429,8 @@ def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, ta
         walls.listen()
     else:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
-    if level != "process" and seccomp.supported() and not seccomp.deny_keyrings():
+    if level != "process" and seccomp.supported() and not (seccomp.deny_keyrings()
+                                                           and seccomp.deny_new_kernel_surfaces()):
         # Once here, inherited by every run (per run it would cost about 0.5 ms: the kernel
         # prepares a filter's cache on install). Fail closed: no zygote that claims a filter
         # it does not have; the parent sees it end and reports a sandbox failure.
