@@ -177,8 +177,6 @@ def test_a_worker_shows_none_of_the_signs_it_hides(tmp_path, monkeypatch, isolat
         assert one["argv"] == ["train.py"] and one["orig_argv"] == ["python", "train.py"], one
 
 
-@pytest.mark.xfail(reason="the work directory is renamed by the files work (issue 30): tempfile's neutral tmpXXXX "
-                          "instead of va-worker-; remove this marker when it is merged", strict=False)
 def test_the_worker_cwd_does_not_name_the_audit(tmp_path):
     from verifier_audit.api import audit
 
