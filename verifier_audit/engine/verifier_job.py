@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Optional
 
+from .. import canary
 from ..domains.base import Domain
 from ..loading import VerifierSpec, make_caller, to_score
 from ..models import Candidate, Task
@@ -88,6 +89,16 @@ class VerifierJob:
                     if isinstance(item, str) and os.path.isabs(item) and os.path.exists(item):
                         paths.add(os.path.dirname(item) if os.path.isfile(item) else item)
         return sorted(paths)
+
+    def canary_tokens(self, index: int) -> set[str]:
+        """The canary tokens in the text of call ``index``: a marker the witness sees is
+        credited to the candidate whose token it names (engine/witness.py)."""
+        return canary.tokens_in(self.items[index][1])
+
+    def canary_modules(self) -> set[str]:
+        """The tokens of every ``import`` canary the verifier is shown: a decoy module for
+        each goes on its import path, where the witness sees it opened."""
+        return {token for _, text in self.items for token in canary.module_tokens(text)}
 
     def setup(self) -> None:
         fn = self.spec.load()
