@@ -454,8 +454,8 @@ def run_lanes(
                             index, ok, value, err, seconds, fired = msg
                             w.assigned.popleft()
                             w.started = time.monotonic()
-                            out = Outcome(index, ok, value, err, None if ok else "exception", seconds, fired)
-                            for out in w.witness.hand_in(out, last=not w.assigned):
+                            outcome = Outcome(index, ok, value, err, None if ok else "exception", seconds, fired)
+                            for out in w.witness.hand_in(outcome, last=not w.assigned):
                                 left -= 1
                                 yield w.lane, out
                             if not w.assigned:

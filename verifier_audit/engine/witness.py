@@ -134,8 +134,8 @@ class _Seen:
         self.worker = worker  # its pid in this namespace
         self.watch, why = hostwatch.HostWatch.start(canary.PREFIX, hostwatch.decoys())
         self.blind = [] if self.watch is not None else [
-            f"no kernel watch outside the verifier ({why}): markers, imports and decoy reads were seen only from "
-            "inside its process"]
+            (f"no kernel watch outside the verifier ({why}): markers, imports and decoy reads were seen only from "
+             "inside its process")]
         self.pending: list[tuple[int, bytes, bytes]] = []
         self.imported: set[str] = set()
 
