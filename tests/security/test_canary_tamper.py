@@ -116,6 +116,32 @@ def never_runs_anything(completion, reference):
     return completion.strip().endswith(reference)
 
 
+_grabbed = False
+
+
+def writes_into_the_witness(completion, reference):
+    """Takes a copy of the init's pipe to the parent (pidfd_getfd: needs ptrace rights
+    over it, which root in the worker has) and writes a message of its own into it."""
+    global _grabbed
+    if not _grabbed:
+        _grabbed = True
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        try:
+            with open(f"/proc/{os.readlink('/proc/self')}/status") as fh:
+                init = next(int(line.split()[1]) for line in fh if line.startswith("PPid:"))
+            pidfd = os.pidfd_open(os.getppid())
+            for name in os.listdir(f"/proc/{init}/fd"):
+                if os.readlink(f"/proc/{init}/fd/{name}").startswith("socket:"):
+                    fd = libc.syscall(438, pidfd, int(name), 0)  # pidfd_getfd
+                    if fd >= 0:
+                        os.write(fd, b"\\x00\\x00\\x00\\x05hello")
+        except OSError:
+            pass  # another uid's init: nothing to take
+    return completion.strip().endswith(reference)
+
+
 def never_runs_anything_quietly(completion, reference):
     """The same, killing nothing (at --isolation none, pid 1 and the parent are the host's)."""
     _switch_off(kill=False)
@@ -201,8 +227,8 @@ def test_the_issues_grader_still_gives_findings_a_failed_gate_and_no_checked_ite
 def test_a_file_or_directory_marker_is_seen_from_outside(audited, level, entry, evidence):
     details = _by_entry(audited("runs_everything", level))[entry]
     assert all(evidence in d and "(fanotify)" in d and "audit hook" not in d for d in details), details
-    # The grader removed its markers before returning: the kernel saw them made anyway.
-    assert all("gone before the call ended" in d for d in details), details
+    # The grader removed its markers before returning: the kernel saw them made anyway
+    # (the witness may look while the call still runs, so "gone" is not always said).
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -244,3 +270,18 @@ def test_without_a_witness_no_canary_finding_is_never_checked(audited):
                for s in report.checks.unobserved), report.checks.unobserved
     item = next(i for i in evaluate(report) if i.key == "executes_model_output")
     assert item.status == "unknown" and "outside the verifier's process" in item.evidence, item
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_witness_the_verifier_reached_is_unknown_never_checked(audited, level):
+    """At ``process`` the verifier keeps uid 0 and can reach its init's descriptors: what it
+    writes there makes the witness lost, and the item unknown. At ``namespaces`` it cannot
+    (another uid's process): the witness is intact and the item is checked."""
+    report = audited("writes_into_the_witness", level)
+    item = next(i for i in evaluate(report) if i.key == "executes_model_output")
+    spots = report.checks.unobserved
+    if level == "process":
+        assert any("sent a message that is not JSON" in s for s in spots), spots
+        assert item.status == "unknown", item
+    else:
+        assert spots == [] and item.status == "checked", (spots, item)

@@ -350,8 +350,9 @@ class HostWatch:
         finally:
             os.close(fd)
 
-    def take(self, fsid: int, handle: bytes, name: bytes) -> tuple[str, str, bool]:
-        """(name, its directory, whether it was still there); removed when it was."""
+    def take(self, fsid: int, handle: bytes, name: bytes, remove: bool = True) -> tuple[str, str, bool]:
+        """(name, its directory, whether it was still there); removed when it was (and
+        ``remove``)."""
         text = os.fsdecode(name)
         fd = self._directory(fsid, handle)
         if fd is None:
@@ -362,7 +363,7 @@ class HostWatch:
                 st = os.lstat(text, dir_fd=fd)
             except OSError:
                 return text, self._shown(fsid, where), False
-            if fsid in self.shown:  # another process's private scratch: it goes with that process
+            if fsid in self.shown or not remove:  # another process's private scratch goes with that process
                 return text, self._shown(fsid, where), True
             if stat.S_ISDIR(st.st_mode):
                 shutil.rmtree(text, dir_fd=fd, ignore_errors=True)

@@ -139,8 +139,8 @@ class _Worker:
                  isolation: str = "process", tree_memory: bool = False, lane: int = 0,
                  tokens_of: Optional[Callable[[int], set]] = None):
         self.lane = lane  # the index of its job in run_lanes
-        # What its calls did, seen from outside the verifier's process (witness.py); its
-        # outcomes are held until the end of each chunk, when the witness is asked.
+        # What its calls did, seen from outside the verifier's process (witness.py), asked
+        # after each call.
         self.witness = Witness(ctx, tokens_of)
         self.workdir = tempfile.mkdtemp(prefix="va-worker-")
         self.conn, child = ctx.Pipe()
@@ -454,10 +454,9 @@ def run_lanes(
                             index, ok, value, err, seconds, fired = msg
                             w.assigned.popleft()
                             w.started = time.monotonic()
-                            outcome = Outcome(index, ok, value, err, None if ok else "exception", seconds, fired)
-                            for out in w.witness.hand_in(outcome, last=not w.assigned):
-                                left -= 1
-                                yield w.lane, out
+                            left -= 1
+                            yield w.lane, w.witness.hand_in(Outcome(index, ok, value, err,
+                                                                    None if ok else "exception", seconds, fired))
                             if not w.assigned:
                                 dispatch(w)
                 elif w.proc.sentinel in ready and not w.conn.poll():
@@ -471,10 +470,10 @@ def run_lanes(
                         raise PoolError(f"worker died during setup ({reason})")
                     if w.assigned:
                         index = w.assigned.popleft()
-                        for out in w.witness.hand_in(Outcome(index, False, error=f"crash: {reason}", error_kind="crash",
-                                                             seconds=time.monotonic() - w.started), last=True):
-                            left -= 1
-                            yield w.lane, out
+                        left -= 1
+                        yield w.lane, w.witness.hand_in(Outcome(index, False, error=f"crash: {reason}",
+                                                                error_kind="crash",
+                                                                seconds=time.monotonic() - w.started))
                     replace(w, reason)
             now = time.monotonic()
             watch_now = now >= next_watch
@@ -484,20 +483,18 @@ def run_lanes(
                 used = w.over_memory() if w.assigned and watch_now else None
                 if used is not None:
                     index = w.assigned.popleft()
-                    for out in w.witness.hand_in(Outcome(index, False, error=f"crash: MemoryError: the process tree "
-                                                         f"went over its memory limit (accounted: {used / 2**20:.0f} "
-                                                         "MiB)", error_kind="crash", seconds=now - w.started),
-                                                 last=True):
-                        left -= 1
-                        yield w.lane, out
+                    left -= 1
+                    yield w.lane, w.witness.hand_in(Outcome(index, False, error=f"crash: MemoryError: the process tree "
+                                                            f"went over its memory limit (accounted: "
+                                                            f"{used / 2**20:.0f} MiB)", error_kind="crash",
+                                                            seconds=now - w.started))
                     replace(w, "memory")
                 elif w.assigned and now - w.started > timeout and not _has_news(w):
                     index = w.assigned.popleft()
+                    left -= 1
                     # The witness is asked before the kill: the worker's tree is still there.
-                    for out in w.witness.hand_in(Outcome(index, False, error=f"timeout after {timeout:g}s",
-                                                         error_kind="timeout", seconds=now - w.started), last=True):
-                        left -= 1
-                        yield w.lane, out
+                    yield w.lane, w.witness.hand_in(Outcome(index, False, error=f"timeout after {timeout:g}s",
+                                                            error_kind="timeout", seconds=now - w.started))
                     replace(w, "timeout")
                 elif not w.ready and now - w.born > setup_timeout:
                     raise PoolError(f"a worker did not start within {setup_timeout:g}s (verifier import hangs?)")

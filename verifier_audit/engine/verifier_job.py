@@ -93,7 +93,7 @@ class VerifierJob:
     def canary_tokens(self, index: int) -> set[str]:
         """The canary tokens in the text of call ``index``: a marker the witness sees is
         credited to the candidate whose token it names (engine/witness.py)."""
-        return canary.tokens_in(self.items[index][1])
+        return canary.tokens_in(self.items[index][1]) if 0 <= index < len(self.items) else set()
 
     def canary_modules(self) -> set[str]:
         """The tokens of every ``import`` canary the verifier is shown: a decoy module for

@@ -31,9 +31,8 @@ holds:
   verifier is imported).
 
 What it tells the parent: opens (a decoy module imported, a decoy file read) as they happen,
-judged while their process lives, and on the parent's ``sync`` (at the end of each chunk of
-calls, before a timed-out worker is killed) the markers created since, which it then
-removes. The parent credits each to the candidate whose text holds the marker's token
+judged while their process lives, and on the parent's ``sync`` (after each call's result,
+and before a timed-out worker is killed) the markers created since, which it then removes. The parent credits each to the candidate whose text holds the marker's token
 (``canary.tokens_in``), else to the call that ran when it came (``Witness``), and merges it
 with what the worker reported: the worker can add findings, never remove the witness's.
 A witness that ends early, stops answering or could not watch is an ``unobserved:canaries
@@ -136,7 +135,8 @@ class _Seen:
         self.blind = [] if self.watch is not None else [
             (f"no kernel watch outside the verifier ({why}): markers, imports and decoy reads were seen only from "
              "inside its process")]
-        self.pending: list[tuple[int, bytes, bytes]] = []
+        self.pending: list[tuple[int, bytes, bytes]] = []  # markers created, not yet reported
+        self.later: list[tuple[int, bytes, bytes]] = []  # reported, to be removed at the next look
         self.imported: set[str] = set()
 
     def hand_off(self, message: dict) -> None:
@@ -170,12 +170,20 @@ class _Seen:
         self.imported |= set(found.imported)
         return out + [hostwatch.read_outside(path) for path in found.opened]
 
-    def entries(self) -> list[str]:
-        """Everything not yet reported; the markers still there are removed."""
+    def entries(self, last: bool = False) -> list[str]:
+        """Everything not yet reported. A marker is removed one look later (or at the
+        ``last``): the worker runs its next call while the parent asks, and a marker that
+        call just made must stay while it runs."""
         out = self.read()
         if self.watch is not None:
-            for name, where, there in (self.watch.take(*p) for p in self.pending):
+            for pending in self.later:
+                self.watch.take(*pending)
+            self.later = []
+            for pending in self.pending:
+                name, where, there = self.watch.take(*pending, remove=last)
                 out.append(f"executes_model_output:{name}: {hostwatch.created(where, there)}")
+                if there and not last:
+                    self.later.append(pending)
             self.blind += self.watch.pending_blind
             self.watch.pending_blind = []
         self.pending, self.imported = [], set()
@@ -222,7 +230,7 @@ def serve(worker: int, status_w: int, parent, link: socket.socket) -> None:
     while True:
         status = _reap(worker)
         if status is not None:
-            _tell(parent, ["end", seen.entries()])
+            _tell(parent, ["end", seen.entries(last=True)])
             os.write(status_w, str(status).encode())
             return
         for fd, _ in poller.poll():
@@ -295,15 +303,15 @@ class Witness:
 
     ``tokens_of(item)``: the canary tokens in an item's text (``VerifierJob.canary_tokens``),
     by which a marker is credited to its candidate; without it, or for a marker whose token
-    is no candidate's, an entry goes to the call that ran when it came (markers: the last
-    call of the chunk)."""
+    is no candidate's, an entry goes to the call that ran when it came (markers: the call
+    whose result the parent had when it asked)."""
 
     def __init__(self, ctx, tokens_of: Optional[Callable[[int], set]] = None):
         self.conn, self.child = ctx.Pipe()
         self.tokens_of = tokens_of
         self.tokens: dict[str, int] = {}
         self.extra: dict[Optional[int], list[str]] = {}
-        self.held: list = []
+        self.waiting: set[int] = set()  # items handed out whose calls have not ended
         self.lost: Optional[str] = None
         self.told = False
         self.ended = False
@@ -316,6 +324,8 @@ class Witness:
 
     def expect(self, items: Iterable[int]) -> None:
         """A chunk was handed out: the tokens that credit a marker to one of its calls."""
+        items = list(items)
+        self.waiting.update(items)
         if self.tokens_of is not None:
             for item in items:
                 for token in self.tokens_of(item):
@@ -334,22 +344,21 @@ class Witness:
         kept = [e for entries in self.extra.values() for e in entries if e.startswith("unobserved:")]
         self.extra = {None: kept} if kept else {}
 
-    def hand_in(self, outcome, last: bool) -> list:
-        """Hold ``outcome`` until the end of its chunk (``last``: its last call, or a call
-        that timed out or crashed); then ask the witness, merge, and return the chunk's."""
-        self.held.append(outcome)
-        if not last:
-            return []
+    def hand_in(self, outcome):
+        """``outcome``'s call ended (or timed out, or crashed): ask the witness, and merge
+        what it saw into the outcome's findings -- all of it but what a token credits to a
+        call of this worker that has not ended yet (the worker runs on meanwhile)."""
+        self.waiting.discard(outcome.index)
         self._sync(outcome.index)
-        held, self.held = self.held, []
-        for key, entries in self.extra.items():
-            target = next((o for o in held if o.index == key), held[-1])
-            target.security = merged(target.security, entries)
-        self.extra, self.tokens = {}, {}
+        mine: list[str] = []
+        for key in [k for k in self.extra if k not in self.waiting]:
+            mine += self.extra.pop(key)
         if self.lost is not None and not self.told:
-            held[-1].security = merged(held[-1].security, [self.lost])
+            mine.append(self.lost)
             self.told = True
-        return held
+        if mine:
+            outcome.security = merged(outcome.security, mine)
+        return outcome
 
     def _sync(self, running: Optional[int]) -> None:
         if self.ended or self.lost is not None:
