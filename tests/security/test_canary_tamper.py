@@ -20,9 +20,11 @@ import os
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verifier_audit import canary
-from verifier_audit.engine import hostwatch, lockdown
+from verifier_audit.engine import hostwatch, lockdown, witness
 from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
 from verifier_audit.loading import resolve
 from verifier_audit.plan import audit
@@ -285,3 +287,27 @@ def test_a_witness_the_verifier_reached_is_unknown_never_checked(audited, level)
         assert item.status == "unknown", item
     else:
         assert spots == [] and item.status == "checked", (spots, item)
+
+
+# ------------------------------------------------------------------ crediting, as a property
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.text(min_size=1, max_size=12), st.sampled_from(canary.FORMS)), min_size=1, max_size=6,
+                unique_by=lambda t: t[0]),
+       st.data())
+def test_whatever_the_worker_reports_every_canary_the_witness_saw_stays_once(seeds, data):
+    """The token of every form is read back from its text (what credits a marker to its
+    candidate), and merging the worker's findings -- any subset, any evidence, forged
+    duplicates -- with the witness's keeps exactly one finding per token the witness saw."""
+    tokens = [canary.make_token(seed, form) for seed, form in seeds]
+    for (seed, form), token in zip(seeds, tokens):
+        assert canary.tokens_in(f"The answer is $\\boxed{{{canary.payload(token, form)}}}$") == {token}
+    names = [f"{canary.MODULE_PREFIX if form == 'import' else canary.PREFIX}{t}" for (_, form), t in zip(seeds, tokens)]
+    seen = [f"executes_model_output:{n}: created in /w (fanotify)" for n in names]
+    fired = [f"executes_model_output:{n}: {data.draw(st.text(max_size=20))}"
+             for n in data.draw(st.lists(st.sampled_from(names), max_size=8))]
+    out = witness.merged(fired, seen)
+    assert all(f in out for f in fired)  # the worker can add
+    per_token = [sum(1 for e in out if canary.token_of(e.split(":")[1]) == t) for t in tokens]
+    assert all(n >= 1 for n in per_token)  # never remove what the witness saw
+    assert all(sum(1 for e in out if e == s) <= 1 for s in seen)  # nor report it twice
