@@ -456,7 +456,8 @@ def run_lanes(
                             w.started = time.monotonic()
                             left -= 1
                             yield w.lane, w.witness.hand_in(Outcome(index, ok, value, err,
-                                                                    None if ok else "exception", seconds, fired))
+                                                                    None if ok else "exception", seconds, fired),
+                                                            idle=not w.assigned)
                             if not w.assigned:
                                 dispatch(w)
                 elif w.proc.sentinel in ready and not w.conn.poll():

@@ -312,6 +312,7 @@ class Witness:
         self.tokens: dict[str, int] = {}
         self.extra: dict[Optional[int], list[str]] = {}
         self.waiting: set[int] = set()  # items handed out whose calls have not ended
+        self.unplaced: list[tuple[str, bool]] = []  # (marker no token credits, waited an outcome already)
         self.lost: Optional[str] = None
         self.told = False
         self.ended = False
@@ -344,15 +345,27 @@ class Witness:
         kept = [e for entries in self.extra.values() for e in entries if e.startswith("unobserved:")]
         self.extra = {None: kept} if kept else {}
 
-    def hand_in(self, outcome):
+    def hand_in(self, outcome, idle: bool = True):
         """``outcome``'s call ended (or timed out, or crashed): ask the witness, and merge
         what it saw into the outcome's findings -- all of it but what a token credits to a
-        call of this worker that has not ended yet (the worker runs on meanwhile)."""
+        call of this worker that has not ended yet (the worker runs on meanwhile).
+
+        A marker no token credits (a job without texts) may be the next call's, which ran
+        while the parent asked: unless the worker reported it in this outcome (then it is
+        the same finding), it waits for the next outcome, once; ``idle``: no call of this
+        worker runs any more, so everything goes to this one."""
         self.waiting.discard(outcome.index)
         self._sync(outcome.index)
         mine: list[str] = []
         for key in [k for k in self.extra if k not in self.waiting]:
             mine += self.extra.pop(key)
+        reported = {_key(e) for e in outcome.security} - {None}
+        unplaced, self.unplaced = self.unplaced, []
+        for entry, waited in unplaced:
+            if idle or waited or _key(entry) in reported:
+                mine.append(entry)
+            else:
+                self.unplaced.append((entry, True))
         if self.lost is not None and not self.told:
             mine.append(self.lost)
             self.told = True
@@ -395,10 +408,11 @@ class Witness:
                                     "imports and decoy reads were seen only from inside the verifier's process")
             return tag
         for entry in entries:
-            key = running
-            if _key(entry) is not None:
-                key = self.tokens.get(_key(entry), running)
-            self.extra.setdefault(key, []).append(entry)
+            key = _key(entry)
+            if key is not None and key not in self.tokens:
+                self.unplaced.append((entry, False))
+            else:
+                self.extra.setdefault(running if key is None else self.tokens[key], []).append(entry)
         if tag == "end":
             self.ended = True
         return tag
