@@ -32,7 +32,8 @@ holds:
 
 What it tells the parent: opens (a decoy module imported, a decoy file read) as they happen,
 judged while their process lives, and on the parent's ``sync`` (after each call's result,
-and before a timed-out worker is killed) the markers created since, which it then removes. The parent credits each to the candidate whose text holds the marker's token
+and before a timed-out worker is killed) the markers created since, which it removes once
+no call of the worker runs (the end of a chunk, the worker's end). The parent credits each to the candidate whose text holds the marker's token
 (``canary.tokens_in``), else to the call that ran when it came (``Witness``), and merges it
 with what the worker reported: the worker can add findings, never remove the witness's.
 A witness that ends early, stops answering or could not watch is an ``unobserved:canaries
@@ -136,7 +137,7 @@ class _Seen:
             (f"no kernel watch outside the verifier ({why}): markers, imports and decoy reads were seen only from "
              "inside its process")]
         self.pending: list[tuple[int, bytes, bytes]] = []  # markers created, not yet reported
-        self.later: list[tuple[int, bytes, bytes]] = []  # reported, to be removed at the next look
+        self.later: list[tuple[int, bytes, bytes]] = []  # reported, to be removed when the worker is idle
         self.imported: set[str] = set()
 
     def hand_off(self, message: dict) -> None:
@@ -170,20 +171,23 @@ class _Seen:
         self.imported |= set(found.imported)
         return out + [hostwatch.read_outside(path) for path in found.opened]
 
-    def entries(self, last: bool = False) -> list[str]:
-        """Everything not yet reported. A marker is removed one look later (or at the
-        ``last``): the worker runs its next call while the parent asks, and a marker that
-        call just made must stay while it runs."""
+    def entries(self, idle: bool = False) -> list[str]:
+        """Everything not yet reported. Markers are removed only when no call of the worker
+        runs (``idle``: the parent says so at the end of each chunk of calls, and when the
+        worker ended): while the parent asks, the worker may run its next calls, and a
+        marker one of them just made must stay while it runs (its own cleanup is evidence
+        too, for the audit hook)."""
         out = self.read()
         if self.watch is not None:
-            for pending in self.later:
-                self.watch.take(*pending)
-            self.later = []
             for pending in self.pending:
-                name, where, there = self.watch.take(*pending, remove=last)
+                name, where, there = self.watch.take(*pending, remove=idle)
                 out.append(f"executes_model_output:{name}: {hostwatch.created(where, there)}")
-                if there and not last:
+                if there and not idle:
                     self.later.append(pending)
+            if idle:
+                for pending in self.later:
+                    self.watch.take(*pending)
+                self.later = []
             self.blind += self.watch.pending_blind
             self.watch.pending_blind = []
         self.pending, self.imported = [], set()
@@ -230,7 +234,7 @@ def serve(worker: int, status_w: int, parent, link: socket.socket) -> None:
     while True:
         status = _reap(worker)
         if status is not None:
-            _tell(parent, ["end", seen.entries(last=True)])
+            _tell(parent, ["end", seen.entries(idle=True)])
             os.write(status_w, str(status).encode())
             return
         for fd, _ in poller.poll():
@@ -263,12 +267,12 @@ def serve(worker: int, status_w: int, parent, link: socket.socket) -> None:
                 link.close()
             elif role == "parent":
                 try:
-                    parent.recv_bytes(64)
+                    asked = parent.recv_bytes(64)
                 except (EOFError, OSError):
                     poller.unregister(fd)
                     del roles[fd]
                     continue
-                _tell(parent, ["sync", seen.entries()])
+                _tell(parent, ["sync", seen.entries(idle=asked == b"idle")])
 
 
 # ------------------------------------------------------------------ in the parent
@@ -355,7 +359,7 @@ class Witness:
         the same finding), it waits for the next outcome, once; ``idle``: no call of this
         worker runs any more, so everything goes to this one."""
         self.waiting.discard(outcome.index)
-        self._sync(outcome.index)
+        self._sync(outcome.index, idle)
         mine: list[str] = []
         for key in [k for k in self.extra if k not in self.waiting]:
             mine += self.extra.pop(key)
@@ -373,13 +377,13 @@ class Witness:
             outcome.security = merged(outcome.security, mine)
         return outcome
 
-    def _sync(self, running: Optional[int]) -> None:
+    def _sync(self, running: Optional[int], idle: bool = True) -> None:
         if self.ended or self.lost is not None:
             while not self.ended and self.lost is None and self.conn.poll(0):
                 self._receive(running)
             return
         try:
-            self.conn.send_bytes(b"sync")
+            self.conn.send_bytes(b"idle" if idle else b"sync")
         except OSError:
             pass  # ended: its last words may still be in the pipe
         while not self.ended and self.lost is None:
