@@ -454,10 +454,13 @@ def run_lanes(
                             index, ok, value, err, seconds, fired = msg
                             w.assigned.popleft()
                             w.started = time.monotonic()
-                            left -= 1
-                            yield w.lane, w.witness.hand_in(Outcome(index, ok, value, err,
-                                                                    None if ok else "exception", seconds, fired),
-                                                            idle=not w.assigned)
+                            outcome = Outcome(index, ok, value, err, None if ok else "exception", seconds, fired)
+                            if w.assigned and w.conn.poll(0):  # its next result is in: one look for both
+                                w.witness.hold(outcome)
+                            else:
+                                for out in w.witness.hand_in(outcome, idle=not w.assigned):
+                                    left -= 1
+                                    yield w.lane, out
                             if not w.assigned:
                                 dispatch(w)
                 elif w.proc.sentinel in ready and not w.conn.poll():
@@ -471,10 +474,10 @@ def run_lanes(
                         raise PoolError(f"worker died during setup ({reason})")
                     if w.assigned:
                         index = w.assigned.popleft()
-                        left -= 1
-                        yield w.lane, w.witness.hand_in(Outcome(index, False, error=f"crash: {reason}",
-                                                                error_kind="crash",
-                                                                seconds=time.monotonic() - w.started))
+                        for out in w.witness.hand_in(Outcome(index, False, error=f"crash: {reason}",
+                                                             error_kind="crash", seconds=time.monotonic() - w.started)):
+                            left -= 1
+                            yield w.lane, out
                     replace(w, reason)
             now = time.monotonic()
             watch_now = now >= next_watch
@@ -484,18 +487,19 @@ def run_lanes(
                 used = w.over_memory() if w.assigned and watch_now else None
                 if used is not None:
                     index = w.assigned.popleft()
-                    left -= 1
-                    yield w.lane, w.witness.hand_in(Outcome(index, False, error=f"crash: MemoryError: the process tree "
-                                                            f"went over its memory limit (accounted: "
-                                                            f"{used / 2**20:.0f} MiB)", error_kind="crash",
-                                                            seconds=now - w.started))
+                    for out in w.witness.hand_in(Outcome(index, False, error=f"crash: MemoryError: the process tree "
+                                                         f"went over its memory limit (accounted: {used / 2**20:.0f} "
+                                                         "MiB)", error_kind="crash", seconds=now - w.started)):
+                        left -= 1
+                        yield w.lane, out
                     replace(w, "memory")
                 elif w.assigned and now - w.started > timeout and not _has_news(w):
                     index = w.assigned.popleft()
-                    left -= 1
                     # The witness is asked before the kill: the worker's tree is still there.
-                    yield w.lane, w.witness.hand_in(Outcome(index, False, error=f"timeout after {timeout:g}s",
-                                                            error_kind="timeout", seconds=now - w.started))
+                    for out in w.witness.hand_in(Outcome(index, False, error=f"timeout after {timeout:g}s",
+                                                         error_kind="timeout", seconds=now - w.started)):
+                        left -= 1
+                        yield w.lane, out
                     replace(w, "timeout")
                 elif not w.ready and now - w.born > setup_timeout:
                     raise PoolError(f"a worker did not start within {setup_timeout:g}s (verifier import hangs?)")

@@ -316,6 +316,7 @@ class Witness:
         self.tokens: dict[str, int] = {}
         self.extra: dict[Optional[int], list[str]] = {}
         self.waiting: set[int] = set()  # items handed out whose calls have not ended
+        self.held: list = []  # outcomes waiting for the next look (``hold``)
         self.unplaced: list[tuple[str, bool]] = []  # (marker no token credits, waited an outcome already)
         self.lost: Optional[str] = None
         self.told = False
@@ -349,33 +350,45 @@ class Witness:
         kept = [e for entries in self.extra.values() for e in entries if e.startswith("unobserved:")]
         self.extra = {None: kept} if kept else {}
 
-    def hand_in(self, outcome, idle: bool = True):
-        """``outcome``'s call ended (or timed out, or crashed): ask the witness, and merge
-        what it saw into the outcome's findings -- all of it but what a token credits to a
-        call of this worker that has not ended yet (the worker runs on meanwhile).
+    def hold(self, outcome) -> None:
+        """``outcome``'s call ended and the worker's next result is in already: one look at
+        the witness will do for both (``hand_in``), at a cost per look, not per call."""
+        self.waiting.discard(outcome.index)
+        self.held.append(outcome)
 
-        A marker no token credits (a job without texts) may be the next call's, which ran
-        while the parent asked: unless the worker reported it in this outcome (then it is
-        the same finding), it waits for the next outcome, once; ``idle``: no call of this
-        worker runs any more, so everything goes to this one."""
+    def hand_in(self, outcome, idle: bool = True) -> list:
+        """``outcome``'s call ended (or timed out, or crashed): ask the witness, and merge
+        what it saw into the findings of ``outcome`` and of those held before it, which are
+        returned with it -- all of it but what a token credits to a call of this worker that
+        has not ended yet (the worker runs on meanwhile).
+
+        A marker no token credits (a job without texts) goes where the worker reported it
+        (the same finding); else it may be the next call's, which ran while the parent
+        asked: it waits for the next look, once. ``idle``: no call of this worker runs any
+        more, so it goes to ``outcome``."""
         self.waiting.discard(outcome.index)
         self._sync(outcome.index, idle)
-        mine: list[str] = []
+        held, self.held = [*self.held, outcome], []
+        indices = {o.index for o in held}
+        extra: dict[int, list[str]] = {}
         for key in [k for k in self.extra if k not in self.waiting]:
-            mine += self.extra.pop(key)
-        reported = {_key(e) for e in outcome.security} - {None}
+            extra.setdefault(key if key in indices else outcome.index, []).extend(self.extra.pop(key))
+        reported = {_key(e): o.index for o in held for e in o.security if _key(e) is not None}
         unplaced, self.unplaced = self.unplaced, []
         for entry, waited in unplaced:
-            if idle or waited or _key(entry) in reported:
-                mine.append(entry)
+            if _key(entry) in reported:
+                extra.setdefault(reported[_key(entry)], []).append(entry)
+            elif idle or waited:
+                extra.setdefault(outcome.index, []).append(entry)
             else:
                 self.unplaced.append((entry, True))
         if self.lost is not None and not self.told:
-            mine.append(self.lost)
+            extra.setdefault(outcome.index, []).append(self.lost)
             self.told = True
-        if mine:
-            outcome.security = merged(outcome.security, mine)
-        return outcome
+        for o in held:
+            if o.index in extra:
+                o.security = merged(o.security, extra[o.index])
+        return held
 
     def _sync(self, running: Optional[int], idle: bool = True) -> None:
         if self.ended or self.lost is not None:
