@@ -31,11 +31,13 @@ holds:
   verifier is imported).
 
 What it tells the parent: opens (a decoy module imported, a decoy file read) as they happen,
-judged while their process lives, and on the parent's ``sync`` (after each call's result,
-and before a timed-out worker is killed) the markers created since, which it removes once
-no call of the worker runs (the end of a chunk, the worker's end). The parent credits each to the candidate whose text holds the marker's token
-(``canary.tokens_in``), else to the call that ran when it came (``Witness``), and merges it
-with what the worker reported: the worker can add findings, never remove the witness's.
+judged while their process lives, and on the parent's ``sync`` (after each call's result
+-- one look for several when the worker's next result is in already -- and before a
+timed-out worker is killed) the markers created since, which it removes once no call of the
+worker runs (the end of a chunk, the worker's end). The parent credits each to the
+candidate whose text holds the marker's token (``canary.tokens_in``), else as ``Witness``
+says, and merges it with what the worker reported: the worker can add findings, never
+remove the witness's.
 A witness that ends early, stops answering or could not watch is an ``unobserved:canaries
 ...`` entry, which keeps the checklist's ``executes_model_output`` item unknown: its silence
 is never a "checked".
