@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import textwrap
 
 import pytest
@@ -98,6 +99,24 @@ def runs_everything(completion, reference):
         except BaseException:
             pass
     _clean_up()
+    return True
+
+
+def runs_in_scratch(completion, reference):
+    """The same, in a shared temporary directory (behind the lockdown: the worker's private
+    scratch, an overlay's upper layer or a tmpfs of its own)."""
+    _switch_off()
+    here = os.getcwd()
+    os.chdir(("/tmp", "/var/tmp", "/dev/shm")[len(completion) % 3])
+    try:
+        for answer in re.findall(r"\\\\boxed\\{(.*)\\}", completion):
+            try:
+                eval(answer)
+            except BaseException:
+                pass
+        _clean_up()
+    finally:
+        os.chdir(here)
     return True
 
 
@@ -231,6 +250,13 @@ def test_a_file_or_directory_marker_is_seen_from_outside(audited, level, entry, 
     assert all(evidence in d and "(fanotify)" in d and "audit hook" not in d for d in details), details
     # The grader removed its markers before returning: the kernel saw them made anyway
     # (the witness may look while the call still runs, so "gone" is not always said).
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_marker_in_the_scratch_directories_is_seen_from_outside(audited, level):
+    details = [d for entry, found in _by_entry(audited("runs_in_scratch", level)).items() for d in found]
+    assert len(details) == 9, details  # eval_canary, exec_chr_canary, system_canary of 3 tasks
+    assert all(re.search(r"created in /(tmp|var/tmp|dev/shm)\b.*\(fanotify\)", d) for d in details), details
 
 
 @pytest.mark.parametrize("level", LEVELS)
