@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from typing import Optional
 
@@ -97,3 +98,30 @@ def fired(directory: str = ".", since_ns: Optional[int] = None, listed: Optional
                 except OSError:
                     pass
     return tokens
+
+
+_NAMED = re.compile(rf"(?:{PREFIX}|{MODULE_PREFIX})([0-9a-f]{{16}})")
+_CHR_RUN = re.compile(r"chr\(\d{1,7}\)(?:\+chr\(\d{1,7}\))*")
+
+
+def tokens_in(text: str) -> set[str]:
+    """The tokens of the canaries in ``text``: named outright, or spelt ``chr(..)+chr(..)``
+    (the ``open`` and ``exec`` forms). What an effect is credited to when it is seen
+    outside the call that made it (engine/witness.py): by its token, not by its timing."""
+    found = set(_NAMED.findall(text))
+    if "chr(" in text:
+        for run in _CHR_RUN.finditer(text):
+            codes = [int(n) for n in re.findall(r"\d+", run.group(0))]
+            found |= set(_NAMED.findall("".join(chr(c) for c in codes if c < 0x110000)))
+    return found
+
+
+def token_of(marker: str) -> Optional[str]:
+    """The token in a marker's name (``va_canary_<token>.csv``, ``vacanary<token>``), if any."""
+    match = _NAMED.search(marker)
+    return match.group(1) if match else None
+
+
+def module_tokens(text: str) -> set[str]:
+    """The tokens of the ``import`` canaries in ``text`` (module ``vacanary<token>``)."""
+    return set(re.findall(rf"{MODULE_PREFIX}([0-9a-f]{{16}})", text))

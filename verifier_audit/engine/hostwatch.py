@@ -43,6 +43,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from ..canary import MODULE_PREFIX
+
 # Files no reward function needs to open. /etc/passwd only while HOME is set: without it
 # the C library reads it to find a home directory (DuckDB does, on connect).
 DECOYS = ("/etc/shadow", "/etc/gshadow", "~/.ssh/id_rsa", "~/.ssh/id_ecdsa", "~/.ssh/id_ed25519",
@@ -54,6 +56,7 @@ _FAN_CLOEXEC, _FAN_NONBLOCK, _FAN_UNLIMITED_QUEUE = 0x1, 0x2, 0x10
 _FAN_REPORT_DFID_NAME = 0x400 | 0x800
 _FAN_MARK_ADD, _FAN_MARK_FILESYSTEM = 0x1, 0x100
 _FAN_OPEN, _FAN_MOVED_TO, _FAN_CREATE, _FAN_Q_OVERFLOW, _FAN_ONDIR = 0x20, 0x80, 0x100, 0x4000, 0x40000000
+_FAN_EVENT_ON_CHILD = 0x08000000
 _INFO_DFID_NAME = 2
 _METADATA = struct.Struct("=IBBHQii")  # event_len, vers, reserved, metadata_len, mask, fd, pid
 _METADATA_VERSION = 3
@@ -72,6 +75,18 @@ class Found:
     created: list[tuple[str, str, bool]] = field(default_factory=list)  # (name, directory, still there)
     opened: list[str] = field(default_factory=list)  # decoy paths
     blind: list[str] = field(default_factory=list)  # why some events may be missing
+    imported: list[str] = field(default_factory=list)  # decoy modules opened (engine/witness.py): module names
+    pending: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # markers created, not yet taken
+
+
+def read_outside(path: str) -> str:
+    """The finding for a decoy file opened by a process of the worker."""
+    return f"read_outside:{path}: opened by a process of this worker during the call (fanotify)"
+
+
+def created(where: str, there: bool) -> str:
+    """The evidence of a marker the kernel saw created in ``where``."""
+    return f"created in {where} (fanotify)" if there else f"created in {where} and gone before the call ended (fanotify)"
 
 
 def _libc():
@@ -144,8 +159,11 @@ class HostWatch:
         self.decoys = decoys  # name -> path (for names no two decoys share)
         self.pending_blind = blind  # reported with the first collect()
         self.identity = os.fstat(fd).st_ino
-        self.pid = os.getpid()
+        self.pid = os.getpid()  # the process credited (``subject``), as fanotify names it
+        self.host: Optional[int] = None  # its pid in /proc, where that is another process
+        self.mnt = os.readlink("/proc/self/ns/mnt")
         self.nested = _in_own_pid_namespace()
+        self.shown: dict[int, list[tuple[str, str]]] = {}  # fsid -> [(a root as read here, the name to report)]
 
     @classmethod
     def start(cls, prefix: str, decoy_paths: Iterable[str]) -> tuple[Optional["HostWatch"], Optional[str]]:
@@ -163,38 +181,69 @@ class HostWatch:
             why = "needs root (CAP_SYS_ADMIN)" if err == 1 else os.strerror(err)
             return None, f"fanotify_init failed: {why}"
         fd = _high(fd)
-        mounts: dict[int, tuple[int, str]] = {}
-        blind: list[str] = []
+        watch = cls(libc, fd, prefix, {}, {}, [])
         for point, kind in writable_filesystems():
-            if libc.fanotify_mark(fd, _FAN_MARK_ADD | _FAN_MARK_FILESYSTEM, _FAN_CREATE | _FAN_MOVED_TO | _FAN_ONDIR,
-                                  -1, os.fsencode(point)) != 0:
-                blind.append(f"files created on {point} ({kind}): fanotify cannot watch it "
-                             f"({os.strerror(ctypes.get_errno())})")
-                continue
-            try:
-                dir_fd = _high(os.open(point, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
-                mounts[os.statvfs(point).f_fsid] = (dir_fd, point)
-            except OSError:
-                pass  # creations there are seen; their directory is not named
-        if not mounts:
+            watch.mark_filesystem(point, kind)
+        if not watch.mounts:
             os.close(fd)
             return None, "fanotify could mark no file system"
-        names: dict[str, str] = {}
         for path in decoy_paths:
             if libc.fanotify_mark(fd, _FAN_MARK_ADD, _FAN_OPEN, -1, os.fsencode(path)) == 0:
                 name = os.path.basename(path)
-                names[name] = "" if name in names else path  # "": two decoys of one name
-        return cls(libc, fd, prefix, mounts, names, blind), None
+                watch.decoys[name] = "" if name in watch.decoys else path  # "": two decoys of one name
+        return watch, None
+
+    def mark_filesystem(self, point: str, kind: str, shown: Optional[str] = None) -> bool:
+        """Watch creations on the file system of ``point``. ``shown``: the name to report for
+        its root, when ``point`` is not a path others would know (a mount of another
+        process's namespace, reached through /proc: engine/witness.py); markers there are
+        reported and left in place (a private scratch goes with its worker). False, and a
+        blind spot, where fanotify cannot mark it."""
+        if self.libc.fanotify_mark(self.fd, _FAN_MARK_ADD | _FAN_MARK_FILESYSTEM,
+                                   _FAN_CREATE | _FAN_MOVED_TO | _FAN_ONDIR, -1, os.fsencode(point)) != 0:
+            self.pending_blind.append(f"files created on {shown or point} ({kind}): fanotify cannot watch it "
+                                      f"({os.strerror(ctypes.get_errno())})")
+            return False
+        try:
+            dir_fd = _high(os.open(point, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+            fsid = os.statvfs(point).f_fsid
+            self.mounts[fsid] = (dir_fd, point)
+            if shown is not None:
+                self.shown.setdefault(fsid, []).append((os.readlink(f"/proc/self/fd/{dir_fd}"), shown))
+        except OSError:
+            pass  # creations there are seen; their directory is not named
+        return True
+
+    def mark_children(self, directory: str) -> bool:
+        """Watch opens of the files in ``directory`` (a decoy module directory)."""
+        return self.libc.fanotify_mark(self.fd, _FAN_MARK_ADD, _FAN_OPEN | _FAN_EVENT_ON_CHILD, -1,
+                                       os.fsencode(directory)) == 0
+
+    def subject(self, ns_pid: int, host_pid: int) -> None:
+        """Attribute to another process than the one that started the watch: the worker
+        ``ns_pid`` (``host_pid`` in /proc), whose mounts a decoy's opener must share. For a
+        witness outside the worker (engine/witness.py); by default the watch's own process."""
+        self.pid, self.host = ns_pid, host_pid
+        self.mnt = os.readlink(f"/proc/{host_pid}/ns/mnt")
 
     def collect(self) -> Found:
         """What processes of this worker created with the prefix, or which decoys they
         opened, since the last collect(); markers still there are removed."""
         found = Found(blind=self.pending_blind)
         self.pending_blind = []
+        for event in self.events(found):
+            self.sort(event, found)
+        found.created = [self.take(*pending) for pending in found.pending]
+        found.pending = []
+        return found
+
+    def events(self, found: Found):
+        """The events queued since the last read, (mask, pid, fsid, handle, name); what may
+        be missing goes to ``found.blind``."""
         if not self._intact():
             found.blind.append("files created and decoys opened outside the worker: the verifier closed or "
                                "replaced the audit's fanotify descriptor")
-            return found
+            return
         data = bytearray()
         while len(data) < _MAX_READ:
             try:
@@ -213,16 +262,26 @@ class HostWatch:
                 continue
             if pid == 0 or name is None:
                 continue
-            if mask & _FAN_OPEN:
-                path = self.decoys.get(name.decode("utf-8", "replace"))
-                if not path:
-                    path = self._path(fsid, handle, name) or name.decode("utf-8", "replace")
-                if (self._ours(pid, same_mounts=True) and path not in found.opened
-                        and not (path == PASSWD and self._home_lookup(pid))):
-                    found.opened.append(path)
-            elif mask & (_FAN_CREATE | _FAN_MOVED_TO) and name.startswith(self.prefix) and self._ours(pid):
-                found.created.append(self._take(fsid, handle, name))
-        return found
+            yield mask, pid, fsid, handle, name
+
+    def sort(self, event, found: Found) -> None:
+        """One event into ``found``: a decoy or decoy module opened (judged now, while its
+        process lives), or a marker created (``found.pending``: ``take`` it later)."""
+        mask, pid, fsid, handle, name = event
+        if mask & _FAN_OPEN:
+            text = name.decode("utf-8", "replace")
+            if text.startswith(MODULE_PREFIX) and text.endswith(".py"):
+                if self._ours(pid) and text[:-3] not in found.imported:
+                    found.imported.append(text[:-3])
+                return
+            path = self.decoys.get(text)
+            if not path:
+                path = self._path(fsid, handle, name) or text
+            if (self._ours(pid, same_mounts=True) and path not in found.opened
+                    and not (path == PASSWD and self._home_lookup(pid))):
+                found.opened.append(path)
+        elif mask & (_FAN_CREATE | _FAN_MOVED_TO) and name.startswith(self.prefix) and self._ours(pid):
+            found.pending.append((fsid, handle, name))
 
     # -- internals ---------------------------------------------------------------------
 
@@ -254,7 +313,7 @@ class HostWatch:
                     fields = fh.read().rpartition(b")")[2].split()
                 if int(fields[2]) != os.getpgrp():  # the process group, after state and ppid
                     return False
-            return not same_mounts or os.readlink(f"/proc/{host}/ns/mnt") == os.readlink("/proc/self/ns/mnt")
+            return not same_mounts or os.readlink(f"/proc/{host}/ns/mnt") == self.mnt
         except (OSError, ValueError, IndexError):
             return False
 
@@ -262,9 +321,9 @@ class HostWatch:
         """True when the process that opened /etc/passwd has no HOME: the C library reads
         the file to find a home directory (a Python started with an empty environment
         does, at start), which is no candidate's doing. Not known: treated as such."""
-        if pid == self.pid:
+        if pid == self.pid and self.host is None:
             return "HOME" not in os.environ
-        host = _host_pid(pid) if self.nested else pid
+        host = self.host if pid == self.pid else _host_pid(pid) if self.nested else pid
         try:
             with open(f"/proc/{host}/environ", "rb") as fh:
                 return not any(entry.startswith(b"HOME=") for entry in fh.read().split(b"\0"))
@@ -291,8 +350,9 @@ class HostWatch:
         finally:
             os.close(fd)
 
-    def _take(self, fsid: int, handle: bytes, name: bytes) -> tuple[str, str, bool]:
-        """(name, its directory, whether it was still there); removed when it was."""
+    def take(self, fsid: int, handle: bytes, name: bytes, remove: bool = True) -> tuple[str, str, bool]:
+        """(name, its directory, whether it was still there); removed when it was (and
+        ``remove``)."""
         text = os.fsdecode(name)
         fd = self._directory(fsid, handle)
         if fd is None:
@@ -302,7 +362,9 @@ class HostWatch:
             try:
                 st = os.lstat(text, dir_fd=fd)
             except OSError:
-                return text, where, False
+                return text, self._shown(fsid, where), False
+            if fsid in self.shown or not remove:  # another process's private scratch goes with that process
+                return text, self._shown(fsid, where), True
             if stat.S_ISDIR(st.st_mode):
                 shutil.rmtree(text, dir_fd=fd, ignore_errors=True)
             else:
@@ -315,6 +377,18 @@ class HostWatch:
             return text, "(a directory the audit could not name)", False
         finally:
             os.close(fd)
+
+
+    def _shown(self, fsid: int, where: str) -> str:
+        for real, shown in self.shown.get(fsid, []):
+            if _inside(where, real):
+                rest = os.path.relpath(where, real)
+                return shown if rest == "." else os.path.join(shown, rest)
+        return where
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def _host_pid(ns_pid: int) -> Optional[int]:

@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 from . import limits as _limits
 from ..environment import mask
 from .clean_server import CleanStart, clean_context, warm_clean_server, without_main_module
+from .witness import Witness
 from .worker_main import MAX_MESSAGE, _guard_processes, worker_main  # noqa: F401 - the tests reach the guard here
 
 __all__ = ["Job", "Lane", "Outcome", "PoolError", "SLOW_AFTER", "TREE_TICK", "run", "run_lanes", "warm_clean_server"]
@@ -137,8 +138,12 @@ def _take_cgroup() -> Optional[str]:
 class _Worker:
     def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False,
                  isolation: str = "process", tree_memory: bool = False, lane: int = 0,
-                 file_mb: Optional[int] = _limits.FILE_MB, max_processes: Optional[int] = _limits.MAX_PROCESSES):
+                 file_mb: Optional[int] = _limits.FILE_MB, max_processes: Optional[int] = _limits.MAX_PROCESSES,
+                 tokens_of: Optional[Callable[[int], set]] = None):
         self.lane = lane  # the index of its job in run_lanes
+        # What its calls did, seen from outside the verifier's process (witness.py), asked
+        # after each call.
+        self.witness = Witness(ctx, tokens_of)
         self.workdir = _limits.make_workdir()  # a neutral name, in the ledger a killed audit's next run reads
         self.conn, child = ctx.Pipe()
         # The memory bound of the worker's whole tree (``tree_memory``): a cgroup where one
@@ -155,7 +160,7 @@ class _Worker:
         # end the worker's whole process group.
         self.proc = ctx.Process(target=worker_main, daemon=False,
                                 args=(job, child, memory_mb, self.workdir, quiet, None if clean else os.getpid(),
-                                      isolation, self.cgroup, self.limits))
+                                      isolation, self.cgroup, self.limits, self.witness.child))
         if clean:
             with without_main_module():
                 self.proc.start()
@@ -163,6 +168,7 @@ class _Worker:
             self.proc.start()
         _LIVE.add(self)
         child.close()
+        self.witness.started()
         self.assigned: deque[int] = deque()
         self.started = 0.0  # when the current call began (as seen by the parent)
         self.ready = False
@@ -181,6 +187,7 @@ class _Worker:
         self.proc.join(timeout=5)
         _LIVE.discard(self)
         self.conn.close()
+        self.witness.close()
         if self.cgroup is not None:
             from .lockdown import memory
 
@@ -362,7 +369,7 @@ def run_lanes(
     def new_worker(k: int) -> _Worker:
         lane = lanes[k]
         return _Worker(contexts[k], payloads[k], memory_mb, quiet, lane.clean, lane.isolation, lane.tree_memory, k,
-                       file_mb, max_processes)
+                       file_mb, max_processes, getattr(lane.job, "canary_tokens", None))
 
     def start_lanes() -> None:
         nonlocal started_lanes
@@ -389,6 +396,7 @@ def run_lanes(
         size = max(1, min(chunk, len(queue) // workers or 1))
         batch = [queue.popleft() for _ in range(min(size, len(queue)))]
         w.assigned.extend(batch)
+        w.witness.expect(batch)
         w.started = now
         w.conn.send_bytes(json.dumps(batch).encode())
 
@@ -432,9 +440,12 @@ def run_lanes(
             if on_wait is not None:
                 on_wait([w.started for w in pool if w.assigned])
                 wait_for = min(wait_for, 0.5)
-            ready = wait([w.conn for w in pool] + [w.proc.sentinel for w in pool], timeout=wait_for)
+            ready = wait([w.conn for w in pool] + [w.proc.sentinel for w in pool] + [w.witness.conn for w in pool],
+                         timeout=wait_for)
             for w in list(pool):
                 dead = False
+                if w.witness.conn in ready:  # first: it came while the call in flight ran
+                    w.witness.news(w.assigned[0] if w.assigned else None)
                 if w.conn in ready:
                     try:
                         msg = _parse(w.conn.recv_bytes(MAX_MESSAGE), w.assigned[0] if w.assigned else None, not w.ready)
@@ -445,6 +456,7 @@ def run_lanes(
                     else:
                         if msg[0] == "ready":
                             w.ready = True
+                            w.witness.settle()
                             w.start_watch()
                             dispatch(w)
                         elif msg[0] == "setup_error":
@@ -453,10 +465,14 @@ def run_lanes(
                             index, ok, value, err, seconds, fired = msg
                             w.assigned.popleft()
                             w.started = time.monotonic()
-                            left -= 1
-                            yield w.lane, Outcome(index, ok, value, w.limits.explain(err, secrets),
-                                                  None if ok else "exception", seconds,
-                                                  [mask(f, secrets) for f in fired])
+                            outcome = Outcome(index, ok, value, w.limits.explain(err, secrets),
+                                              None if ok else "exception", seconds, [mask(f, secrets) for f in fired])
+                            if w.assigned and w.conn.poll(0):  # its next result is in: one look for both
+                                w.witness.hold(outcome)
+                            else:
+                                for out in w.witness.hand_in(outcome, idle=not w.assigned):
+                                    left -= 1
+                                    yield w.lane, out
                             if not w.assigned:
                                 dispatch(w)
                 elif w.proc.sentinel in ready and not w.conn.poll():
@@ -470,10 +486,11 @@ def run_lanes(
                         raise PoolError(f"worker died during setup ({reason})")
                     if w.assigned:
                         index = w.assigned.popleft()
-                        left -= 1
-                        yield w.lane, Outcome(index, False, error=w.limits.explain(f"crash: {reason}", secrets),
-                                              error_kind="crash",
-                                              seconds=time.monotonic() - w.started)
+                        for out in w.witness.hand_in(Outcome(index, False,
+                                                             error=w.limits.explain(f"crash: {reason}", secrets),
+                                                             error_kind="crash", seconds=time.monotonic() - w.started)):
+                            left -= 1
+                            yield w.lane, out
                     replace(w, reason)
             now = time.monotonic()
             watch_now = now >= next_watch
@@ -483,16 +500,19 @@ def run_lanes(
                 used = w.over_memory() if w.assigned and watch_now else None
                 if used is not None:
                     index = w.assigned.popleft()
-                    left -= 1
-                    yield w.lane, Outcome(index, False, error=f"crash: MemoryError: the process tree went over its "
-                                                              f"memory limit (accounted: {used / 2**20:.0f} MiB)",
-                                          error_kind="crash", seconds=now - w.started)
+                    for out in w.witness.hand_in(Outcome(index, False, error=f"crash: MemoryError: the process tree "
+                                                         f"went over its memory limit (accounted: {used / 2**20:.0f} "
+                                                         "MiB)", error_kind="crash", seconds=now - w.started)):
+                        left -= 1
+                        yield w.lane, out
                     replace(w, "memory")
                 elif w.assigned and now - w.started > timeout and not _has_news(w):
                     index = w.assigned.popleft()
-                    left -= 1
-                    yield w.lane, Outcome(index, False, error=f"timeout after {timeout:g}s", error_kind="timeout",
-                                          seconds=now - w.started)
+                    # The witness is asked before the kill: the worker's tree is still there.
+                    for out in w.witness.hand_in(Outcome(index, False, error=f"timeout after {timeout:g}s",
+                                                         error_kind="timeout", seconds=now - w.started)):
+                        left -= 1
+                        yield w.lane, out
                     replace(w, "timeout")
                 elif not w.ready and now - w.born > setup_timeout:
                     raise PoolError(f"a worker did not start within {setup_timeout:g}s (verifier import hangs?)")

@@ -248,10 +248,14 @@ class Tripwires:
     directory and its private /tmp, /var/tmp and /dev/shm: those are searched after every
     call, and nothing else can receive a marker."""
 
-    def __init__(self, workdir: str, contained: bool = False):
+    def __init__(self, workdir: str, contained: bool = False, witnessed: bool = False):
+        """``witnessed``: a witness outside this process (engine/witness.py) holds the
+        kernel's watch for this worker; the tripwires here are an extra source then, and
+        start none of their own (a verifier could close it)."""
         global _sink
         self.workdir = workdir
         self.contained = contained
+        self.witnessed = witnessed
         # Where to list a scratch directory's entries more cheaply than through it: the
         # upper layer of the lockdown's /tmp and /var/tmp overlays, which holds only what
         # this worker wrote there (a merged listing of a busy host /tmp costs milliseconds).
@@ -265,8 +269,8 @@ class Tripwires:
         self.since = _file_clock_ns()  # markers elsewhere older than this are not ours
         # Anywhere else on the host (C code raises no audit event): markers created and
         # decoy files opened by this worker's processes, seen by the kernel (hostwatch.py).
-        self.host, why = hostwatch.HostWatch.start(canary.PREFIX, hostwatch.decoys())
-        self.blind = [] if self.host is not None or contained else [
+        self.host, why = (None, None) if witnessed else hostwatch.HostWatch.start(canary.PREFIX, hostwatch.decoys())
+        self.blind = [] if self.host is not None or contained or witnessed else [
             f"canaries created and decoy files opened outside the worker's own directories, except in "
             f"{', '.join(_SHARED_TMP)} (no fanotify here: {why})"]
         self.fd = self._open_log(workdir)
@@ -349,7 +353,7 @@ class Tripwires:
         global _paused
         events, places = self._log()
         _logged.clear()
-        if self.host is None or self.contained:
+        if (self.host is None and not self.witnessed) or self.contained:
             # No kernel watch, or private scratch the kernel's watch of the host's file
             # systems does not see: look in the temporary directories.
             why = _SCRATCH_WHY if self.contained else _SHARED_WHY
@@ -377,9 +381,7 @@ class Tripwires:
             blind, self.blind = self.blind, []
             return [], [f"unobserved:{b}" for b in blind]
         found = self.host.collect()
-        markers = [(name, f"created in {where} (fanotify)" if there else
-                    f"created in {where} and gone before the call ended (fanotify)")
-                   for name, where, there in found.created if name not in reported]
-        others = [f"read_outside:{path}: opened by a process of this worker during the call (fanotify)"
-                  for path in found.opened]
+        markers = [(name, hostwatch.created(where, there)) for name, where, there in found.created
+                   if name not in reported]
+        others = [hostwatch.read_outside(path) for path in found.opened]
         return markers, others + [f"unobserved:{b}" for b in found.blind]

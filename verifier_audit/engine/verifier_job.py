@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Optional
 
+from .. import canary
 from ..domains.base import Domain
 from ..loading import DISGUISED, VerifierSpec, make_caller, read_score
 from ..models import Candidate, Task
@@ -111,6 +112,16 @@ class VerifierJob:
         name after setup)."""
         return (self.clean and not self.spec.remote and not neutral.ours(self.spec.spec.partition(":")[0])
                 and getattr(self.domain, "isolate_verifier_calls", None) is None)
+
+    def canary_tokens(self, index: int) -> set[str]:
+        """The canary tokens in the text of call ``index``: a marker the witness sees is
+        credited to the candidate whose token it names (engine/witness.py)."""
+        return canary.tokens_in(self.items[index][1]) if 0 <= index < len(self.items) else set()
+
+    def canary_modules(self) -> set[str]:
+        """The tokens of every ``import`` canary the verifier is shown: a decoy module for
+        each goes on its import path, where the witness sees it opened."""
+        return {token for _, text in self.items for token in canary.module_tokens(text)}
 
     def setup(self) -> None:
         if self.hides_the_audit:  # before the verifier's import: its import-time code looks too

@@ -10,11 +10,16 @@ import json
 import os
 import resource
 import signal
+import socket
+import sys
 import time
 from typing import Optional
 
 from .clean_server import CleanStart, let_go_of_the_server
 from .tripwires import Tripwires
+from .witness import hand_off, serve
+
+_link: Optional[socket.socket] = None  # the worker's end of its talk with the witness, until hand_off
 
 
 def _address_space() -> int:
@@ -96,7 +101,7 @@ CLONE_NEWPID = 0x20000000
 PR_SET_PDEATHSIG = 1
 
 
-def _guard_processes() -> bool:
+def _guard_processes(witness=None) -> bool:
     """Make sure nothing the verifier starts outlives this worker. Returns whether the
     worker now runs in a PID namespace of its own.
 
@@ -108,7 +113,12 @@ def _guard_processes() -> bool:
     proper runs as that init's child. When the worker ends, or the init is killed with the
     process group, the kernel kills every process of the namespace -- double-forked
     ``setsid`` daemons included, which leave the process group but not the namespace -- and
-    an init cannot be killed from inside. Elsewhere a guard process kills the group."""
+    an init cannot be killed from inside. Elsewhere a guard process kills the group.
+
+    ``witness``: the pipe to the parent for the init, which then also watches what the
+    worker's calls do from outside the verifier's process (engine/witness.py); the shell
+    and the worker let go of it."""
+    global _link
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -116,9 +126,11 @@ def _guard_processes() -> bool:
         _start_group_guard(libc)
         return False
     status_r, status_w = os.pipe()
+    links = socket.socketpair() if witness is not None else (None, None)
     init = os.fork()
     if init != 0:  # the shell: live as long as the namespace, then die the worker's death
         os.close(status_w)
+        _let_go(witness, *links)
         os.waitpid(init, 0)
         _exit_like(os.read(status_r, 16))
     os.close(status_r)
@@ -129,19 +141,35 @@ def _guard_processes() -> bool:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         os.close(status_w)
+        _let_go(witness, links[0])
+        _link = links[1]
         return True
-    _be_init(worker, status_w)
+    _let_go(None, links[1])
+    _be_init(worker, status_w, witness, links[0])
 
 
-def _be_init(worker: int, status_w: int) -> None:
+def _let_go(*held) -> None:
+    for thing in held:
+        if thing is not None:
+            thing.close()
+
+
+def _be_init(worker: int, status_w: int, witness=None, link: Optional[socket.socket] = None) -> None:
     """PID 1 of the worker's namespace: reap orphans until the worker ends, hand its wait
-    status to the shell, and exit (which takes the whole namespace down)."""
+    status to the shell, and exit (which takes the whole namespace down). With a
+    ``witness`` pipe, it is the worker's witness too (engine/witness.py)."""
     try:
-        os.closerange(3, status_w)
-        os.closerange(status_w + 1, _max_fd())
+        low = 3
+        for fd in sorted({status_w} | ({witness.fileno(), link.fileno()} if witness is not None else set())):
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, _max_fd())
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
+        if witness is not None:
+            serve(worker, status_w, witness, link)
+            return
         while True:
             signal.sigwait({signal.SIGCHLD})
             while True:
@@ -200,11 +228,12 @@ def _max_fd() -> int:
 
 
 def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: Optional[int],
-                 isolation: str = "process", cgroup: Optional[str] = None, limits=None) -> None:
+                 isolation: str = "process", cgroup: Optional[str] = None, limits=None, witness=None) -> None:
     """``job``: the Job itself (forked from the parent), or a _CleanStart (started from the
     clean server: ``parent`` None, the server is the parent and dies with the audit).
     ``isolation``: a level of engine/lockdown.py; ``cgroup``: the tree's memory cgroup;
-    ``limits``: its file size, process and kernel-call bounds (engine/limits.WorkerLimits)."""
+    ``limits``: its file size, process and kernel-call bounds (engine/limits.WorkerLimits);
+    ``witness``: the parent's pipe for the witness (engine/witness.py)."""
     _die_with_parent()
     if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(0)
@@ -212,8 +241,7 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
         let_go_of_the_server()
         job = job.open()
     _leave_the_terminal()
-    if isolation != "none":
-        _guard_processes()
+    nested = isolation != "none" and _guard_processes(witness)
     faulthandler.disable()  # a crash is an outcome here, not a traceback on the user's terminal
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if quiet:
@@ -224,7 +252,7 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
     locked = isolation == "namespaces" and not getattr(job, "privileged_setup", False)
     # Canaries (marker files, an audit hook, the kernel's watch) are armed before the
     # verifier is imported: the kernel's watch needs the privileges the lockdown drops.
-    tripwires = Tripwires(workdir, contained=locked)
+    tripwires = Tripwires(workdir, contained=locked, witnessed=nested and witness is not None)
     lock = None
     try:
         if isolation != "none":
@@ -236,10 +264,20 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
 
             bound_memory(cgroup, memory_mb)
         if locked:
-            from .lockdown import Lockdown, worker_uid
+            from .lockdown import Lockdown
 
             readable = getattr(job, "readable_paths", None)
             lock = Lockdown(workdir, tuple(readable() if readable else ()))
+        # The witness watches the private scratch and the decoy modules before the uid drops.
+        modules = getattr(job, "canary_modules", None)
+        modules = hand_off(_link if nested else None, witness, workdir=workdir, lock=lock,
+                           tokens=modules() if modules else (),
+                           why_none="--isolation none" if isolation == "none" else "no PID namespace (not root)")
+        if modules:
+            sys.path.append(modules)
+        if locked:
+            from .lockdown import worker_uid
+
             lock.drop_privileges(worker_uid())
             tripwires.layers = lock.scratch_listings()
         if limits is not None:
