@@ -22,7 +22,7 @@ from verifier_audit import canary
 from verifier_audit.engine import pool
 from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
 from verifier_audit.plan import audit
-from verifier_audit.loading import resolve
+from verifier_audit.engine.inspection import resolve
 from verifier_audit.suites import load_suite, select
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,7 +66,8 @@ def evasion_audit(outside):
 
     def get(name: str):
         if name not in done:
-            done[name] = audit(prepared, [resolve(f"{FIXTURES}:{name}", pass_env=("VA_EVASION_DIR",))], options)[0]
+            done[name] = audit(prepared, [resolve(f"{FIXTURES}:{name}", isolation="process",
+                                                        pass_env=("VA_EVASION_DIR",))], options)[0]
         return done[name]
 
     return get

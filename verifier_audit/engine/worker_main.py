@@ -317,9 +317,9 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
             # A verifier's stray alarm must not fire during the next call.
             signal.alarm(0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            fired = tripwires.collect()
+            fired = _in_worker(tripwires.collect)
             if lock is not None:
-                fired += lock.sweep()
+                fired += _in_worker(lock.sweep)
             after = getattr(job, "after", None)
             if after is not None:
                 try:
@@ -333,6 +333,17 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
             except (TypeError, ValueError):  # a value JSON cannot carry is the call's error
                 _send(conn, [index, False, None, f"TypeError: the call returned {type(value).__name__}, "
                                                   "which is not plain data", seconds, fired])
+
+
+def _in_worker(check) -> list[str]:
+    """What an in-worker check (the tripwires, the socket sweep) found after a call. They run
+    in the verifier's own process, which can break them (close their descriptors): a check
+    that fails is an unobserved spot, not the worker's end -- the evidence that counts is
+    the witness's, outside this process (engine/witness.py)."""
+    try:
+        return check()
+    except Exception as exc:  # noqa: BLE001 - whatever the verifier did to it
+        return [f"unobserved:in-worker tripwires: {type(exc).__name__}: {exc}"[:500]]
 
 
 # What crosses the pipe is JSON, never pickle: a worker runs the untrusted verifier, and
