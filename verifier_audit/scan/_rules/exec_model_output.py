@@ -58,6 +58,12 @@ def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
     for node in fn.nodes:
         qualname = module.imports.call(node)
         sink = _sink(qualname)
+        if sink is None and isinstance(node, ast.Call):
+            # The name built, not written: getattr(builtins, "ev" + "al"), run = eval, ...
+            qualname = module.callee(node, fn)
+            sink = _sink(qualname)
+            if sink is not None:
+                sink = (f"{sink[0]} (as `{snippet(node.func)}`)", *sink[1:])
         if sink is None:
             continue
         what, severity, consequence = sink
