@@ -308,6 +308,7 @@ BUILT_UP = {
     "module_alias": "return RUN(completion)",
     "named_pieces": 'name = "ev" + "al"\n    return getattr(builtins, name)(completion)',
     "nfkc": "return ｅｖａｌ(completion)",
+    "passed_to_map": "return list(map(eval, [completion]))",
     "sympify": "return sympy.sympify(completion) == sympy.sympify(reference)",
     "parse_expr": "return parse_expr(completion) == parse_expr(reference)",
     "latex_then_sympify": "expr = parse_latex(completion)\n    return sympy.sympify(str(expr)) == 0",
@@ -317,6 +318,7 @@ SAFE = {
     "sympify_constant": 'return sympy.sympify("x**2 + 1") == sympy.sympify("1 + x**2")',
     "getattr_other": 'return getattr(completion, "st" + "rip")() == reference',
     "dict_of_other": 'return {"eval": len}["eval"](completion) == 3',
+    "map_of_other": "return list(map(str.strip, [completion])) == [reference]",
 }
 
 
@@ -348,6 +350,7 @@ def test_scan_flags_every_built_up_eval_and_sympy_parse_of_model_output(tmp_path
     assert "os.system" in by_function["import_module"].message
     assert "eval (as `run`)" in by_function["alias"].message
     assert "sympy.sympify" in by_function["built_sympify"].message
+    assert "eval (passed to map())" in by_function["passed_to_map"].message
 
 
 def test_scan_command_exits_1_on_a_hidden_eval(cli, tmp_path):

@@ -100,9 +100,9 @@ class ModuleInfo:
         ``Imports.call`` reads only what is written; a grader that hides its ``eval`` from a
         reviewer (or a linter) writes one of these. Identifiers need nothing: the parser
         already normalises ``ｅｖａｌ`` to ``eval`` (NFKC, PEP 3131)."""
-        return self._object(call.func, fn, 0)
+        return self.resolve(call.func, fn)
 
-    def _object(self, expr: ast.AST, fn: Optional[FunctionInfo], depth: int) -> Optional[str]:
+    def resolve(self, expr: ast.AST, fn: Optional[FunctionInfo] = None, depth: int = 0) -> Optional[str]:
         """The dotted name of what ``expr`` evaluates to, through the built-up forms above;
         ``<globals>`` for a module's namespace dict. None when it cannot be told."""
         if depth > 6:
@@ -113,28 +113,28 @@ class ModuleInfo:
             local = fn.assigned.get(expr.id, []) if fn is not None else []
             values = local or ([self.constants[expr.id]] if expr.id in self.constants else [])
             for value in values:  # flow-insensitive, like the taint: any binding that is a name
-                found = self._object(value, fn if local else None, depth + 1)
+                found = self.resolve(value, fn if local else None, depth + 1)
                 if found is not None:
                     return found
             return None if values else self.imports.names.get(expr.id, expr.id)
         if isinstance(expr, ast.Attribute):
-            base = self._object(expr.value, fn, depth + 1)
+            base = self.resolve(expr.value, fn, depth + 1)
             return None if base is None else f"{base}.{expr.attr}"
         if isinstance(expr, ast.Subscript):
-            base = self._object(expr.value, fn, depth + 1)
+            base = self.resolve(expr.value, fn, depth + 1)
             key = self.string_value(expr.slice, fn)
             return None if base is None or key is None else _item(base, key, self.imports)
         if not isinstance(expr, ast.Call):
             return None
-        name = self._object(expr.func, fn, depth + 1)
+        name = self.resolve(expr.func, fn, depth + 1)
         args = expr.args
         if name in ("getattr", "builtins.getattr") and len(args) >= 2:
-            base, key = self._object(args[0], fn, depth + 1), self.string_value(args[1], fn)
+            base, key = self.resolve(args[0], fn, depth + 1), self.string_value(args[1], fn)
             return None if base is None or key is None else f"{base}.{key}"
         if name in ("__import__", "builtins.__import__", "importlib.import_module") and args:
             return self.string_value(args[0], fn)
         if name in ("vars", "builtins.vars") and len(args) == 1:
-            base = self._object(args[0], fn, depth + 1)
+            base = self.resolve(args[0], fn, depth + 1)
             return None if base is None else base + ".__dict__"
         if name in ("globals", "builtins.globals", "locals", "builtins.locals", "vars") and not args:
             return "<globals>"
