@@ -32,8 +32,8 @@ getattr   ``getattr(getattr(getattr(len,'_'+'_'+'s'+...),...)``: every  eval beh
           ``exec``/``eval``
 nfkc      ``ｅｘｅｃ(ｂｙｔｅｓ((105,...)).ｄｅｃｏｄｅ())or(0)``: the       eval behind a
           bytes form with full-width identifiers, which Python           blacklist of ASCII
-          normalises (NFKC) to ``exec``, ``bytes``, ``decode``           words, before or
-                                                                         after an NFKC
+          normalises (NFKC) to ``exec``, ``bytes``, ``decode``           words checked
+                                                                         before any NFKC
                                                                          normalisation
 ========  =============================================================  ==================
 
