@@ -61,6 +61,8 @@ class ModuleInfo:
     functions: list[FunctionInfo]
     top_level: dict[str, FunctionNode]
     callers: dict[str, set[str]]  # top-level function -> the top-level functions that call it by name
+    # (id of the function or 0 for module level, name) -> what the name is bound to (resolve())
+    _bound: dict = field(default_factory=dict, repr=False)
 
     def function(self, qualname: str) -> Optional[FunctionInfo]:
         return next((f for f in self.functions if f.qualname == qualname), None)
@@ -90,7 +92,6 @@ class ModuleInfo:
                 return self.string_value(self.constants[expr.id], None, depth + 1)
         return None
 
-
     def callee(self, call: ast.Call, fn: Optional[FunctionInfo] = None) -> Optional[str]:
         """The dotted name a call calls when the name is built rather than written:
         ``getattr(builtins, "ev" + "al")``, ``builtins.__dict__["exec"]``,
@@ -112,11 +113,18 @@ class ModuleInfo:
                 return "builtins"
             local = fn.assigned.get(expr.id, []) if fn is not None else []
             values = local or ([self.constants[expr.id]] if expr.id in self.constants else [])
-            for value in values:  # flow-insensitive, like the taint: any binding that is a name
-                found = self.resolve(value, fn if local else None, depth + 1)
-                if found is not None:
-                    return found
-            return None if values else self.imports.names.get(expr.id, expr.id)
+            if not values:
+                return self.imports.names.get(expr.id, expr.id)
+            key = (id(fn) if local else 0, expr.id)
+            if key not in self._bound:
+                # Once per name (``s = s.replace(...)`` thirty times in a normaliser must not
+                # multiply); None while it is being resolved, so a binding to itself ends.
+                self._bound[key] = None
+                scope = fn if local else None
+                # Flow-insensitive, like the taint: any binding that names something.
+                self._bound[key] = next((found for value in values
+                                         if (found := self.resolve(value, scope, depth + 1)) is not None), None)
+            return self._bound[key]
         if isinstance(expr, ast.Attribute):
             base = self.resolve(expr.value, fn, depth + 1)
             return None if base is None else f"{base}.{expr.attr}"
