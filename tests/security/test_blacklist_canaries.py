@@ -252,7 +252,8 @@ def test_the_issues_blacklisting_grader_fires_the_encoded_canaries_and_fails_the
     assert all("a canary fired" in d and "os.mkdir (audit hook)" in d for d in details), details
     assert report["gate"]["passed"] is False and report["_returncode"] == 1
     assert any("security finding" in reason for reason in report["gate"]["reasons"])
-    assert not list(Path(tmp_path).glob(f"**/{canary.PREFIX}*"))  # nothing left behind
+    for where in (ROOT, tmp_path):  # the command's directory and the test's: nothing left behind
+        assert not list(where.glob(f"{canary.PREFIX}*")), where
 
 
 def test_a_grader_that_nfkc_normalises_before_eval_is_caught_by_the_full_width_form(cli, tmp_path, graders):
