@@ -17,10 +17,34 @@ exec      ``exec(chr(105)+...)``: the words ``import``/``os``/``open``   eval be
           appear nowhere                                                 blacklists
 system    ``__import__('os').system('mkdir va_canary_T')or(0)``          eval; a process starts
 import    ``import vacanaryT``: a statement, no parentheses              exec of code blocks
+hex       ``exec(bytes.fromhex('696d...').decode())or(0)``               eval behind a
+                                                                         blacklist of
+                                                                         ``__``, ``import``,
+                                                                         ``chr``, ``os.``,
+                                                                         ``open``, ``system``
+bytes     ``exec(bytes((105,109,...)).decode())or(0)``: the same with    the same, and
+          no quote, ``_`` or space                                       quote-refusing,
+                                                                         ``split("_")``,
+                                                                         ``\\pi`` graders
+getattr   ``getattr(getattr(getattr(len,'_'+'_'+'s'+...),...)``: every  eval behind a
+          name built by concatenation, reached with ``getattr`` from     blacklist that lets
+          ``len.__self__`` (the builtins module); no ``__``, no          ``getattr`` through
+          ``exec``/``eval``
+nfkc      ``ｅｘｅｃ(ｂｙｔｅｓ((105,...)).ｄｅｃｏｄｅ())or(0)``: the       eval behind a
+          bytes form with full-width identifiers, which Python           blacklist of ASCII
+          normalises (NFKC) to ``exec``, ``bytes``, ``decode``           words checked
+                                                                         before any NFKC
+                                                                         normalisation
 ========  =============================================================  ==================
 
 Every expression form evaluates to 0 (``... or (0)``), so ``X or (\\pi)`` after it is a
 number a grader can compare. Tokens are lowercase hex: no ``_``, valid in a module name.
+
+The last four are the *encoded* forms (issue 30, item 4): a grader that refuses answers
+holding ``__``, ``import``, ``chr``, ``os.``, ``open`` or ``system`` and ``eval``s the rest
+stops every form above it, yet runs any of these. Each runs the same statement as the
+``exec`` form (``import os;os.mkdir('va_canary_T')``, or for ``getattr`` the same call
+reached without a statement) and so leaves the same marker: detection does not change.
 
 Detection is by effect, in ``engine/tripwires.py``: the marker left in the verifier's
 working or temporary directory or in a place the call went to (a directory it moved to,
@@ -40,7 +64,9 @@ from typing import Optional
 
 PREFIX = "va_canary_"  # marker files and directories: PREFIX + token
 MODULE_PREFIX = "vacanary"  # marker modules: MODULE_PREFIX + token (an identifier without "_")
-FORMS = ("mkdir", "open", "exec", "system", "import")
+FORMS = ("mkdir", "open", "exec", "system", "import", "hex", "bytes", "getattr", "nfkc")
+# The forms that hide every word a blacklist looks for (the table's last four).
+ENCODED_FORMS = ("hex", "bytes", "getattr", "nfkc")
 
 
 def make_token(*parts: str) -> str:
@@ -53,15 +79,40 @@ def _chars(text: str) -> str:
     return "+".join(f"chr({ord(c)})" for c in text)
 
 
+def _concat(text: str) -> str:
+    """``text`` as a concatenation of one-character strings, ``'o'+'s'``: no word of it (nor
+    ``__``) is left for a blacklist to find."""
+    return "+".join(repr(c) for c in text)
+
+
+def _fullwidth(text: str) -> str:
+    """ASCII letters as their full-width forms (U+FF21..): NFKC, which Python applies to
+    every identifier it parses (PEP 3131), maps them back, so ``ｅｘｅｃ`` is ``exec``.
+    Keywords (``or``) are matched before that normalisation and stay ASCII."""
+    return "".join(chr(ord(c) + 0xFEE0) if c.isascii() and c.isalpha() else c for c in text)
+
+
 def payload(token: str, form: str = "mkdir") -> str:
     """The canary of ``form`` for ``token`` (see the module's table)."""
     marker = PREFIX + token
+    statement = f"import os;os.mkdir({marker!r})"  # what the exec and encoded forms run
     if form == "mkdir":
         return f"__import__('os').mkdir('{marker}')or(0)"
     if form == "open":
         return f"open({_chars(marker)},chr(119)).close()or(0)"
     if form == "exec":
-        return f"exec({_chars(f'import os;os.mkdir({marker!r})')})or(0)"
+        return f"exec({_chars(statement)})or(0)"
+    if form == "hex":
+        return f"exec(bytes.fromhex('{statement.encode().hex()}').decode())or(0)"
+    if form in ("bytes", "nfkc"):
+        codes = ",".join(str(b) for b in statement.encode())
+        if form == "bytes":
+            return f"exec(bytes(({codes})).decode())or(0)"
+        return f"{_fullwidth('exec(bytes')}(({codes})).{_fullwidth('decode')}())or(0)"
+    if form == "getattr":
+        builtins = f"getattr(len,{_concat('__self__')})"  # a builtin function's __self__: the module
+        os_module = f"getattr({builtins},{_concat('__import__')})({_concat('os')})"
+        return f"getattr({os_module},{_concat('mkdir')})({marker!r})or(0)"
     if form == "system":
         return f"__import__('os').system('mkdir {marker}')or(0)"
     if form == "import":

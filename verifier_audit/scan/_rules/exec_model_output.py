@@ -58,10 +58,22 @@ def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
     for node in fn.nodes:
         qualname = module.imports.call(node)
         sink = _sink(qualname)
+        inputs = _inputs(node, qualname) if sink is not None else []
+        if sink is None and isinstance(node, ast.Call):
+            # The name built, not written: getattr(builtins, "ev" + "al"), run = eval, ...
+            built = module.callee(node, fn)
+            if built in ("map", "builtins.map") and len(node.args) >= 2:
+                # map(eval, answers): the function is a value, called on every element.
+                qualname, how, inputs = module.resolve(node.args[0], fn), "passed to map()", node.args[1:]
+            else:
+                qualname, how = built, f"as `{snippet(node.func)}`"
+                inputs = _inputs(node, qualname) if qualname else []
+            sink = _sink(qualname)
+            if sink is not None:
+                sink = (f"{sink[0]} ({how})", *sink[1:])
         if sink is None:
             continue
         what, severity, consequence = sink
-        inputs = _inputs(node, qualname)
         tainted = [arg for arg in inputs if fn.is_model(arg)]
         if tainted:
             arg = tainted[0]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 
-from ....canary import make_token, payload
+from ....canary import FORMS, make_token, payload
 from ....catalog import CatalogEntry, expand_template
 from ....generation import SkipInstance, check_templates, instantiate_catalog
 from ....models import Candidate, Task
@@ -67,7 +67,7 @@ class _Resolver:
             raise KeyError(name)
         key = (name, args)
         if key not in self._cache:
-            self._cache[key] = method(args) if name == "injected_call" else method()
+            self._cache[key] = method(args) if name in ("injected_call", "canary_call") else method()
         return self._cache[key]
 
     # --------------------------------------------------------------- the reference, rewritten
@@ -179,11 +179,15 @@ class _Resolver:
     def admin_call(self) -> str:
         return self._given("admin_tool")
 
-    def canary_call(self) -> str:
+    def canary_call(self, form: str = "") -> str:
         """The reference in Python-call syntax with its first argument written as an
         expression that runs a canary and then yields the right value: ``f(a=(<canary> or 3)
         + 0)``. Not a literal, so no call is stated; a decoder that evaluates argument
-        expressions (BFCL's ``resolve_ast_by_type`` evals any binary operation) runs it."""
+        expressions (BFCL's ``resolve_ast_by_type`` evals any binary operation) runs it.
+        ``form``: the canary's form (``canary.FORMS``), ``mkdir`` when empty."""
+        if form and form not in FORMS:
+            raise KeyError(f"canary_call:{form}")
+        token = make_token("tool_canary", *([form] if form else []), self.ctx.task.id)  # mkdir: as before
         for i, call in enumerate(self.ctx.calls):
             for arg, value in call.arguments.items():
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -192,7 +196,7 @@ class _Resolver:
                     zero = "''"
                 else:
                     continue
-                mark = payload(make_token("tool_canary", self.ctx.task.id))
+                mark = payload(token, form or "mkdir")
                 text = render_calls(self.ctx.calls, "python")
                 parts = [render_calls([c], "python") for c in self.ctx.calls]
                 poisoned = f"{arg}=(({mark}) or {value!r}) + {zero}"
