@@ -37,7 +37,7 @@ from ..domains import get_domain
 from ..loading import VerifierSpec
 from ..models import Checks, ProbeResult, Verdict
 from . import pool
-from .sensing import cross_check
+from .sensing import cross_check, round_robin
 from .verifier_job import VerifierJob
 
 if TYPE_CHECKING:
@@ -66,14 +66,7 @@ def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, s
         members = by_category[name][:]
         rng.shuffle(members)
         queues.append(members)
-    chosen: list[int] = []
-    depth = 0
-    while len(chosen) < size and any(depth < len(q) for q in queues):
-        for q in queues:
-            if depth < len(q) and len(chosen) < size:
-                chosen.append(q[depth])
-        depth += 1
-    return chosen
+    return round_robin(queues, size)
 
 
 def partners(prepared: Prepared, verdicts: dict[str, Verdict], sample: list[int]) -> list[int]:

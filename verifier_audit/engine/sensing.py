@@ -112,11 +112,12 @@ def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, s
         return out
 
     n_right = min(size // CORRECT_SHARE, sum(map(len, right.values())))
-    chosen = _round_robin(queues(wrong), size - n_right)
-    return chosen + _round_robin(queues(right), size - len(chosen))
+    chosen = round_robin(queues(wrong), size - n_right)
+    return chosen + round_robin(queues(right), size - len(chosen))
 
 
-def _round_robin(queues: list[list[int]], size: int) -> list[int]:
+def round_robin(queues: list[list[int]], size: int) -> list[int]:
+    """Up to ``size`` items, one from each queue in turn (the first of each, then the second, ...)."""
     chosen: list[int] = []
     depth = 0
     while len(chosen) < size and any(depth < len(q) for q in queues):
