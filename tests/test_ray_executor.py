@@ -211,20 +211,23 @@ def test_resume_across_executors(cluster, tmp_path):
 
 @needs_ray
 def test_a_verifier_that_cannot_start_is_the_local_pools_error(cluster, tmp_path):
+    from verifier_audit.engine.inspection import resolve as inspected
     from verifier_audit.engine.pool import PoolError
 
     path = tmp_path / "broken.py"
-    # Its import fails in a worker only (as a CUDA initialisation after a fork would), so the
-    # spec resolves on the driver and the local pool's setup is what fails, on the node.
-    path.write_text("import multiprocessing\nif multiprocessing.current_process().name != 'MainProcess':\n"
-                    "    raise RuntimeError('missing model weights')\n\n"
+    # Its import fails after the first one (as a CUDA initialisation after a fork would): the
+    # first, its inspection (at the process level, whose write reaches the host), reads the
+    # spec, and the pool's setup on the node is what fails.
+    path.write_text("import pathlib\nseen = pathlib.Path(__file__).with_name('inspected')\n"
+                    "if seen.exists():\n    raise RuntimeError('missing model weights')\nseen.touch()\n\n"
                     "def reward(completion, reference):\n    return 1.0\n")
     suite, tasks = _tasks(1)
     prepared = prepare(suite.name, suite.content_hash, tasks, _options(tmp_path, "prep", "local"))
     messages = {}
     for executor in ("local", "ray"):
         with pytest.raises(PoolError) as err:
-            audit(prepared, [resolve(f"{path}:reward")], _options(tmp_path, f"broken-{executor}", executor, cluster))
+            spec = inspected(f"{path}:reward", isolation="process")
+            audit(prepared, [spec], _options(tmp_path, f"broken-{executor}", executor, cluster))
         messages[executor] = str(err.value)
     assert "worker setup failed" in messages["ray"] and "missing model weights" in messages["ray"]
     assert messages["ray"] == messages["local"]

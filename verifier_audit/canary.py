@@ -60,6 +60,7 @@ import hashlib
 import os
 import re
 import shutil
+import unicodedata
 from typing import Optional
 
 PREFIX = "va_canary_"  # marker files and directories: PREFIX + token
@@ -153,18 +154,32 @@ def fired(directory: str = ".", since_ns: Optional[int] = None, listed: Optional
 
 _NAMED = re.compile(rf"(?:{PREFIX}|{MODULE_PREFIX})([0-9a-f]{{16}})")
 _CHR_RUN = re.compile(r"chr\(\d{1,7}\)(?:\+chr\(\d{1,7}\))*")
+_HEX_RUN = re.compile(r"fromhex\(\s*['\"]([0-9a-fA-F\s]{1,20000})['\"]")
+_BYTES_RUN = re.compile(r"bytes\(\s*[\(\[]([\d\s,]{1,40000})[\)\]]")
 
 
 def tokens_in(text: str) -> set[str]:
-    """The tokens of the canaries in ``text``: named outright, or spelt ``chr(..)+chr(..)``
-    (the ``open`` and ``exec`` forms). What an effect is credited to when it is seen
+    """The tokens of the canaries in ``text``: named outright, or spelt so that a blacklist
+    misses them -- ``chr(..)+chr(..)`` (the ``open`` and ``exec`` forms), hex
+    (``bytes.fromhex('..')``), a tuple of byte values (``bytes((..))``), full-width
+    letters that NFKC folds (``nfkc``). What an effect is credited to when it is seen
     outside the call that made it (engine/witness.py): by its token, not by its timing."""
-    found = set(_NAMED.findall(text))
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)  # full-width digits and letters as Python reads them
+    decoded = [text]
     if "chr(" in text:
-        for run in _CHR_RUN.finditer(text):
-            codes = [int(n) for n in re.findall(r"\d+", run.group(0))]
-            found |= set(_NAMED.findall("".join(chr(c) for c in codes if c < 0x110000)))
-    return found
+        decoded += ["".join(chr(int(n)) for n in re.findall(r"\d+", run.group(0)) if int(n) < 0x110000)
+                    for run in _CHR_RUN.finditer(text)]
+    if "fromhex(" in text:
+        for digits in _HEX_RUN.findall(text):
+            try:
+                decoded.append(bytes.fromhex(digits).decode("latin-1"))
+            except ValueError:
+                pass
+    if "bytes(" in text:
+        decoded += ["".join(chr(int(n)) for n in re.findall(r"\d+", run) if int(n) < 256)
+                    for run in _BYTES_RUN.findall(text)]
+    return {token for part in decoded for token in _NAMED.findall(part)}
 
 
 def token_of(marker: str) -> Optional[str]:

@@ -246,6 +246,32 @@ def test_the_cross_check_sample_is_bounded_and_leads_with_the_worst_categories(r
         assert chosen[0] in paid_wrong
 
 
+@given(st.lists(st.tuples(st.sampled_from("abcde"), st.booleans(), st.sampled_from([0.0, 1.0, None])), max_size=80),
+       st.integers(0, 3), st.integers(1, 6), st.data())
+def test_a_streamed_scores_pool_gives_the_cross_check_the_same_sample(rows, seed, k, data):
+    """``score`` in blocks keeps, per category, the k candidates of smallest seeded hash (and
+    some more): drawn with ``per_category=k``, the cross-check's sample from any such pool is
+    the one it draws from all the candidates."""
+    from types import SimpleNamespace
+
+    from verifier_audit.engine.sensing import SAMPLE, sample_hash, select_sample
+    from verifier_audit.models import Candidate, Verdict
+
+    candidates = [Candidate(id=f"c{i}", task_id="t", text="x", category=cat, origin="known_bad",
+                            label="correct" if right else "incorrect") for i, (cat, right, _) in enumerate(rows)]
+    verdicts = {c.id: Verdict(verifier="v", candidate_id=c.id, status="ok" if score is not None else "error",
+                              score=score) for c, (_, _, score) in zip(candidates, rows)}
+    ok = [c for c in candidates if verdicts[c.id].score is not None]
+    kept = {c.id for cat in "abcde"
+            for c in sorted((c for c in ok if c.category == cat), key=lambda c: sample_hash(seed, c.id))[:k]}
+    extra = data.draw(st.sets(st.sampled_from([c.id for c in candidates]) if candidates else st.nothing()))
+    pool = [c for c in candidates if c.id in kept | extra]  # in the candidates' order, as the pool's view
+    ids = lambda prepared, chosen: [prepared.candidates[i].id for i in chosen]  # noqa: E731
+    whole, streamed = SimpleNamespace(candidates=candidates), SimpleNamespace(candidates=pool)
+    assert ids(streamed, select_sample(streamed, verdicts, SAMPLE, seed, 0.5, k)) == \
+        ids(whole, select_sample(whole, verdicts, SAMPLE, seed, 0.5, k))
+
+
 ESCAPES_WHEN_UNSEEN = SIGNS + r'''
 
 def grade(completion, reference):

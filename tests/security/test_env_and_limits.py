@@ -283,12 +283,13 @@ def test_a_killed_audits_work_directories_are_removed_by_the_next_run(tmp_path):
          "--results", str(tmp_path / "r.jsonl")],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(1200):  # bounded by work: until the verifier has written where it runs
+        for _ in range(6000):  # until the verifier has written where it runs (or the audit ended)
             if (marks / "cwd").exists() and (marks / "cwd").read_text():
                 break
             if proc.poll() is not None:
                 break
             time.sleep(0.1)
+        assert (marks / "cwd").exists(), f"the audit never called the verifier (exit {proc.poll()})"
         left = Path((marks / "cwd").read_text())
     finally:
         proc.send_signal(signal.SIGKILL)

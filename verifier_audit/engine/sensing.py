@@ -45,6 +45,7 @@ given as Python objects. Their ``training_like`` says why (``not_run``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
@@ -81,21 +82,38 @@ MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x4000, 0x40000, 0x2, 0x4, 
 PR_SET_PDEATHSIG = 1
 
 
+def sample_hash(seed: int, candidate_id: str) -> int:
+    """A candidate's seeded place in a uniform sample of its category: the probe pool of a
+    streamed ``score`` keeps each category's smallest (samples/score/probe_pool.py), and the
+    cross-check draws from those, so that its sample does not depend on the blocks."""
+    return int.from_bytes(hashlib.blake2b(f"{seed}:{candidate_id}".encode("utf-8", "surrogatepass"),
+                                          digest_size=8).digest(), "big")
+
+
 def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, seed: int,
-                  threshold: float) -> list[int]:
+                  threshold: float, per_category: int | None = None) -> list[int]:
     """Indices (into ``prepared.candidates``) of up to ``size`` candidates the audit scored
     without error, where an audit-aware verifier's two faces differ most: the incorrect
     candidates of the categories it accepted most first, round-robin over categories,
     within one the accepted and the near misses first; one in ``CORRECT_SHARE`` a correct
     candidate. The same for the same seed. ``threshold``: the audit's, above which a score
-    is accepted."""
+    is accepted. ``per_category``: drawn only from each category's that many of smallest
+    ``sample_hash`` (what a streamed ``score``'s probe pool keeps; None: from all)."""
     rng = random.Random(f"verifier-audit-sensing:{seed}")
     wrong: dict[str, list[int]] = defaultdict(list)
     right: dict[str, list[int]] = defaultdict(list)
-    for i, c in enumerate(prepared.candidates):
-        v = verdicts.get(c.id)
-        if v is not None and v.status == "ok" and v.score is not None:
-            (wrong if c.label == "incorrect" else right)[c.category].append(i)
+    scored = [i for i, c in enumerate(prepared.candidates)
+              if (v := verdicts.get(c.id)) is not None and v.status == "ok" and v.score is not None]
+    if per_category is not None:
+        by_category: dict[str, list[int]] = defaultdict(list)
+        for i in scored:
+            by_category[prepared.candidates[i].category].append(i)
+        kept = {i for members in by_category.values()
+                for i in sorted(members, key=lambda i: sample_hash(seed, prepared.candidates[i].id))[:per_category]}
+        scored = [i for i in scored if i in kept]
+    for i in scored:
+        c = prepared.candidates[i]
+        (wrong if c.label == "incorrect" else right)[c.category].append(i)
 
     def paid(i: int) -> bool:
         return bool(accepted(verdicts[prepared.candidates[i].id].score, threshold))
@@ -157,7 +175,7 @@ def cross_check(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verd
     reason = why_not(spec, prepared)
     if reason is not None:
         return CrossCheck(sampled=0, disagreed=0, errors=0, not_run=reason)
-    sample = select_sample(prepared, verdicts, SAMPLE, options.seed, options.threshold)
+    sample = select_sample(prepared, verdicts, SAMPLE, options.seed, options.threshold, options.probe_sample)
     if not sample:
         return CrossCheck(sampled=0, disagreed=0, errors=0, not_run="no candidate was scored without error")
     tasks = {t.id: t for t in prepared.tasks}

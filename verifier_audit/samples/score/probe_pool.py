@@ -4,10 +4,10 @@ that does not depend on the blocks' order (see ``ProbePool``)."""
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 
 from ...engine.audit import Prepared
+from ...engine.sensing import sample_hash
 from ...models import Candidate, Verdict
 
 PARTNERS_PER_SCORE, PARTNER_SCORES = 2, 4  # the probe pool's candidates per task: per distinct score, scores
@@ -46,8 +46,7 @@ class ProbePool:
         seq, c, v = row
         if v.status != "ok" or v.score is None:
             return  # the probes rescore only what was scored
-        h = int.from_bytes(hashlib.blake2b(f"{self.seed}:{c.id}".encode("utf-8", "surrogatepass"),
-                                           digest_size=8).digest(), "big")
+        h = sample_hash(self.seed, c.id)
         heap = self.by_category.setdefault(c.category, [])
         heapq.heappush(heap, (-h, seq, c, v))
         if len(heap) > self.k:
