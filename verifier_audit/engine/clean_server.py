@@ -11,7 +11,7 @@ import os
 import pickle
 import sys
 import tempfile
-from typing import Optional
+from typing import Any, Optional
 
 
 class CleanStart:
@@ -21,7 +21,7 @@ class CleanStart:
     the allow-list and what is passed to it by name (engine/limits.job_environment), so
     the audit's secrets never reach the worker, not even in this object."""
 
-    def __init__(self, job: Job):
+    def __init__(self, job: Any):  # a pool.Job (importing pool here would be a circle)
         from .limits import job_environment
 
         self.job = pickle.dumps(job)
@@ -30,7 +30,7 @@ class CleanStart:
         # a training job (the server would otherwise pass on its own, forkserver).
         self.start_method = mp.get_start_method()
 
-    def open(self) -> Job:
+    def open(self) -> Any:
         mp.set_start_method(self.start_method, force=True)
         # The server's own scratch directory for multiprocessing (its socket lives there) is
         # not this worker's: a verifier's Manager or Pool makes a fresh one where it can.

@@ -9,7 +9,6 @@ from typing import Optional
 
 from ....models import Task
 from .. import database as db
-from ..schema import Schema
 from ..integrity import cached_intact
 from .cache import pool_key, read_cache, task_key, write_cache
 from .constants import collect_constants

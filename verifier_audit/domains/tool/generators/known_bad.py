@@ -197,7 +197,6 @@ class _Resolver:
                 else:
                     continue
                 mark = payload(token, form or "mkdir")
-                text = render_calls(self.ctx.calls, "python")
                 parts = [render_calls([c], "python") for c in self.ctx.calls]
                 poisoned = f"{arg}=(({mark}) or {value!r}) + {zero}"
                 parts[i] = parts[i].replace(f"{arg}={value!r}", poisoned, 1)
