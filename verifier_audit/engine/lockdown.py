@@ -36,11 +36,14 @@ Levels, each including the one before:
     keeps its own modes. Where such an overlay cannot be made, the uid stays 0 (without
     capabilities).
 
-Domains whose verifier calls run in a sandbox of their own (code) keep the ``process``
-level for the worker: that sandbox is started in setup and replaces its zygotes later, and
-it needs the privileges the lockdown drops to make their namespaces; each call (the
-verifier's scoring, the candidate's code) runs inside it, under an unprivileged uid, with
-the same walls. What runs in such a worker outside the sandbox is the verifier's import.
+Domains whose verifier calls run in a sandbox of their own (code) get the same walls, but
+that sandbox is started in setup and replaces its zygotes later, and its zygotes make
+namespaces for their runs: instead of dropping every capability, such a worker becomes the
+root of a user namespace of its own, mapped to an unprivileged host uid
+(``Lockdown.enter_user_namespace``), before the verifier is imported. Its capabilities
+reach only the namespaces it makes; the host's files, mounts and network stay as closed to
+it as to any other unprivileged uid. Each call (the verifier's scoring, the candidate's
+code) runs in the sandbox, under an unprivileged uid of its own, as before.
 The mechanisms are the code sandbox's (``domains/code/sandbox``); they live there because
 its zygote loads them as a package of their own, without this one.
 """
@@ -107,6 +110,25 @@ def _namespaces_available() -> bool:
         except OSError:
             _probed = False
     return _probed
+
+
+_userns_probed: Optional[bool] = None
+
+
+def user_namespaces_available() -> bool:
+    """Whether this process can make a user namespace (``Lockdown.enter_user_namespace``);
+    probed once, in a forked child."""
+    global _userns_probed
+    if _userns_probed is None:
+        try:
+            pid = os.fork()
+            if pid == 0:
+                os._exit(0 if _libc.unshare(_CLONE_NEWUSER) == 0 else 1)
+            _, status = os.waitpid(pid, 0)
+            _userns_probed = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        except OSError:
+            _userns_probed = False
+    return _userns_probed
 
 
 def resolve_level(level: Optional[str]) -> str:

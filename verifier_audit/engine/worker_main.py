@@ -266,11 +266,9 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
 
             bound_memory(cgroup, memory_mb)
         if locked:
-            from .lockdown import Lockdown
+            from .lockdown import Lockdown, worker_uid
 
             readable = getattr(job, "readable_paths", None)
-            from .lockdown import worker_uid
-
             lock = Lockdown(workdir, tuple(readable() if readable else ()),
                             user_namespace=worker_uid(user_namespace=True) if own_userns else None)
         # The witness watches the private scratch and the decoy modules before the uid drops.
