@@ -36,11 +36,14 @@ Levels, each including the one before:
     keeps its own modes. Where such an overlay cannot be made, the uid stays 0 (without
     capabilities).
 
-Domains whose verifier calls run in a sandbox of their own (code) keep the ``process``
-level for the worker: that sandbox is started in setup and replaces its zygotes later, and
-it needs the privileges the lockdown drops to make their namespaces; each call (the
-verifier's scoring, the candidate's code) runs inside it, under an unprivileged uid, with
-the same walls. What runs in such a worker outside the sandbox is the verifier's import.
+Domains whose verifier calls run in a sandbox of their own (code) get the same walls, but
+that sandbox is started in setup and replaces its zygotes later, and its zygotes make
+namespaces for their runs: instead of dropping every capability, such a worker becomes the
+root of a user namespace of its own, mapped to an unprivileged host uid
+(``Lockdown.enter_user_namespace``), before the verifier is imported. Its capabilities
+reach only the namespaces it makes; the host's files, mounts and network stay as closed to
+it as to any other unprivileged uid. Each call (the verifier's scoring, the candidate's
+code) runs in the sandbox, under an unprivileged uid of its own, as before.
 The mechanisms are the code sandbox's (``domains/code/sandbox``); they live there because
 its zygote loads them as a package of their own, without this one.
 """
@@ -63,14 +66,32 @@ SCRATCH_MB = 256
 _MNT_DETACH = 2
 _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT = 24, 38, 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
+_PR_SET_DUMPABLE = 4
+_CLONE_NEWUSER = 0x10000000
+# The host uid a code-domain worker's user namespace maps its root to: outside UID_RANGE,
+# which the namespace maps to itself for the sandbox's runs (two ranges of one map may not
+# overlap on the host side), and below 2**31.
+USERNS_UID_RANGE = (2_100_000_000, 2_140_000_000)
 _CAP_VERSION_3 = 0x20080522
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def worker_uid() -> int:
+def worker_uid(user_namespace: bool = False) -> int:
+    """A fresh unprivileged host uid for a worker (``user_namespace``: the one its user
+    namespace's root maps to, ``Lockdown.enter_user_namespace``)."""
     import random
 
-    return random.SystemRandom().randrange(*UID_RANGE)
+    return random.SystemRandom().randrange(*(USERNS_UID_RANGE if user_namespace else UID_RANGE))
+
+
+def _host_uid() -> int:
+    """The host uid this process's uid 0 maps to (its uid_map's first line)."""
+    with open("/proc/self/uid_map") as fh:
+        for row in fh:
+            inside, outside, _ = (int(x) for x in row.split())
+            if inside == 0:
+                return outside
+    return -1
 
 
 def default_level() -> str:
@@ -91,6 +112,25 @@ def _namespaces_available() -> bool:
     return _probed
 
 
+_userns_probed: Optional[bool] = None
+
+
+def user_namespaces_available() -> bool:
+    """Whether this process can make a user namespace (``Lockdown.enter_user_namespace``);
+    probed once, in a forked child."""
+    global _userns_probed
+    if _userns_probed is None:
+        try:
+            pid = os.fork()
+            if pid == 0:
+                os._exit(0 if _libc.unshare(_CLONE_NEWUSER) == 0 else 1)
+            _, status = os.waitpid(pid, 0)
+            _userns_probed = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        except OSError:
+            _userns_probed = False
+    return _userns_probed
+
+
 def resolve_level(level: Optional[str]) -> str:
     """The level an audit runs at: ``level`` checked, or the default. A level the machine
     cannot give is an error that says which one it can."""
@@ -107,11 +147,14 @@ class Lockdown:
     """One worker's walls at the ``namespaces`` level: entered once, in the worker, before
     the verifier is imported; ``drop_privileges`` once its setup no longer needs them."""
 
-    def __init__(self, workdir: str, readable: Optional[tuple[str, ...]] = None):
+    def __init__(self, workdir: str, readable: Optional[tuple[str, ...]] = None, user_namespace: Optional[int] = None):
         """``readable``: the paths the verifier must read once it runs as an unprivileged
-        uid (None: the uid is not dropped). Call ``bound_memory`` first: the cgroup's files
-        are opened through the host's mounts."""
+        uid (None: the uid is not dropped). ``user_namespace``: the host uid the worker's
+        user namespace will map its root to (``enter_user_namespace``). Call
+        ``bound_memory`` first: the cgroup's files are opened through the host's mounts."""
         self.workdir = workdir
+        # Before the mount namespace: the helper writes the maps through the host's /proc.
+        self._mapper = _Mapper(user_namespace) if user_namespace is not None else None
         self.overlays: list[str] = []
         self.uid: Optional[int] = None  # the unprivileged uid the worker runs as, once dropped
         # Before the namespaces: the host's socket tables are read in its network namespace.
@@ -129,7 +172,11 @@ class Lockdown:
         # through the host's view, to be overlaid once the scratch is up.
         blocked = _untraversable([*isolation.needed_paths(), os.getcwd(), *readable]) if readable is not None else []
         lowers = {d: os.open(d, os.O_PATH | os.O_DIRECTORY) for d in blocked}
-        isolation.readonly_everything(except_under=workdir)
+        # In a user namespace the worker is an unprivileged uid on the host: /proc stays
+        # writable to what that uid may write there (its sandbox's runs raise their own
+        # oom_score_adj through it, sandbox/memory.py); /proc/sys and every file of root's
+        # refuse it all the same.
+        isolation.readonly_everything(except_under=workdir, keep=("/proc",) if user_namespace is not None else ())
         try:
             self._scratch(held, lowers)
         finally:
@@ -201,6 +248,42 @@ class Lockdown:
         data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable (two words each): none
         isolation._check(_libc.capset(header, data), "capset")
 
+    def enter_user_namespace(self) -> None:
+        """For a worker whose setup builds namespaces (the code domain's sandbox): instead of
+        ``drop_privileges``, a user namespace of its own, in which it is uid 0 with every
+        capability -- mapped to the constructor's ``user_namespace``, an unprivileged host
+        uid outside ``UID_RANGE``, with no capability on the host. Those capabilities reach
+        only what that namespace owns: the PID, mount, network and IPC namespaces its
+        sandbox makes for its runs; not the mounts, network and files the lockdown gave it
+        (they belong to the host's user namespace: read-only, its own loopback only, and a
+        file of an unmapped owner -- root's -- is any other uid's to it). ``UID_RANGE`` is
+        mapped too, each uid to itself: the sandbox's runs still become an unprivileged uid
+        of their own. A helper forked before the lockdown (``_Mapper``: the host's /proc is
+        out of reach after it) writes the maps (a range needs CAP_SETUID in the parent
+        namespace). Then: not dumpable (its runs, another uid without capabilities, could
+        not ptrace it anyway), no_new_privs, the keyring calls denied; ``engine/limits.py``
+        refuses a further user namespace afterwards, to the verifier and to every run.
+        Fails closed."""
+        if self._mapper is None:
+            raise OSError("this lockdown was made without a user namespace (Lockdown(user_namespace=uid))")
+        uid = self._mapper.uid
+        if seccomp.supported() and not seccomp.deny_keyrings():
+            raise OSError("the seccomp filter could not be installed")
+        isolation._check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+        _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        for root, dirs, files in os.walk(self.workdir):
+            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+                os.lchown(name, uid, uid)
+        self._mapper.map()
+        os.setgroups([])  # root's supplementary groups (gid 0) go
+        os.setresgid(0, 0, 0)
+        os.setresuid(0, 0, 0)  # the namespace's root: host uid ``uid``, its capabilities kept
+        isolation.prctl(_PR_SET_DUMPABLE, 0)
+        isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # cleared by the credential change
+        if os.getuid() != 0 or _host_uid() != uid:
+            raise OSError("the worker's user namespace does not map it to its own host uid")
+        self.uid = uid
+
     def scratch_listings(self) -> dict[str, str]:
         """Overlaid root -> a path that lists its upper layer (for engine/tripwires.py)."""
         return {root: f"/proc/self/fd/{fd}" for root, fd in self.uppers.items()}
@@ -211,6 +294,56 @@ class Lockdown:
         self.sockets.drain(found)
         self.sockets.refresh()
         return [f"guard_escape:{f}" for f in found]
+
+
+class _Mapper:
+    """A helper forked while the worker is still root in the host's namespaces: once the
+    worker has made its user namespace (``map``), it writes the namespace's uid and gid maps
+    through the host's /proc and exits. It reads nothing but its pipe; the worker waits for
+    it, so it is gone before the verifier is imported. A worker that fails before ``map``
+    closes the pipe (it exits), and the helper with it."""
+
+    def __init__(self, uid: int):
+        self.uid = uid
+        line = f"0 {uid} 1\n{UID_RANGE[0]} {UID_RANGE[0]} {UID_RANGE[1] - UID_RANGE[0]}\n"
+        me = os.readlink("/proc/self")  # this process in the host's /proc, not its PID namespace's pid
+        go_r, self._go = os.pipe()
+        self._done, done_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)
+                os.close(self._go)
+                os.close(self._done)
+                if os.read(go_r, 1) == b"u":
+                    for name in ("uid_map", "gid_map"):
+                        with open(f"/proc/{me}/{name}", "w") as fh:
+                            fh.write(line)
+                    os.write(done_w, b"k")
+            except BaseException as exc:  # noqa: BLE001 - said to the worker, which fails closed
+                try:
+                    os.write(done_w, f"x{type(exc).__name__}: {exc}"[:500].encode())
+                except OSError:
+                    pass
+            finally:
+                os._exit(0)
+        os.close(go_r)
+        os.close(done_w)
+        for fd in (self._go, self._done):
+            os.set_inheritable(fd, False)
+
+    def map(self) -> None:
+        """unshare(CLONE_NEWUSER), then the helper writes the maps; fails closed."""
+        try:
+            isolation._check(_libc.unshare(_CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
+            os.write(self._go, b"u")
+            said = os.read(self._done, 512)
+            if said != b"k":
+                raise OSError(f"the user namespace's uid and gid maps could not be written ({said[1:].decode()})")
+        finally:
+            os.close(self._go)
+            os.close(self._done)
+            os.waitpid(self.pid, 0)
 
 
 def bound_memory(cgroup: Optional[str], memory_mb: Optional[int]) -> None:

@@ -70,10 +70,15 @@ class VerifierJob:
         """The level its workers run at: ``requested`` (or the default), except that a
         remote reward (a reward server, an LLM judge) keeps the host's network -- the code
         under audit runs on the other side of the socket, and what runs in the worker is
-        our own HTTP client -- so it gets the ``process`` level without a network namespace."""
-        from .lockdown import resolve_level
+        our own HTTP client -- so it gets the ``process`` level without a network namespace.
+        A job whose setup makes namespaces (code) is locked down in a user namespace of its
+        own: where none can be made, the default is the ``process`` level (asked for
+        explicitly, ``namespaces`` fails closed in the worker)."""
+        from .lockdown import resolve_level, user_namespaces_available
 
         level = resolve_level(requested)
+        if level == "namespaces" and requested is None and self.privileged_setup and not user_namespaces_available():
+            return "process"
         return "process" if self.spec.remote and level == "namespaces" else level
 
     @property
@@ -84,10 +89,11 @@ class VerifierJob:
 
     @property
     def privileged_setup(self) -> bool:
-        """Whether setup needs the worker's privileges: a domain that isolates each call in
-        a sandbox of its own (code) starts that sandbox, which makes namespaces, in setup,
-        and replaces its zygotes later; such a worker keeps the process level and its calls
-        are isolated in the sandbox (engine/lockdown.py)."""
+        """Whether setup needs the power to make namespaces: a domain that isolates each
+        call in a sandbox of its own (code) starts that sandbox in setup, and replaces its
+        zygotes later; at the namespaces level such a worker is locked down as the root of
+        a user namespace of its own, an unprivileged uid on the host, instead of dropping
+        every capability (engine/lockdown.py, Lockdown.enter_user_namespace)."""
         return getattr(self.domain, "isolate_verifier_calls", None) is not None
 
     def readable_paths(self) -> list[str]:

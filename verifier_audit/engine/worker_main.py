@@ -247,9 +247,11 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
     if quiet:
         _silence_stdio()
     # A job whose calls run in a sandbox of its own (the code domain's) starts it in setup,
-    # and that sandbox (and each zygote it replaces later) needs the privileges the lockdown
-    # drops: its worker keeps the process level, each call is isolated there.
-    locked = isolation == "namespaces" and not getattr(job, "privileged_setup", False)
+    # and that sandbox (and each zygote it replaces later) makes namespaces: its worker gets
+    # the same walls, but instead of dropping every capability it becomes the root of a
+    # user namespace of its own, an unprivileged uid on the host (Lockdown.enter_user_namespace).
+    locked = isolation == "namespaces"
+    own_userns = locked and getattr(job, "privileged_setup", False)
     # Canaries (marker files, an audit hook, the kernel's watch) are armed before the
     # verifier is imported: the kernel's watch needs the privileges the lockdown drops.
     tripwires = Tripwires(workdir, contained=locked, witnessed=nested and witness is not None)
@@ -264,10 +266,11 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
 
             bound_memory(cgroup, memory_mb)
         if locked:
-            from .lockdown import Lockdown
+            from .lockdown import Lockdown, worker_uid
 
             readable = getattr(job, "readable_paths", None)
-            lock = Lockdown(workdir, tuple(readable() if readable else ()))
+            lock = Lockdown(workdir, tuple(readable() if readable else ()),
+                            user_namespace=worker_uid(user_namespace=True) if own_userns else None)
         # The witness watches the private scratch and the decoy modules before the uid drops.
         modules = getattr(job, "canary_modules", None)
         modules = hand_off(_link if nested else None, witness, workdir=workdir, lock=lock,
@@ -278,7 +281,10 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
         if locked:
             from .lockdown import worker_uid
 
-            lock.drop_privileges(worker_uid())
+            if own_userns:
+                lock.enter_user_namespace()
+            else:
+                lock.drop_privileges(worker_uid())
             tripwires.layers = lock.scratch_listings()
         if limits is not None:
             limits.enter(job)

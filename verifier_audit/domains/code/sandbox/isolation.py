@@ -31,6 +31,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_BIND = 32, 1024, 2048, 4096
 MS_REC, MS_PRIVATE, MS_RELATIME, MS_STRICTATIME = 16384, 1 << 18, 1 << 21, 1 << 24
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 # Mount options that must survive a read-only bind remount (dropping nosuid would be a
 # privilege gain for anything setuid on that mount).
 _KEPT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": MS_NOATIME,
@@ -47,8 +48,8 @@ def _check(rc: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def prctl(option: int, value: int) -> None:
-    _libc.prctl(option, value, 0, 0, 0)
+def prctl(option: int, value: int) -> int:
+    return _libc.prctl(option, value, 0, 0, 0)
 
 
 def _address_space() -> int:
@@ -205,7 +206,19 @@ def bind_back(path: str, held_fd: int) -> None:
     os.makedirs(path, 0o755, exist_ok=True)
     _check(_libc.mount(f"/proc/self/fd/{held_fd}".encode(), path.encode(), None, MS_BIND | MS_REC, None),
            f"bind {path}")
-    _check(_libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY, None), f"remount {path} read-only")
+    _check(_libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY | _kept_flags(path), None),
+           f"remount {path} read-only")
+
+
+def _kept_flags(point: str) -> int:
+    """The flags of the topmost mount at ``point`` a read-only remount must keep (in a user
+    namespace, dropping one the mount's creator set is refused)."""
+    options = dict(_mounts()).get(point, set())
+    flags = 0
+    for name, flag in _KEPT_FLAGS.items():
+        if name in options:
+            flags |= flag
+    return flags
 
 
 # ioctl numbers of <linux/sockios.h> and the flag of <net/if.h>
@@ -225,12 +238,17 @@ def loopback_up() -> None:
         fcntl.ioctl(s.fileno(), _SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags | _IFF_UP))
 
 
-def readonly_everything(except_under: str) -> list[str]:
+def readonly_everything(except_under: str, keep: tuple[str, ...] = ()) -> list[str]:
     """Remount every mount read-only, keeping its other flags; returns the mount points that
-    refused (pseudo file systems may), and raises when one of _MUST_BE_READONLY refuses."""
+    refused (pseudo file systems may), and raises when one of _MUST_BE_READONLY refuses.
+    ``keep``: mount points (not what is mounted under them) left as they are."""
     refused = []
-    for point, options in _mounts():
-        if point == except_under or point.startswith(except_under.rstrip("/") + "/"):
+    # A remount reaches the topmost mount at a point: keep that one's flags (in a user
+    # namespace, clearing a flag its creator set -- nosuid on a tmpfs stacked over the
+    # host's /dev/shm -- is refused).
+    top = dict(_mounts())
+    for point, options in top.items():
+        if point == except_under or point.startswith(except_under.rstrip("/") + "/") or point in keep:
             continue
         flags = MS_REMOUNT | MS_BIND | MS_RDONLY
         for name, flag in _KEPT_FLAGS.items():

@@ -69,6 +69,12 @@ def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) ->
     os.dup2(out_fd, 2)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
+    if isolation.prctl(isolation.PR_GET_DUMPABLE, 0) == 0:
+        # A zygote forked from a worker in a user namespace of its own is not dumpable, so
+        # its /proc files are the host root's and the run could not write its own
+        # oom_score_adj. The run is dumpable again until it drops its uid (which makes it
+        # undumpable), and its zygote and worker stay undumpable: no run can ptrace them.
+        isolation.prctl(isolation.PR_SET_DUMPABLE, 1)
     cfg.guard.in_run()  # uses the zygote's descriptors: before they are closed
     os.closerange(3, wfd)
     os.closerange(wfd + 1, 65536)
