@@ -281,7 +281,7 @@ def test_a_killed_audits_work_directories_are_removed_by_the_next_run(tmp_path):
          "--limit", "1", "--no-progress", "--no-config", "--probe-sample", "0", "--no-format-probe", "--workers", "1",
          "--isolation", "process", "--timeout", "300", "--pass-env", "VA_MARK_DIR",
          "--results", str(tmp_path / "r.jsonl")],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "stderr.txt", "w"))
     try:
         for _ in range(6000):  # until the verifier has written where it runs (or the audit ended)
             if (marks / "cwd").exists() and (marks / "cwd").read_text():
@@ -289,7 +289,8 @@ def test_a_killed_audits_work_directories_are_removed_by_the_next_run(tmp_path):
             if proc.poll() is not None:
                 break
             time.sleep(0.1)
-        assert (marks / "cwd").exists(), f"the audit never called the verifier (exit {proc.poll()})"
+        assert (marks / "cwd").exists(), \
+            f"the audit never called the verifier (exit {proc.poll()}): {(tmp_path / 'stderr.txt').read_text()[-3000:]}"
         left = Path((marks / "cwd").read_text())
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -349,3 +350,16 @@ def test_pass_env_in_the_config_reaches_the_spec_and_a_bad_name_is_an_input_erro
     with pytest.raises(InputError) as err:
         load_config(project)
     assert f"{project}:4" in str(err.value) and "pass_env" in str(err.value) and "NOT-A-NAME" in str(err.value)
+
+
+def test_a_temporary_directory_too_long_for_a_unix_socket_is_no_internal_error(tmp_path):
+    """The forkserver's socket lives under TMPDIR; a TMPDIR past the 107 bytes a Unix socket
+    path holds made every audit exit 3 (as under pytest-xdist's deep temporary folders)."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    out = tmp_path / "out"
+    out.mkdir()
+    r = _command(*_audit_args("verifier_audit.domains.math.verifiers:strong", out, "--isolation", "process"),
+                 env={"TMPDIR": str(deep)})
+    assert r.returncode in (0, 1), r.stderr[-2000:]
+    assert json.loads((out / "report.json").read_text())["n_candidates"] > 0

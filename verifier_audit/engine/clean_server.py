@@ -129,8 +129,30 @@ def warm_clean_server(domains: Optional[list[str]] = None) -> None:
 
         _preload = [f"{get_domain(d).package}.verifiers" for d in domains]
     clean_context()
+    _short_socket_dir()
     with without_main_module():
         forkserver.ensure_running()
+
+
+# A Unix socket's path holds at most 107 bytes; multiprocessing puts the forkserver's at
+# ``<temporary directory>/pymp-XXXXXXXX/listener-XXXXXXXX``.
+_SOCKET_PATH_MAX, _PYMP, _LISTENER = 107, len("/pymp-XXXXXXXX"), len("/listener-XXXXXXXX")
+
+
+def _short_socket_dir() -> None:
+    """Where the temporary directory (``TMPDIR``) is too long a path for the forkserver's
+    socket, give multiprocessing a directory of its own under ``/tmp`` instead (removed at
+    exit, as multiprocessing removes its own): a long ``TMPDIR`` is no reason to fail."""
+    import shutil
+    from multiprocessing import util
+
+    config = mp.current_process()._config
+    made = config.get("tempdir")  # multiprocessing's own, where it made one already
+    longest = len(made) if made else len(tempfile.gettempdir()) + _PYMP
+    if longest + _LISTENER <= _SOCKET_PATH_MAX or not os.path.isdir("/tmp"):
+        return
+    config["tempdir"] = tempfile.mkdtemp(prefix="pymp-", dir="/tmp")
+    util.Finalize(None, shutil.rmtree, args=[config["tempdir"]], exitpriority=-100)
 
 
 @contextlib.contextmanager
@@ -148,6 +170,7 @@ def light_clean_server():
         yield
         return
     mp.get_context("forkserver").set_forkserver_preload(["verifier_audit.engine.verifier_job"])
+    _short_socket_dir()
     with without_main_module():
         server.ensure_running()
     try:
