@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from verifier_audit.metrics import beyond_variance
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = FIXTURES.parent.parent
 
 # Every sign of the audit the issue lists. Self-contained: the grader imports nothing of
 # verifier_audit, so a verifier_audit module in sys.modules is the audit's.
@@ -199,11 +200,20 @@ def test_an_honest_random_grader_is_not_called_audit_aware():
 
 
 def test_the_built_in_reference_verifiers_are_not_flagged(cli, tmp_path):
-    """The default audit (the math domain's four reference verifiers) keeps its findings:
-    each is cross-checked and scores the same there."""
-    data = _run(cli, tmp_path, "--probe-sample", "4")
-    reports = _reports(data)
+    """The default audit (the math domain's four reference verifiers, verifier-audit's own
+    trusted code) keeps its findings and is not cross-checked, saying why; the same kind of
+    graders from a user's file are cross-checked and score the same there."""
+    reports = _reports(_run(cli, tmp_path, "--probe-sample", "4"))
     assert len(reports) == 4
+    for report in reports:
+        cross = report["checks"]["training_like"]
+        assert cross["sampled"] == 0 and "own reference verifier" in cross["not_run"], (report["verifier"], cross)
+        assert not [f for f in report["security_findings"] if f["kind"] == "audit_aware"]
+    users = tmp_path / "user"
+    users.mkdir()
+    examples = ROOT / "examples" / "math_verifiers.py"
+    reports = _reports(_run(cli, users, "--probe-sample", "4", "--verifier", f"{examples}:last_number",
+                            "--verifier", f"{examples}:substring"))
     for report in reports:
         cross = report["checks"]["training_like"]
         assert cross["sampled"] > 0 and cross["disagreed"] == 0 and cross["errors"] == 0, (report["verifier"], cross)

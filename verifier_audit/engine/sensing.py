@@ -40,7 +40,9 @@ Not cross-checked: the code domain (its calls run model output; outside the code
 that would run it with the user's privileges), domains with a private task view (SQL: the
 view is a copy of the task's database made in the process's directory, which is the user's
 own here), remote styles (the reward runs on the other side of a socket) and verifiers
-given as Python objects. Their ``training_like`` says why (``not_run``).
+given as Python objects; nor verifier-audit's own reference verifiers (trusted code, as
+the threat model has it: a cross-check of them would only cost the default audit a fresh
+interpreter per verifier). Their ``training_like`` says why (``not_run``).
 """
 
 from __future__ import annotations
@@ -149,6 +151,8 @@ def round_robin(queues: list[list[int]], size: int) -> list[int]:
 def why_not(spec: VerifierSpec, prepared: Prepared) -> str | None:
     """Why this verifier is not cross-checked (module docstring), or None."""
     domain = get_domain(prepared.domain)
+    if neutral.ours(spec.spec.partition(":")[0]):
+        return "verifier-audit's own reference verifier: trusted code, nothing to sense"
     if spec.function is not None:
         return "a verifier given as a Python object lives in the caller's process"
     if spec.remote:
