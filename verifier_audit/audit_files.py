@@ -283,7 +283,42 @@ def write_output(flag: str, path: str | os.PathLike, text: str | bytes, *,
     data = text.encode("utf-8") if isinstance(text, str) else text
     try:
         write_atomic(path, data, mode=mode)
+        sign_output(path, data)
     except OSError as exc:
         kept = "the previous file is left as it was" if path.is_file() else "nothing was written"
         raise InputError(f"{flag} {path}: cannot write ({exc.strerror or exc}); {kept}. Free space or pass "
                          "another path, then run again") from None
+
+
+# -- reports' signatures -----------------------------------------------------------------
+
+def _signature_path(path: Path) -> Path:
+    return path.parent / KEYS_FOLDER / f"{path.name}.mac"
+
+
+def sign_output(path: Path, data: bytes) -> None:
+    """Keep the MAC of an output the audit wrote beside it, under its folder's ``reports``
+    key (``.verifier-audit-keys/<name>.mac``, 0600), so that whoever reads it later
+    (``checklist``, ``diff``) can tell an edit by anything else. A folder where no key can
+    be kept leaves the output unsigned, which ``output_edited`` does not call an edit."""
+    try:
+        key = folder_key(path.parent, "reports", create=True)
+        write_atomic(_signature_path(path), mac(key, data).encode("ascii"), mode=0o600)
+    except (InputError, OSError):
+        pass
+
+
+def output_edited(path: str | os.PathLike) -> str | None:
+    """A warning when ``path`` is an output the audit signed and its bytes no longer match
+    (the report was edited after the audit: a gate flipped to passed); None when it matches
+    or carries no signature (a report written elsewhere, or before signatures)."""
+    path = Path(path)
+    try:
+        recorded = _signature_path(path).read_text(encoding="ascii").strip()
+        data = path.read_bytes()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if mac_matches(folder_key(path.parent, "reports"), data, recorded):
+        return None
+    return (f"{path} was changed after verifier-audit wrote it (it does not match the signature the audit "
+            f"kept in {_signature_path(path)}): do not trust it; run the audit again")

@@ -157,7 +157,7 @@ def test_a_verifier_cannot_write_the_report_or_its_folder(cli, tmp_path, own_cac
     assert again.returncode == 1, again.stderr
     data = json.loads(report.read_text())
     assert data["errors"] == 0 and 0 < data["false_acceptance_rate"] < 1, "the verifier could write beside the report"
-    assert sorted(p.name for p in reports.iterdir()) == ["report.json"]
+    assert sorted(p.name for p in reports.iterdir()) == [KEYS_FOLDER, "report.json"]  # the audit's own signature
     # The control: at --isolation none the same verifier can, and says so (accepts all).
     cli("run", "--verifier", f"{grader}:grade", *QUICK, "--isolation", "none", "--json", str(report))
     assert json.loads(report.read_text())["false_acceptance_rate"] == 1.0
@@ -458,3 +458,22 @@ def test_generate_out_is_0600_and_a_verifier_in_the_project_cannot_read_the_labe
     r = cli("generate", "--no-config", "--limit", "1", "--isolation", "process",
             "--out", str(tmp_path / "c.jsonl"))
     assert r.returncode == 0 and "at --isolation process a verifier runs with your uid" in r.stderr, r.stderr
+
+
+def test_a_report_edited_after_the_audit_is_called_out_where_it_is_read(cli, tmp_path):
+    """A daemon rewrote the --json report's gate to passed after the audit exited: the
+    report's signature (kept under a key of its folder) no longer matches, and `checklist`
+    and `diff` say so; the untouched report reads quietly."""
+    out = tmp_path / "report.json"
+    r = cli("run", "--verifier", "verifier_audit.domains.math.verifiers:last_number", "--limit", "1", "--no-progress",
+            "--no-config", "--probe-sample", "0", "--no-format-probe", "--json", str(out))
+    assert r.returncode == 1, r.stderr[-2000:]
+    said = "was changed after verifier-audit wrote it"
+    clean = cli("checklist", str(out))
+    assert said not in clean.stderr
+    report = json.loads(out.read_text())
+    report["gate"]["passed"], report["gate"]["reasons"] = True, []
+    out.write_text(json.dumps(report))
+    for args in (("checklist", str(out)), ("diff", str(out), str(out))):
+        r = cli(*args)
+        assert said in r.stderr, (args, r.stderr[-2000:])

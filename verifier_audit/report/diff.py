@@ -3,11 +3,13 @@ audits of a verifier (a PR review of a reward-function change)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Union
 
 from pydantic import ValidationError
 
+from ..audit_files import output_edited
 from ..errors import InputError
 from ..models import Report, ReportSet
 
@@ -22,6 +24,9 @@ def load_reports(path: Path) -> dict[str, Report]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    edited = output_edited(path)
+    if edited is not None:
+        print(f"verifier-audit: warning: {edited}", file=sys.stderr)
     for model in (Report, ReportSet):
         try:
             loaded: Union[Report, ReportSet] = model.model_validate_json(text)
