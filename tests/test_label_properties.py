@@ -34,9 +34,13 @@ def test_kept_candidates_carry_the_label_the_oracle_gives(name):
         # From 4 threads: the catalog's query bombs each wait out the oracle's 0.5 s limit
         # (12 of them in a 4-task SQL example), and those waits overlap.
         with ThreadPoolExecutor(4) as threads:
-            labels = list(threads.map(lambda c: domain.label(c.text, by_id[c.task_id]).label, prepared.candidates))
-        for c, label in zip(prepared.candidates, labels):
-            assert label == c.label, (c.category, c.text[:200])
+            labels = list(threads.map(lambda c: domain.label(c.text, by_id[c.task_id]), prepared.candidates))
+        for c, got in zip(prepared.candidates, labels):
+            if got.label != c.label and (got.reason or "").startswith("timeout"):
+                # A fully loaded machine can stretch a right query past the oracle's wall-clock
+                # limit while three other threads wait out query bombs: label it again alone.
+                got = domain.label(c.text, by_id[c.task_id])
+            assert got.label == c.label, (c.category, c.text[:200], got.reason)
             assert c.label == {"near_miss": "incorrect", "equivalent": "correct", "known_bad": "incorrect"}[c.origin]
         assert all(d.reason in ALLOWED_DROPS for d in prepared.dropped)
 
