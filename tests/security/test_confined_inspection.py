@@ -202,28 +202,28 @@ os.wait()
 @pytest.mark.parametrize("isolation", ["namespaces", "process"])
 def test_a_setsid_daemon_does_not_survive_the_inspection(tmp_path, isolation):
     """It holds the pipes it inherited, too: the old inspection waited for their end."""
-    seconds = f"3599.{uuid.uuid4().int % 10**9}"  # its command line is its name
-    _read(_hostile(tmp_path, DAEMON.format(seconds=seconds)), isolation=isolation, timeout=30)
-    assert _gone(seconds) == []
+    marker = f"3599.{uuid.uuid4().int % 10**9}"  # the daemon sleeps this long: its command line names it uniquely
+    _read(_hostile(tmp_path, DAEMON.format(seconds=marker)), isolation=isolation, timeout=30)
+    assert _gone(marker) == []
 
 
 def test_a_daemon_dies_with_a_kill_9_of_the_audit(tmp_path):
     """The import starts a daemon, then hangs; the audit is killed -9 meanwhile."""
-    seconds = f"3598.{uuid.uuid4().int % 10**9}"
-    spec = _hostile(tmp_path, DAEMON.format(seconds=seconds) + "import time\ntime.sleep(3600)\n")
+    marker = f"3598.{uuid.uuid4().int % 10**9}"
+    spec = _hostile(tmp_path, DAEMON.format(seconds=marker) + "import time\ntime.sleep(3600)\n")
     audit = subprocess.Popen([sys.executable, "-c", f"from verifier_audit.loading import resolve; resolve({spec!r})"],
                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(1200):  # bounded by tries: until the daemon is up
-            if _processes_with(seconds) or audit.poll() is not None:
+            if _processes_with(marker) or audit.poll() is not None:
                 break
             time.sleep(0.05)
-        assert _processes_with(seconds), "the import never started its daemon"
+        assert _processes_with(marker), "the import never started its daemon"
     finally:
         audit.send_signal(signal.SIGKILL)
         audit.wait()
-    assert _gone(seconds) == []
+    assert _gone(marker) == []
 
 
 def test_a_hanging_import_is_bounded_and_named(tmp_path):
