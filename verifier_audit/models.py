@@ -13,10 +13,10 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.7"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+SCHEMA_VERSION = "1.8"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
 # 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
 # 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan);
-# 1.7: out_of_range (scores outside [0, 1])
+# 1.7: out_of_range (scores outside [0, 1]); 1.8: Example.answer (issue 31)
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -109,6 +109,9 @@ class Example(BaseModel):
     reference: str
     note: str = ""
     score: Optional[float] = None
+    # The part of ``text`` the domain reads as the final answer, when it can say (1.8):
+    # renderers clip an example around it, never through it (report.text.excerpt).
+    answer: str = ""
 
 
 class CategoryResult(BaseModel):
