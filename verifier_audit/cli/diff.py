@@ -1,5 +1,7 @@
 """``verifier-audit diff OLD NEW``: what got better and what got worse between two report
-JSON files; with ``--fail-on-regression``, exit 1 on a regression, saying why on stderr."""
+JSON files, after what changed in what was measured; with ``--fail-on-regression``, exit 1
+on a regression, saying why on stderr. Exit 2: a file is not a report, a ``--match`` names
+no verifier, or no verifier pairs."""
 
 from __future__ import annotations
 
@@ -15,45 +17,30 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     dif.add_argument("old", type=Path)
     dif.add_argument("new", type=Path)
     dif.add_argument("--fail-on-regression", action="store_true",
-                     help="exit 1 when the debt rose, a category got worse or a security finding appeared")
+                     help="exit 1 when the debt rose, a category got worse or stopped being measured, "
+                          "or a security finding appeared")
+    dif.add_argument("--match", action="append", default=[], metavar="OLD=NEW",
+                     help="compare verifier OLD of the old report with NEW of the new one (repeatable); "
+                          "by default verifiers pair by their spec relative to their project root")
+    dif.add_argument("--all", action="store_true", help="list every category, not the first 20 of each list")
     return dif
 
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..report.diff import diff, load_reports, render_diff
+    from ..report.diff import MAX_ROWS, diff, load_reports, pair_verifiers, parse_matches, render
     from ..report.failure import display_spec
 
     old, new = load_reports(args.old), load_reports(args.new)
-    common = [v for v in new if v in old]
-    if not common:
-        raise InputError(f"{args.old} and {args.new} share no verifier (old: {', '.join(old)}; new: {', '.join(new)})")
-    regressed = []
-    for v in common:
-        d = diff(old[v], new[v])
-        if d["regressed"]:
-            regressed.append((v, d))
-        print(render_diff(v, d))
-    for v in sorted(set(old) ^ set(new)):
-        print(f"{v}: only in {'old' if v in old else 'new'}")
+    pairing = pair_verifiers(old, new, parse_matches(args.match), args.old, args.new)
+    if not pairing.pairs:
+        raise InputError(f"{args.old} and {args.new} share no verifier (old: {', '.join(old)}; new: {', '.join(new)}); "
+                         f"pair two with --match OLD=NEW (e.g. --match {next(iter(old))}={next(iter(new))})")
+    diffs = [diff(old[a], new[b]) for a, b in pairing.pairs]
+    print(render(diffs, pairing, old, rows=None if args.all else MAX_ROWS, name=display_spec))
+    regressed = [d for d in diffs if d.regressions]
     if not (regressed and args.fail_on_regression):
         return EXIT_OK
-    for v, d in regressed:
-        print(f"verifier-audit: regression in {display_spec(v)}: {_regression(d)}", file=sys.stderr)
+    for d in regressed:
+        print(f"verifier-audit: regression in {display_spec(d.new_spec)}: {'; '.join(d.regressions)}", file=sys.stderr)
     return EXIT_GATE
-
-
-def _regression(d: dict) -> str:
-    """Why diff calls it a regression, in one line."""
-    from ..report.diff import EPSILON
-
-    (a, b), why = d["debt"], []
-    if b > a + EPSILON:
-        why.append(f"coverage debt rose {a:.3f} -> {b:.3f}")
-    if d["worse"]:
-        names = ", ".join(name for name, _, _ in d["worse"][:3])
-        more = f" and {len(d['worse']) - 3} more" if len(d["worse"]) > 3 else ""
-        why.append(f"worse categories: {len(d['worse'])} ({names}{more})")
-    if d["new_security"]:
-        why.append(f"new security findings: {len(d['new_security'])}")
-    return "; ".join(why)
