@@ -262,7 +262,9 @@ def diff(old: Report, new: Report) -> VerifierDiff:
         false_acceptance=(old.false_acceptance_rate, new.false_acceptance_rate),
         false_rejection=(old.false_rejection_rate, new.false_rejection_rate),
         compared=len(both), debt_compared=debt_compared,
-        worse=worse, better=better, not_compared=not_compared, newly_unmeasured=newly_unmeasured,
+        worse=worse, better=better, newly_unmeasured=newly_unmeasured,
+        # Calls that errored first (the verifier broke), then what one audit left out.
+        not_compared=sorted(not_compared, key=lambda row: (row[1].startswith("only in"), row[1], row[0])),
         new_security=sorted(new_sec - old_sec), fixed_security=sorted(old_sec - new_sec),
     )
 
@@ -289,7 +291,7 @@ def render_measured(changes: list[tuple[str, str, str]], like: bool, report: Rep
         return [(f"{indent}measured alike: suite {report.suite}, split {_or('all')(report.settings.get('split'))}, "
                  f"limit {_or('none')(report.settings.get('limit'))}, seed {report.seed}, "
                  f"{report.n_candidates} candidates, threshold {report.threshold}")]
-    width = max(len(what) for what, _, _ in changes)
+    width = max(len(what) for what, _, _ in MEASURED)
     out = [f"{indent}measured differently (old -> new):"]
     out += [f"{indent}  {what:<{width}}  {a} -> {b}" for what, a, b in changes]
     if not like:
