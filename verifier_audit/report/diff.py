@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,8 +55,13 @@ def load_reports(path: Path) -> dict[str, Report]:
 
 
 def _or(word: str) -> Callable[[Any], str]:
-    return lambda value: word if value in (None, [], "") else ", ".join(map(str, value)) if isinstance(value, list) \
-        else str(value)
+    """How to show a setting that may be unset (``word``: what unset means) or a list."""
+    def show(value: Any) -> str:
+        if value in (None, [], ""):
+            return word
+        return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+    return show
 
 
 # (what, how to read it from a report, how to show it). The candidate set's hash decides
@@ -113,7 +118,7 @@ def project_spec(spec: str) -> str:
     target, sep, name = spec.rpartition(":")
     if not sep or not target or not _file_target(target):
         return spec
-    path = Path(target)
+    path = Path(os.path.abspath(target))
     for folder in path.parents:
         if (folder / ".git").exists() or (folder / "pyproject.toml").exists():
             return f"{path.relative_to(folder).as_posix()}:{name}"
@@ -154,7 +159,7 @@ class Pairing:
     only_new: list[str]
 
 
-def pair_verifiers(old: dict[str, Report], new: dict[str, Report], matches: list[tuple[str, str]] = (),
+def pair_verifiers(old: dict[str, Report], new: dict[str, Report], matches: Sequence[tuple[str, str]] = (),
                    old_path: Path = Path("old"), new_path: Path = Path("new")) -> Pairing:
     """Pair old and new verifiers: ``--match`` first, then the same spec, then the same
     project spec when it names one verifier on each side."""
@@ -195,7 +200,7 @@ def _why_not(a: CategoryResult | None, b: CategoryResult | None) -> str:
     side = [s for s, c in (("old", a), ("new", b)) if not measured(c)]
     errored = [c for c in (a, b) if not measured(c) and c.errors]
     how = "every call errored" if errored else "nothing scored"
-    return f"not measured in {' or '.join(side) if len(side) == 1 else 'either'} ({how})"
+    return f"not measured in {side[0] if len(side) == 1 else 'either'} ({how})"
 
 
 @dataclass
@@ -221,7 +226,10 @@ class VerifierDiff:
         """Why ``--fail-on-regression`` fails, one phrase each; empty: no regression."""
         (a, b), why = self.debt, []
         if b > a + EPSILON:
-            why.append(f"coverage debt rose {a:.3f} -> {b:.3f}")
+            why.append(f"coverage debt rose {a:.3f} -> {b:.3f}" + (
+                "" if self.debt_compared is None else
+                f" ({self.debt_compared[0]:.3f} -> {self.debt_compared[1]:.3f} on the {self.compared} categories "
+                "both measured)"))
         if self.worse:
             why.append(f"worse categories: {len(self.worse)} ({_names([n for n, _, _ in self.worse], 3)})")
         if self.newly_unmeasured:
