@@ -224,12 +224,16 @@ class VerifierDiff:
     @property
     def regressions(self) -> list[str]:
         """Why ``--fail-on-regression`` fails, one phrase each; empty: no regression."""
-        (a, b), why = self.debt, []
+        # Like with like: when some categories were measured on one side only, the debt is
+        # judged over the categories both measured (the overall figures cover different
+        # categories: a smaller audit can raise or lower them with nothing changed).
+        why: list[str] = []
+        if self.debt_compared is None:
+            (a, b), where = self.debt, ""
+        else:
+            (a, b), where = self.debt_compared, f" on the {self.compared} categories both measured"
         if b > a + EPSILON:
-            why.append(f"coverage debt rose {a:.3f} -> {b:.3f}" + (
-                "" if self.debt_compared is None else
-                f" ({self.debt_compared[0]:.3f} -> {self.debt_compared[1]:.3f} on the {self.compared} categories "
-                "both measured)"))
+            why.append(f"coverage debt rose {a:.3f} -> {b:.3f}{where}")
         if self.worse:
             why.append(f"worse categories: {len(self.worse)} ({_names([n for n, _, _ in self.worse], 3)})")
         if self.newly_unmeasured:
