@@ -279,8 +279,8 @@ def test_markdown_and_card_keep_the_answer_wherever_it_sits(text):
 
 
 ANSWER = st.text(alphabet="0123456789abcxyz{}\\$.-", min_size=1, max_size=30)
-WORDS = st.lists(st.sampled_from(["the", "answer", "is", "x", "so", "17", "we", "check", "$", "\n", "\\boxed{3}"]),
-                 max_size=80).map(" ".join)
+WORDS = st.lists(st.sampled_from(["therefore", "the answer", "is", "x", "so", "17", "we", "simplify", "$", "\n",
+                                  "\\boxed{3}", "substituting back"]), max_size=60).map(" ".join)
 
 
 @given(WORDS, ANSWER, WORDS)
