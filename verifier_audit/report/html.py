@@ -51,7 +51,7 @@ li,p,h2,h3,h4,summary{overflow-wrap:anywhere}svg{max-width:100%;height:auto}
 .va-pass{color:#1e7b34;font-weight:bold}.va-fail{color:#b02a1a;font-weight:bold}.va-muted{color:#777}
 .va-card{border:1px solid #ccc;border-left:6px solid #888;border-radius:4px;margin:14px 0;padding:4px 14px 10px}
 .va-card-failed{border-left-color:#b02a1a}.va-card-passed{border-left-color:#1e7b34}
-.va-card h2{margin:6px 0;border:0}.va-card h3{margin:10px 0 4px;font-size:14px}
+.va-card h2{margin:6px 0;border:0}.va-path code{font-size:14px}.va-card h3{margin:10px 0 4px;font-size:14px}
 .va-verdict{font-size:15px;margin:4px 0}.va-verdict summary{cursor:pointer}
 .va-hole{margin:6px 0}.va-hole pre{max-height:none}.va-mini{vertical-align:middle;margin-right:6px}
 .va-mini-bg{fill:#e4e4e4}.va-mini-bar{fill:#3b7dd8}.va-mini-over{fill:#c0392b}.va-mini-waived{fill:#b5b5b5}
