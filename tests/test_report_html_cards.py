@@ -36,9 +36,9 @@ from verifier_audit.report.text import printable
 
 ROOT = Path(__file__).resolve().parent.parent
 VIEWPORT = (1280, 900)
-# The default math audit's page at --limit 3 is 3,114 px tall at 1280 px (the cards, then
-# one collapsed line per section); before issue 31 it was 36,538 px at --limit 5 (every
-# chart and every example open, the gate's reasons twice).
+# The default math audit's page is 2,956 px tall at 1280 px, at --limit 3 as at 5 (the cards,
+# then one collapsed line per section); before issue 31 it was 35,566 px at --limit 3 and
+# 36,538 px at --limit 5 (every chart and every example open, the gate's reasons twice).
 MAX_DEMO_HEIGHT = 5000
 LINE = 20  # px: a header that takes more than three lines of this is wrapping letter by letter
 
