@@ -147,8 +147,8 @@ def _verdict(report: Report) -> str:
         return f'<div class="va-verdict">{shown}</div>'
     items = "".join(f"<li>{_esc(r, 400)}</li>" for r in reasons)
     counted = f'{len(reasons)} reason{"s" if len(reasons) != 1 else ""}'
-    if state == "no-gate":  # the demo: what the default gate would say, folded
-        counted = f"the default gate would fail it on {counted}"
+    if state == "no-gate":  # the demo: what the run's gate settings would say, folded
+        counted = f"a gate would fail it on {counted}"
     return (f'<details class="va-verdict"><summary>{shown} <span class="va-muted">({counted})</span></summary>'
             f'<ul class="va-reasons">{items}</ul></details>')
 
@@ -196,7 +196,7 @@ def _card_security(report: Report) -> str:
             + (f'<p class="va-muted">and {rest} more (under "Security findings" below)</p>' if rest > 0 else ""))
 
 
-def _card(i: int, report: Report) -> str:
+def _card(report: Report) -> str:
     """The verifier at a glance: verdict, debt, the worst holes with an example, security."""
     state, _ = verdict(report)
     holes = worst_holes(report)
@@ -443,7 +443,7 @@ def to_html(reports: list[Report], checklists: dict[str, list] | None = None) ->
              f"<title>{_esc(title, 300)}</title><style>{CSS}</style></head><body>",
              "<h1>verifier-audit report</h1>", head]
     if reports:
-        parts += [_card(i, r) for i, r in enumerate(reports)]
+        parts += [_card(r) for r in reports]
         parts.append("<p class=\"va-muted\">False acceptance: wrong candidates the verifier paid for. False rejection: "
                      "right candidates it refused. Coverage debt: severity-weighted mean of the failure categories' "
                      "false acceptance (0 is best). A hole: a failure category on which a wrong answer was paid; worst "
