@@ -68,9 +68,11 @@ def _run(args: list[str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def dump_dom(page: Path, timeout: float = 60) -> str:
-    """The DOM after Chromium parsed ``page``, serialized (what the browser made of it)."""
-    r = _run(["--dump-dom", Path(page).resolve().as_uri()], timeout)
+def dump_dom(page: Path, timeout: float = 60, size: tuple[int, int] | None = None) -> str:
+    """The DOM after Chromium parsed ``page``, serialized (what the browser made of it);
+    laid out in a window of ``size`` (width, height) when given."""
+    window = [f"--window-size={size[0]},{size[1]}"] if size else []
+    r = _run([*window, "--dump-dom", Path(page).resolve().as_uri()], timeout)
     dom = r.stdout.decode("utf-8", "replace")
     assert r.returncode == 0 and "<body" in dom, r.stderr.decode("utf-8", "replace")[-3000:]
     return dom

@@ -1,7 +1,11 @@
-"""One self-contained HTML page for an audit: the verifiers side by side, then per verifier
-its false acceptance / false rejection per category as SVG bar charts with 95% intervals,
-the candidates that got through, mutant survival, security findings, errors, the run's
-settings and (optionally) a security review checklist.
+"""One self-contained HTML page for an audit that leads with the verdict: first one card per
+verifier (the gate's verdict, the coverage debt, the three worst holes each with one
+example clipped around its answer, the security findings), then everything else per
+verifier in collapsed <details>: false acceptance per failure category before false
+rejection (SVG bar charts with 95% intervals and every misjudged example), security
+findings, errors, answer formats, exploitability, mutant survival, the run's settings and
+(optionally) a security review checklist. Nothing is said twice: each gate reason appears
+once, in the card.
 
 The page is meant to be attached to a CI run or mailed around, so it loads nothing: CSS is
 inline, charts are SVG drawn here, and there is no JavaScript at all (a Content-Security-
@@ -9,6 +13,8 @@ Policy says so, in case an escaping bug ever slipped through). Candidate text is
 construction (NULs, lone surrogates, ``</script>``, megabytes of output): every string goes
 through ``_esc``, which clips, replaces what cannot be shown and escapes. The output holds
 no dates and depends only on the reports, so the same reports give byte-identical pages.
+It fits a 1280-pixel-wide window without a horizontal scroll bar: unbroken text wraps
+anywhere inside its block, and a verifier's path breaks after its slashes.
 """
 
 from __future__ import annotations
@@ -17,27 +23,42 @@ import html
 import json
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from ..models import CategoryResult, Example, Report
-from .exploitability import concentrated_holes, search_lines, weighted_line
+from .exploitability import concentrated_holes, search_lines, weighted_line, worst_holes
 from .source import source_lines
+from .text import excerpt
 
 CLIP = 4000  # characters of one example shown; the answer is usually at the end, so head + tail
+WORST = 3  # holes a card shows, each with one example
+EXCERPT = 140  # characters of a card's example: one line of the card, clipped around the answer
+FINDINGS = 3  # security findings a card lists (all of them are counted)
 BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;max-width:1180px;color:#222;padding:0 12px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.va-reasons{margin:2px 0;padding-left:16px;font-size:12px}.va-summary td:last-child{min-width:360px}.va-summary td:first-child{max-width:260px;word-break:break-all}
+table{border-collapse:collapse;margin:8px 0;max-width:100%}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
+.va-reasons{margin:2px 0;padding-left:16px;font-size:12px}
 code,pre,.va-mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-pre{white-space:pre-wrap;word-break:break-all;margin:0;max-height:22em;overflow:auto;background:#f7f7f7;padding:6px}
+pre{white-space:pre-wrap;word-break:break-all;overflow-wrap:anywhere;margin:0;max-height:22em;overflow:auto;background:#f7f7f7;padding:6px}
+li,p,h2,h3,h4,summary{overflow-wrap:anywhere}svg{max-width:100%;height:auto}
+.va-path{overflow-wrap:anywhere;word-break:normal}
 .va-pass{color:#1e7b34;font-weight:bold}.va-fail{color:#b02a1a;font-weight:bold}.va-muted{color:#777}
+.va-card{border:1px solid #ccc;border-left:6px solid #888;border-radius:4px;margin:14px 0;padding:4px 14px 10px}
+.va-card-failed{border-left-color:#b02a1a}.va-card-passed{border-left-color:#1e7b34}
+.va-card h2{margin:6px 0;border:0}.va-path code{font-size:14px}.va-card h3{margin:10px 0 4px;font-size:14px}
+.va-verdict{font-size:15px;margin:4px 0}.va-verdict summary{cursor:pointer}
+.va-hole{margin:6px 0}.va-hole pre{max-height:none}.va-mini{vertical-align:middle;margin-right:6px}
+.va-mini-bg{fill:#e4e4e4}.va-mini-bar{fill:#3b7dd8}.va-mini-over{fill:#c0392b}.va-mini-waived{fill:#b5b5b5}
+details.va-more{border:1px solid #e4e4e4;border-radius:4px;margin:6px 0;padding:2px 10px}
+details.va-more>summary{cursor:pointer;font-weight:bold;padding:4px 0}
 .va-example{border:1px solid #ddd;margin:8px 0;padding:6px}
-.va-pair{display:grid;grid-template-columns:1fr 1fr;gap:10px}.va-pair h4{margin:2px 0;font-size:12px;color:#555}
+.va-pair{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:10px}.va-pair h4{margin:2px 0;font-size:12px;color:#555}
 .va-bar{fill:#3b7dd8}.va-bar.va-over{fill:#c0392b}.va-bar.va-waived{fill:#b5b5b5}
 .va-ci{stroke:#222;stroke-width:1.2}.va-allowance-own{stroke:#e67e22;stroke-width:3}.va-allowance{stroke:#e67e22;stroke-width:2;stroke-dasharray:5 3}
 .va-grid{stroke:#e4e4e4}.va-label{font:12px ui-monospace,Menlo,Consolas,monospace;fill:#222}
@@ -89,6 +110,11 @@ def _table(head: Iterable[str], rows: Iterable[Iterable[str]], cls: str = "") ->
     return "\n".join(out) + "</table>"
 
 
+def _more(summary: str, body: str, cls: str = "") -> str:
+    """A collapsed block: everything but the cards waits behind one of these."""
+    return f'<details class="va-more {cls}"><summary>{summary}</summary>\n{body}\n</details>'
+
+
 def _limits(report: Report) -> tuple[float, float, set[str], dict[str, float]]:
     """The gate's allowances as the run recorded them: max_category, max_false_rejection,
     the waived categories, and per-category limits (a waiver with an accepted rate)."""
@@ -98,27 +124,100 @@ def _limits(report: Report) -> tuple[float, float, set[str], dict[str, float]]:
             set(s.get("waived_categories") or ()), own)
 
 
-def _gate(report: Report) -> str:
+def _path(name: str) -> str:
+    """A verifier's path or spec for a header: escaped, free to break after each '/' and
+    ':' (where a reader expects the break), never one letter per line."""
+    return re.sub(r"([/:])", r"\1<wbr>", _esc(name, 400))
+
+
+def verdict(report: Report) -> tuple[str, str]:
+    """(state, words): the gate's verdict as the card's first line says it."""
     if not report.gate.enforced:
-        verdict = '<span class="va-muted">not enforced</span>'
+        return "no-gate", "no gate: the demo of the reference verifiers; audit yours with --verifier"
+    return ("passed", "gate passed") if report.gate.passed else ("failed", "gate failed")
+
+
+def _verdict(report: Report) -> str:
+    """The verdict, and the gate's reasons (each said once, here) folded under it."""
+    state, words = verdict(report)
+    cls = {"passed": "va-pass", "failed": "va-fail"}.get(state, "va-muted")
+    shown = f'<span class="{cls}">{_esc(words, 200)}</span>'
+    reasons = report.gate.reasons
+    if not reasons:
+        return f'<div class="va-verdict">{shown}</div>'
+    items = "".join(f"<li>{_esc(r, 400)}</li>" for r in reasons)
+    counted = f'{len(reasons)} reason{"s" if len(reasons) != 1 else ""}'
+    if state == "no-gate":  # the demo: what the run's gate settings would say, folded
+        counted = f"a gate would fail it on {counted}"
+    return (f'<details class="va-verdict"><summary>{shown} <span class="va-muted">({counted})</span></summary>'
+            f'<ul class="va-reasons">{items}</ul></details>')
+
+
+def _mini(report: Report, c: CategoryResult) -> str:
+    """A small bar of the category's rate, red over its allowance, grey when waived."""
+    max_cat, _, waived, own = _limits(report)
+    state = " va-mini-waived" if c.name in waived else (" va-mini-over" if c.rate > own.get(c.name, max_cat) else "")
+    width = 120 * min(max(c.rate, 0.0), 1.0)
+    return (f'<svg class="va-mini" xmlns="http://www.w3.org/2000/svg" width="120" height="12" viewBox="0 0 120 12">'
+            f'<rect class="va-mini-bg" width="120" height="12"/>'
+            f'<rect class="va-mini-bar{state}" width="{width:.1f}" height="12"/></svg>')
+
+
+def _hole(report: Report, c: CategoryResult) -> str:
+    _, _, waived, _ = _limits(report)
+    head = (f'{_mini(report, c)}<code>{_esc(c.name, 200)}</code> · {c.severity.value} · paid {_pct(c.rate)} of {c.n} '
+            f'<span class="va-muted">{_ci(c.ci.low, c.ci.high)}{" · waived" if c.name in waived else ""}</span>')
+    ex = c.examples[0] if c.examples else None
+    if ex is None:
+        body = '<div class="va-muted">no example kept</div>'
     else:
-        verdict = '<span class="va-pass">passed</span>' if report.gate.passed else '<span class="va-fail">failed</span>'
-    reasons = "".join(f"<li>{_esc(r, 400)}</li>" for r in report.gate.reasons)
-    return verdict + (f'<ul class="va-reasons">{reasons}</ul>' if reasons else "")
+        body = (f'<pre class="va-excerpt">\n{_esc(excerpt(ex.text, EXCERPT, focus=ex.answer))}</pre>'
+                f'<div class="va-muted">reference <code>{_esc(ex.reference, 200)}</code> · '
+                f'{_esc(ex.note, 300)}</div>')
+    return f'<div class="va-hole" data-category="{_esc(c.name, 200)}">{head}{body}</div>'
 
 
-def _summary(reports: list[Report]) -> str:
-    def cell(value: str, ci: str) -> str:  # the interval on its own line keeps the table narrow
-        return f'<td class="n">{value}<br><span class="va-muted">{ci}</span></td>'
+def _findings(findings: list, cls: str = "") -> str:
+    return f'<ul class="{cls}">' + "".join(
+        f'<li class="va-finding"><b>{_esc(f.kind, 200)}</b> <code>{_esc(f.candidate_id, 200)}</code> '
+        f'task <code>{_esc(f.task_id, 200)}</code>: {_esc(f.detail, 1000)}</li>' for f in findings) + "</ul>"
 
-    rows = [[f"<code>{_esc(r.verifier, 200)}</code>",
-             cell(f"{r.coverage_debt:.3f}", _ci(r.coverage_debt_ci.low, r.coverage_debt_ci.high, False)),
-             cell(_pct(r.false_acceptance_rate), _ci(r.false_acceptance_ci.low, r.false_acceptance_ci.high)),
-             cell(_pct(r.false_rejection_rate), _ci(r.false_rejection_ci.low, r.false_rejection_ci.high)),
-             f'<td class="n">{r.errors}</td>', f'<td class="n">{len(r.security_findings)}</td>', _gate(r)]
-            for r in reports]
-    return _table(["verifier", "coverage debt [95% CI]", "false acceptance [95% CI]", "false rejection [95% CI]",
-                   "errors", "security", "gate"], rows, "va-summary")
+
+def _card_security(report: Report) -> str:
+    """Counted by kind, the first few listed; the rest are under "Security findings"."""
+    found = report.security_findings
+    if not found:
+        return '<p class="va-muted">Security: no canary fired.</p>'
+    kinds = sorted(Counter(f.kind for f in found).items(), key=lambda kv: (-kv[1], kv[0]))
+    rest = len(found) - FINDINGS
+    return (f'<h3 class="va-fail">Security findings ({len(found)}: '
+            + ", ".join(f"{_esc(k, 200)} {n}" for k, n in kinds) + ")</h3>"
+            + _findings(found[:FINDINGS], "va-card-findings")
+            + (f'<p class="va-muted">and {rest} more (under "Security findings" below)</p>' if rest > 0 else ""))
+
+
+def _card(report: Report) -> str:
+    """The verifier at a glance: verdict, debt, the worst holes with an example, security."""
+    state, _ = verdict(report)
+    holes = worst_holes(report)
+    fa = [c for c in report.categories if c.label == "incorrect"]
+    numbers = (f"coverage debt <b>{report.coverage_debt:.3f}</b> "
+               f'<span class="va-muted">{_ci(report.coverage_debt_ci.low, report.coverage_debt_ci.high, False)}</span>'
+               f" · false acceptance {_pct(report.false_acceptance_rate)} "
+               f'<span class="va-muted">{_ci(report.false_acceptance_ci.low, report.false_acceptance_ci.high)}</span>'
+               f" · false rejection {_pct(report.false_rejection_rate)} "
+               f'<span class="va-muted">{_ci(report.false_rejection_ci.low, report.false_rejection_ci.high)}</span>'
+               f" · errors {report.errors} ({_pct(report.error_rate)})")
+    if holes:
+        worst = (f"<h3>Worst holes ({min(WORST, len(holes))} of {len(holes)} failure categories paid for; "
+                 f"{len(fa)} audited)</h3>"
+                 + "".join(_hole(report, c) for c in holes[:WORST]))
+    else:
+        worst = f'<p class="va-pass">No wrong answer was paid for ({len(fa)} failure categories).</p>'
+    return "\n".join([
+        f'<section class="va-card va-card-{state}" data-verifier="{_esc(report.verifier, 200)}" data-verdict="{state}">',
+        f'<h2 class="va-path"><code>{_path(report.verifier)}</code></h2>',
+        _verdict(report), f"<div>{numbers}</div>", worst, _card_security(report), "</section>"])
 
 
 def _chart(report: Report, cats: list[CategoryResult], kind: str, limit: float, waived: set[str],
@@ -163,17 +262,28 @@ def _chart(report: Report, cats: list[CategoryResult], kind: str, limit: float, 
     return "\n".join(out)
 
 
-def _categories(report: Report) -> str:
+KINDS = (("incorrect", "fa", "False acceptance", "failure", "paid for although wrong"),
+         ("correct", "fr", "False rejection", "equivalent", "refused although right"))
+
+
+def _categories(report: Report, label: str) -> str:
+    """One collapsed block per kind: its chart, then every misjudged example, worst first."""
     max_cat, max_fr, waived, own = _limits(report)
-    out = []
-    for label, kind, title, limit in (("incorrect", "fa", "False acceptance per failure category", max_cat),
-                                      ("correct", "fr", "False rejection per equivalent category", max_fr)):
-        cats = sorted((c for c in report.categories if c.label == label), key=lambda c: c.name)
-        if cats:
-            out.append(f"<h3>{title} (allowance {_pct(limit)}, dashed; bars over it in red, waived in grey; "
-                       f"whiskers: 95% interval)</h3>")
-            out.append(_chart(report, cats, kind, limit, waived, own if label == "incorrect" else {}))
-    return "\n".join(out)
+    _, kind, title, what, verb = next(k for k in KINDS if k[0] == label)
+    limit = max_cat if label == "incorrect" else max_fr
+    cats = sorted((c for c in report.categories if c.label == label), key=lambda c: c.name)
+    if not cats:
+        return ""
+    misjudged = sorted((c for c in cats if c.examples), key=lambda c: (-c.rate, c.name))
+    bad = sum(1 for c in cats if c.n and c.accepted != (c.n if label == "correct" else 0))
+    out = [(f"<h4>{title} per {what} category (allowance {_pct(limit)}, dashed; bars over it in red, waived in "
+            "grey; whiskers: 95% interval)</h4>"),
+           _chart(report, cats, kind, limit, waived, own if label == "incorrect" else {})]
+    for c in misjudged:
+        out.append(f"<h4><code>{_esc(c.name, 200)}</code> — {verb}: {_pct(c.rate)} of {c.n} "
+                   f"{_ci(c.ci.low, c.ci.high)}, severity {c.severity.value}</h4>")
+        out += [_example(c, ex) for ex in c.examples]
+    return _more(f"{title}: {bad} of {len(cats)} {what} categories {verb}", "\n".join(out), f"va-{kind}")
 
 
 def _example(c: CategoryResult, ex: Example) -> str:
@@ -185,19 +295,6 @@ def _example(c: CategoryResult, ex: Example) -> str:
             f'score {score} <span class="va-muted">{_esc(ex.note, 400)}</span></div>'
             f'<div class="va-pair"><div><h4>candidate</h4><pre class="va-text">\n{_esc(ex.text)}</pre></div>'
             f'<div><h4>reference</h4><pre class="va-ref">\n{_esc(ex.reference)}</pre></div></div></div>')
-
-
-def _escapes(report: Report) -> str:
-    misjudged = sorted((c for c in report.categories if c.examples), key=lambda c: (-c.rate, c.name))
-    if not misjudged:
-        return "<p class=\"va-muted\">No misjudged candidates.</p>"
-    out = []
-    for c in misjudged:
-        what = "accepted although wrong" if c.label == "incorrect" else "rejected although right"
-        out.append(f"<h4><code>{_esc(c.name, 200)}</code> — {what}: {_pct(c.rate)} of {c.n} "
-                   f"{_ci(c.ci.low, c.ci.high)}, severity {c.severity.value}</h4>")
-        out += [_example(c, ex) for ex in c.examples]
-    return "\n".join(out)
 
 
 def _survival(report: Report) -> str:
@@ -212,19 +309,20 @@ def _survival(report: Report) -> str:
     tasks = [t for t in m.tasks if t.survivors]
     rows = "".join(f'<li><code>{_esc(t.task_id, 200)}</code> ({len(t.survivors)} of {t.judged}): '
                    + "; ".join(_esc(s, 400) for s in t.survivors) + "</li>" for t in tasks)
-    return (f"<h3>Mutant survival</h3>{totals}"
-            + (f'<ul class="va-survivors">{rows}</ul>' if rows else '<p class="va-muted">No surviving mutant.</p>'))
+    return _more(f"Mutant survival ({m.survived} of {m.judged} judged mutants survive)", totals
+                 + (f'<ul class="va-survivors">{rows}</ul>' if rows else '<p class="va-muted">No surviving mutant.</p>'))
 
 
-def _problems(report: Report) -> str:
-    out = ["<h3>Security findings</h3>"]
-    if report.security_findings:
-        out.append("<ul>" + "".join(
-            f'<li class="va-finding"><b>{_esc(f.kind, 200)}</b> <code>{_esc(f.candidate_id, 200)}</code> '
-            f'task <code>{_esc(f.task_id, 200)}</code>: {_esc(f.detail, 1000)}</li>' for f in report.security_findings) + "</ul>")
-    else:
-        out.append('<p class="va-muted">None: no canary fired.</p>')
-    out.append(f"<h3>Errors ({report.errors}, {_pct(report.error_rate)})</h3>")
+def _security_rest(report: Report) -> str:
+    """The findings the card did not list (it lists the first FINDINGS)."""
+    rest = report.security_findings[FINDINGS:]
+    return _more(f"Security findings ({len(rest)} more of {len(report.security_findings)})",
+                 _findings(rest, "va-findings")) if rest else ""
+
+
+def _errors(report: Report) -> str:
+    """Error kinds with their messages, categories never measured, the oracle's drops."""
+    out = []
     if report.error_kinds:
         kinds = sorted(report.error_kinds.items(), key=lambda kv: (-kv[1], kv[0]))
         out.append(_table(["kind", "count", "messages"], [
@@ -238,7 +336,7 @@ def _problems(report: Report) -> str:
     if report.dropped:
         out.append("<p>Dropped by the oracle (never scored): " + ", ".join(
             f"{_esc(k, 200)} {n}" for k, n in sorted(report.dropped.items())) + "</p>")
-    return "\n".join(out)
+    return _more(f"Errors ({report.errors}, {_pct(report.error_rate)})", "\n".join(out)) if out else ""
 
 
 def _formats(report: Report) -> str:
@@ -250,7 +348,7 @@ def _formats(report: Report) -> str:
     read = {True: "read", False: "not read", None: "unknown"}
     rows = [[f"<code>{_esc(p.shows, 200)}</code>", f'<td class="n">{p.accepted} of {p.sampled}</td>',
              f'<td class="n">{p.errors}</td>', _esc(read[p.read], 40)] for p in f.probes]
-    out = [f"<h3>Answer formats</h3><p>{_esc(f.summary, 1000)}</p>",
+    out = [f"<p>{_esc(f.summary, 1000)}</p>",
            _table(["format", "references accepted", "errors", ""], rows, "va-formats")]
     if f.audited_in:
         out.append(f"<p>Candidates rewritten into <code>{_esc(f.audited_in, 200)}</code>: {f.rewritten}; shown as "
@@ -259,7 +357,7 @@ def _formats(report: Report) -> str:
                    + (f"; dropped, label not confirmed: {sum(f.relabelled.values())}" if f.relabelled else "") + ".</p>")
     shown = ", ".join(f"{_esc(k, 200)} {n}" for k, n in f.candidates.items())
     out.append(f'<p class="va-muted">Candidates audited per format: {shown}</p>')
-    return "\n".join(out)
+    return _more(f"Answer formats (reads {len(f.read)} of {len(f.probes)} probed)", "\n".join(out))
 
 
 def _exploitability(report: Report) -> str:
@@ -271,7 +369,7 @@ def _exploitability(report: Report) -> str:
     scanned = source_lines(report)
     if not holes and not rows and report.search is None and not scanned:
         return ""
-    out = ["<h3>Exploitability</h3>"]
+    out = []
     if holes:
         out.append("<p>Holes confined to a slice (the pooled rate hides them):</p><ul class=\"va-slice-holes\">"
                    + "".join(f"<li>{_esc(h, 400)}</li>" for h in holes) + "</ul>")
@@ -288,26 +386,29 @@ def _exploitability(report: Report) -> str:
     if scanned:
         out.append("<p>Source (verifier-audit scan):</p><ul class=\"va-source\">"
                    + "".join(f"<li>{_esc(line.strip(), 800)}</li>" for line in scanned if line.strip()) + "</ul>")
-    return "\n".join(out)
+    return _more(f"Exploitability ({len(holes)} holes confined to a slice)", "\n".join(out))
 
 
 def _settings(report: Report) -> str:
     def show(v: Any) -> str:
         return v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
-    return _table(["setting", "value"], [[f"<code>{_esc(k, 200)}</code>", f"<code>{_esc(show(v), 1000)}</code>"]
-                                         for k, v in report.settings.items()], "va-settings")
+    return _more(f"Settings ({len(report.settings)})", _table(
+        ["setting", "value"], [[f"<code>{_esc(k, 200)}</code>", f"<code>{_esc(show(v), 1000)}</code>"]
+                               for k, v in report.settings.items()], "va-settings"))
 
 
 def _checklist(items: list) -> str:
     """Duck-typed items (key, title, status, evidence): the checklist module is not ours."""
-    rows = []
+    rows, open_ = [], 0
     for item in items:
         status = str(getattr(item, "status", "unknown"))
         cls = status if status in ("checked", "open", "unknown") else "unknown"
+        open_ += cls == "open"
         key, title, evidence = (getattr(item, f, "") or "" for f in ("key", "title", "evidence"))
         rows.append([f'<td><span class="va-check va-check-{cls}">{_esc(status, 40)}</span></td>',
                      f"<code>{_esc(key, 200)}</code>", _esc(title, 400), _esc(evidence, 2000)])
-    return "<h3>Security review checklist</h3>" + _table(["status", "key", "item", "evidence"], rows, "va-checklist")
+    return _more(f"Security review checklist ({len(rows)} items, {open_} open)",
+                 _table(["status", "key", "item", "evidence"], rows, "va-checklist"))
 
 
 def _slug(i: int, name: str) -> str:
@@ -315,17 +416,15 @@ def _slug(i: int, name: str) -> str:
 
 
 def _verifier(i: int, report: Report, checklist: list | None) -> str:
+    """Everything the card leaves out, collapsed, false acceptance first."""
     return "\n".join([
         f'<section class="va-verifier" id="{_slug(i, report.verifier)}" data-verifier="{_esc(report.verifier, 200)}">',
-        f"<h2>{_esc(report.verifier, 200)}</h2>",
-        # A div, not a p: the gate's reasons are a list, which may not sit inside a paragraph.
-        f"<div>style {_esc(report.style, 40)}, threshold {_num(report.threshold)}; gate: {_gate(report)}</div>",
-        _formats(report),
-        _categories(report),
-        _exploitability(report),
-        "<h3>Escaped candidates</h3>", _escapes(report),
-        _survival(report), _problems(report),
-        "<h3>Settings</h3>", _settings(report),
+        f'<h2 class="va-path"><code>{_path(report.verifier)}</code></h2>',
+        f'<p class="va-muted">style {_esc(report.style, 40)}, threshold {_num(report.threshold)}</p>',
+        _categories(report, "incorrect"), _categories(report, "correct"),
+        _security_rest(report), _errors(report),
+        _formats(report), _exploitability(report), _survival(report),
+        _settings(report),
         _checklist(checklist) if checklist is not None else "",
         "</section>"])
 
@@ -344,11 +443,11 @@ def to_html(reports: list[Report], checklists: dict[str, list] | None = None) ->
              f"<title>{_esc(title, 300)}</title><style>{CSS}</style></head><body>",
              "<h1>verifier-audit report</h1>", head]
     if reports:
-        parts += ["<h2>Summary</h2>", _summary(reports),
-                  ("<p class=\"va-muted\">False acceptance: wrong candidates the verifier paid for. False rejection: "
-                   "right candidates it refused. Coverage debt: severity-weighted mean of the failure categories' "
-                   "false acceptance (0 is best).</p>")]
-    for i, r in enumerate(reports):
-        parts.append(_verifier(i, r, (checklists or {}).get(r.verifier)))
+        parts += [_card(r) for r in reports]
+        parts.append("<p class=\"va-muted\">False acceptance: wrong candidates the verifier paid for. False rejection: "
+                     "right candidates it refused. Coverage debt: severity-weighted mean of the failure categories' "
+                     "false acceptance (0 is best). A hole: a failure category on which a wrong answer was paid; worst "
+                     "first by severity, then rate. Details per verifier follow, collapsed.</p>")
+    parts += [_verifier(i, r, (checklists or {}).get(r.verifier)) for i, r in enumerate(reports)]
     parts.append("</body></html>\n")
     return "\n".join(parts)

@@ -1,21 +1,31 @@
 """A Markdown summary of an audit, for a pull-request comment: the verifiers side by side,
-then per verifier the categories over their allowance with one example each."""
+then per verifier the categories over their allowance with one example each (false
+acceptances first, worst first; each example clipped around its answer, never through it)
+and a count in every header."""
 
 from __future__ import annotations
 
-from ..models import Report
+from ..models import SEVERITY_WEIGHT, Report
 from .terminal import out_of_range_line
+from .text import excerpt
+
+EXAMPLE = 100  # characters of an example in a table cell
 
 
-def _cell(text: str, width: int = 80) -> str:
-    """One table cell: no newlines or pipes, printable, cut to ``width``."""
-    flat = " ".join(text.split()).replace("|", "\\|").replace("`", "'")
-    flat = "".join(ch if ch.isprintable() else "\ufffd" for ch in flat)
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+def _cell(text: str, width: int = 80, focus: str = "") -> str:
+    """One table cell: one printable line of at most ``width`` characters that keeps
+    ``focus`` (an example's answer) whole and hides neither end (report.text.excerpt),
+    pipes escaped and backticks made quotes."""
+    return excerpt(text, width, focus=focus).replace("|", "\\|").replace("`", "'")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def to_markdown(reports: list[Report]) -> str:
-    out = ["## verifier-audit", "",
+    n = reports[0].n_candidates if reports else 0
+    out = [f"## verifier-audit ({_plural(len(reports), 'verifier')}, {n} candidates)", "",
            "| verifier | coverage debt | 95% CI | false acceptance | false rejection | errors | security | gate |",
            "|---|---|---|---|---|---|---|---|"]
     for r in reports:
@@ -25,7 +35,8 @@ def to_markdown(reports: list[Report]) -> str:
                    f"| {len(r.security_findings)} | {gate} |")
     formats = [r for r in reports if r.formats is not None]
     if formats:
-        out += ["", "Answer formats read (the references written in each format, scored by the verifier):", ""]
+        out += ["", (f"Answer formats read ({_plural(len(formats), 'verifier')} probed; the references written in "
+                     "each format, scored by the verifier):"), ""]
         for r in formats:
             audited = (f" {r.formats.rewritten} candidates rewritten into it, {r.formats.kept} shown as written, "
                        f"{r.formats.left_out} left out." if r.formats.audited_in else "")
@@ -37,28 +48,35 @@ def to_markdown(reports: list[Report]) -> str:
                                                               else s.get("max_false_rejection", 0.1))]
         if not over and not r.security_findings and not r.gate.reasons and not r.errors and not r.out_of_range.calls:
             continue
-        out += ["", f"### `{r.verifier}`", ""]
+        said = [_plural(len(r.gate.reasons), "gate reason"),
+                f"{len(over)} of {len(r.categories)} categories over their allowance",
+                _plural(len(r.security_findings), "security finding"), _plural(r.errors, "error")]
+        out += ["", f"### `{r.verifier}` ({', '.join(said)})", ""]
         out += [f"- {_cell(reason, 200)}" for reason in r.gate.reasons]
         if r.out_of_range.calls:
             out.append(f"- {_cell(out_of_range_line(r), 300)}")
         out += [f"- error: `{_cell(m, 160)}`" for messages in r.error_messages.values() for m in messages[:1]]
         if over:
             out += ["", "| category | severity | truth | rate | n | example | reference |", "|---|---|---|---|---|---|---|"]
-            for c in sorted(over, key=lambda c: (-c.rate, c.name)):
+            # Paid wrong answers before refused right ones; within each, worst first.
+            for c in sorted(over, key=lambda c: (c.label != "incorrect", -SEVERITY_WEIGHT[c.severity], -c.rate, c.name)):
                 ex = c.examples[0] if c.examples else None
                 out.append(f"| `{c.name}` | {c.severity.value} | {c.label} | {100 * c.rate:.0f}% | {c.n} "
-                           f"| {_cell(ex.text) if ex else ''} | {_cell(ex.reference, 40) if ex else ''} |")
+                           f"| {_cell(ex.text, EXAMPLE, ex.answer) if ex else ''} "
+                           f"| {_cell(ex.reference, 40) if ex else ''} |")
         for f in r.security_findings[:10]:
             out.append(f"- **security**: {_cell(f.detail, 200)}")
+        if len(r.security_findings) > 10:
+            out.append(f"- and {len(r.security_findings) - 10} more security findings (the JSON or HTML report)")
     scanned = [r for r in reports if r.source_findings]
     if scanned:
-        out += ["", "Source (`verifier-audit scan`; confirmed: the audit saw the hole the code suggests):", ""]
+        found = _plural(sum(len(r.source_findings) for r in scanned), "finding")
+        out += ["", f"Source (`verifier-audit scan`, {found}; confirmed: the audit saw the hole the code suggests):", ""]
         for r in scanned:
             for f in r.source_findings[:10]:
                 status = {True: "**confirmed**", False: "not confirmed", None: "unknown"}[f.confirmed]
                 out.append(f"- `{r.verifier}` `{_cell(f.file.rpartition('/')[2], 80)}:{f.line}` {f.rule} "
                            f"({f.severity.value}): {status}; {_cell(f.message, 200)}")
-    n = reports[0].n_candidates if reports else 0
     out += ["", f"<sub>suite `{reports[0].suite if reports else '?'}`, {n} candidates, seed {reports[0].seed if reports else 0}; "
             "false acceptance = wrong answers paid for, false rejection = right answers refused.</sub>", ""]
     return "\n".join(out)
