@@ -103,7 +103,7 @@ class Waiver(_Section):
     reason: str = Field(min_length=3)
     expires: Optional[_dt.date] = None  # the waiver stops applying the day after
     verifier: Optional[str] = None  # spec of the one verifier it applies to (default: all)
-    max_rate: Optional[Rate] = None  # accepted false acceptance (default: any)
+    max_rate: Optional[Rate] = None  # accepted FA (FR for right answers; default: any)
     _line: Optional[int] = PrivateAttr(default=None)  # its category's line in the file (set by the loader)
 
     def active(self, today: _dt.date) -> bool:
