@@ -18,10 +18,12 @@ from verifier_audit.cli.run import output_paths
 from verifier_audit.config import (
     COMMAND_LINE_ONLY,
     KEYS,
+    OPTION_NAMES,
     GateSection,
     ProjectConfig,
     VerifierEntry,
     Waiver,
+    check_option_names,
     load_config,
     option_flags,
 )
@@ -141,6 +143,13 @@ def test_option_flags_write_options_back_as_the_flags_that_say_them():
     assert flags == ["--field", "prompt=q", "--field", "reference=a", "--only", "near_miss", "--max-debt", "0.1",
                      "--no-format-probe", "--waive", "math.x.y"]
     assert build_parser().parse_args(["run", *flags])  # they parse
+
+
+def test_option_names_are_the_keys_last_names_and_a_misspelt_one_is_an_input_error():
+    assert {"fields", "max_debt", "origins", "waive", "answer_formats", "inspect_timeout"} <= set(OPTION_NAMES)
+    check_option_names(["max_debt", "fields"], "here")
+    with pytest.raises(InputError, match=r"here: unknown option max_dept \(did you mean max_debt\?\)"):
+        check_option_names(["max_dept"], "here")
 
 
 # -- unknown keys ------------------------------------------------------------------------------

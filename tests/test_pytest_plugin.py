@@ -155,8 +155,8 @@ def test_bad_config_is_a_clear_usage_error(repo):
     repo.makepyfile(test_rewards=FIXTURE_TESTS)
     result = repo.runpytest()
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*unknown key tool.verifier_audit.workrs (did you mean workers?); allowed keys here: "
-                                 "suite*"] * 2)
+    result.stdout.fnmatch_lines([("*unknown key tool.verifier_audit.workrs (did you mean workers?); allowed keys here: "
+                                 "suite*")] * 2)
     assert "Traceback" not in result.stdout.str()
 
 
@@ -190,6 +190,18 @@ def test_hole(verifier_audit):
     cli = json.loads(out.read_text())
     assert cli["n_candidates"] == plugin["n_candidates"] and cli["settings"]["limit"] == 2
     assert cli["gate"] == plugin["gate"] and not cli["gate"]["passed"]
+
+
+def test_a_misspelt_option_fails_the_test_with_the_option_meant(repo):
+    """Before, ``max_dept=0.1`` was ignored without a word and the default gate applied."""
+    repo.makepyfile(test_rewards="""
+def test_typo(verifier_audit):
+    verifier_audit.assert_coverage("rewards.py:accuracy_reward", max_dept=0.1)
+""")
+    result = repo.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*verifier-audit: verifier_audit: unknown option max_dept (did you mean max_debt?)*"])
+    assert "Traceback" not in result.stdout.str()
 
 
 def test_under_xdist_the_controller_prints_the_workers_audits(repo):

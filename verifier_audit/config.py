@@ -274,6 +274,28 @@ def key_for_flag(flag: str) -> Optional[Key]:
     return next((k for k in KEYS if k.flag == flag), None)
 
 
+def option_name(key: Key) -> str:
+    """The key's name among plan's options (given_options, the plugin's keyword arguments)."""
+    return key.option or key.name.rpartition(".")[2]
+
+
+#: the options a verifier is audited with by name (the plugin's keyword arguments): one per
+#: key, but for what names the verifier (the plugin takes it apart) and the report files
+#: ``run`` writes (the plugin has --verifier-audit-report).
+OPTION_NAMES = tuple(option_name(k) for k in KEYS if not k.name.startswith("verifiers[]") and k.name != "report_dir")
+
+
+def check_option_names(names: Any, where: str) -> None:
+    """An option name that is not one (``max_dept=0.1`` in a test) is an InputError with
+    the name meant, not a setting silently ignored."""
+    for name in names:
+        if name not in OPTION_NAMES:
+            close = difflib.get_close_matches(name, OPTION_NAMES, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise InputError(f"{where}: unknown option {name}{hint}; options: {', '.join(OPTION_NAMES)} "
+                             "(docs/config.md; the keys of [tool.verifier_audit] by their last name)")
+
+
 def option_flags(values: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str]:
     """The ``run`` flags that say ``values`` (plan's options by name, as the plugin and
     ``given_options`` hold them: ``fields=["reference=answer"]``, ``max_debt=0.1``,
@@ -281,7 +303,7 @@ def option_flags(values: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str
     options were given in code. None, empty and names in ``skip`` are left out."""
     out: list[str] = []
     for key in KEYS:
-        name = key.option or key.name.rpartition(".")[2]
+        name = option_name(key)
         value = values.get(name)
         if key.name.startswith("verifiers[]") or name in skip or value is None or value == [] or value == ():
             continue

@@ -103,9 +103,12 @@ class _AuditSession:
         return resolve(verifier, style, **confine)
 
     def audit(self, verifier: Union[str, Callable], suite: Optional[str] = None, **options) -> Any:
-        from .plan import Group, audit_group, audit_options, inspection, suite_choice, waiver_sources
+        from .plan import Group, audit_group, audit_options, inspection, pass_env, suite_choice, waiver_sources
+
+        from .config import check_option_names
 
         style = options.pop("style", None)
+        check_option_names(options, "verifier_audit")
         quick = self.pytest_config.getoption("verifier_audit_limit")
         workers = self.pytest_config.getoption("verifier_audit_workers")
         given = {"suite": suite, "progress": False, **options}
@@ -114,7 +117,7 @@ class _AuditSession:
         if workers is not None and given.get("workers") is None:
             given["workers"] = workers
         project = self.project
-        spec = self._spec(verifier, style, inspection(given, project))
+        spec = self._spec(verifier, style, {**inspection(given, project), "pass_env": pass_env(given, project)})
         entry = project.entry_for(spec.spec) if project is not None else None
         choice = suite_choice(given, project, entry)
         audit_opts, timeout = audit_options(given, project, spec.spec, entry)
