@@ -171,6 +171,14 @@ def test_an_unknown_key_names_the_file_the_line_and_the_key_meant(tmp_path, line
     assert f"{path}:6: unknown key tool.verifier_audit.{line.split()[0]} {hint}" in message, message
 
 
+def test_a_field_mapping_of_no_task_field_names_the_line_and_the_field_meant(tmp_path):
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.verifier_audit.fields]\nprompt = "question"\nrefrence = "answer"\n')
+    with pytest.raises(InputError, match=r"pyproject.toml:3: tool.verifier_audit.fields.refrence: not a task field "
+                                         r"\(did you mean reference\?\)"):
+        load_config(path)
+
+
 def test_an_unknown_key_in_a_sub_table_gets_its_neighbour(tmp_path):
     path = tmp_path / "pyproject.toml"
     path.write_text("[tool.verifier_audit.gate]\nmax_dept = 0.1\n")

@@ -7,6 +7,9 @@ A verifier repository says once what to audit and how strictly; then a bare
     suite = "math"
     workers = 2
 
+    [tool.verifier_audit.fields]        # the suite's field names: ours = theirs (--field)
+    reference = "answer"
+
     [tool.verifier_audit.gate]
     max_debt = 0.05
 
@@ -22,7 +25,9 @@ A verifier repository says once what to audit and how strictly; then a bare
     entropy_loss = 0.6
     kl_level = 0.2
 
-Command-line options override the file. Paths in the file are relative to the file.
+Every ``run`` option that says what is audited and how it is gated has a key (KEYS below
+ties each to its flag; docs/config.md lists them). Command-line options override the file.
+Paths in the file are relative to the file.
 Invalid configuration is an ``InputError`` (exit 2) naming the file, the line, the key and
 what is allowed.
 """
@@ -43,7 +48,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, 
 from . import argtypes
 from .errors import InputError
 from .frameworks import STYLES
-from .models import GateConfig
+from .models import GateConfig, Task
 
 try:
     import tomllib
@@ -387,10 +392,26 @@ def load_config(path: Path) -> ProjectConfig:
                          "executor = \"ray\" or remove ray_address")
     if config.monitor:
         config.monitor = check_monitor_section(path, text, config.monitor)
+    _check_fields(path, text, config.fields)
     config.path = path.resolve()
     for waiver, line in zip(config.waivers, _waiver_lines(text)):
         waiver._line = line
     return config
+
+
+def _check_fields(path: Path, text: str, fields: dict[str, str]) -> None:
+    """[fields] maps our task fields: one that is not (``refrence = "answer"``) is an
+    InputError at its line, with the field meant, before any suite is read."""
+    lines = []
+    for ours in fields:
+        if ours not in Task.model_fields:
+            line = _line_of(text, ours)
+            close = difflib.get_close_matches(ours, list(Task.model_fields), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            lines.append(f"{f'{path}:{line}' if line else path}: {TABLE}.fields.{ours}: not a task field{hint}; "
+                         f"ours = theirs maps one of {', '.join(Task.model_fields)} to your suite's field")
+    if lines:
+        raise InputError("invalid configuration:\n  " + "\n  ".join(lines))
 
 
 def check_monitor_section(path: Path, text: str, table: dict[str, Any], *, required: bool = False) -> dict[str, Any]:
