@@ -2,8 +2,12 @@
 summary, the failure message's text, and pytest-xdist."""
 
 import json
+import os
 import re
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,7 +155,52 @@ def test_bad_config_is_a_clear_usage_error(repo):
     repo.makepyfile(test_rewards=FIXTURE_TESTS)
     result = repo.runpytest()
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*unknown key tool.verifier_audit.workrs; allowed keys here: suite*"] * 2)
+    result.stdout.fnmatch_lines([("*unknown key tool.verifier_audit.workrs (did you mean workers?); allowed keys here: "
+                                 "suite*")] * 2)
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_the_reproduce_line_reproduces_the_audit_and_its_gate(repo, tmp_path):
+    """Issue 31 item 5: a suite whose fields are named otherwise, mapped in the test's own
+    call (and a gate given there): the printed ``reproduce:`` line, run as it is with the
+    real command from the same directory, audits the same candidates and fails the same
+    gate for the same reasons (before, it left out --field and exited 2)."""
+    rows = [json.loads(line) for line in (repo.path / "tasks.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["question"], row["final"] = row.pop("prompt"), row.pop("reference")
+    (repo.path / "tasks.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    repo.makepyfile(test_rewards="""
+def test_hole(verifier_audit):
+    verifier_audit.assert_coverage("rewards.py:last_number_reward", max_debt=0.2, probe_sample=0,
+                                   fields=["prompt=question", "reference=final"])
+""")
+    reports = tmp_path / "reports"
+    result = repo.runpytest("--verifier-audit-limit", "2", "--verifier-audit-report", str(reports))
+    result.assert_outcomes(failed=1)
+    line = next(x for x in result.stdout.lines if x.startswith("reproduce: "))
+    assert "--field prompt=question --field reference=final" in line and "--max-debt 0.2" in line
+    plugin = json.loads(next(reports.glob("*.json")).read_text())
+    words = shlex.split(line.removeprefix("reproduce: "))
+    assert words[:2] == ["verifier-audit", "run"]
+    out = tmp_path / "cli.json"
+    run = subprocess.run([sys.executable, "-m", "verifier_audit", *words[1:], "--no-progress", "--json", str(out)],
+                         cwd=repo.path, env={**os.environ, "PYTHONPATH": str(EXAMPLE.parent.parent)},
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 1, run.stderr[-3000:]  # the gate failed, as in the test; not a usage error
+    cli = json.loads(out.read_text())
+    assert cli["n_candidates"] == plugin["n_candidates"] and cli["settings"]["limit"] == 2
+    assert cli["gate"] == plugin["gate"] and not cli["gate"]["passed"]
+
+
+def test_a_misspelt_option_fails_the_test_with_the_option_meant(repo):
+    """Before, ``max_dept=0.1`` was ignored without a word and the default gate applied."""
+    repo.makepyfile(test_rewards="""
+def test_typo(verifier_audit):
+    verifier_audit.assert_coverage("rewards.py:accuracy_reward", max_dept=0.1)
+""")
+    result = repo.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*verifier-audit: verifier_audit: unknown option max_dept (did you mean max_debt?)*"])
     assert "Traceback" not in result.stdout.str()
 
 

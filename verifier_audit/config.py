@@ -7,6 +7,9 @@ A verifier repository says once what to audit and how strictly; then a bare
     suite = "math"
     workers = 2
 
+    [tool.verifier_audit.fields]        # the suite's field names: ours = theirs (--field)
+    reference = "answer"
+
     [tool.verifier_audit.gate]
     max_debt = 0.05
 
@@ -22,7 +25,9 @@ A verifier repository says once what to audit and how strictly; then a bare
     entropy_loss = 0.6
     kl_level = 0.2
 
-Command-line options override the file. Paths in the file are relative to the file.
+Every ``run`` option that says what is audited and how it is gated has a key (KEYS below
+ties each to its flag; docs/config.md lists them). Command-line options override the file.
+Paths in the file are relative to the file.
 Invalid configuration is an ``InputError`` (exit 2) naming the file, the line, the key and
 what is allowed.
 """
@@ -34,6 +39,7 @@ import datetime as _dt
 import difflib
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
@@ -42,7 +48,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, 
 from . import argtypes
 from .errors import InputError
 from .frameworks import STYLES
-from .models import GateConfig
+from .models import GateConfig, Task
 
 try:
     import tomllib
@@ -103,7 +109,7 @@ class Waiver(_Section):
     reason: str = Field(min_length=3)
     expires: Optional[_dt.date] = None  # the waiver stops applying the day after
     verifier: Optional[str] = None  # spec of the one verifier it applies to (default: all)
-    max_rate: Optional[Rate] = None  # accepted false acceptance (default: any)
+    max_rate: Optional[Rate] = None  # accepted FA (FR for right answers; default: any)
     _line: Optional[int] = PrivateAttr(default=None)  # its category's line in the file (set by the loader)
 
     def active(self, today: _dt.date) -> bool:
@@ -133,6 +139,12 @@ class ProjectConfig(_Section):
     executor: Optional[Literal[argtypes.EXECUTORS]] = None  # type: ignore[valid-type]  # where calls run; None: local
     ray_address: Optional[str] = Field(default=None, min_length=1)  # executor "ray": the cluster (docs/ray.md)
     weights_from: Optional[str] = None  # your own tasks: the debt is reweighted to their slices (relative to this file)
+    #: [fields]: the suite's field names, ours = theirs, as --field OURS=THEIRS (reference = "answer")
+    fields: dict[str, str] = Field(default_factory=dict)
+    domain: Optional[str] = None  # the domain of a suite file's tasks when its lines do not say
+    db_dir: Optional[str] = None  # spider format: the folder of <db_id>/<db_id>.sqlite (relative to this file)
+    inspect_timeout: Optional[Seconds] = None  # time the verifier's import may take when its signature is read
+    only: list[Literal["near_miss", "equivalent", "known_bad"]] = Field(default_factory=list)  # candidate origins
     report_dir: Optional[str] = None  # write every report format here after each run
     gate: GateSection = Field(default_factory=GateSection)
     verifiers: list[VerifierEntry] = Field(default_factory=list)
@@ -189,6 +201,144 @@ class ProjectConfig(_Section):
         return [w for w in self.waivers if not w.active(today)]
 
 
+@dataclass(frozen=True)
+class Key:
+    """One key of [tool.verifier_audit] and the ``run`` flag that says the same thing.
+
+    KEYS is the one place that ties them: docs/config.md is generated from it (with the
+    flag's help; scripts/make_config_docs.py), the plugin's ``reproduce:`` line writes
+    options back as flags through it, an unknown key named like a flag is pointed at its
+    key, and tests/test_config_keys.py fails when a ``run`` flag is in neither KEYS nor
+    COMMAND_LINE_ONLY, or a key of the models above is missing here. A new option is one
+    line here (and its field above)."""
+
+    name: str  # as written in the file, dotted: "gate.max_debt", "verifiers[].style"
+    flag: str  # "--max-debt"
+    default: str  # what applies when neither the file nor the command line says
+    option: str = ""  # its name among plan's options when not the key's last part ("origins" for only)
+
+
+KEYS = (
+    Key("verifiers[].spec", "--verifier", "none: the suite's reference verifiers side by side, no gate"),
+    Key("verifiers[].style", "--style", "auto"),
+    Key("verifiers[].options", "--verifier-option", "none"),
+    Key("suite", "--suite", "math"),
+    Key("format", "--format", "jsonl"),
+    Key("db_dir", "--db-dir", "beside the suite's JSON"),
+    Key("fields", "--field", "none"),
+    Key("domain", "--domain", "what the suite's lines say, else math"),
+    Key("split", "--split", "every split"),
+    Key("limit", "--limit", "every task"),
+    Key("seed", "--seed", "0"),
+    Key("workers", "--workers", "the cores, at most 8"),
+    Key("oracle_timeout", "--oracle-timeout", "10"),
+    Key("memory_mb", "--memory-mb", "4096"),
+    Key("isolation", "--isolation", "the strongest this machine gives"),
+    Key("inspect_timeout", "--inspect-timeout", "30"),
+    Key("file_mb", "--file-mb", "1024"),
+    Key("max_processes", "--max-processes", "1024"),
+    Key("pass_env", "--pass-env", "none"),
+    Key("executor", "--executor", "local"),
+    Key("ray_address", "--ray-address", "RAY_ADDRESS, else a local cluster"),
+    Key("only", "--only", "every origin", option="origins"),
+    Key("timeout", "--timeout", "10 (the code domain: 4)"),
+    Key("threshold", "--threshold", "0.5"),
+    Key("gate.max_debt", "--max-debt", "0.05"),
+    Key("gate.max_category", "--max-category", "0.5"),
+    Key("gate.max_false_rejection", "--max-false-rejection", "0.10"),
+    Key("gate.max_error_rate", "--max-error-rate", "0.05"),
+    Key("gate.min_slice_n", "--min-slice-n", "10"),
+    Key("search", "--search", "0 (no search)"),
+    Key("weights_from", "--weights-from", "none"),
+    Key("slice_field", "--slice-field", "slice"),
+    Key("probe_sample", "--probe-sample", "24"),
+    Key("answer_formats", "--no-format-probe", "true (false is --no-format-probe)"),
+    Key("waivers[].category", "--waive", "none", option="waive"),
+    Key("report_dir", "--report-dir", "none"),
+)
+
+#: ``run`` flags with no key, and why a project file should not say them.
+COMMAND_LINE_ONLY = {
+    "--config": "which file to read cannot be said inside it",
+    "--no-config": "which file to read cannot be said inside it",
+    "--no-cache": "a one-off: the candidate cache is keyed by content, so a project never needs to skip it",
+    "--json": "one report file of one run; report_dir writes every format",
+    "--markdown": "one report file of one run; report_dir writes every format",
+    "--junit": "one report file of one run; report_dir writes every format",
+    "--html": "one report file of one run; report_dir writes every format",
+    "--sarif": "one report file of one run; report_dir writes every format",
+    "--results": "where one run streams its verdicts (default: the cache, named by what decides them)",
+    "--resume": "continues one interrupted run; said in a file, every run would take up old verdicts",
+    "--all-categories": "how this terminal shows the report, not what is audited",
+    "--by-task": "how this terminal shows the report, not what is audited",
+    "--no-progress": "how this terminal shows the audit, not what is audited",
+}
+
+
+def key_for_flag(flag: str) -> Optional[Key]:
+    return next((k for k in KEYS if k.flag == flag), None)
+
+
+def option_name(key: Key) -> str:
+    """The key's name among plan's options (given_options, the plugin's keyword arguments)."""
+    return key.option or key.name.rpartition(".")[2]
+
+
+#: the options a verifier is audited with by name (the plugin's keyword arguments): one per
+#: key, but for what names the verifier (the plugin takes it apart) and the report files
+#: ``run`` writes (the plugin has --verifier-audit-report).
+OPTION_NAMES = tuple(option_name(k) for k in KEYS if not k.name.startswith("verifiers[]") and k.name != "report_dir")
+
+
+def check_option_names(names: Any, where: str) -> None:
+    """An option name that is not one (``max_dept=0.1`` in a test) is an InputError with
+    the name meant, not a setting silently ignored."""
+    for name in names:
+        if name not in OPTION_NAMES:
+            close = difflib.get_close_matches(name, OPTION_NAMES, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise InputError(f"{where}: unknown option {name}{hint}; options: {', '.join(OPTION_NAMES)} "
+                             "(docs/config.md; the keys of [tool.verifier_audit] by their last name)")
+
+
+def option_flags(values: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str]:
+    """The ``run`` flags that say ``values`` (plan's options by name, as the plugin and
+    ``given_options`` hold them: ``fields=["reference=answer"]``, ``max_debt=0.1``,
+    ``answer_formats=False``): what a ``reproduce:`` line needs to redo an audit whose
+    options were given in code. None, empty and names in ``skip`` are left out."""
+    out: list[str] = []
+    for key in KEYS:
+        name = option_name(key)
+        value = values.get(name)
+        if key.name.startswith("verifiers[]") or name in skip or value is None or value == [] or value == ():
+            continue
+        if key.flag == "--no-format-probe":
+            out += [key.flag] if value is False else []
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                out += [key.flag, str(item)]
+        else:
+            out += [key.flag, str(value)]
+    return out
+
+
+def key_table(run_parser: argparse.ArgumentParser) -> str:
+    """docs/config.md's table of keys: each key of KEYS, its flag, its default and what it
+    does in the words of the flag's own help (``run_parser``: the ``run`` subcommand's
+    parser), so neither the page nor a second description can drift from the code."""
+    helps = {flag: action.help or "" for action in run_parser._actions for flag in action.option_strings}
+    rows = ["| key | flag | default | what it does |", "|---|---|---|---|"]
+    for key in KEYS:
+        what = helps[key.flag].replace("%%", "%").replace("|", "\\|").replace("<", "&lt;")
+        rows.append(f"| `{key.name}` | `{key.flag}` | {key.default} | {what} |")
+    return "\n".join(rows) + "\n"
+
+
+def command_line_only_list() -> str:
+    """docs/config.md's list of the ``run`` flags that have no key, with the reason."""
+    return "".join(f"- `{flag}`: {why}\n" for flag, why in COMMAND_LINE_ONLY.items())
+
+
 def spec_key(spec: str) -> str:
     """A verifier spec in a form that compares equal however its file path was written."""
     target, sep, attr = spec.rpartition(":")
@@ -242,10 +392,26 @@ def load_config(path: Path) -> ProjectConfig:
                          "executor = \"ray\" or remove ray_address")
     if config.monitor:
         config.monitor = check_monitor_section(path, text, config.monitor)
+    _check_fields(path, text, config.fields)
     config.path = path.resolve()
     for waiver, line in zip(config.waivers, _waiver_lines(text)):
         waiver._line = line
     return config
+
+
+def _check_fields(path: Path, text: str, fields: dict[str, str]) -> None:
+    """[fields] maps our task fields: one that is not (``refrence = "answer"``) is an
+    InputError at its line, with the field meant, before any suite is read."""
+    lines = []
+    for ours in fields:
+        if ours not in Task.model_fields:
+            line = _line_of(text, ours)
+            close = difflib.get_close_matches(ours, list(Task.model_fields), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            lines.append(f"{f'{path}:{line}' if line else path}: {TABLE}.fields.{ours}: not a task field{hint}; "
+                         f"ours = theirs maps one of {', '.join(Task.model_fields)} to your suite's field")
+    if lines:
+        raise InputError("invalid configuration:\n  " + "\n  ".join(lines))
 
 
 def check_monitor_section(path: Path, text: str, table: dict[str, Any], *, required: bool = False) -> dict[str, Any]:
@@ -295,7 +461,8 @@ def _explain(path: Path, text: str, exc: ValidationError) -> str:
         prefix = f"{path}:{line}" if line else str(path)
         if err["type"] == "extra_forbidden":
             allowed = _allowed_keys(loc[:-1])
-            lines.append(f"{prefix}: unknown key {where!s}; allowed keys here: {', '.join(allowed)}")
+            lines.append(f"{prefix}: unknown key {where!s}{_did_you_mean(key, allowed)}; allowed keys here: "
+                         f"{', '.join(allowed)}")
         elif err["type"] == "literal_error":
             lines.append(f"{prefix}: {where} = {err['input']!r} is not allowed; {err['msg'].lower()}")
         elif err["type"] == "missing":
@@ -362,6 +529,30 @@ def _wrong_type(err: dict, key: str) -> Optional[str]:
         fix = f"write {key} = {fixed}"
     quotes = " (no quotes: a number in quotes is a string)" if isinstance(given, str) and fixed is not None else ""
     return f"expected {expected}, got {_toml_type(given)} ({_toml(given)}); {fix}{quotes}"
+
+
+def _did_you_mean(key: str, allowed: list[str]) -> str:
+    """The hint for an unknown key: the key a flag's name stands for (``max_debt`` written at
+    the top is ``[gate] max_debt``; ``field`` is ``[fields]``), else the closest key allowed
+    here, else why a command-line-only flag has no key."""
+    flag = "--" + key.replace("_", "-")
+    declared = key_for_flag(flag)
+    if declared is not None and declared.name not in allowed:
+        return f" (did you mean {_written(declared.name)}?)"
+    close = difflib.get_close_matches(key.replace("-", "_"), allowed, n=1)
+    if close:
+        return f" (did you mean {close[0]}?)"
+    if flag in COMMAND_LINE_ONLY:
+        return f" ({flag} is a command-line option only: {COMMAND_LINE_ONLY[flag]})"
+    return ""
+
+
+def _written(name: str) -> str:
+    """A dotted KEYS name as the file writes it: "max_debt in [tool.verifier_audit.gate]"."""
+    table, _, last = name.rpartition(".")
+    if table.endswith("[]"):
+        return f"{last} in a [[{TABLE}.{table[:-2]}]] entry"
+    return f"{last} in [{TABLE}.{table}]" if table else f"{name} in [{TABLE}]"
 
 
 def _allowed_keys(loc: list[str]) -> list[str]:

@@ -262,11 +262,44 @@ def gate(
             reasons.append(f"category {c.name} on {slice_words(s.slice)} ({s.slice}): false acceptance "
                            f"{s.rate:.2f} ({s.accepted}/{s.n}) > {flag} {limit:g} (all slices: {c.rate:.2f}, "
                            f"{c.accepted}/{c.n})")
-    if false_rejection > config.max_false_rejection:
-        reasons.append(f"false rejection {false_rejection:.3f} > max-false-rejection {config.max_false_rejection:g}")
+    fr_reasons, notes = _false_rejection_reasons(categories, false_rejection, config)
+    reasons += fr_reasons
     if security_findings:
         reasons.append(f"{security_findings} security finding(s) (see security_findings)")
-    return GateResult(passed=not reasons, enforced=enforced, reasons=reasons)
+    return GateResult(passed=not reasons, enforced=enforced, reasons=reasons, notes=notes)
+
+
+def _false_rejection_reasons(categories: list[CategoryResult], false_rejection: float,
+                             config: GateConfig) -> tuple[list[str], list[str]]:
+    """The false-rejection check, waivers treated as for false acceptance: a waived category
+    of correct answers leaves the pooled rate the gate checks (the report's
+    false_rejection_rate still counts it), and one waived with ``max_rate`` is held to that
+    rate alone. Returns the reasons it fails and the notes that say what was left out, so
+    a gate that passes because of waivers says so."""
+    waived, limits = set(config.waived_categories), config.category_limits
+    correct = [c for c in categories if c.label == "correct"]
+    left_out = sorted(c.name for c in correct if c.name in waived or c.name in limits)
+    if not left_out:
+        if false_rejection > config.max_false_rejection:
+            return [f"false rejection {false_rejection:.3f} > max-false-rejection {config.max_false_rejection:g}"], []
+        return [], []
+    reasons = []
+    for c in correct:
+        if c.name in limits and c.name not in waived and c.n and c.rate > limits[c.name]:
+            reasons.append(f"category {c.name}: false rejection {c.rate:.2f} ({c.n - c.accepted}/{c.n}) > waiver "
+                           f"max_rate {limits[c.name]:g}")
+    gated, _, n = pooled_rate((c for c in correct if c.name not in left_out), "correct")
+    names = ", ".join(left_out)
+    if not n:
+        note = (f"false rejection not gated: every category of correct answers is waived ({names}); "
+                f"the reported false rejection {false_rejection:.3f} counts them")
+    else:
+        note = (f"false rejection gated without the waived categories ({names}): {gated:.3f}; the reported "
+                f"false rejection {false_rejection:.3f} counts them")
+        if gated > config.max_false_rejection:
+            reasons.append(f"false rejection (waived categories left out) {gated:.3f} > max-false-rejection "
+                           f"{config.max_false_rejection:g}")
+    return reasons, [note]
 
 
 def _weight_reasons(weighted: WeightedDebt, config: GateConfig) -> list[str]:

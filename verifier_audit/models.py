@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 SCHEMA_VERSION = "1.8"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
 # 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
 # 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan);
-# 1.7: out_of_range (scores outside [0, 1]); 1.8: Example.answer (issue 31)
+# 1.7: out_of_range (scores outside [0, 1]); 1.8: Example.answer (issue 31); GateResult.notes (issue 31)
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -241,6 +241,9 @@ class GateResult(BaseModel):
     passed: bool
     enforced: bool = True
     reasons: list[str] = Field(default_factory=list)
+    #: what the gate left out of a check, and why, whether it passed or not: the waived
+    #: categories of correct answers left out of the gated false rejection (issue 31)
+    notes: list[str] = Field(default_factory=list)
 
 
 class GateConfig(BaseModel):

@@ -112,10 +112,19 @@ def suite_choice(given: dict[str, Any], config: Optional[ProjectConfig], entry: 
         format=_first(given.get("format"), e.format, c.format),
         split=_first(given.get("split"), e.split, c.split),
         limit=_first(given.get("limit"), e.limit, c.limit),
-        fields=list(given.get("fields") or []),
-        domain=given.get("domain"),
-        db_dir=given.get("db_dir"),
+        fields=field_mapping(given, config),
+        domain=_first(given.get("domain"), c.domain),
+        db_dir=_first(given.get("db_dir"), c.resolve_path(c.db_dir) if c.db_dir else None),  # relative to the file
     )
+
+
+def field_mapping(given: dict[str, Any], config: Optional[ProjectConfig]) -> list[str]:
+    """The suite's field mapping as --field OURS=THEIRS items: the config's [fields], then
+    the command line's (which wins for a field both map)."""
+    items = list(given.get("fields") or [])
+    ours = {item.partition("=")[0].strip() for item in items}
+    mapped = config.fields.items() if config is not None else ()
+    return [f"{k}={v}" for k, v in mapped if k not in ours] + items
 
 
 GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_rate", "min_slice_n")
@@ -162,7 +171,7 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         resume=bool(given.get("resume")),
         cache_dir=None if given.get("no_cache") else default_cache_dir(),
         progress=given.get("progress"),
-        origins=tuple(given["origins"]) if given.get("origins") else None,
+        origins=tuple(given.get("origins") or c.only) or None,
         probe_sample=_first(given.get("probe_sample"), c.probe_sample, 24),
         answer_formats=_first(given.get("answer_formats"), c.answer_formats, True),
         isolation=_first(given.get("isolation"), c.isolation),
@@ -259,7 +268,8 @@ def inspection(given: dict[str, Any], config: Optional[ProjectConfig]) -> dict[s
     """How the verifiers' signatures are read (engine/inspection.py): at the audit's
     isolation level and memory bound, within ``--inspect-timeout``."""
     c = config or ProjectConfig()
-    return {"isolation": _first(given.get("isolation"), c.isolation), "timeout": given.get("inspect_timeout"),
+    return {"isolation": _first(given.get("isolation"), c.isolation),
+            "timeout": _first(given.get("inspect_timeout"), c.inspect_timeout),
             "memory_mb": _memory_mb(given, c)}
 
 

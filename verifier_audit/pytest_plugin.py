@@ -17,6 +17,7 @@ tests ask for and sends its summary rows to the controller, which prints them.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -56,6 +57,7 @@ class _AuditSession:
         self.pytest_config = config
         self.reports: dict[str, Any] = {}  # cache key -> Report
         self.rows: list[dict] = []  # terminal summary, in audit order
+        self.flags: dict[int, list[str]] = {}  # id(Report) -> what its reproduce: line adds to the report's own
         self._project: Any = False  # not read yet
         self._tmpdir: Optional[tempfile.TemporaryDirectory] = None
 
@@ -101,9 +103,12 @@ class _AuditSession:
         return resolve(verifier, style, **confine)
 
     def audit(self, verifier: Union[str, Callable], suite: Optional[str] = None, **options) -> Any:
-        from .plan import Group, audit_group, audit_options, inspection, suite_choice, waiver_sources
+        from .plan import Group, audit_group, audit_options, inspection, pass_env, suite_choice, waiver_sources
+
+        from .config import check_option_names
 
         style = options.pop("style", None)
+        check_option_names(options, "verifier_audit")
         quick = self.pytest_config.getoption("verifier_audit_limit")
         workers = self.pytest_config.getoption("verifier_audit_workers")
         given = {"suite": suite, "progress": False, **options}
@@ -112,7 +117,7 @@ class _AuditSession:
         if workers is not None and given.get("workers") is None:
             given["workers"] = workers
         project = self.project
-        spec = self._spec(verifier, style, inspection(given, project))
+        spec = self._spec(verifier, style, {**inspection(given, project), "pass_env": pass_env(given, project)})
         entry = project.entry_for(spec.spec) if project is not None else None
         choice = suite_choice(given, project, entry)
         audit_opts, timeout = audit_options(given, project, spec.spec, entry)
@@ -125,8 +130,27 @@ class _AuditSession:
             group = Group(choice, audit_opts, [spec], timeout, waiver_sources(given, project, "waive="))
             report = audit_group(group, results)[1][0]
             self.reports[key] = report
+            self.flags[id(report)] = self._reproduce_flags(given, project)
             self._record(report)
         return self.reports[key]
+
+    # What the report's settings already say (reproduce_command writes them), or changes no verdict.
+    _IN_REPORT = ("suite", "split", "limit", "seed", "origins", "workers")
+
+    def _reproduce_flags(self, given: dict, project) -> list[str]:
+        """The flags that make ``verifier-audit run``, started from the current directory,
+        audit what this test audited: the options given in code (a field mapping, a gate)
+        and the same configuration (the command finds its pyproject.toml from the current
+        directory, the plugin from pytest's rootdir)."""
+        from .config import find_config, option_flags
+
+        flags = option_flags(given, skip=self._IN_REPORT)
+        here = find_config()
+        if project is None:
+            flags += ["--no-config"] if here is not None else []
+        elif project.path is not None and here != project.path:
+            flags += ["--config", os.path.relpath(project.path)]
+        return flags
 
     def _record(self, report) -> None:
         self.rows.append({
@@ -183,7 +207,7 @@ class VerifierAudit:
         report = self.audit(verifier, suite, max_debt=max_debt, max_false_rejection=max_false_rejection,
                             max_category=max_category, **options)
         if not report.gate.passed:
-            pytest.fail(explain_failure(report), pytrace=False)
+            pytest.fail(explain_failure(report, flags=self._session.flags.get(id(report), [])), pytrace=False)
         return report
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Sequence
 from typing import Optional
 
 from ..models import CategoryResult, Report
@@ -23,8 +24,10 @@ def display_spec(spec: str) -> str:
     return spec
 
 
-def reproduce_command(report: Report) -> Optional[str]:
-    """The ``verifier-audit run`` line that redoes this audit; None for an unnamed callable."""
+def reproduce_command(report: Report, flags: Sequence[str] = ()) -> Optional[str]:
+    """The ``verifier-audit run`` line that redoes this audit; None for an unnamed callable.
+    ``flags``: the options the caller gave that the report does not record (a field
+    mapping, a gate given in code), as ``config.option_flags`` writes them."""
     spec = display_spec(report.verifier)
     if "<locals>" in spec or spec.startswith(("?:", "__main__:")):
         return None
@@ -40,7 +43,7 @@ def reproduce_command(report: Report) -> Optional[str]:
         parts += ["--seed", str(report.seed)]
     for origin in s.get("origins") or ():
         parts += ["--only", origin]
-    return shlex.join(parts)
+    return shlex.join([*parts, *flags])
 
 
 def _worst(report: Report, label: str, n: int) -> list[CategoryResult]:
@@ -57,7 +60,8 @@ def _example_lines(c: CategoryResult, verb: str) -> list[str]:
     ]
 
 
-def explain_failure(report: Report, *, categories: int = 3) -> str:
+def explain_failure(report: Report, *, categories: int = 3, flags: Sequence[str] = ()) -> str:
+    """The assertion message of a failed gate; ``flags`` go to the ``reproduce:`` line."""
     s = report.settings
     tasks = f", {s['limit']} tasks" if s.get("limit") else ""
     lines = [
@@ -69,6 +73,7 @@ def explain_failure(report: Report, *, categories: int = 3) -> str:
     lines += [f"  - {reason}" for reason in report.gate.reasons[:MAX_REASONS]]
     if len(report.gate.reasons) > MAX_REASONS:
         lines.append(f"  - ... and {len(report.gate.reasons) - MAX_REASONS} more (see the report)")
+    lines += [f"  note: {note}" for note in report.gate.notes]
     escaped = _worst(report, "incorrect", categories)
     if escaped:
         lines.append("worst escaped categories (wrong answers it accepted):")
@@ -81,7 +86,7 @@ def explain_failure(report: Report, *, categories: int = 3) -> str:
             lines += _example_lines(c, "refused")
     for f in report.security_findings[:3]:
         lines.append(f"security: {f.detail}")
-    command = reproduce_command(report)
+    command = reproduce_command(report, flags)
     lines.append(f"reproduce: {command}" if command else
                  "reproduce: give the verifier as 'path/to/file.py:function' to rerun it with verifier-audit run")
     return "\n".join(lines)

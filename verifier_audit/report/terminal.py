@@ -138,9 +138,10 @@ def _error_lines(report: Report) -> list[str]:
 def render_gate(report: Report) -> str:
     if not report.gate.enforced:
         return "gate: not enforced (comparison run)"
+    notes = "".join(f"\n  note: {n}" for n in report.gate.notes)  # what a waiver left out of a check
     if report.gate.passed:
-        return "gate: PASSED"
-    return "gate: FAILED\n" + "\n".join(f"  - {r}" for r in report.gate.reasons)
+        return "gate: PASSED" + notes
+    return "gate: FAILED\n" + "\n".join(f"  - {r}" for r in report.gate.reasons) + notes
 
 
 def render_gate_failures(reports: list[Report], display: Callable[[str], str] = str, reasons: int = 3) -> list[str]:
