@@ -22,8 +22,8 @@ error, audited as any other.
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import VerifierLoadError
@@ -101,8 +101,15 @@ def signature(reading: dict) -> inspect.Signature | None:
 
 def bind_error(sig: inspect.Signature, call: Call) -> str | None:
     """Why ``call`` does not bind to ``sig`` (TypeError's words), or None when it does."""
+    params = sig.parameters.values()
+    keywords = call.keywords
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        # Python puts a keyword named like a positional-only parameter into **kwargs;
+        # Signature.bind refuses it, so it is left out here, where it binds anyway.
+        only = {p.name for p in params if p.kind is p.POSITIONAL_ONLY}
+        keywords = tuple(k for k in keywords if k not in only)
     try:
-        sig.bind(*call.positional, **{name: None for name in call.keywords})
+        sig.bind(*call.positional, **{name: None for name in keywords})
     except TypeError as exc:
         return str(exc)
     return None
