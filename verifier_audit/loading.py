@@ -53,7 +53,7 @@ class VerifierSpec:
     #: the signatures of the functions its style calls, as the inspection read them
     #: (``frameworks/_binding.read``), for the call-boundary check; () where not checked
     calls: tuple[dict, ...] = field(default=(), compare=False, repr=False)
-    #: how its style was picked ("given with --style verl", "picked by its parameter name ...")
+    #: how its style was picked ("given with --style ...", "picked by its parameter name ...")
     picked: str = field(default="", compare=False, repr=False)
 
     @property
@@ -417,7 +417,7 @@ def style_calls(target: Any, style: str, options: dict[str, str]) -> list[dict]:
 def picked_by(target: Any, style: str, given: bool) -> str:
     """How the style was picked, in words, for the messages that name it."""
     if given:
-        return f"given with --style {style}"
+        return "given with --style (or the config's style)"
     reason = getattr(get_style(style).implementation(), "detect_reason", None)
     if reason is not None:
         return reason(target)

@@ -26,7 +26,7 @@ from .resources import data_path
 
 # The row readers live with the domains' loaders, which use them; importable from here too.
 from .domains.suite_files import SuiteFile, jsonl_tasks, parse_field_mapping, read_jsonl, tasks_from_rows  # noqa: F401
-from .domains.suite_files import read_text  # noqa: I001 - after the re-exports above
+from .domains.suite_files import read_text
 
 # FORMATS: "jsonl" and every domain's suite formats, in registry order ("jsonl", "gsm8k",
 # "math", "spider", "humaneval", "mbpp"); DATASETS: the suites another package ships, loaded

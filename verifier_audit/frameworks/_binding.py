@@ -62,13 +62,15 @@ def read(fn: Any) -> dict | None:
     default]``, and where it is defined. None when the signature cannot be read (a
     builtin): nothing is checked then."""
     try:
-        sig = inspect.signature(fn)
+        # The function's own parameters, not those of what it wraps (functools.wraps): an
+        # adapter written as a decorator is called, and binds, with its own.
+        sig = inspect.signature(fn, follow_wrapped=False)
     except (TypeError, ValueError):
         return None
-    code = getattr(inspect.unwrap(fn), "__code__", None) if inspect.isfunction(inspect.unwrap(fn)) else None
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
     return {"name": str(getattr(fn, "__name__", type(fn).__name__)), "signature": str(sig),
             "params": [[p.name, int(p.kind), p.default is not p.empty] for p in sig.parameters.values()],
-            "file": code.co_filename if code is not None else "", "line": code.co_firstlineno if code is not None else 0}
+            "file": getattr(code, "co_filename", ""), "line": getattr(code, "co_firstlineno", 0)}
 
 
 def valid_reads(value: Any) -> tuple[dict, ...]:
