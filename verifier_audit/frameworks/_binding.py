@@ -141,7 +141,9 @@ def check_calls(specs: Iterable[Any], tasks: list[Task], suite: str) -> None:
             problem = bind_error(sig, call) if call is not None else None
             if problem is None:
                 continue
-            others = [s for s in _OFFERED if s != spec.style and spec.style != "trl"]
+            # A TRL reward's problem is a column; pair would "bind" its list-taking function
+            # positionally, which is no fix.
+            others = [] if spec.style == "trl" else [s for s in _OFFERED if s != spec.style]
             binds = [s for s in others
                      if (c := style_call(s, replace(spec, style=s, options=()), sig, tasks)) is not None
                      and bind_error(sig, c) is None]
