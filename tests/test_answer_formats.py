@@ -230,9 +230,13 @@ def test_the_probe_contains_a_hanging_verifier(prepared, options):
 
 
 def test_a_grader_that_rejects_every_format_is_said_to(prepared, options):
-    view, found = engine_formats.formats_for(prepared, grader("raises"), options)
+    view, found = engine_formats.formats_for(prepared, grader("rejects_everything"), options)
     assert view is prepared and found.read == []
     assert found.summary == "reads no known format: every answer is rejected"
+    # One whose every call raised rejected nothing: the errors are what the report says (issue 31)
+    view, found = engine_formats.formats_for(prepared, grader("raises"), options)
+    assert view is prepared and found.read == []
+    assert found.summary == "formats read: unknown: every call of the probe raised an error (see Errors)"
     assert all(p.errors == p.sampled > 0 for p in found.probes)
     _, everything = engine_formats.formats_for(prepared, grader("pays_everything"), options)
     assert everything.summary == f"reads every format probed ({len(FORMATS)})"

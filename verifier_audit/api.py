@@ -17,6 +17,7 @@ from .domains import get_domain
 from .engine.audit import AuditOptions, default_cache_dir, prepare
 from .engine.inspection import resolve
 from .engine.limits import FILE_MB, MAX_PROCESSES
+from .frameworks._binding import check_calls
 from .loading import from_callable, with_parts
 from .models import GateConfig, Report
 from .plan import audit as _audit
@@ -123,6 +124,7 @@ def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshol
         options.weights = load_weights(Path(weights_from), get_domain(loaded.tasks[0].domain if loaded.tasks else "math"),
                                        fields=fields, field=slice_field)
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, split, limit), options, split=split, limit=limit)
+    check_calls(specs, prepared.tasks, suite)  # a verifier its style cannot call: an error, not a report
     return _audit(prepared, specs, options)
 
 

@@ -17,6 +17,8 @@ from typing import Any, Callable, NamedTuple
 
 from .errors import VerifierLoadError
 from .frameworks import STYLES, get_style
+from .frameworks._binding import read as read_signature
+from .frameworks._binding import valid_reads
 from .models import Task
 
 # Re-exported: callers of a verifier have long found the score's reading here.
@@ -48,6 +50,11 @@ class VerifierSpec:
     parts: tuple[str, ...] = ()
     #: the environment variables passed to its workers beyond the allow-list (``--pass-env``)
     pass_env: tuple[str, ...] = ()
+    #: the signatures of the functions its style calls, as the inspection read them
+    #: (``frameworks/_binding.read``), for the call-boundary check; () where not checked
+    calls: tuple[dict, ...] = field(default=(), compare=False, repr=False)
+    #: how its style was picked ("given with --style ...", "picked by its parameter name ...")
+    picked: str = field(default="", compare=False, repr=False)
 
     @property
     def env_names(self) -> tuple[str, ...]:
@@ -263,9 +270,9 @@ def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]]
             continue
         if p.key in failed:
             raise failed[p.key]
-        found_style, parts = _RESOLVED[p.key]
+        found_style, parts, calls, picked = _RESOLVED[p.key]
         out.append(VerifierSpec(spec=p.spec, name=p.name, style=found_style, options=p.options, parts=tuple(parts),
-                                pass_env=tuple(pass_env)))
+                                pass_env=tuple(pass_env), calls=calls, picked=picked))
     return out
 
 
@@ -322,7 +329,7 @@ def _builtin_spec(spec: str, style: str | None) -> tuple[str, str] | None:
     return None
 
 
-_RESOLVED: dict[tuple, tuple[str, list[str]]] = {}
+_RESOLVED: dict[tuple, tuple[str, list[str], tuple[dict, ...], str]] = {}
 
 
 def _inspect_in_groups(planned: list[_Planned], inspect: Inspector,
@@ -353,7 +360,7 @@ def _inspect_in_groups(planned: list[_Planned], inspect: Inspector,
 
 
 def _answers(requests: list[dict], raw: "list[dict] | str") -> list:
-    """The (style, parts) of each request, or its load error, from what the inspecting
+    """The (style, parts, calls, picked) of each request, or its load error, from what the inspecting
     process sent back (checked: it ran the verifier's code) or the group's error message."""
     first = requests[0]["spec"]
     if isinstance(raw, str):
@@ -364,7 +371,8 @@ def _answers(requests: list[dict], raw: "list[dict] | str") -> list:
                        for a in raw)):
         error = VerifierLoadError(f"verifier {first!r}: the process that imports it sent no answer per spec")
         return [error] * len(requests)
-    return [(a["style"], a.get("parts", [])) if a.get("ok") is True else
+    return [(a["style"], a.get("parts", []), valid_reads(a.get("calls")), str(a.get("picked") or ""))
+            if a.get("ok") is True else
             VerifierLoadError(str(a.get("error") or f"verifier {r['spec']!r}: could not be loaded"))
             for r, a in zip(requests, raw)]
 
@@ -378,9 +386,11 @@ def inspect_group(requests: list[dict]) -> list[dict]:
 def _inspect_one(request: dict) -> dict:
     try:
         fn = load_function(request["spec"])
-        style = request["style"]
-        style = detect_style(fn) if style in (None, "auto") else style
-        return {"ok": True, "style": style, "parts": style_parts(fn, style, dict(map(tuple, request["options"])))}
+        given = request["style"] not in (None, "auto")
+        style = request["style"] if given else detect_style(fn)
+        options = dict(map(tuple, request["options"]))
+        return {"ok": True, "style": style, "parts": style_parts(fn, style, options),
+                "calls": style_calls(fn, style, options), "picked": picked_by(fn, style, given)}
     except VerifierLoadError as exc:
         return {"ok": False, "error": str(exc)}
     except BaseException as exc:  # noqa: BLE001 - anything the import does is the verifier's error
@@ -391,6 +401,29 @@ def style_parts(target: Any, style: str, options: dict[str, str]) -> list[str]:
     """The members of a composite reward, as its style reads them ([] for a plain function)."""
     parts = getattr(get_style(style).implementation(), "parts", None)
     return list(parts(target, options)) if parts is not None else []
+
+
+def style_calls(target: Any, style: str, options: dict[str, str]) -> list[dict]:
+    """The signatures of the functions ``style`` calls in ``target`` (the target itself,
+    or a style's ``functions``: TRL's reward functions), for the call-boundary check
+    (frameworks/_binding.py); [] for a style that declares no ``call_of``."""
+    implementation = get_style(style).implementation()
+    if getattr(implementation, "call_of", None) is None:
+        return []
+    functions = getattr(implementation, "functions", None)
+    return [r for r in map(read_signature, functions(target, options) if functions else [target]) if r is not None]
+
+
+def picked_by(target: Any, style: str, given: bool) -> str:
+    """How the style was picked, in words, for the messages that name it."""
+    if given:
+        return "given with --style (or the config's style)"
+    reason = getattr(get_style(style).implementation(), "detect_reason", None)
+    if reason is not None:
+        return reason(target)
+    if style == "native":
+        return "picked by its signature (its second parameter is task)"
+    return "picked by its signature (two positional parameters: completion and reference)"
 
 
 def source_hash(spec: VerifierSpec) -> str:
@@ -419,7 +452,8 @@ def source_hash(spec: VerifierSpec) -> str:
 
 def from_callable(fn: Any, style: str | None = None, options: list[str] | dict | None = None) -> VerifierSpec:
     """A verifier given as a Python object rather than a spec string."""
-    if style is None or style == "auto":
+    given = style not in (None, "auto")
+    if not given:
         style = detect_style(fn)
     elif style not in STYLES:
         raise VerifierLoadError(f"style {style!r}: expected one of {', '.join(STYLES)}")
@@ -428,7 +462,8 @@ def from_callable(fn: Any, style: str | None = None, options: list[str] | dict |
     opts = parse_options(options)
     name = getattr(fn, "__name__", type(fn).__name__)
     return VerifierSpec(spec=f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', name)}", name=name,
-                        style=style, function=fn, options=opts, parts=tuple(style_parts(fn, style, dict(opts))))
+                        style=style, function=fn, options=opts, parts=tuple(style_parts(fn, style, dict(opts))),
+                        calls=tuple(style_calls(fn, style, dict(opts))), picked=picked_by(fn, style, given))
 
 
 def make_caller(target: Any, style: str | VerifierSpec) -> Callable[[str, Task], Any]:

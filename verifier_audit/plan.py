@@ -35,6 +35,7 @@ from .engine.slices import DEFAULT_FIELD as DEFAULT_SLICE_FIELD
 from .engine.slices import SliceWeights, weights_of
 from .engine.store import fingerprint
 from .errors import InputError
+from .frameworks._binding import check_calls
 from .loading import VerifierSpec, with_parts
 from .models import GateConfig, Report
 from .report.build import build_reports
@@ -306,6 +307,8 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
     verifiers when it names none). Results stream to ``results`` (default: the cache)."""
     options = group.options
     prepared = prepare_group(group.choice, options)
+    # A verifier its style cannot call is a usage error, before any call (frameworks/_binding.py).
+    check_calls(group.specs, prepared.tasks, group.choice.suite)
     domain = get_domain(prepared.domain)
     present = {c.category for c in prepared.candidates} | {d.category for d in prepared.dropped}
     check_waivers(options.gate, prepared.domain, present, group.waiver_sources)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -25,6 +26,7 @@ from .resources import data_path
 
 # The row readers live with the domains' loaders, which use them; importable from here too.
 from .domains.suite_files import SuiteFile, jsonl_tasks, parse_field_mapping, read_jsonl, tasks_from_rows  # noqa: F401
+from .domains.suite_files import read_text
 
 # FORMATS: "jsonl" and every domain's suite formats, in registry order ("jsonl", "gsm8k",
 # "math", "spider", "humaneval", "mbpp"); DATASETS: the suites another package ships, loaded
@@ -97,8 +99,70 @@ def load_suite(
         raise InputError(f"--format {fmt!r}: expected one of {formats}")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     source = SuiteFile(path=path, fields=fields or [], domain=domain, db_dir=db_dir, cache_dir=_cache_dir)
-    tasks = jsonl_tasks(source) if fmt == "jsonl" else domains.resolve(loaders[fmt])(source)
+    tasks = _our_jsonl(source) if fmt == "jsonl" else domains.resolve(loaders[fmt])(source)
     return Suite(name=name, path=path, tasks=tasks, content_hash=digest)
+
+
+def _our_jsonl(source: SuiteFile) -> list[Task]:
+    """A suite file in our JSONL format. A file of a known format (``Domain.suite_signs``:
+    GSM8K, MATH, spider, HumanEval, MBPP) read as ours fails with the suggestion of its
+    ``--format``; one that reads as ours only because ``--field`` mapped a worked solution
+    to the reference (GSM8K's ``answer``, MATH's ``solution``) is refused with it: the
+    verifier would be handed the whole solution as the gold, and nothing would say so."""
+    try:
+        tasks = jsonl_tasks(source)
+    except InputError as exc:
+        hint = format_hint(source.path)
+        if hint is None:
+            raise
+        raise InputError(f"{str(exc).rstrip('.')}. {hint}") from None
+    check_references(source, tasks)
+    return tasks
+
+
+def _rows_of_any_shape(path: Path) -> list[tuple[str, dict]]:
+    """(where, row) for the file's JSON objects: its lines, or the entries of one JSON list
+    (spider); [] for anything else. Only to suggest a format: errors are not raised here."""
+    try:
+        return [(f"line {n}", row) for n, row in read_jsonl(path)]
+    except InputError:
+        pass
+    try:
+        data = json.loads(read_text(path))
+    except (InputError, ValueError, RecursionError):
+        return []
+    return [(f"entry {i}", row) for i, row in enumerate(data, 1) if isinstance(row, dict)] if isinstance(data, list) else []
+
+
+def format_hint(path: Path) -> str | None:
+    """The ``--format`` that most of the file's rows look like, as a sentence; None if none."""
+    rows = _rows_of_any_shape(path)
+    for fmt, (_, sign) in domains.suite_signs().items():
+        fits = [where for where, row in rows if all(k in row for k in sign.fields) and (
+            not sign.pattern or (isinstance(row.get(sign.field), str) and re.search(sign.pattern, row[sign.field])))]
+        if rows and 2 * len(fits) > len(rows):
+            shape = f"the fields {', '.join(sign.fields)}" + (f", {sign.field} holding {sign.what}" if sign.what else "")
+            return (f"{len(fits)} of {len(rows)} rows have {shape}, as {fmt} rows do ({fits[0]} of {path}): "
+                    f"read it with --format {fmt}" + (f", {sign.reads}" if sign.reads else "") + ".")
+    return None
+
+
+def check_references(source: SuiteFile, tasks: list[Task]) -> None:
+    """InputError when most references are worked solutions of a known format (its
+    ``FormatSign.pattern``), naming the mapping, the first such line and the ``--format``."""
+    mapped = parse_field_mapping(source.fields).get("reference")
+    for fmt, (domain, sign) in domains.suite_signs().items():
+        if not sign.pattern:
+            continue
+        worked = sum(1 for t in tasks if t.domain == domain and re.search(sign.pattern, t.reference))
+        if 2 * worked <= len(tasks):
+            continue
+        line = next((n for n, row in read_jsonl(source.path)
+                     if isinstance(row.get(mapped or "reference"), str)
+                     and re.search(sign.pattern, row[mapped or "reference"])), 1)
+        flag = f"--field reference={mapped}" if mapped else f"{source.path}: the field reference"
+        raise InputError(f"{flag}: {worked} of {len(tasks)} references are {sign.what} (line {line} of "
+                         f"{source.path}): use --format {fmt}, {sign.reads}")
 
 
 def _cache_dir() -> Path:

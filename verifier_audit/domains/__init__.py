@@ -11,7 +11,7 @@ from importlib.metadata import entry_points
 from typing import Callable
 
 from ..errors import InputError
-from .base import Domain
+from .base import Domain, FormatSign
 
 # Used when the package runs from a source tree that was never installed.
 _BUILTIN = {"math": "verifier_audit.domains.math:DOMAIN", "sql": "verifier_audit.domains.sql:DOMAIN",
@@ -50,6 +50,12 @@ def suite_datasets() -> dict[str, tuple[str, str]]:
     for name in available():
         found.update(getattr(get_domain(name), "suite_datasets", {}))
     return found
+
+
+def suite_signs() -> dict[str, tuple[str, FormatSign]]:
+    """format name -> (its domain, how its rows look), every domain's (``Domain.suite_signs``)."""
+    return {fmt: (name, sign) for name in available()
+            for fmt, sign in getattr(get_domain(name), "suite_signs", {}).items()}
 
 
 def resolve(spec: str) -> Callable:

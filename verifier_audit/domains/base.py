@@ -73,6 +73,8 @@ class DomainPackage:
     package: str  # "verifier_audit.domains.sql"
     suite_formats: dict[str, str] = {}
     suite_datasets: dict[str, tuple[str, str]] = {}
+    #: format name -> how its rows look (``FormatSign``), for the suggestion of ``--format``
+    suite_signs: dict[str, FormatSign] = {}
 
     def _part(self, module: str, name: str):
         return getattr(importlib.import_module(f"{self.package}.{module}"), name)
@@ -108,6 +110,21 @@ class DomainPackage:
 def verifier_specs(package: str, *names: str) -> dict[str, str]:
     """name -> spec of the functions ``names`` in ``package.verifiers``, in the order given."""
     return {name: f"{package}.verifiers:{name}" for name in names}
+
+
+@dataclass(frozen=True)
+class FormatSign:
+    """How a row of a suite format looks, so that a file of it read without ``--format``
+    gets the suggestion (suites.py): the fields every row has and, optionally, a pattern
+    (``re.search``) its ``field``'s text matches -- also the text of a reference mapped
+    from that field with ``--field``, when it is ``what`` (a worked solution), not the gold
+    the format ``reads`` out of it."""
+
+    fields: tuple[str, ...]
+    field: str = ""
+    pattern: str = ""
+    what: str = ""  # "worked solutions ending in '#### n'"
+    reads: str = ""  # "which reads the number after ####"
 
 
 def suite_formats(package: str, **loaders: str) -> dict[str, str]:

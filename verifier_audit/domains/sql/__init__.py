@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from ...models import Task
-from ..base import DomainPackage, suite_formats, verifier_specs
+from ..base import DomainPackage, FormatSign, suite_formats, verifier_specs
 
 
 class SqlDomain(DomainPackage):
@@ -21,6 +21,7 @@ class SqlDomain(DomainPackage):
     package = __name__
     reference_verifiers = verifier_specs(__name__, "syntax_only", "exact_match", "single_db_set", "strong")
     suite_formats = suite_formats(__name__, spider="spider_suite")  # a JSON list, SQLite databases beside it
+    suite_signs = {"spider": FormatSign(("db_id", "query", "question"))}
 
     def prepare_tasks(self, tasks: list[Task], seed: int, cache_dir: Path) -> list[Task]:
         """Fixture files for every task (``database``) and its distilled fuzzed databases
