@@ -78,6 +78,7 @@ class GateSection(_Section):
     max_category: Optional[Rate] = None
     max_false_rejection: Optional[Rate] = None
     max_error_rate: Optional[Rate] = None
+    max_retry_rate: Optional[Rate] = None
     min_slice_n: Optional[Count] = None
 
 

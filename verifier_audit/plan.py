@@ -118,7 +118,7 @@ def suite_choice(given: dict[str, Any], config: Optional[ProjectConfig], entry: 
     )
 
 
-GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_rate", "min_slice_n")
+GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_rate", "max_retry_rate", "min_slice_n")
 
 # The range of every numeric option, as the command line checks it (the config checks the
 # same ones): the pytest plugin and other callers that pass options as values go through here.

@@ -3,6 +3,7 @@ then per verifier the categories over their allowance with one example each."""
 
 from __future__ import annotations
 
+from ..metrics import remote_words
 from ..models import Report
 from .terminal import out_of_range_line
 
@@ -35,12 +36,16 @@ def to_markdown(reports: list[Report]) -> str:
         s = r.settings
         over = [c for c in r.categories if c.n and c.rate > (s.get("max_category", 0.5) if c.label == "incorrect"
                                                               else s.get("max_false_rejection", 0.1))]
-        if not over and not r.security_findings and not r.gate.reasons and not r.errors and not r.out_of_range.calls:
+        retried = r.remote is not None and bool(r.remote.retried or r.remote.failed)
+        if (not over and not r.security_findings and not r.gate.reasons and not r.errors and not r.out_of_range.calls
+                and not retried):
             continue
         out += ["", f"### `{r.verifier}`", ""]
         out += [f"- {_cell(reason, 200)}" for reason in r.gate.reasons]
         if r.out_of_range.calls:
             out.append(f"- {_cell(out_of_range_line(r), 300)}")
+        if retried:
+            out.append(f"- remote: {_cell(remote_words(r.remote), 300)}")
         out += [f"- error: `{_cell(m, 160)}`" for messages in r.error_messages.values() for m in messages[:1]]
         if over:
             out += ["", "| category | severity | truth | rate | n | example | reference |", "|---|---|---|---|---|---|---|"]

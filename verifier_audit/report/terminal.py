@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..metrics import remote_words
 from ..models import CategoryResult, Report
 from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line
 from .source import source_lines
@@ -61,6 +62,8 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
         out += _error_lines(report)
     if report.out_of_range.calls:
         out.append(out_of_range_line(report))
+    if report.remote is not None:  # a reward server's or judge's requests: retries hide a sick server
+        out.append(f"remote: {_printable(remote_words(report.remote))}")
     for f in report.security_findings[:10]:
         out.append(f"SECURITY: {f.kind}: {f.detail}")
     if report.dropped:
