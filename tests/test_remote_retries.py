@@ -28,9 +28,10 @@ from verifier_audit.frameworks import http as http_style
 from verifier_audit.frameworks import judge as judge_style
 from verifier_audit.loading import VerifierSpec
 from verifier_audit.metrics import gate, remote_words
-from verifier_audit.models import GateConfig, RemoteHealth, Task, Verdict
+from verifier_audit.models import GateConfig, RemoteHealth, Report, Task, Verdict
 from verifier_audit.plan import audit_options
 from verifier_audit.report.build import RemoteTally
+from verifier_audit.report.terminal import render_side_by_side
 
 TASK = Task(id="t1", domain="math", prompt="What is $6 \\times 7$?", reference="42")
 LOOSE = ("--max-debt", "1", "--max-category", "1", "--max-false-rejection", "1")  # only the retries gate
@@ -225,10 +226,13 @@ def test_a_sick_server_is_counted_shown_and_gated(sick):
     assert f"remote: HTTP 500 on {k / n:.0%} of requests ({k} of {n}), retried; " in run.stdout
     assert run.returncode == 1, run.stderr[-2000:]
     assert report["gate"]["reasons"] == [
-        f"retry rate {k / n:.3f} ({k} of {n} requests retried: HTTP 500 {k}) > max-retry-rate 0.05: the server "
-        "failed requests that only the retries answered"]
+        (f"retry rate {k / n:.3f} ({k} of {n} requests retried: HTTP 500 {k}) > max-retry-rate 0.05: the server "
+         "failed requests that only the retries answered")]
     assert report["settings"]["max_retry_rate"] == 0.05
     assert f"- remote: HTTP 500 on {k / n:.0%} of requests ({k} of {n})" in (out / "a.md").read_text()
+    # several verifiers side by side: one line each
+    side = render_side_by_side([Report.model_validate(report)] * 2)
+    assert side.count(f"  HTTP 500 on {k / n:.0%} of requests ({k} of {n}), retried; ") == 2
 
 
 def test_a_higher_max_retry_rate_passes_and_a_resume_keeps_the_count(sick):

@@ -188,6 +188,10 @@ def render_side_by_side(reports: list[Report]) -> str:
         tail += ["", "answer formats:"]
         width = max(len(r.verifier.rpartition(":")[2]) for r in with_formats)
         tail += [f"  {r.verifier.rpartition(':')[2]:<{width}}  {_printable(r.formats.summary)}" for r in with_formats]
+    remote = [r for r in reports if r.remote is not None]
+    if remote:
+        tail += ["", "remote (requests to the reward server or judge):"]
+        tail += [f"  {r.verifier.rpartition(':')[2]}  {_printable(remote_words(r.remote))}" for r in remote]
     scanned = [r for r in reports if r.source_findings]
     if scanned:
         tail += ["", "source (verifier-audit scan; CONFIRMED: the audit saw the hole the code suggests):"]
