@@ -40,6 +40,7 @@ def audit(
     max_category: float = 0.5,
     max_false_rejection: float = 0.10,
     max_error_rate: float = 0.05,
+    max_retry_rate: float = 0.05,
     waive: tuple[str, ...] = (),
     fields: Optional[list[str]] = None,
     results: Optional[Path] = None,
@@ -108,12 +109,13 @@ def _settings(given: dict) -> dict:
 
 def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshold, max_debt, max_category,
                  max_false_rejection, max_error_rate, waive, fields, results, cache, progress, probe_sample,
-                 isolation, min_slice_n, weights_from, slice_field, search, executor="local",
+                 isolation, min_slice_n, weights_from, slice_field, search, max_retry_rate=0.05, executor="local",
                  ray_address=None, file_mb=FILE_MB, max_processes=MAX_PROCESSES) -> list[Report]:
     options = AuditOptions(
         seed=seed, workers=workers, timeout=timeout, threshold=threshold,
         gate=GateConfig(max_debt=max_debt, max_category=max_category, max_false_rejection=max_false_rejection,
-                        max_error_rate=max_error_rate, waived_categories=list(waive), min_slice_n=min_slice_n),
+                        max_error_rate=max_error_rate, waived_categories=list(waive), min_slice_n=min_slice_n,
+                        max_retry_rate=max_retry_rate),
         results=results, cache_dir=default_cache_dir() if cache else None, progress=progress,
         probe_sample=probe_sample, isolation=isolation, slice_field=slice_field, search=search,
         executor=executor, ray_address=ray_address, file_mb=file_mb or None, max_processes=max_processes or None,

@@ -84,6 +84,7 @@ class GateSection(_Section):
     max_category: Optional[Rate] = None
     max_false_rejection: Optional[Rate] = None
     max_error_rate: Optional[Rate] = None
+    max_retry_rate: Optional[Rate] = None
     min_slice_n: Optional[Count] = None
 
 
@@ -247,6 +248,7 @@ KEYS = (
     Key("gate.max_category", "--max-category", "0.5"),
     Key("gate.max_false_rejection", "--max-false-rejection", "0.10"),
     Key("gate.max_error_rate", "--max-error-rate", "0.05"),
+    Key("gate.max_retry_rate", "--max-retry-rate", "0.05"),
     Key("gate.min_slice_n", "--min-slice-n", "10"),
     Key("search", "--search", "0 (no search)"),
     Key("weights_from", "--weights-from", "none"),

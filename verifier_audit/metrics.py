@@ -29,6 +29,7 @@ from .models import (
     GateConfig,
     GateResult,
     Interval,
+    RemoteHealth,
     Severity,
     SliceResult,
     Task,
@@ -226,6 +227,7 @@ def gate(
     first_error: Optional[str] = None,
     slices: Optional[list[SliceResult]] = None,
     weighted: Optional[WeightedDebt] = None,
+    remote: RemoteHealth | None = None,
 ) -> GateResult:
     """The gate's verdict with every reason it failed. ``errors`` of ``calls`` verifier
     calls errored; ``first_error`` is quoted when no call succeeded (a broken import).
@@ -237,6 +239,7 @@ def gate(
     waived = set(config.waived_categories)
     limits = config.category_limits
     reasons += _error_reasons(categories, errors, calls, first_error, config, waived)
+    reasons += _retry_reasons(remote, config)
     # A waiver silences exactly its category: it is left out of the debt the gate checks too
     # (the report's coverage_debt still counts it).
     if weighted is not None:
@@ -329,6 +332,44 @@ def _error_reasons(categories: list[CategoryResult], errors: int, calls: int, fi
             kinds = ", ".join(f"{k} {n}" for k, n in c.error_kinds.items()) or "errors"
             reasons.append(f"category {c.name}: not measured, all {c.errors} calls errored ({kinds})")
     return reasons
+
+
+def _retry_reasons(remote: RemoteHealth | None, config: GateConfig) -> list[str]:
+    """A server whose requests the client had to retry: the error rate does not show it."""
+    if remote is None or remote.retry_rate <= config.max_retry_rate:
+        return []
+    retried = sum(remote.retried.values())
+    return [(f"retry rate {remote.retry_rate:.3f} ({retried:,} of {remote.requests:,} requests retried: "
+             f"{_by_count(remote.retried)}) > max-retry-rate {config.max_retry_rate:g}: the server failed requests "
+             "that only the retries answered")]
+
+
+def _by_count(counts: dict[str, int]) -> str:
+    """``HTTP 500 251, connection reset 3``: the most frequent first."""
+    return ", ".join(f"{k} {n:,}" for k, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def remote_words(remote: RemoteHealth) -> str:
+    """One line on a remote style's requests, for every report format: ``HTTP 500 on 14% of
+    requests (251 of 1,797), retried; 0 calls failed after retries``."""
+    n = remote.requests
+    order = sorted(remote.retried.items(), key=lambda kv: (-kv[1], kv[0]))
+    if not n:
+        said = f"no request counted for {remote.calls:,} calls"
+    elif not order:
+        said = f"{n:,} requests for {remote.calls:,} calls, none retried"
+    else:
+        said = ", ".join(f"{status} on {_share(k, n)} of requests ({k:,} of {n:,})" if i == 0
+                         else f"{status} on {_share(k, n)} ({k:,})" for i, (status, k) in enumerate(order))
+        said += ", retried"
+    failed = sum(remote.failed.values())
+    after = " after retries" if order else ""
+    tail = f"{failed:,} calls failed{after} ({_by_count(remote.failed)})" if failed else f"0 calls failed{after}"
+    return f"{said}; {tail}"
+
+
+def _share(k: int, n: int) -> str:
+    return "<1%" if 0 < k < n / 100 else f"{k / n:.0%}"
 
 
 def accepted(score: Optional[float], threshold: float) -> Optional[bool]:

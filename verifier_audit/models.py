@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 SCHEMA_VERSION = "1.8"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
 # 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
 # 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan);
-# 1.7: out_of_range (scores outside [0, 1]); 1.8: Example.answer (issue 31); GateResult.notes (issue 31)
+# 1.7: out_of_range (scores outside [0, 1]); 1.8 (issue 31): Example.answer, GateResult.notes, remote
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -230,6 +230,24 @@ class OutOfRange(BaseModel):
     examples: list[str] = Field(default_factory=list)  # a few "candidate_id: 2.0", in candidate order
 
 
+class RemoteHealth(BaseModel):
+    """The requests of a remote style's calls (a reward server, an LLM judge; schema 1.8).
+
+    A request the client retried and then got an answer for leaves no error verdict: a
+    server that fails one request in seven looks healthy by the error rate alone. So each
+    request is counted by what it got (frameworks/_client.py ``RequestLog``), and the share
+    retried is gated (``max_retry_rate``): the audit leaned on the retries, and training,
+    with other retries or none, may get those failures as rewards of 0."""
+
+    calls: int = 0  # the verifier calls (verdicts)
+    requests: int = 0  # every request they sent, retries included
+    retried: dict[str, int] = Field(default_factory=dict)  # "HTTP 500" -> requests retried after it
+    # calls that ended without an answer, by what their last request got ("HTTP 500" after
+    # the retries, "timeout", "HTTP 404"); they are error verdicts too
+    failed: dict[str, int] = Field(default_factory=dict)
+    retry_rate: float = 0.0  # sum(retried) / requests
+
+
 class SecurityFinding(BaseModel):
     kind: str  # executes_model_output | score_disguised | ...
     candidate_id: str
@@ -253,6 +271,8 @@ class GateConfig(BaseModel):
     # Errors hide behaviour: a verifier whose calls error is not measured on them, so too
     # many errors (or a category with no successful call) fail the gate like a hole does.
     max_error_rate: float = 0.05
+    # A remote style's requests retried (Report.remote): as many as errors are tolerated.
+    max_retry_rate: float = 0.05
     waived_categories: list[str] = Field(default_factory=list)
     # A waiver with an accepted rate: the category may go up to this false acceptance.
     category_limits: dict[str, float] = Field(default_factory=dict)
@@ -430,6 +450,7 @@ class Report(BaseModel):
     # 1.6; None: no source to read (a server, a judge, reasoning-gym); []: read, nothing found
     source_findings: Optional[list[SourceFinding]] = None
     out_of_range: OutOfRange = Field(default_factory=OutOfRange)  # 1.7
+    remote: RemoteHealth | None = None  # 1.8; a remote style's requests; None for a local one
 
 
 def to_json(model: BaseModel, indent: int | None = None) -> str:

@@ -128,7 +128,7 @@ def field_mapping(given: dict[str, Any], config: Optional[ProjectConfig]) -> lis
     return [f"{k}={v}" for k, v in mapped if k not in ours] + items
 
 
-GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_rate", "min_slice_n")
+GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_rate", "max_retry_rate", "min_slice_n")
 
 # The range of every numeric option, as the command line checks it (the config checks the
 # same ones): the pytest plugin and other callers that pass options as values go through here.

@@ -68,7 +68,8 @@ def given_options(args) -> dict:
     """The options of ``run`` and ``generate`` the user gave on the command line (None: not
     given), as ``plan.audit_options`` reads them."""
     names = ("suite", "format", "split", "limit", "seed", "workers", "timeout", "oracle_timeout", "memory_mb",
-             "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "domain", "db_dir",
+             "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "max_retry_rate",
+             "domain", "db_dir",
              "resume", "probe_sample", "isolation", "min_slice_n", "weights_from", "slice_field", "search",
              "executor", "ray_address", "inspect_timeout", "file_mb", "max_processes", "pass_env")
     given = {n: getattr(args, n, None) for n in names}

@@ -38,6 +38,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
     g.add_argument("--max-error-rate", type=argtypes.rate, default=None, metavar="RATE",
                    help="gate: share of verifier calls that errored (timeout, crash, exception) at most this (default 0.05)")
+    g.add_argument("--max-retry-rate", type=argtypes.rate, default=None, metavar="RATE",
+                   help="gate: share of a reward server's or judge's requests that were retried (HTTP 5xx or 429, "
+                        "connection refused or reset) at most this (default 0.05; docs/frameworks-remote.md)")
     g.add_argument("--search", type=argtypes.nonnegative_int, default=None, metavar="CALLS",
                    help="also search for exploits the fixed candidates miss, within CALLS verifier calls per verifier "
                         "(e.g. 3000): found families are <domain>.search.<family> categories, gated like the rest "

@@ -46,6 +46,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
     g.add_argument("--max-error-rate", type=argtypes.rate, default=None, metavar="RATE",
                    help="gate: share of verifier calls that errored at most this (default 0.05)")
+    g.add_argument("--max-retry-rate", type=argtypes.rate, default=None, metavar="RATE",
+                   help="gate: share of a remote verifier's requests that were retried at most this (default 0.05)")
     g.add_argument("--waive", action="append", default=[], metavar="CATEGORY",
                    help="do not gate on this category (one of the domain's or of the samples'; another is an error)")
     g.add_argument("--timeout", type=argtypes.positive_float, default=None, help="hard limit per verifier call, seconds")
@@ -109,7 +111,7 @@ def run(args) -> int:
             check_output("--results", args.results, parents=True)
         given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
                                                "max_debt", "max_category", "max_false_rejection",
-                                               "max_error_rate", "resume", "probe_sample", "isolation",
+                                               "max_error_rate", "max_retry_rate", "resume", "probe_sample", "isolation",
                                                "executor", "ray_address", "file_mb", "max_processes", "pass_env")}
         given.update(waive=args.waive, progress=False if args.no_progress else None)
         options, timeout = audit_options(given, config)

@@ -164,14 +164,25 @@ class VerifierJob:
         self.disguised += [f"{DISGUISED}:{d}" for d in score.disguises]
         return score.value
 
+    def _take_requests(self) -> list[str]:
+        """The requests a remote style's caller sent since the last look (``request_log``,
+        frameworks/_client.py): one ``remote:{...}`` entry, which rides with the call's
+        findings to the parent, where the report counts it (``Report.remote``), never as a
+        finding. Nothing for a local verifier."""
+        log = getattr(self.call, "request_log", None) if self.spec.remote else None
+        entry = log.take() if log is not None else None
+        return [entry] if entry else []
+
     def _isolated(self, index: int) -> list:
         """``_score`` in the sandbox's fork, whose memory goes with it: the score and what
         reading it found, as the builtin data the sandbox hands back."""
         self.disguised = []
-        return [self._score(index), list(self.disguised)]
+        score = self._score(index)
+        return [score, list(self.disguised) + self._take_requests()]
 
     def __call__(self, index: int) -> float:
         self.disguised = []
+        self._take_requests()  # the count starts here: what a probe sent before is not this call's
         if self.sandbox is None:
             return self._score(index)
         # The sandbox's clock stops first, so a hang is reported as the verifier's timeout.
@@ -185,7 +196,7 @@ class VerifierJob:
         return value
 
     def after(self, index: int) -> list[str]:
-        found, self.escapes, self.disguised = self.escapes + self.disguised, [], []
+        found, self.escapes, self.disguised = self.escapes + self.disguised + self._take_requests(), [], []
         check = getattr(self.domain, "after_call", None)
         task = self.tasks[self.items[index][0]]
         if check is None or task.id not in self.views:

@@ -11,7 +11,9 @@ framework is a module here with the same small surface:
 - ``detect(target) -> bool`` (optional): whether ``auto`` should pick this style;
 - ``parts(target, options) -> list[str]`` (optional): the members of a composite reward
   (TRL's reward functions, a rubric's functions), each also audited alone as
-  ``name[part]`` beside the combined reward training pays.
+  ``name[part]`` beside the combined reward training pays;
+- ``request_log`` (optional, an attribute of the caller a remote style returns): the
+  ``_client.RequestLog`` its requests are counted in, per call (``Report.remote``).
 
 Framework packages (trl, verifiers, inspect-ai, reasoning-gym) are optional extras: a
 module imports them only when its style is used, and says what to install when missing.

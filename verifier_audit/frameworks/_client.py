@@ -4,10 +4,16 @@ Each verifier call is one request, made from the worker that scores the candidat
 audit's ``--workers`` bounds how many requests are in flight at once. A request has its own
 timeout (default 5 s, below the pool's hard per-call timeout, default 10 s, so a slow
 server is reported as a timeout of *this* request rather than as a killed worker), and a
-deadline over all its attempts. Connection errors and 5xx answers are retried a few times
-with a growing pause; a 4xx answer is the caller's mistake and is never retried; a timeout
-is not retried either (the server has the request: sending it again doubles its load and
-would overrun the pool's timeout).
+deadline over all its attempts. Connection errors, 5xx answers and 429 (too many requests)
+are retried a few times with a growing pause; any other 4xx answer is the caller's mistake
+and is never retried; a timeout is not retried either (the server has the request: sending
+it again doubles its load and would overrun the pool's timeout).
+
+A retry that succeeds hides a sick server from the error rate, so every request is counted
+(``RequestLog``): the verifier's job takes the count of each call after it ends and sends it
+to the parent as one ``remote:{...}`` entry beside the call's security findings
+(engine/verifier_job.py), and the report adds them up (``Report.remote``, gated by
+``--max-retry-rate``).
 
 The ``timeout`` bounds the whole exchange of one attempt -- connecting, sending, the status
 line, the headers and the body -- not each read: every receive waits only for what is left
@@ -38,7 +44,9 @@ import json
 import math
 import socket
 import ssl
+import threading
 import time
+from collections import Counter
 from typing import Any, Iterable, Mapping, Optional
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -52,24 +60,36 @@ MAX_ANSWER_BYTES = 16 * 1024 * 1024
 #: redirects followed on one origin with follow_redirects=true (requests allows 30)
 MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)
+#: 4xx answers worth another try: the server is busy, not the request wrong
+_RETRIED_4XX = (429,)
+#: the kind of a verdict's security entry that carries its call's requests (not a finding)
+REMOTE = "remote"
 
 
 class RemoteError(Exception):
     """A remote verifier call that did not give a score; an error verdict, never a score."""
+
+    #: what its last request got, as ``RequestLog`` counts it ("HTTP 503", "timeout"); None: an answer
+    counted: str | None = None
 
 
 class RemoteHTTPError(RemoteError):
     def __init__(self, message: str, status: int):
         super().__init__(message)
         self.status = status
+        self.counted = f"HTTP {status}"
 
 
 class RemoteConnectionError(RemoteError):
     """The server could not be reached (refused, reset, unknown host)."""
 
+    counted = "connection failed"
+
 
 class RemoteTimeout(RemoteError):
     """No answer within the request's timeout; counted with the audit's other timeouts."""
+
+    counted = "timeout"
 
     @property
     def verdict_error(self) -> str:  # engine/pool.py reports this string; "timeout..." is its kind
@@ -117,6 +137,7 @@ class JSONClient:
         # One "Bearer KEY" header: the key alone is a secret too.
         self._secrets += [v.split(None, 1)[1] for v in self._secrets if " " in v]
         self._tls: Optional[ssl.SSLContext] = None  # made on the first https request
+        self.log = RequestLog()
 
     def post(self, url: str, body: Any) -> Any:
         # ASCII JSON, as requests and aiohttp send it: a lone surrogate travels as \ud800.
@@ -133,17 +154,24 @@ class JSONClient:
             left = self.deadline - (time.monotonic() - start)
             try:
                 raw = self._once(method, url, data, max(0.05, min(self.timeout, left)), where)
-                return self._decode(raw, where)
             except _Retryable as exc:
                 pause = BACKOFF[min(attempt, len(BACKOFF) - 1)]
                 left = self.deadline - (time.monotonic() - start)
                 if attempt >= self.retries or left < pause + 0.1:
+                    self.log.record(exc.counted)
                     tries = f" after {attempt} retr{'y' if attempt == 1 else 'ies'}" if attempt else ""
                     gave_up = "" if attempt >= self.retries or not self.retries else \
                         f" (the {self.deadline:g} s deadline left no time for another)"
                     raise exc.final(f"{where}: {exc.summary}{tries}{gave_up}{exc.tail}") from None
+                self.log.record(exc.counted, retried=True)
                 attempt += 1
                 time.sleep(pause)
+                continue
+            except RemoteError as exc:
+                self.log.record(exc.counted)
+                raise
+            self.log.record(None)
+            return self._decode(raw, where)
 
     def _once(self, method: str, url: str, data: Optional[bytes], timeout: float, where: str) -> bytes:
         """One attempt, redirects included, all of it within ``timeout`` seconds."""
@@ -172,8 +200,9 @@ class JSONClient:
         if status >= 400:
             text = body.decode("utf-8", "replace")
             head = f": {_clip(text, self._secrets)}" if text.strip() else ""
-            if status >= 500:
-                raise _Retryable(f"HTTP {status}", head, lambda m, code=status: RemoteHTTPError(m, code))
+            if status >= 500 or status in _RETRIED_4XX:
+                raise _Retryable(f"HTTP {status}", head, lambda m, code=status: RemoteHTTPError(m, code),
+                                 f"HTTP {status}")
             raise RemoteHTTPError(f"{where}: HTTP {status}{head}", status)
         if status >= 300 or status < 200:
             raise RemoteHTTPError(f"{where}: HTTP {status}, not an answer", status)
@@ -224,7 +253,7 @@ class JSONClient:
                                 "received; the timeout bounds the whole answer)") from None
         except (ConnectionError, http.client.HTTPException, OSError) as exc:
             # refused, reset mid-answer, a malformed status line, a closed socket, an unknown host
-            raise _Retryable(_connection_words(exc), "", RemoteConnectionError) from None
+            raise _Retryable(_connection_words(exc), "", RemoteConnectionError, _connection_kind(exc)) from None
         finally:
             conn.close()
 
@@ -243,6 +272,15 @@ def _constant(name: str) -> float:
     return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
 
 
+def _connection_kind(reason: Any) -> str:
+    """The few words a ``RequestLog`` counts a connection failure under (no host, no port)."""
+    if isinstance(reason, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(reason, ConnectionResetError):  # http.client.RemoteDisconnected too
+        return "connection reset"
+    return "unknown host" if isinstance(reason, socket.gaierror) else "connection failed"
+
+
 def _connection_words(reason: Any) -> str:
     if isinstance(reason, ConnectionRefusedError):
         return "connection refused"
@@ -257,11 +295,65 @@ def _connection_words(reason: Any) -> str:
 
 
 class _Retryable(Exception):
-    """Internal: a failure worth another try; ``final`` builds the error raised at the end."""
+    """Internal: a failure worth another try; ``final`` builds the error raised at the end,
+    ``counted`` is what ``RequestLog`` counts it as."""
 
-    def __init__(self, summary: str, tail: str, final):
+    def __init__(self, summary: str, tail: str, final, counted: str):
         super().__init__(summary)
-        self.summary, self.tail, self.final = summary, tail, final
+        self.summary, self.tail, self.final, self.counted = summary, tail, final, counted
+
+
+class RequestLog:
+    """What the requests of one verifier call got: how many were sent, which were retried
+    and why ("HTTP 500", "HTTP 429", "connection refused", "connection reset", ...), and
+    what the last one got when the call ended without an answer ("timeout", "HTTP 404").
+    ``take`` hands that over as one verdict entry and starts the next call's count. A lock,
+    since the thread probe calls one client from several threads at once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._requests, self._retried, self._failed = 0, Counter(), None
+
+    def record(self, got: str | None, *, retried: bool = False) -> None:
+        """One request sent: ``got`` None for an answer, else what it got instead."""
+        with self._lock:
+            self._requests += 1
+            if retried:
+                self._retried[got] += 1
+            else:  # the call's outcome is its last request's (a judge's model lookup may 404 first)
+                self._failed = got
+
+    def take(self) -> str | None:
+        """``remote:{"requests": n, "retried": {...}, "failed": ...}`` for the requests since
+        the last take (None when there were none), and a fresh count."""
+        with self._lock:
+            record = {"requests": self._requests, "retried": dict(sorted(self._retried.items()))}
+            if self._failed is not None:
+                record["failed"] = self._failed
+            self._requests, self._retried, self._failed = 0, Counter(), None
+        if not record["requests"]:
+            return None
+        return f"{REMOTE}:{json.dumps(record, sort_keys=True, separators=(',', ':'))}"
+
+
+def read_requests(entry: str) -> dict | None:
+    """The record of a ``remote:`` entry (``RequestLog.take``), checked, or None when the
+    entry is not one or is malformed: it crossed the worker's pipe."""
+    kind, _, detail = entry.partition(":")
+    if kind != REMOTE:
+        return None
+    try:
+        record = json.loads(detail)
+    except ValueError:
+        return None
+    if not isinstance(record, dict):
+        return None
+    requests, retried, failed = record.get("requests"), record.get("retried", {}), record.get("failed")
+    if (type(requests) is not int or requests < 1 or not isinstance(retried, dict) or len(retried) > 20
+            or not all(isinstance(k, str) and len(k) <= 60 and type(n) is int and n >= 0 for k, n in retried.items())
+            or not (failed is None or isinstance(failed, str) and len(failed) <= 60)):
+        return None
+    return {"requests": requests, "retried": retried, "failed": failed}
 
 
 def origin(url: str) -> tuple[str, str, int]:

@@ -25,7 +25,8 @@ dotted path into the answer (``result.reward``, ``rewards[0]``, ``rewards.0``); 
 ``score``, then ``reward``, ``rewards[0]``, ``scores[0]``, or a bare number.
 
 Other options: ``timeout`` (seconds per request, default 5, the whole answer included: a
-body still arriving then is a timeout; keep it below the audit's ``--timeout``), ``retries`` (default 2: connection errors and 5xx only), ``deadline``
+body still arriving then is a timeout; keep it below the audit's ``--timeout``), ``retries`` (default 2: connection errors, 5xx and 429 only; each
+counted in the report's ``remote``), ``deadline``
 (all attempts of one call, default 9 s), ``header.NAME=VALUE`` and
 ``header_env.NAME=ENVVAR`` (e.g. an API key; never shown in errors), ``follow_redirects``
 (default false: a 3xx is an error; true follows redirects on the server's own origin, never
@@ -247,4 +248,5 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], float]:
         answer = client.post(url, body_for(text, task, conf))
         return read_score(answer, conf, where)
 
+    call.request_log = client.log  # its requests, counted per call (engine/verifier_job.py)
     return call

@@ -311,6 +311,7 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], float]:
         answer = client.post(chat_url, body)
         return read_verdict(content_of(answer, where), conf, where)
 
+    call.request_log = client.log  # its requests, counted per call (engine/verifier_job.py)
     return call
 
 

@@ -8,11 +8,12 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from .._version import __version__
+from ..frameworks._client import REMOTE, read_requests
 from ..loading import DISGUISED, OUT_OF_RANGE, VerifierSpec
 from ..metrics import (_clip, accepted, beyond_variance, category_results, coverage_debt, exploitable_tasks, gate,
                        pooled_rate, slice_results)
-from ..models import (CategoryResult, Checks, Formats, MutantSurvival, OutOfRange, Report, SearchSummary,
-                      SecurityFinding, SliceResult, TaskSurvival, Verdict, WeightedDebt)
+from ..models import (CategoryResult, Checks, Formats, MutantSurvival, OutOfRange, RemoteHealth, Report,
+                      SearchSummary, SecurityFinding, SliceResult, TaskSurvival, Verdict, WeightedDebt)
 from .source import source_findings
 
 if TYPE_CHECKING:
@@ -52,6 +53,9 @@ def audit_aware(checks: Checks | None) -> list[SecurityFinding]:
 # checks.unobserved, which the checklist reads as unknown; the gate does not count it.
 UNOBSERVED = "unobserved"
 MAX_UNOBSERVED = 20
+# The verdict entries that are no finding: unobserved spots, and a remote call's requests
+# ("remote:{...}", frameworks/_client.py), which go to Report.remote (RemoteTally).
+NOT_FINDINGS = (UNOBSERVED, REMOTE)
 
 
 def unobserved(verdicts) -> list[str]:
@@ -102,6 +106,34 @@ class OutOfRangeTally:
                           not_finite=self.counts["not_finite"], examples=list(self.examples))
 
 
+class RemoteTally:
+    """``Report.remote``, the same for ``build_report`` and the streaming ``ReportTally``:
+    ``count`` every verdict; each carries its call's requests as one ``remote:`` entry
+    (``frameworks._client.RequestLog``). A call the pool killed (its timeout) sent no entry:
+    it counts as a call, its requests are not known."""
+
+    def __init__(self) -> None:
+        self.calls = self.requests = 0
+        self.retried: Counter = Counter()
+        self.failed: Counter = Counter()
+
+    def count(self, v: Verdict) -> None:
+        self.calls += 1
+        for entry in v.security:
+            record = read_requests(entry)
+            if record is not None:
+                self.requests += record["requests"]
+                self.retried.update(record["retried"])
+                if record["failed"] is not None:
+                    self.failed[record["failed"]] += 1
+
+    def result(self) -> RemoteHealth:
+        retried = sum(self.retried.values())
+        return RemoteHealth(calls=self.calls, requests=self.requests, retried=dict(sorted(self.retried.items())),
+                            failed=dict(sorted(self.failed.items())),
+                            retry_rate=round(retried / self.requests, 6) if self.requests else 0.0)
+
+
 def _call_order(prepared: "Prepared"):
     """Verdicts in candidate order, so the 'first' error is the same on every run."""
     order = {c.id: i for i, c in enumerate(prepared.candidates)}
@@ -140,12 +172,13 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         SecurityFinding(kind=kind, candidate_id=cid, task_id=by_id[cid].task_id,
                         detail=f"{_FINDING_TEXT.get(kind, kind)} ({detail}) while scoring {cid} ({by_id[cid].category})")
         for cid, v in sorted(verdicts.items()) if cid in by_id
-        for kind, _, detail in (entry.partition(":") for entry in v.security) if kind != UNOBSERVED
+        for kind, _, detail in (entry.partition(":") for entry in v.security) if kind not in NOT_FINDINGS
     ]
     errors = [v for v in sorted(verdicts.values(), key=_call_order(prepared)) if v.status == "error"]
-    out_of_range = OutOfRangeTally()
+    out_of_range, remote = OutOfRangeTally(), RemoteTally()
     for v in verdicts.values():
         out_of_range.count(v)
+        remote.count(v)
     for c in candidates:
         out_of_range.example(c.id, verdicts[c.id])
     return assemble_report(
@@ -155,7 +188,8 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         first_error=errors[0].error if errors else None, unobserved_spots=unobserved(verdicts.values()),
         slices=slice_results(candidates, verdicts), exploitable=exploitable_tasks(candidates, verdicts),
         mutants=mutant_survival(prepared, candidates, verdicts), dropped=prepared.dropped_counts,
-        checks=checks, formats=formats, search=search, out_of_range=out_of_range.result())
+        checks=checks, formats=formats, search=search, out_of_range=out_of_range.result(),
+        remote=remote.result() if spec.remote else None)
 
 
 def build_reports(results: "list[VerifierVerdicts]", options: "AuditOptions") -> list[Report]:
@@ -169,7 +203,8 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
                     errors: int, error_kinds: Counter, messages: dict[str, list[str]], first_error,
                     unobserved_spots: list[str], slices: list[SliceResult], exploitable, mutants,
                     dropped: dict[str, int], checks: Checks | None = None, formats: Formats | None = None,
-                    search: SearchSummary | None = None, out_of_range: OutOfRange | None = None) -> Report:
+                    search: SearchSummary | None = None, out_of_range: OutOfRange | None = None,
+                    remote: RemoteHealth | None = None) -> Report:
     """The Report from what the verdicts add up to (``build_report`` computes those from
     the candidates and verdicts in memory, ``report/tally.py`` from a stream of them): the
     debt, pooled rates, gate and source findings are worked out here, the same for both."""
@@ -204,7 +239,8 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
         dropped=dropped,
         mutant_survival=mutants,
         gate=gate(debt, categories, fr, len(findings), options.gate, enforced=options.enforce_gate,
-                  errors=errors, calls=calls, first_error=first_error, slices=slices, weighted=weighted),
+                  errors=errors, calls=calls, first_error=first_error, slices=slices, weighted=weighted,
+                  remote=remote),
         settings={
             **{k: v for k, v in settings.items() if k not in ("verifiers",)},
             "threshold": options.threshold,
@@ -212,6 +248,7 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
             "max_category": options.gate.max_category,
             "max_false_rejection": options.gate.max_false_rejection,
             "max_error_rate": options.gate.max_error_rate,
+            "max_retry_rate": options.gate.max_retry_rate,
             "waived_categories": list(options.gate.waived_categories),
             "category_limits": dict(sorted(options.gate.category_limits.items())),
             "min_slice_n": options.gate.min_slice_n,
@@ -224,6 +261,7 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
         weighted_debt=weighted,
         search=search,
         out_of_range=out_of_range or OutOfRange(),
+        remote=remote,
     )
     # The source is read after the verdicts, so each finding can say whether they confirm it.
     report.source_findings = source_findings(spec, report)

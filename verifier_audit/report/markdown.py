@@ -5,6 +5,7 @@ and a count in every header."""
 
 from __future__ import annotations
 
+from ..metrics import remote_words
 from ..models import SEVERITY_WEIGHT, Report
 from .terminal import out_of_range_line
 from .text import excerpt
@@ -46,7 +47,9 @@ def to_markdown(reports: list[Report]) -> str:
         s = r.settings
         over = [c for c in r.categories if c.n and c.rate > (s.get("max_category", 0.5) if c.label == "incorrect"
                                                               else s.get("max_false_rejection", 0.1))]
-        if not over and not r.security_findings and not r.gate.reasons and not r.errors and not r.out_of_range.calls:
+        retried = r.remote is not None and bool(r.remote.retried or r.remote.failed)
+        if (not over and not r.security_findings and not r.gate.reasons and not r.errors and not r.out_of_range.calls
+                and not retried):
             continue
         said = [_plural(len(r.gate.reasons), "gate reason"),
                 f"{len(over)} of {len(r.categories)} categories over their allowance",
@@ -55,6 +58,8 @@ def to_markdown(reports: list[Report]) -> str:
         out += [f"- {_cell(reason, 200)}" for reason in r.gate.reasons]
         if r.out_of_range.calls:
             out.append(f"- {_cell(out_of_range_line(r), 300)}")
+        if retried:
+            out.append(f"- remote: {_cell(remote_words(r.remote), 300)}")
         out += [f"- error: `{_cell(m, 160)}`" for messages in r.error_messages.values() for m in messages[:1]]
         if over:
             out += ["", "| category | severity | truth | rate | n | example | reference |", "|---|---|---|---|---|---|---|"]

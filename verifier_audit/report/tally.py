@@ -20,7 +20,8 @@ from ..loading import VerifierSpec
 from ..metrics import _clip, _misjudged, accepted, wilson
 from ..models import (Candidate, CategoryResult, Checks, Example, ExploitableTasks, Formats, MutantSurvival, Report,
                       SearchSummary, SecurityFinding, SliceResult, Task, TaskSurvival, Verdict)
-from .build import _FINDING_TEXT, MAX_UNOBSERVED, UNOBSERVED, OutOfRangeTally, _error_kind, assemble_report
+from .build import (_FINDING_TEXT, MAX_UNOBSERVED, NOT_FINDINGS, UNOBSERVED, OutOfRangeTally, RemoteTally, _error_kind,
+                    assemble_report)
 
 if TYPE_CHECKING:
     from ..engine.options import AuditOptions
@@ -63,6 +64,7 @@ class ReportTally:
         self.first_error: Optional[str] = None
         self._unobserved: set[str] = set()
         self.out_of_range = OutOfRangeTally()
+        self.remote = RemoteTally()
         self.splits: Counter = Counter()  # the candidates' task splits (Checks.splits)
         # near-miss candidates (mutant survival); none in ``score``
         self._near_judged: Counter = Counter()
@@ -73,6 +75,7 @@ class ReportTally:
         """What every verdict counts for, with a candidate or not."""
         self.calls += 1
         self.out_of_range.count(v)
+        self.remote.count(v)
         for entry in v.security:
             if entry.startswith(f"{UNOBSERVED}:"):
                 self._unobserved.add(entry.partition(":")[2])
@@ -120,7 +123,7 @@ class ReportTally:
                 if v.accepted:
                     self.paid_tasks.setdefault(origin, set()).add(c.task_id)
         for n, (kind, _, detail) in enumerate(entry.partition(":") for entry in v.security):
-            if kind != UNOBSERVED:
+            if kind not in NOT_FINDINGS:
                 self.findings.append((c.id, n, SecurityFinding(
                     kind=kind, candidate_id=c.id, task_id=c.task_id,
                     detail=f"{_FINDING_TEXT.get(kind, kind)} ({detail}) while scoring {c.id} ({c.category})")))
@@ -192,4 +195,5 @@ class ReportTally:
             error_kinds=self.error_kinds, messages=dict(sorted(self.messages.items())), first_error=self.first_error,
             unobserved_spots=sorted(self._unobserved), slices=self.slice_results(), exploitable=self.exploitable(),
             mutants=self.mutant_survival(equivalent or Counter()), dropped=dict(dropped or {}), checks=checks,
-            formats=formats, search=search, out_of_range=self.out_of_range.result())
+            formats=formats, search=search, out_of_range=self.out_of_range.result(),
+            remote=self.remote.result() if spec.remote else None)

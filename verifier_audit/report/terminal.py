@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..metrics import remote_words
 from ..models import CategoryResult, Report
 from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line
 from .source import source_lines
@@ -61,6 +62,8 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
         out += _error_lines(report)
     if report.out_of_range.calls:
         out.append(out_of_range_line(report))
+    if report.remote is not None:  # a reward server's or judge's requests: retries hide a sick server
+        out.append(f"remote: {_printable(remote_words(report.remote))}")
     for f in report.security_findings[:10]:
         out.append(f"SECURITY: {f.kind}: {f.detail}")
     if report.dropped:
@@ -186,6 +189,10 @@ def render_side_by_side(reports: list[Report]) -> str:
         tail += ["", "answer formats:"]
         width = max(len(r.verifier.rpartition(":")[2]) for r in with_formats)
         tail += [f"  {r.verifier.rpartition(':')[2]:<{width}}  {_printable(r.formats.summary)}" for r in with_formats]
+    remote = [r for r in reports if r.remote is not None]
+    if remote:
+        tail += ["", "remote (requests to the reward server or judge):"]
+        tail += [f"  {r.verifier.rpartition(':')[2]}  {_printable(remote_words(r.remote))}" for r in remote]
     scanned = [r for r in reports if r.source_findings]
     if scanned:
         tail += ["", "source (verifier-audit scan; CONFIRMED: the audit saw the hole the code suggests):"]
