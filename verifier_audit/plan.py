@@ -56,6 +56,12 @@ class SuiteChoice:
     def key(self) -> tuple:
         return (self.suite, self.format, self.split, self.limit, tuple(self.fields), self.domain, self.db_dir)
 
+    def reading(self) -> dict:
+        """How the suite file is read, for the results' fingerprint (``Prepared.reading``):
+        the database folder resolved, so that two spellings of one folder are one setting."""
+        return {"format": self.format, "fields": list(self.fields),
+                "db_dir": str(Path(self.db_dir).resolve()) if self.db_dir else None}
+
 
 @dataclass
 class Group:
@@ -288,7 +294,8 @@ def prepare_group(choice: SuiteChoice, options: AuditOptions) -> Prepared:
     if choice.limit is not None and choice.limit < 1:
         raise InputError(f"--limit {choice.limit}: must be at least 1")
     tasks = select(suite, choice.split, choice.limit)
-    return prepare(suite.name, suite.content_hash, tasks, options, split=choice.split, limit=choice.limit)
+    return prepare(suite.name, suite.content_hash, tasks, options, split=choice.split, limit=choice.limit,
+                   reading=choice.reading())
 
 
 def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared, list[Report]]:
