@@ -319,6 +319,17 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
     return prepared, audit(prepared, specs, options)
 
 
+def group_results(results: Path | None, index: int) -> Path | None:
+    """The results file of a run's ``index``-th group (verifiers of other settings: their
+    own suite, threshold or gate) when it was told ``--results FILE``: FILE for the first,
+    FILE-2, FILE-3 ... (before the suffix) for the others, so that no group writes over
+    another's verdicts and each resumes from its own. None: the default, made from each
+    group's fingerprint."""
+    if results is None or index == 0:
+        return results
+    return results.with_name(f"{results.stem}-{index + 1}{results.suffix}")
+
+
 def unique_names(specs: list[VerifierSpec]) -> list[VerifierSpec]:
     seen: dict[str, int] = {}
     out = []
