@@ -13,14 +13,14 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("VERIFIER_AUDIT_CACHE", str(tmp_path_factory.getbasetemp() / "va-cache"))
 
 
-def run_cli(*args, timeout=600, **kw):
-    """Run the real command in a subprocess (so kill -9 and exit codes are real): what the
-    ``cli`` fixture runs, for a module-scoped fixture to call (it sets VERIFIER_AUDIT_CACHE
-    itself: ``_isolated_cache`` is per test)."""
+def run_cli(*args, timeout=600, env=None, **kw):
+    """Run the real command in a subprocess (so kill -9 and exit codes are real); ``env``:
+    variables set on top of this process's (a module-scoped fixture, which runs outside
+    the per-test cache above, names its own VERIFIER_AUDIT_CACHE)."""
     import subprocess
 
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "verifier_audit", *args], cwd=ROOT, env=env,
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "verifier_audit", *args], check=False, cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout, **kw)
 
 

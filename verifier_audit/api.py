@@ -125,7 +125,8 @@ def _audit_specs(specs, *, suite, split, limit, seed, workers, timeout, threshol
     if weights_from is not None:
         options.weights = load_weights(Path(weights_from), get_domain(loaded.tasks[0].domain if loaded.tasks else "math"),
                                        fields=fields, field=slice_field)
-    prepared = prepare(loaded.name, loaded.content_hash, select(loaded, split, limit), options, split=split, limit=limit)
+    prepared = prepare(loaded.name, loaded.content_hash, select(loaded, split, limit), options, split=split, limit=limit,
+                       reading={"format": "jsonl", "fields": list(fields or [])})
     check_calls(specs, prepared.tasks, suite)  # a verifier its style cannot call: an error, not a report
     return _audit(prepared, specs, options)
 

@@ -57,6 +57,12 @@ class SuiteChoice:
     def key(self) -> tuple:
         return (self.suite, self.format, self.split, self.limit, tuple(self.fields), self.domain, self.db_dir)
 
+    def reading(self) -> dict:
+        """How the suite file is read, for the results' fingerprint (``Prepared.reading``):
+        the database folder resolved, so that two spellings of one folder are one setting."""
+        return {"format": self.format, "fields": list(self.fields),
+                "db_dir": str(Path(self.db_dir).resolve()) if self.db_dir else None}
+
 
 @dataclass
 class Group:
@@ -299,7 +305,8 @@ def prepare_group(choice: SuiteChoice, options: AuditOptions) -> Prepared:
     if choice.limit is not None and choice.limit < 1:
         raise InputError(f"--limit {choice.limit}: must be at least 1")
     tasks = select(suite, choice.split, choice.limit)
-    return prepare(suite.name, suite.content_hash, tasks, options, split=choice.split, limit=choice.limit)
+    return prepare(suite.name, suite.content_hash, tasks, options, split=choice.split, limit=choice.limit,
+                   reading=choice.reading())
 
 
 def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared, list[Report]]:
@@ -323,6 +330,17 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
         options.weights = load_weights(group.weights_from, domain, fields=group.choice.fields, field=options.slice_field)
     options.results = results or default_cache_dir() / f"results-{fingerprint(run_settings(prepared, specs, options))}.jsonl"
     return prepared, audit(prepared, specs, options)
+
+
+def group_results(results: Path | None, index: int) -> Path | None:
+    """The results file of a run's ``index``-th group (verifiers of other settings: their
+    own suite, threshold or gate) when it was told ``--results FILE``: FILE for the first,
+    FILE-2, FILE-3 ... (before the suffix) for the others, so that no group writes over
+    another's verdicts and each resumes from its own. None: the default, made from each
+    group's fingerprint."""
+    if results is None or index == 0:
+        return results
+    return results.with_name(f"{results.stem}-{index + 1}{results.suffix}")
 
 
 def unique_names(specs: list[VerifierSpec]) -> list[VerifierSpec]:

@@ -96,7 +96,7 @@ def project_config(args):
 
 
 def run(args) -> int:
-    from ..plan import Group, audit_options, make_groups, suite_choice, waiver_sources
+    from ..plan import Group, audit_options, group_results, make_groups, suite_choice, waiver_sources
 
     config = project_config(args)
     outputs = output_paths(args, config)  # checked now: a path that cannot be written fails before the audit
@@ -109,8 +109,8 @@ def run(args) -> int:
     else:
         groups = make_groups(given, config, args.verifier, args.style, args.verifier_options)
     reports = []
-    for group in groups:
-        reports += _run_group(args, group, demo)
+    for k, group in enumerate(groups):
+        reports += _run_group(args, group, demo, group_results(args.results, k))
     _write_outputs(outputs, reports)
     if demo:
         return EXIT_OK
@@ -129,13 +129,13 @@ def gate_exit(reports) -> int:
     return EXIT_GATE if failures else EXIT_OK
 
 
-def _run_group(args, group, demo: bool) -> list:
+def _run_group(args, group, demo: bool, results) -> list:
     from ..domains import get_domain
     from ..plan import audit_group
     from ..report.failure import display_spec
     from ..report.terminal import render_gate, render_report, render_side_by_side, render_survival
 
-    prepared, reports = audit_group(group, args.results)
+    prepared, reports = audit_group(group, results)
     if demo or len(reports) > 1:
         print(render_side_by_side(reports))
         if not demo:  # the side-by-side table has no room for the reasons

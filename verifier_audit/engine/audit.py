@@ -62,11 +62,13 @@ def _drop_reason(candidate: Candidate, label: Optional[str], reason: str) -> str
     return "equivalent_mutant"
 
 
-def _cache_key(suite_hash: str, domain: str, task_ids: list[str], seed: int, origins=None) -> str:
+def _cache_key(suite_hash: str, domain: str, task_ids: list[str], seed: int, origins=None, tasks: str = "") -> str:
     # The task ids, not split/limit: API callers may pass any subset of a suite. The
-    # built-in catalog's bytes too: an edited catalog makes other candidates.
+    # built-in catalog's bytes too: an edited catalog makes other candidates. ``tasks``
+    # (tasks_hash): the tasks as read, since the same file read through another --field
+    # mapping or --format has other references, and so other candidates and labels.
     blob = json.dumps([__version__, CANDIDATES_VERSION, suite_hash, domain, task_ids, seed,
-                       sorted(origins) if origins else None, _catalog_hash(domain)]).encode()
+                       sorted(origins) if origins else None, _catalog_hash(domain), tasks]).encode()
     return hashlib.sha256(blob).hexdigest()[:20]
 
 
@@ -113,8 +115,12 @@ def prepare(
     *,
     split: Optional[str] = None,
     limit: Optional[int] = None,
+    reading: dict | None = None,
 ) -> Prepared:
-    """Generate candidates and keep those whose intended label the oracle confirms."""
+    """Generate candidates and keep those whose intended label the oracle confirms.
+    ``reading``: how the suite file was read (``Prepared.reading``)."""
+    reading = dict(reading or {})
+    read_as = tasks_hash(tasks)  # before the domain adds its run-time files (cache paths)
     domain_name = tasks[0].domain if tasks else "math"
     pool.warm_clean_server([domain_name])  # the verifiers' workers start from it: let it load meanwhile
     domain = get_domain(domain_name)
@@ -123,11 +129,11 @@ def prepare(
         tasks = prepare_tasks(tasks, options.seed, options.cache_dir or default_cache_dir())
     cache_path = None
     if options.cache_dir is not None:
-        cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, [t.id for t in tasks], options.seed, options.origins)}.jsonl"
+        cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, [t.id for t in tasks], options.seed, options.origins, read_as)}.jsonl"
         cached = _read_cache(cache_path)
         if cached is not None:
             kept = with_slices(domain, tasks, cached[0], options.slice_field)
-            return Prepared(suite_name, suite_hash, domain_name, tasks, kept, cached[1], split, limit)
+            return Prepared(suite_name, suite_hash, domain_name, tasks, kept, cached[1], split, limit, reading)
 
     dropped: list[DroppedCandidate] = []
     usable = []
@@ -167,11 +173,41 @@ def prepare(
     if cache_path is not None:
         _write_cache(cache_path, kept, dropped)
     kept = with_slices(domain, tasks, kept, options.slice_field)
-    return Prepared(suite_name, suite_hash, domain_name, tasks, kept, dropped, split, limit)
+    return Prepared(suite_name, suite_hash, domain_name, tasks, kept, dropped, split, limit, reading)
+
+
+#: The options left out of the results' fingerprint, each with why: none changes what the
+#: verifier receives or how its answers are read, so a resume may change them. Every other
+#: field of AuditOptions is in run_settings (tests/test_resume_fingerprint.py checks both).
+#: Of the verifier's spec, --pass-env is left out too: it names variables whose values the
+#: results file must never hold.
+NOT_FINGERPRINTED = {
+    "workers": "how many calls run at once, not what they return",
+    "executor": "where the calls run (this machine or a Ray cluster), not what they return",
+    "ray_address": "where the calls run, not what they return",
+    "progress": "the progress bar",
+    "quiet_workers": "whether the workers' own output is shown",
+    "probe_sample": "the probes rescore a sample after the verdicts, outside the file, and run again on resume",
+    "gate": "read off the verdicts when the report is built (waivers too)",
+    "enforce_gate": "read off the verdicts when the report is built",
+    "weights": "--weights-from reweights the debt when the report is built",
+    "slice_field": "slices group the verdicts in the report",
+    "cache_dir": "the candidate cache; the candidates themselves are in candidates_hash",
+    "file_mb": "a verdict it changes is an error that says so",
+    "max_processes": "a verdict it changes is an error that says so",
+    "results": "where the file is, not what is in it",
+    "resume": "whether the file is read back",
+}
 
 
 def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptions) -> dict:
-    """What decides the verdicts; the results file's fingerprint is made of this."""
+    """What decides the verdicts; the results file's fingerprint is made of this: every
+    setting that changes what the verifier receives (the tasks as read, the candidates, the
+    format they are shown in) or how its answers are read (threshold, the search). A resume,
+    or a fresh run into the same file, with another value of any of them is refused
+    (engine/store.py names each, with the flag that sets it). What is left out, and why:
+    NOT_FINGERPRINTED."""
+    reading = prepared.reading
     return {
         "tool_version": __version__,
         "suite": prepared.suite_name,
@@ -190,7 +226,30 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         # Never resume across an edit of the verifier or other candidates (same count).
         "verifier_sources": [source_hash(v) for v in verifiers],
         "candidates_hash": candidates_hash(prepared.candidates),
+        # How the suite was read: the same file through another --field mapping or --format
+        # gives the verifier other references (issue 31). tasks_hash is what they made of it,
+        # the SQL databases' content too (their files are named by their hash).
+        "domain": prepared.domain,
+        "format": reading.get("format"),
+        "fields": reading.get("fields"),
+        "db_dir": reading.get("db_dir"),
+        "tasks_hash": tasks_hash(prepared.tasks),
+        # How the answers are read, and what else the verifier is shown.
+        "threshold": options.threshold,
+        "answer_formats": options.answer_formats,  # --no-format-probe: shown as generated
+        "search": options.search,  # the search's calls (its seed and threshold are above)
+        "oracle_timeout": options.oracle_timeout,  # labels the candidates of the format probe and the search
     }
+
+
+def tasks_hash(tasks: list[Task]) -> str:
+    """The tasks as read (every field: id, prompt, reference, metadata, a SQL task's
+    database files): what the mapping, the format and the database folder made of the
+    suite file."""
+    h = hashlib.sha256()
+    for t in tasks:
+        h.update(to_json(t).encode() + b"\n")
+    return h.hexdigest()[:16]
 
 
 def candidates_hash(candidates: list[Candidate]) -> str:

@@ -73,6 +73,10 @@ class Prepared:
     dropped: list[DroppedCandidate]
     split: Optional[str] = None
     limit: Optional[int] = None
+    # How the suite file was read: {"format", "fields" (the --field mapping), "db_dir"},
+    # as the front end chose them (plan.SuiteChoice.reading). Part of the results'
+    # fingerprint, so that a resume names a changed mapping; empty: not said (the API).
+    reading: dict = field(default_factory=dict)
 
     @property
     def dropped_counts(self) -> dict[str, int]:

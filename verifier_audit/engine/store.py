@@ -1,10 +1,13 @@
 """The results file: verdicts streamed as JSON lines as they come, so an audit can resume.
 
 Line 1 is a header with a fingerprint of everything that decides the verdicts (suite
-contents, split, limit, seed, verifiers and a hash of their source, the candidates,
-timeout, tool version). A resume with a different fingerprint is refused rather than
-mixing two audits. After a ``kill -9`` the last line may be cut short: it is dropped and
-its call is redone, nothing else is lost.
+contents and how they were read, split, limit, seed, verifiers and a hash of their source,
+the candidates, timeout, threshold, tool version: ``engine.audit.run_settings``). A resume
+with a different fingerprint is refused rather than mixing two audits, and so is a fresh
+run into a file that holds another audit's results (a restart with the same settings is
+allowed): the message names each setting that differs, its old and new value and the flag
+that sets it. After a ``kill -9`` the last line may be cut short: it is dropped and its
+call is redone, nothing else is lost.
 
 The file is evidence that something untrusted (the verifier, a process it left behind)
 may try to rewrite, so:
@@ -36,11 +39,57 @@ from typing import Any, Optional
 from ..audit_files import folder_key, key_path, mac, mac_matches
 from ..errors import InputError
 from ..models import Verdict, to_json
+from ..report.text import excerpt
 
 
 def fingerprint(settings: dict[str, Any]) -> str:
     blob = json.dumps(settings, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
+
+
+#: Each setting of the fingerprint (engine.audit.run_settings) and what sets it, for the
+#: messages that name a difference; a key not listed here is shown by its own name.
+SETTING_SOURCES = {
+    "tool_version": "verifier-audit's version", "suite": "--suite", "suite_hash": "the suite file's content",
+    "split": "--split", "limit": "--limit", "seed": "--seed", "verifiers": "--verifier, --style, --verifier-option",
+    "timeout": "--timeout", "memory_mb": "--memory-mb", "isolation": "--isolation",
+    "n_candidates": "the number of candidates", "origins": "--only", "verifier_sources": "the verifier's source",
+    "candidates_hash": "the candidates", "domain": "--domain", "format": "--format", "fields": "--field",
+    "db_dir": "--db-dir", "tasks_hash": "the tasks as read: the suite through --field and --format, its databases",
+    "threshold": "--threshold", "answer_formats": "--no-format-probe", "search": "--search",
+    "oracle_timeout": "--oracle-timeout",
+}
+
+
+def settings_difference(old: Any, new: dict[str, Any]) -> str:
+    """Why a results file with header settings ``old`` is not this audit's (settings
+    ``new``): each setting that differs, old and new value; a header of an older
+    verifier-audit that did not record some of them says so, since what it left out may
+    differ unseen."""
+    old = old if isinstance(old, dict) else {}
+    missing = [k for k in new if k not in old]
+    # The settings a flag sets first; what follows from them (the hashes) after.
+    changed = sorted((k for k in set(old) | set(new) if k in old and old.get(k) != new.get(k)),
+                     key=lambda k: (not SETTING_SOURCES.get(k, "").startswith("--"), k))
+    parts = [f"{k} ({SETTING_SOURCES.get(k, k)}) was {_shown(old.get(k))}, now {_shown(new.get(k))}" for k in changed]
+    if missing:
+        parts.append("written by an older verifier-audit that did not record "
+                     f"{', '.join(f'{k} ({SETTING_SOURCES.get(k, k)})' for k in missing)}: "
+                     "its verdicts may be of other settings")
+    return "; ".join(parts) or "its fingerprint differs"
+
+
+def _shown(value: Any) -> str:
+    return excerpt(json.dumps(value, sort_keys=True, default=str), 60)
+
+
+def _header_of(line: str) -> dict | None:
+    """The header of a results file from its first line; None: not a results file."""
+    try:
+        header = json.loads(line) if line else {}
+    except json.JSONDecodeError:
+        return None
+    return header if isinstance(header, dict) and header.get("kind") == "header" else None
 
 
 def results_key_path(path: Path) -> Path:
@@ -97,14 +146,19 @@ class ResultsStore:
             raise InputError(f"{self.path}: another audit is writing this results file; wait for it, "
                              "or pass another --results") from None
         self._fh = os.fdopen(fd, "r+b")
-        if resume and os.fstat(fd).st_size > 0:
-            self._key = self._read_key()
-            self._load()
-        else:
-            self._fh.truncate(0)
-            self._key = self._new_key()
-            self._write_line(json.dumps({"kind": "header", "fingerprint": self.fingerprint, "settings": settings},
-                                        ensure_ascii=True))
+        try:
+            if resume and os.fstat(fd).st_size > 0:
+                self._key = self._read_key()
+                self._load()
+            else:
+                self._check_fresh()
+                self._fh.truncate(0)
+                self._key = self._new_key()
+                self._write_line(json.dumps({"kind": "header", "fingerprint": self.fingerprint, "settings": settings},
+                                            ensure_ascii=True))
+        except BaseException:
+            self._fh.close()  # and the lock with it: a refused file is left as it was
+            raise
 
     # -- the key -------------------------------------------------------------------------
 
@@ -124,6 +178,18 @@ class ResultsStore:
 
     # -- reading -------------------------------------------------------------------------
 
+    def _check_fresh(self) -> None:
+        """A fresh run never writes over another audit's results: a file whose header has
+        another fingerprint is refused (the same settings again is a restart, allowed; a
+        file that is not a results file is left to the caller's choice, as before)."""
+        self._fh.seek(0)
+        header = _header_of(self._fh.readline().decode("utf-8", errors="replace").strip())
+        if header is not None and header.get("fingerprint") != self.fingerprint:
+            raise InputError(
+                f"{self.path}, line 1 (its header): the results of another audit, which this run would overwrite "
+                f"(settings that differ: {settings_difference(header.get('settings'), self.settings)}). "
+                "Pass --results a new path, or delete this file to start over in it.")
+
     def _load(self) -> None:
         self._fh.seek(0)
         raw = self._fh.read()
@@ -132,18 +198,15 @@ class ResultsStore:
         if len(whole) != len(raw):
             self._fh.truncate(len(whole))
         lines = whole.decode("utf-8", errors="replace").splitlines()
-        try:
-            header = json.loads(lines[0]) if lines else {}
-        except json.JSONDecodeError:
-            header = {}
-        if not isinstance(header, dict) or header.get("kind") != "header":
+        header = _header_of(lines[0] if lines else "")
+        if header is None:
             raise InputError(f"{self.path}: not a verifier-audit results file (no header line); remove it or pass another --results")
         if header.get("fingerprint") != self.fingerprint:
-            old = header.get("settings", {}) if isinstance(header.get("settings"), dict) else {}
-            changed = sorted(k for k in set(old) | set(self.settings) if old.get(k) != self.settings.get(k))
             raise InputError(
-                f"{self.path}: written by a different audit (settings that differ: {', '.join(changed) or 'tool version'}). "
-                "Resume with the same options, or drop --resume to start over."
+                f"{self.path}, line 1 (its header): written by a different audit, whose verdicts are not this one's "
+                f"(settings that differ: {settings_difference(header.get('settings'), self.settings)}). "
+                "Resume with the settings it was written with, or start over: run without --resume "
+                "(with --results, a new path, or delete this file)."
             )
         for line in lines[1:]:
             self._accept(line)
