@@ -31,6 +31,7 @@ from verifier_audit.metrics import gate, remote_words
 from verifier_audit.models import GateConfig, RemoteHealth, Report, Task, Verdict
 from verifier_audit.plan import audit_options
 from verifier_audit.report.build import RemoteTally
+from verifier_audit.report.html import to_html
 from verifier_audit.report.terminal import render_side_by_side
 
 TASK = Task(id="t1", domain="math", prompt="What is $6 \\times 7$?", reference="42")
@@ -230,6 +231,7 @@ def test_a_sick_server_is_counted_shown_and_gated(sick):
          "failed requests that only the retries answered")]
     assert report["settings"]["max_retry_rate"] == 0.05
     assert f"- remote: HTTP 500 on {k / n:.0%} of requests ({k} of {n})" in (out / "a.md").read_text()
+    assert f"remote: HTTP 500 on {k / n:.0%} of requests ({k} of {n})" in to_html([Report.model_validate(report)])
     # several verifiers side by side: one line each
     side = render_side_by_side([Report.model_validate(report)] * 2)
     assert side.count(f"  HTTP 500 on {k / n:.0%} of requests ({k} of {n}), retried; ") == 2

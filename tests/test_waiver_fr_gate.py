@@ -97,3 +97,11 @@ def test_cli_waiving_every_false_rejection_category_passes_and_says_why(cli, tmp
     report = json.loads(out.read_text())
     assert report["false_rejection_rate"] == 1.0 and report["gate"]["passed"]
     assert report["gate"]["notes"] and not report["gate"]["reasons"]
+    # ... and every report format says it too, not only the JSON and the terminal.
+    from verifier_audit.models import Report
+    from verifier_audit.report.html import to_html
+    from verifier_audit.report.markdown import to_markdown
+
+    parsed = Report.model_validate(report)
+    assert "note: false rejection not gated" in to_markdown([parsed])
+    assert "note: false rejection not gated" in to_html([parsed])

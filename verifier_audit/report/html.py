@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from ..metrics import remote_words
 from ..models import CategoryResult, Example, Report
 from .exploitability import concentrated_holes, search_lines, weighted_line, worst_holes
 from .source import source_lines
@@ -214,10 +215,13 @@ def _card(report: Report) -> str:
                  + "".join(_hole(report, c) for c in holes[:WORST]))
     else:
         worst = f'<p class="va-pass">No wrong answer was paid for ({len(fa)} failure categories).</p>'
+    notes = "".join(f'<div class="va-muted">note: {_esc(n, 400)}</div>' for n in report.gate.notes)
+    if report.remote is not None:
+        notes += f'<div class="va-remote">remote: {_esc(remote_words(report.remote), 400)}</div>'
     return "\n".join([
         f'<section class="va-card va-card-{state}" data-verifier="{_esc(report.verifier, 200)}" data-verdict="{state}">',
         f'<h2 class="va-path"><code>{_path(report.verifier)}</code></h2>',
-        _verdict(report), f"<div>{numbers}</div>", worst, _card_security(report), "</section>"])
+        _verdict(report), f"<div>{numbers}</div>", notes, worst, _card_security(report), "</section>"])
 
 
 def _chart(report: Report, cats: list[CategoryResult], kind: str, limit: float, waived: set[str],

@@ -56,6 +56,7 @@ def to_markdown(reports: list[Report]) -> str:
                 _plural(len(r.security_findings), "security finding"), _plural(r.errors, "error")]
         out += ["", f"### `{r.verifier}` ({', '.join(said)})", ""]
         out += [f"- {_cell(reason, 200)}" for reason in r.gate.reasons]
+        out += [f"- note: {_cell(note, 200)}" for note in r.gate.notes]
         if r.out_of_range.calls:
             out.append(f"- {_cell(out_of_range_line(r), 300)}")
         if retried:
