@@ -41,8 +41,23 @@ class _Parser(argparse.ArgumentParser):
         if extra:
             command = getattr(parsed, "command", None)
             owner = self.commands.choices.get(command, self) if getattr(self, "commands", None) else self
-            owner.error(f"unrecognized arguments: {' '.join(extra)}")
+            owner.error(f"unrecognized arguments: {' '.join(extra)}{owner.suggestion(extra)}")
         return parsed
+
+    def suggestion(self, extra: Sequence[str]) -> str:
+        """"; did you mean --limit?" for each unknown flag close to one of this parser's own
+        option strings (difflib, as the waivers' misspelt categories get), else ""."""
+        import difflib
+
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        pairs = []
+        for arg in extra:
+            flag = arg.partition("=")[0]
+            if flag.startswith("--") and flag not in known:
+                pairs += [(flag, close) for close in difflib.get_close_matches(flag, known, n=1, cutoff=0.6)]
+        if len(pairs) == 1:
+            return f"; did you mean {pairs[0][1]}?"
+        return "".join(f"; {flag}: did you mean {close}?" for flag, close in pairs)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,7 +14,8 @@ from .. import argtypes
 from .._version import __version__
 from ..loading import STYLES
 from ..suites import FORMATS
-from .options import EXIT_GATE, EXIT_OK, add_no_progress, add_suite_options, config_path, given_options
+from .options import (EXIT_GATE, EXIT_OK, add_no_progress, add_suite_options, add_terminal_options, config_path,
+                      given_options, use_color)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -73,6 +74,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     o.add_argument("--all-categories", action="store_true", help="list every category, not only the misjudged")
     o.add_argument("--by-task", action="store_true", help="list the surviving near-miss mutants of every task, for every verifier")
     add_no_progress(o)
+    add_terminal_options(o)
     return run
 
 
@@ -85,7 +87,8 @@ def project_config(args):
     if path is None:
         return None
     config = load_config(path)
-    print(f"config: {path}", file=sys.stderr)
+    if not getattr(args, "quiet", False):
+        print(f"config: {path}", file=sys.stderr)
     for w in config.expired_waivers():
         print(f"verifier-audit: waiver of {w.category} expired on {w.expires} ({w.reason}); it is gated again",
               file=sys.stderr)
@@ -98,6 +101,8 @@ def run(args) -> int:
     config = project_config(args)
     outputs = output_paths(args, config)  # checked now: a path that cannot be written fails before the audit
     given = given_options(args)
+    if args.quiet:
+        given["progress"] = False
     demo = not args.verifier and not (config and config.verifiers)
     if demo:  # the reference verifiers of the suite's own domain, side by side, no gate
         choice = suite_choice(given, config)
@@ -106,47 +111,59 @@ def run(args) -> int:
     else:
         groups = make_groups(given, config, args.verifier, args.style, args.verifier_options)
     reports = []
+    color = use_color(args)
     for group in groups:
-        reports += _run_group(args, group, demo)
+        reports += _run_group(args, group, demo, color)
     _write_outputs(outputs, reports)
+    from ..report.terminal import verdict_line
+
+    print(verdict_line(reports, demo=demo, color=color))  # the last line on stdout, whatever else was printed
     if demo:
         return EXIT_OK
-    return gate_exit(reports)
+    return gate_exit(reports, quiet=args.quiet)
 
 
-def gate_exit(reports) -> int:
+def gate_exit(reports, quiet: bool = False) -> int:
     """EXIT_GATE when a report failed its gate, saying on stderr which and why (the
-    detailed view may have scrolled away, or stdout gone to a file); else EXIT_OK."""
+    detailed view may have scrolled away, or stdout gone to a file); else EXIT_OK. With
+    ``quiet`` the verdict line on stdout says it alone."""
     from ..report.failure import display_spec
     from ..report.terminal import render_gate_failures
 
     failures = render_gate_failures(reports, display_spec)
-    for line in failures:
+    for line in failures if not quiet else ():
         print(line, file=sys.stderr)
     return EXIT_GATE if failures else EXIT_OK
 
 
-def _run_group(args, group, demo: bool) -> list:
+def _run_group(args, group, demo: bool, color: bool = False) -> list:
     from ..domains import get_domain
     from ..plan import audit_group
     from ..report.failure import display_spec
     from ..report.terminal import render_gate, render_report, render_side_by_side, render_survival
 
     prepared, reports = audit_group(group, args.results)
+    if args.quiet:  # the verdict line alone, printed by run()
+        return reports
     if demo or len(reports) > 1:
         print(render_side_by_side(reports))
         if not demo:  # the side-by-side table has no room for the reasons
             for r in reports:
-                print(f"\n{display_spec(r.verifier)}: {render_gate(r)}")
+                print(f"\n{display_spec(r.verifier)}: {render_gate(r, color=color)}")
     else:
-        print(render_report(reports[0], all_categories=args.all_categories))
-    # Mutation analysis: per task for the verifier the domain names (its visible tests), or
+        print(render_report(reports[0], all_categories=args.all_categories, verdict=False, color=color))
+    # Mutation analysis, only where it means something: in a domain that names the verifier
+    # whose survival it prints (code: its near misses are mutants of a program that the
+    # verifier's visible tests must kill, mutation testing proper). In math, SQL and tools the
+    # near misses are already the near_miss.* categories above; their "survival" would repeat
+    # those rates under another name (issue 31). Per task for that verifier in the demo, or
     # for all with --by-task; totals otherwise.
-    survival_of = getattr(get_domain(prepared.domain), "survival_verifier", None) if demo else None
+    survival_of = getattr(get_domain(prepared.domain), "survival_verifier", None)
     for r in reports:
         name = r.verifier.rpartition(":")[2]
-        if r.mutant_survival is not None and (args.by_task or name == survival_of or (not demo and len(reports) == 1)):
-            print("\n" + render_survival(r, by_task=args.by_task or name == survival_of))
+        meaningful = survival_of is not None and (name == survival_of or not demo)
+        if r.mutant_survival is not None and (args.by_task or meaningful):
+            print("\n" + render_survival(r, by_task=args.by_task or (demo and name == survival_of)))
     print(f"results: {group.options.results}", file=sys.stderr)
     return reports
 

@@ -5,6 +5,15 @@ clipped around its answer without hiding either end (``excerpt``)."""
 
 from __future__ import annotations
 
+_VOWEL_SOUND = ("a", "e", "i", "o", "u")
+
+
+def article(noun: str) -> str:
+    """``noun`` with its indefinite article: "an int", "a str", "a NoneType" -- for messages
+    that name a type or kind at run time (issue 31: "a int"). By the first letter, which is
+    right for the names Python gives its types; "an" before a vowel."""
+    return f"{'an' if noun[:1].lower() in _VOWEL_SOUND else 'a'} {noun}"
+
 
 def printable(text: str) -> str:
     """Hostile text (NUL, lone surrogates, escape sequences) shown as escapes, never raw."""
