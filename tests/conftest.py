@@ -13,17 +13,20 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("VERIFIER_AUDIT_CACHE", str(tmp_path_factory.getbasetemp() / "va-cache"))
 
 
+def run_cli(*args, timeout=600, env=None, **kw):
+    """The real command in a subprocess (so kill -9 and exit codes are real); ``env``: variables
+    added to this process's. Module-scoped fixtures call it directly (``cli`` is per test)."""
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "verifier_audit", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout, **kw)
+
+
 @pytest.fixture
 def cli(tmp_path):
     """Run the real command in a subprocess (so kill -9 and exit codes are real)."""
-    import subprocess
-
-    def run(*args, timeout=600, **kw):
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        return subprocess.run([sys.executable, "-m", "verifier_audit", *args], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=timeout, **kw)
-
-    return run
+    return run_cli
 
 
 def pytest_xdist_auto_num_workers(config):

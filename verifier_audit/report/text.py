@@ -31,7 +31,8 @@ def excerpt(text: str, width: int = 70, focus: str = "") -> str:
     """A completion on one escaped line of at most ``width`` characters that hides neither
     end: a hack can sit at the start (the ``SET`` of a stacked query) as well as at the end
     (the final answer). When ``focus`` (the answer, say) occurs in the text, its last
-    occurrence is kept whole and the rest of the room goes to the text around it; else the
+    occurrence is kept whole and the rest of the room goes to the text's start and what
+    follows the focus; else the
     head and the tail are kept, the middle elided ("head … tail"). Never cuts through the
     focus unless the focus alone is wider than ``width`` (then its end is kept)."""
     flat = " ".join(printable(text).split())
@@ -51,6 +52,9 @@ def excerpt(text: str, width: int = 70, focus: str = "") -> str:
     after = min(len(flat) - at - len(key), room - before)
     before = min(at, room - after)
     start, end = at - before, at + len(key) + after
-    left = "…" + flat[start + 1:at] if start > 0 else flat[start:at]
+    # What precedes the answer, when it does not fit, is shown from the text's start, not
+    # from just before the answer: a hack sits at the start (the ``SET`` stacked before a
+    # query, issue 31) and the elision then falls between it and the answer.
+    left = flat[:before - 1] + "…" if start > 0 else flat[start:at]
     right = flat[at + len(key):end - 1] + "…" if end < len(flat) else flat[at + len(key):end]
     return left + key + right
