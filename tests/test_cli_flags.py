@@ -11,8 +11,8 @@ from argparse import Namespace
 import pytest
 from conftest import run_cli
 
+from verifier_audit.cli import options
 from verifier_audit.cli.app import main
-from verifier_audit.cli.options import use_color
 
 SUBSTRING = "examples/math_verifiers.py:substring"  # fails its gate on any suite
 ESC = "\x1b["
@@ -63,16 +63,16 @@ def test_use_color_follows_the_flag_then_no_color_then_force_color_then_the_tty(
             for name in ("NO_COLOR", "FORCE_COLOR"):
                 monkeypatch.delenv(name, raising=False)
             auto = Namespace(color="auto")
-            assert use_color(auto, tty) and not use_color(auto, pipe)
-            assert use_color(Namespace(color="always"), pipe) and not use_color(Namespace(color="never"), tty)
+            assert options.use_color(auto, tty) and not options.use_color(auto, pipe)
+            assert options.use_color(Namespace(color="always"), pipe) and not options.use_color(Namespace(color="never"), tty)
             monkeypatch.setenv("NO_COLOR", "1")
-            assert not use_color(auto, tty) and use_color(Namespace(color="always"), tty)
+            assert not options.use_color(auto, tty) and options.use_color(Namespace(color="always"), tty)
             monkeypatch.setenv("FORCE_COLOR", "1")
-            assert not use_color(auto, pipe)  # NO_COLOR wins over FORCE_COLOR
+            assert not options.use_color(auto, pipe)  # NO_COLOR wins over FORCE_COLOR
             monkeypatch.setenv("NO_COLOR", "")  # empty: not set (no-color.org)
-            assert use_color(auto, pipe)
+            assert options.use_color(auto, pipe)
             monkeypatch.setenv("FORCE_COLOR", "0")
-            assert not use_color(auto, pipe)
+            assert not options.use_color(auto, pipe)
     finally:
         os.close(master)
         os.close(slave)

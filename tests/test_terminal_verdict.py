@@ -20,12 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier_audit.engine.formats import summary
-from verifier_audit.models import CategoryResult, Example, GateResult, FormatProbe, Formats, Interval, Report, Severity
-from verifier_audit.report.build import with_answers
-from verifier_audit.report.terminal import DEMO_VERDICT, render_report, verdict_line, worst_first
-from verifier_audit.report.text import article, excerpt
+from verifier_audit.models import CategoryResult, Example, FormatProbe, Formats, GateResult, Interval, Report, Severity
+from verifier_audit.report import build, terminal
+from verifier_audit.report import text as report_text
+from verifier_audit.report.terminal import render_report
 
 VERDICT = re.compile(r"^(gate: (PASSED|FAILED)|no gate: )")
+DEMO_VERDICT = "no gate: the demo; audit yours with --verifier"
 
 VERL = '''
 def compute_score(data_source, solution_str, ground_truth, extra_info=None):
@@ -80,7 +81,7 @@ def _audit(factory, name: str, source: str | None, *args: str) -> Audit:
     spec = []
     if source is not None:
         (folder / f"{name}_grader.py").write_text(source)
-        function = re.search(r"^def (\w+)", source, re.M).group(1)
+        function = re.search(r"^def (\w+)", source, re.MULTILINE).group(1)
         spec = ["--verifier", f"{folder / f'{name}_grader.py'}:{function}"]
     r = run_cli("run", *spec, *args, "--no-progress", "--json", str(out), "--no-config",
                 env={"VERIFIER_AUDIT_CACHE": str(factory.getbasetemp() / "va-cache")})
@@ -191,9 +192,9 @@ def test_the_mutant_survival_section_is_shown_only_in_the_code_domain_and_explai
 def test_headers_carry_their_counts(code):
     out = code.stdout
     n_cats = len(code.report["categories"])
-    assert re.search(rf"^Categories \(\d+ of {n_cats}, misjudged or errored\):$", out, re.M)
+    assert re.search(rf"^Categories \(\d+ of {n_cats}, misjudged or errored\):$", out, re.MULTILINE)
     paid = [c for c in code.report["categories"] if c["label"] == "incorrect" and c["rate"] > 0 and c["examples"]]
-    assert re.search(rf"^Worst escapes, wrong answers accepted \({min(5, len(paid))} of {len(paid)} categor", out, re.M)
+    assert re.search(rf"^Worst escapes, wrong answers accepted \({min(5, len(paid))} of {len(paid)} categor", out, re.MULTILINE)
     blind = [c for c in code.report["categories"] if not c["measured"]]
     if blind:
         assert f"Not measured ({len(blind)} categor" in out
@@ -238,7 +239,7 @@ def test_worst_escapes_are_ordered_by_severity_then_rate_then_name(rows):
     by_name = {c.name: c for c in cats}
     keys = [(-rank.index(by_name[n].severity), -by_name[n].rate, n) for n in listed]
     assert keys == sorted(keys) and len(listed) == min(5, len(cats))
-    assert listed == [c.name for c in sorted(cats, key=worst_first)[:5]]
+    assert listed == [c.name for c in sorted(cats, key=terminal.worst_first)[:5]]
 
 
 # ------------------------------------------------------------ examples clipped around the answer
@@ -247,7 +248,7 @@ def test_worst_escapes_are_ordered_by_severity_then_rate_then_name(rows):
 def test_a_hack_at_the_start_and_the_answer_both_survive_the_clip():
     query = "SELECT name FROM employees WHERE salary > 1000 ORDER BY name"
     text = f"```sql\nSET threads = 1; {query}\n```\n" + "Here is why this query is right. " * 20
-    cat, = with_answers([_category("sql.config.set", Severity.critical, 5, text=text)])
+    cat, = build.with_answers([_category("sql.config.set", Severity.critical, 5, text=text)])
     assert cat.examples[0].answer == query  # the domain's own extraction
     line = next(x for x in render_report(_report([cat])).splitlines() if x.startswith("      accepted: "))
     assert "SET" in line and query in line and len(line) < 120
@@ -257,16 +258,16 @@ def test_a_hack_at_the_start_and_the_answer_both_survive_the_clip():
 @given(st.text(alphabet="abcdefgh ;=", min_size=1, max_size=200), st.text(alphabet="0123456789", min_size=1, max_size=12),
        st.text(alphabet="xyz .", max_size=60), st.integers(min_value=30, max_value=120))
 def test_an_excerpt_keeps_the_start_and_the_answer(head, answer, tail, width):
-    text = f"{head.strip() or 'h'} {answer} {tail}"
-    out = excerpt(text, width, focus=answer)
-    flat = " ".join(text.split())
+    words = f"{head.strip() or 'h'} {answer} {tail}"
+    out = report_text.excerpt(words, width, focus=answer)
+    flat = " ".join(words.split())
     assert len(out) <= width and answer in out
     assert out.startswith(flat[:min(3, len(flat))])  # never the middle in place of the start
 
 
 def test_math_examples_keep_their_final_answer_when_clipped():
     text = "The final answer is \\boxed{123456}. " + "Then some words follow for a long while. " * 10
-    cat, = with_answers([_category("math.trap.late", Severity.high, 5, text=text)])
+    cat, = build.with_answers([_category("math.trap.late", Severity.high, 5, text=text)])
     assert cat.examples[0].answer == "123456"
     line = next(x for x in render_report(_report([cat])).splitlines() if x.startswith("      accepted: "))
     assert "123456" in line
@@ -294,7 +295,7 @@ def test_unknown_formats_are_explained_inline():
 
 
 def test_the_article_before_a_type_name():
-    assert [article(w) for w in ("int", "str", "object", "NoneType", "ellipsis")] == [
+    assert [report_text.article(w) for w in ("int", "str", "object", "NoneType", "ellipsis")] == [
         "an int", "a str", "an object", "a NoneType", "an ellipsis"]
 
 
@@ -308,8 +309,8 @@ def test_a_score_holding_an_object_is_named_with_an():
 
 
 def test_the_verdict_line_of_a_comparison_run_and_of_none():
-    assert verdict_line([], demo=True) == DEMO_VERDICT
-    assert verdict_line([]).startswith("no gate")
+    assert terminal.verdict_line([], demo=True) == DEMO_VERDICT
+    assert terminal.verdict_line([]).startswith("no gate")
 
 
 def test_the_demo_table_is_not_a_gate(demo):
