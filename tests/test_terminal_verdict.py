@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 from conftest import run_cli
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verifier_audit.engine.formats import summary
@@ -255,6 +255,7 @@ def test_a_hack_at_the_start_and_the_answer_both_survive_the_clip():
 
 
 @settings(max_examples=100, deadline=None)
+@example("SET a = 1; " + "bbbb cccc dddd " * 8, "12345", "xyz", 40)
 @given(st.text(alphabet="abcdefgh ;=", min_size=1, max_size=200), st.text(alphabet="0123456789", min_size=1, max_size=12),
        st.text(alphabet="xyz .", max_size=60), st.integers(min_value=30, max_value=120))
 def test_an_excerpt_keeps_the_start_and_the_answer(head, answer, tail, width):
