@@ -14,11 +14,12 @@ from .. import argtypes
 from .._version import __version__
 from ..loading import STYLES
 from ..suites import FORMATS
-from .options import (EXIT_GATE, EXIT_OK, add_no_progress, add_suite_options, add_terminal_options, config_path,
-                      given_options, use_color)
+from .options import EXIT_GATE, EXIT_OK, add_no_progress, add_suite_options, config_path, given_options
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from .options import add_terminal_options
+
     run = subparsers.add_parser("run", help="audit verifiers (no --verifier: those of [tool.verifier_audit], else the "
                                             "built-in reference verifiers side by side)")
     run.add_argument("--verifier", action="append", default=[], metavar="SPEC",
@@ -97,6 +98,8 @@ def project_config(args):
 
 def run(args) -> int:
     from ..plan import Group, audit_options, make_groups, suite_choice, waiver_sources
+    from ..report.terminal import verdict_line
+    from .options import use_color
 
     config = project_config(args)
     outputs = output_paths(args, config)  # checked now: a path that cannot be written fails before the audit
@@ -115,8 +118,6 @@ def run(args) -> int:
     for group in groups:
         reports += _run_group(args, group, demo, color)
     _write_outputs(outputs, reports)
-    from ..report.terminal import verdict_line
-
     print(verdict_line(reports, demo=demo, color=color))  # the last line on stdout, whatever else was printed
     if demo:
         return EXIT_OK

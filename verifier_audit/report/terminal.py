@@ -8,7 +8,9 @@ from ..metrics import security_reason
 from ..models import SEVERITY_WEIGHT, CategoryResult, Report
 from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line
 from .source import finding_status, source_lines
-from .text import excerpt, one_line as _one_line, printable as _printable  # noqa: F401  (also imported from here)
+from .text import excerpt
+from .text import one_line as _one_line
+from .text import printable as _printable
 
 FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
            "FR = false rejection: a right answer it refused.")
@@ -175,8 +177,8 @@ def _worst_examples(report: Report, label: str, title: str, verb: str, n: int) -
     worst = misjudged[:n]
     if not worst:
         return []
-    lines = [f"{title} ({len(worst)} of {len(misjudged)} categor{'y' if len(misjudged) == 1 else 'ies'}, "
-             f"worst first: severity, then rate):"]
+    lines = [(f"{title} ({len(worst)} of {len(misjudged)} categor{'y' if len(misjudged) == 1 else 'ies'}, "
+              f"worst first: severity, then rate):")]
     for c in worst:
         ex = c.examples[0]
         lines.append(f"  {c.name} [{c.severity.value}] ({_pct(c.rate).strip()}): reference {excerpt(ex.reference, 40)}")

@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 
 from ...errors import InputError
+from ...report.text import article
 from .columns import _Columns, _Raw
 from .detect import _strip_bom
 from .names import STEP_KEYS, _is_candidate, _Want
-from ...report.text import article
 
 
 def _read_trl(path: Path, data: bytes, mapped: _Want) -> list[_Raw]:
