@@ -173,6 +173,16 @@ def test_security_findings_lead_the_summary_the_report_and_the_gate(code):
     assert lead in code.last
 
 
+def test_several_verifiers_side_by_side_name_the_security_findings_above_the_table(code, verl):
+    flagged, clean = Report.model_validate(code.report), Report.model_validate(verl.report)
+    text = terminal.render_side_by_side([clean, flagged])
+    line = f"SECURITY: grade: {len(flagged.security_findings)} sandbox escapes (security findings)"
+    assert line in text and text.index(line) < text.index("verifier ")
+    assert "\x1b[" not in text and "\x1b[31;1mSECURITY" in terminal.render_side_by_side([flagged], color=True)
+    painted = render_report(flagged, color=True)
+    assert painted.splitlines()[-1].startswith("gate: \x1b[31;1mFAILED\x1b[0m") and "\x1b[" not in render_report(flagged)
+
+
 def test_the_scan_line_never_says_unknown_beside_findings(code):
     scanned = [f for f in code.report["source_findings"] or [] if f["rule"] == "exec-model-output"]
     assert scanned, "the grader execs model output: the scan flags it"

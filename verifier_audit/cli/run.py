@@ -147,7 +147,7 @@ def _run_group(args, group, demo: bool, color: bool = False) -> list:
     if args.quiet:  # the verdict line alone, printed by run()
         return reports
     if demo or len(reports) > 1:
-        print(render_side_by_side(reports))
+        print(render_side_by_side(reports, color=color))
         if not demo:  # the side-by-side table has no room for the reasons
             for r in reports:
                 print(f"\n{display_spec(r.verifier)}: {render_gate(r, color=color)}")

@@ -241,8 +241,9 @@ def render_gate_failures(reports: list[Report], display: Callable[[str], str] = 
     return lines
 
 
-def render_side_by_side(reports: list[Report]) -> str:
-    """The demo view: one row per verifier, weakest first, plus where each one leaks most."""
+def render_side_by_side(reports: list[Report], *, color: bool = False) -> str:
+    """The demo view: one row per verifier, weakest first, plus where each one leaks most;
+    above the table, one line per verifier with security findings (they come first)."""
     rows = []
     for r in reports:
         worst = min((c for c in r.categories if c.label == "incorrect" and c.rate > 0), key=worst_first, default=None)
@@ -259,6 +260,9 @@ def render_side_by_side(reports: list[Report]) -> str:
     n = reports[0].n_candidates if reports else 0
     head = [f"Audit of {len(reports)} verifiers on suite {reports[0].suite if reports else '?'} "
             f"({n} candidates, seed {reports[0].seed if reports else 0})", ""]
+    flagged = [r for r in reports if r.security_findings]
+    head += [paint(f"SECURITY: {_printable(_short(r.verifier))}: {security_reason(r.security_findings)}", RED, BOLD,
+                   color=color) for r in flagged] + ([""] if flagged else [])
     lines = _table(rows, ["verifier", "debt", "95% CI", "FA", "FR", "errors", "security", "worst category"])
     tail = ["", FA_HELP, "debt = severity-weighted mean false acceptance over failure categories (0 is best)."]
     if reports and reports[0].dropped:
