@@ -17,6 +17,7 @@ FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a misse
 DEMO_VERDICT = "no gate: the demo; audit yours with --verifier"
 SECURITY_SHOWN = 10  # security findings listed one per line; the rest counted ("and N more")
 EXAMPLE_WIDTH = 90  # an example's completion, clipped around its answer (text.excerpt)
+REFERENCE_WIDTH = 60  # its reference beside it
 
 # ANSI SGR codes. Colour is decided by the front end (--color, NO_COLOR, FORCE_COLOR, a tty)
 # and only ever reaches the terminal: the file renderers never call ``paint``.
@@ -181,7 +182,8 @@ def _worst_examples(report: Report, label: str, title: str, verb: str, n: int) -
               f"worst first: severity, then rate):")]
     for c in worst:
         ex = c.examples[0]
-        lines.append(f"  {c.name} [{c.severity.value}] ({_pct(c.rate).strip()}): reference {excerpt(ex.reference, 40)}")
+        lines.append(f"  {c.name} [{c.severity.value}] ({_pct(c.rate).strip()}): "
+                     f"reference {excerpt(ex.reference, REFERENCE_WIDTH)}")
         lines.append(f"      {verb}: {excerpt(ex.text, EXAMPLE_WIDTH, focus=ex.answer)}")
     return lines + [""]
 
@@ -290,8 +292,8 @@ def render_survival(report: Report, *, by_task: bool = True, limit: int = 0) -> 
         return ""
     name = report.verifier.rpartition(":")[2]
     out = [f"Mutant survival against {name} ({ms.judged} near-miss mutants judged):",
-           "  (a near miss is the reference solution with one small bug; a survivor is one the verifier still "
-           "passes: a wrong program its tests cannot tell from the right one)"]
+           ("  (a near miss is the reference solution with one small bug; a survivor is one the verifier still "
+            "passes: a wrong program its tests cannot tell from the right one)")]
     if by_task:
         shown = [t for t in ms.tasks if t.survivors]
         for t in shown[: limit or None]:
