@@ -53,6 +53,15 @@ def test_several_misspelt_flags_each_get_theirs_and_an_unlike_one_none(capsys):
     assert "did you mean" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, meant", [(["rn"], "'run'"), (["run", "--style", "verll"], "'verl'"),
+                                         (["run", "--format", "gsm8"], "'gsm8k'")])
+def test_a_misspelt_choice_gets_did_you_mean(capsys, argv, meant):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert f"invalid choice: '{argv[-1]}'" in (err := capsys.readouterr().err) and f"; did you mean {meant}?" in err
+
+
 # ------------------------------------------------------------------------------------- colour
 
 
