@@ -222,7 +222,7 @@ def test_split_keeps_that_splits_tasks(suite, tmp_path):
     ("trl", [{"prompt": PROMPTS["math-0001"], "completion": "1"}, {"prompt": PROMPTS["math-0001"], "answer": "1"}],
      r"bad.jsonl:2: missing field 'completion' \(the completion\); fields present: prompt, answer"),
     ("verl", [{"output": "1", "score": 0}], r"bad.jsonl:1: missing field 'task_id' or 'input' or 'prompt'"),
-    ("jsonl", [{"task_id": "math-0001", "text": 3}], r"bad.jsonl:1: field 'text' \(text\) is a int"),
+    ("jsonl", [{"task_id": "math-0001", "text": 3}], r"bad.jsonl:1: field 'text' \(text\) is an int"),
     ("jsonl", ['{"task_id": "math-0001", "text": "1"}', '{"task_id": '], r"bad.jsonl:2: invalid JSON"),
     ("jsonl", [{"task_id": "math-0001", "text": "1", "reward": "high"}], r"bad.jsonl:1: field 'reward' \(reward\)"),
     ("lm-eval", [{"doc": {"question": PROMPTS["math-0001"]}, "resps": []}], r"bad.jsonl:1: .*empty list"),

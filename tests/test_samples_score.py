@@ -292,6 +292,11 @@ def test_cli_exit_codes_and_outputs(files, tmp_path, capsys):
                "--results", str(tmp_path / "b.jsonl")])
     printed = capsys.readouterr().out
     assert rc == 0 and BLIND_SPOT not in printed and "gate: PASSED" in printed
+    assert printed.rstrip("\n").splitlines()[-1].startswith("gate: PASSED (coverage debt ")  # the verdict, last
+    rc = _cli(["score", str(files["rl"]), str(files["base"]), "--verifier", STRONG, *common, "-q",
+               "--results", str(tmp_path / "b.jsonl"), "--resume"])
+    quiet = capsys.readouterr()
+    assert rc == 0 and quiet.out.count("\n") == 1 and quiet.out.startswith("gate: PASSED") and not quiet.err
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"manifest": {"format": "verifier-audit-samples"}}\n', encoding="utf-8")

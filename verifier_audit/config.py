@@ -274,6 +274,8 @@ COMMAND_LINE_ONLY = {
     "--all-categories": "how this terminal shows the report, not what is audited",
     "--by-task": "how this terminal shows the report, not what is audited",
     "--no-progress": "how this terminal shows the audit, not what is audited",
+    "--quiet": "how this terminal shows the report, not what is audited",
+    "--color": "how this terminal shows the report, not what is audited (NO_COLOR and FORCE_COLOR are read)",
 }
 
 

@@ -20,6 +20,7 @@ from .frameworks import STYLES, get_style
 from .frameworks._binding import read as read_signature
 from .frameworks._binding import valid_reads
 from .models import Task
+from .report.text import article
 
 # Re-exported: callers of a verifier have long found the score's reading here.
 from .scores import (  # noqa: F401
@@ -158,7 +159,7 @@ def load_function(spec: str) -> Any:
             raise VerifierLoadError(f"verifier {spec!r}: {module.__name__ if not hasattr(module, '__file__') else module.__file__} has no {attr!r}; {hint}")
         fn = getattr(fn, part)
     if inspect.ismodule(fn) or isinstance(fn, (str, bytes, int, float)) or fn is None:
-        raise VerifierLoadError(f"verifier {spec!r}: {attr!r} is a {type(fn).__name__}, not a function")
+        raise VerifierLoadError(f"verifier {spec!r}: {attr!r} is {article(type(fn).__name__)}, not a function")
     return fn
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from .models import (
     SEVERITY_WEIGHT,
@@ -30,6 +30,7 @@ from .models import (
     GateResult,
     Interval,
     RemoteHealth,
+    SecurityFinding,
     Severity,
     SliceResult,
     Task,
@@ -218,7 +219,7 @@ def gate(
     debt: float,
     categories: list[CategoryResult],
     false_rejection: float,
-    security_findings: int,
+    security_findings: int | Sequence[SecurityFinding],
     config: GateConfig,
     *,
     enforced: bool = True,
@@ -234,8 +235,10 @@ def gate(
     ``slices``: max-category also holds on each slice with enough evidence. ``weighted``:
     the debt reweighted to the user's task mix (--weights-from), gated instead of ``debt``;
     the share of the user's tasks whose slice the audit has no candidate of is unmeasured,
-    and counts against the gate as errors do."""
-    reasons: list[str] = []
+    and counts against the gate as errors do. ``security_findings``: the findings (or their
+    count); they are the first reason, because a verifier that let a candidate out of its
+    walls is the worst news a report holds, whatever its rates (issue 31)."""
+    reasons: list[str] = [security_reason(security_findings)] if security_findings else []
     waived = set(config.waived_categories)
     limits = config.category_limits
     reasons += _error_reasons(categories, errors, calls, first_error, config, waived)
@@ -267,8 +270,6 @@ def gate(
                            f"{c.accepted}/{c.n})")
     fr_reasons, notes = _false_rejection_reasons(categories, false_rejection, config)
     reasons += fr_reasons
-    if security_findings:
-        reasons.append(f"{security_findings} security finding(s) (see security_findings)")
     return GateResult(passed=not reasons, enforced=enforced, reasons=reasons, notes=notes)
 
 
@@ -303,6 +304,37 @@ def _false_rejection_reasons(categories: list[CategoryResult], false_rejection: 
             reasons.append(f"false rejection (waived categories left out) {gated:.3f} > max-false-rejection "
                            f"{config.max_false_rejection:g}")
     return reasons, [note]
+
+
+# What each kind of security finding is, counted: "60 sandbox escapes (security findings)".
+_FINDING_NOUNS = {
+    "guard_escape": ("sandbox escape", "sandbox escapes"),
+    "executes_model_output": ("execution of model output", "executions of model output"),
+    "modified_fixture": ("change to a fixture database", "changes to a fixture database"),
+    "read_outside": ("read outside the fixture", "reads outside the fixture"),
+    "score_disguised": ("disguised score", "disguised scores"),
+    "audit_aware": ("audit-aware scoring", "audit-aware scorings"),
+}
+
+
+def findings_phrase(kinds: dict[str, int]) -> str:
+    """Security findings counted by what they are, most first: "60 sandbox escapes",
+    "3 sandbox escapes, 1 disguised score" (a kind this table lacks is named as it is)."""
+    def counted(kind: str, n: int) -> str:
+        one, many = _FINDING_NOUNS.get(kind, (f"{kind} finding", f"{kind} findings"))
+        return f"{n} {one if n == 1 else many}"
+
+    return ", ".join(counted(k, n) for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def security_reason(findings: int | Sequence[SecurityFinding]) -> str:
+    """The gate's reason for security findings, named by kind when the findings are given."""
+    if isinstance(findings, int):
+        return f"{findings} security finding{'' if findings == 1 else 's'}"
+    kinds: dict[str, int] = defaultdict(int)
+    for f in findings:
+        kinds[f.kind] += 1
+    return f"{findings_phrase(kinds)} (security finding{'' if len(findings) == 1 else 's'})"
 
 
 def _weight_reasons(weighted: WeightedDebt, config: GateConfig) -> list[str]:

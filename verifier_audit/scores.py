@@ -10,8 +10,8 @@ reported (``score_disguised``, a security finding that fails the gate): a float 
 whose ``__float__`` is sound while the value it holds pays the hole passed the gate when
 the audit read ``float(x)`` (issue 30, item 6).
 
-Nothing here imports the rest of the package (numpy and torch are imported only when a
-score is one of theirs): the frameworks and ``loading`` both convert through it.
+Nothing here imports the rest of the package but ``report.text`` (the wording of its
+errors; numpy and torch are imported only when a score is one of theirs): the frameworks and ``loading`` both convert through it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from .report.text import article
 
 _NOT_FINITE = "returned {!r}; a score is a finite number"
 
@@ -146,7 +148,7 @@ def _stored(value: Any) -> tuple[float, list[tuple[str, Any, Any]]]:
             raise ScoreError(f"returned {cls.__name__} {_shown(value)} ({type(exc).__name__}: {exc}); return one "
                              "number") from None
         if type(item) not in (bool, int, float):
-            raise ScoreError(f"returned {cls.__name__} {_shown(value)} holding a {type(item).__name__}; return a "
+            raise ScoreError(f"returned {cls.__name__} {_shown(value)} holding {article(type(item).__name__)}; return a "
                              "real number")
         stored, _ = _stored(item)
         return stored, ([] if cls is base else [("float()", _claim(float, value), stored)])
@@ -180,7 +182,7 @@ def read_score(value: Any) -> Score:
     if value is None:
         raise ScoreError("returned None, not a score; return a number")
     if issubclass(type(value), (str, bytes)):
-        raise ScoreError(f"returned a {type(value).__name__} ({_shown(value)}); return a number")
+        raise ScoreError(f"returned {article(type(value).__name__)} ({_shown(value)}); return a number")
     stored, claims = _stored(value)
     if not math.isfinite(stored):
         raise ScoreOutOfRange(stored)

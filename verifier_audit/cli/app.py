@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
     add_subparsers makes them of the parent's class."""
 
     def error(self, message: str):
-        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}\ntry '{self.prog} --help'\n")
+        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}{_choice_hint(message)}\ntry '{self.prog} --help'\n")
 
     def parse_args(self, args=None, namespace=None):
         # argparse reports a subcommand's unknown options from the top parser ("try
@@ -41,8 +41,36 @@ class _Parser(argparse.ArgumentParser):
         if extra:
             command = getattr(parsed, "command", None)
             owner = self.commands.choices.get(command, self) if getattr(self, "commands", None) else self
-            owner.error(f"unrecognized arguments: {' '.join(extra)}")
+            owner.error(f"unrecognized arguments: {' '.join(extra)}{owner.suggestion(extra)}")
         return parsed
+
+    def suggestion(self, extra: Sequence[str]) -> str:
+        """"; did you mean --limit?" for each unknown flag close to one of this parser's own
+        option strings (difflib, as the waivers' misspelt categories get), else ""."""
+        import difflib
+
+        known = [o for o in self._option_string_actions if o.startswith("--")]
+        pairs = []
+        for arg in extra:
+            flag = arg.partition("=")[0]
+            if flag.startswith("--") and flag not in known:
+                pairs += [(flag, close) for close in difflib.get_close_matches(flag, known, n=1, cutoff=0.6)]
+        if len(pairs) == 1:
+            return f"; did you mean {pairs[0][1]}?"
+        return "".join(f"; {flag}: did you mean {close}?" for flag, close in pairs)
+
+
+def _choice_hint(message: str) -> str:
+    """"; did you mean 'run'?" after argparse's "invalid choice: 'rn' (choose from ...)" (a
+    subcommand, a --style, a --format), when one of the choices is close; else ""."""
+    import difflib
+    import re
+
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+    if not found:
+        return ""
+    close = difflib.get_close_matches(found.group(1), re.findall(r"'([^']*)'", found.group(2)), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -33,6 +33,35 @@ def add_no_progress(p) -> None:
     p.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
 
 
+def add_terminal_options(p) -> None:
+    """``-q/--quiet`` and ``--color``: how much of the terminal report is printed, and in colour
+    or not (docs/reports.md, "Reading the terminal report")."""
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print only the verdict line (and errors): the report files are written as usual")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the terminal report (FAILED red, PASSED green, security findings red); auto: when "
+                        "stdout is a terminal and NO_COLOR is not set (FORCE_COLOR forces it); never in files")
+
+
+def use_color(args, stream=None) -> bool:
+    """Whether the terminal report is coloured: ``--color always``/``never`` win; ``auto``
+    follows NO_COLOR (set and not empty: no colour, https://no-color.org), then FORCE_COLOR
+    (set and not empty or "0": colour, as Node and pytest read it), then whether ``stream``
+    (stdout) is a terminal."""
+    import os
+
+    choice = getattr(args, "color", "auto")
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None and force not in ("", "0"):
+        return True
+    stream = sys.stdout if stream is None else stream
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
 def add_suite_options(p: argparse.ArgumentParser, formats) -> None:
     """The suite, the worker pool and the configuration of ``run`` and ``generate``."""
     g = p.add_argument_group("suite")

@@ -18,6 +18,8 @@ from .options import EXIT_GATE, EXIT_OK, add_no_progress, add_suite_options, con
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from .options import add_terminal_options
+
     run = subparsers.add_parser("run", help="audit verifiers (no --verifier: those of [tool.verifier_audit], else the "
                                             "built-in reference verifiers side by side)")
     run.add_argument("--verifier", action="append", default=[], metavar="SPEC",
@@ -76,6 +78,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     o.add_argument("--all-categories", action="store_true", help="list every category, not only the misjudged")
     o.add_argument("--by-task", action="store_true", help="list the surviving near-miss mutants of every task, for every verifier")
     add_no_progress(o)
+    add_terminal_options(o)
     return run
 
 
@@ -88,7 +91,8 @@ def project_config(args):
     if path is None:
         return None
     config = load_config(path)
-    print(f"config: {path}", file=sys.stderr)
+    if not getattr(args, "quiet", False):
+        print(f"config: {path}", file=sys.stderr)
     for w in config.expired_waivers():
         print(f"verifier-audit: waiver of {w.category} expired on {w.expires} ({w.reason}); it is gated again",
               file=sys.stderr)
@@ -97,10 +101,14 @@ def project_config(args):
 
 def run(args) -> int:
     from ..plan import Group, audit_options, group_results, make_groups, suite_choice, waiver_sources
+    from ..report.terminal import verdict_line
+    from .options import use_color
 
     config = project_config(args)
     outputs = output_paths(args, config)  # checked now: a path that cannot be written fails before the audit
     given = given_options(args)
+    if args.quiet:
+        given["progress"] = False
     demo = not args.verifier and not (config and config.verifiers)
     if demo:  # the reference verifiers of the suite's own domain, side by side, no gate
         choice = suite_choice(given, config)
@@ -109,47 +117,57 @@ def run(args) -> int:
     else:
         groups = make_groups(given, config, args.verifier, args.style, args.verifier_options)
     reports = []
+    color = use_color(args)
     for k, group in enumerate(groups):
-        reports += _run_group(args, group, demo, group_results(args.results, k))
+        reports += _run_group(args, group, demo, group_results(args.results, k), color)
     _write_outputs(outputs, reports)
+    print(verdict_line(reports, demo=demo, color=color))  # the last line on stdout, whatever else was printed
     if demo:
         return EXIT_OK
-    return gate_exit(reports)
+    return gate_exit(reports, quiet=args.quiet)
 
 
-def gate_exit(reports) -> int:
+def gate_exit(reports, quiet: bool = False) -> int:
     """EXIT_GATE when a report failed its gate, saying on stderr which and why (the
-    detailed view may have scrolled away, or stdout gone to a file); else EXIT_OK."""
+    detailed view may have scrolled away, or stdout gone to a file); else EXIT_OK. With
+    ``quiet`` the verdict line on stdout says it alone."""
     from ..report.failure import display_spec
     from ..report.terminal import render_gate_failures
 
     failures = render_gate_failures(reports, display_spec)
-    for line in failures:
+    for line in failures if not quiet else ():
         print(line, file=sys.stderr)
     return EXIT_GATE if failures else EXIT_OK
 
 
-def _run_group(args, group, demo: bool, results) -> list:
+def _run_group(args, group, demo: bool, results, color: bool = False) -> list:
     from ..domains import get_domain
     from ..plan import audit_group
     from ..report.failure import display_spec
     from ..report.terminal import render_gate, render_report, render_side_by_side, render_survival
 
     prepared, reports = audit_group(group, results)
+    if args.quiet:  # the verdict line alone, printed by run()
+        return reports
     if demo or len(reports) > 1:
-        print(render_side_by_side(reports))
+        print(render_side_by_side(reports, color=color))
         if not demo:  # the side-by-side table has no room for the reasons
             for r in reports:
-                print(f"\n{display_spec(r.verifier)}: {render_gate(r)}")
+                print(f"\n{display_spec(r.verifier)}: {render_gate(r, color=color)}")
     else:
-        print(render_report(reports[0], all_categories=args.all_categories))
-    # Mutation analysis: per task for the verifier the domain names (its visible tests), or
+        print(render_report(reports[0], all_categories=args.all_categories, verdict=False, color=color))
+    # Mutation analysis, only where it means something: in a domain that names the verifier
+    # whose survival it prints (code: its near misses are mutants of a program that the
+    # verifier's visible tests must kill, mutation testing proper). In math, SQL and tools the
+    # near misses are already the near_miss.* categories above; their "survival" would repeat
+    # those rates under another name (issue 31). Per task for that verifier in the demo, or
     # for all with --by-task; totals otherwise.
-    survival_of = getattr(get_domain(prepared.domain), "survival_verifier", None) if demo else None
+    survival_of = getattr(get_domain(prepared.domain), "survival_verifier", None)
     for r in reports:
         name = r.verifier.rpartition(":")[2]
-        if r.mutant_survival is not None and (args.by_task or name == survival_of or (not demo and len(reports) == 1)):
-            print("\n" + render_survival(r, by_task=args.by_task or name == survival_of))
+        meaningful = survival_of is not None and (name == survival_of or not demo)
+        if r.mutant_survival is not None and (args.by_task or meaningful):
+            print("\n" + render_survival(r, by_task=args.by_task or (demo and name == survival_of)))
     print(f"results: {group.options.results}", file=sys.stderr)
     return reports
 

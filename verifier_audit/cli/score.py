@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from .. import argtypes
-from .options import EXIT_GATE, EXIT_OK, add_no_progress, config_path, input_error
+from .options import EXIT_GATE, EXIT_OK, add_no_progress, add_terminal_options, config_path, input_error, use_color
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -72,6 +72,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     o.add_argument("--show", type=argtypes.nonnegative_int, default=10, metavar="N",
                    help="disagreeing samples shown of each kind (default 10; the JSON keeps up to 50)")
     add_no_progress(o)
+    add_terminal_options(o)
     c = sc.add_argument_group("configuration")
     c.add_argument("--config", type=Path, metavar="PYPROJECT", help="read [tool.verifier_audit] (gate, workers) from this file")
     c.add_argument("--no-config", action="store_true", help="ignore [tool.verifier_audit] in pyproject.toml")
@@ -97,7 +98,7 @@ def run(args) -> int:
     from ..plan import audit_options, check_waivers, pass_env, unique_names, waiver_sources
     from ..report.failure import display_spec
     from ..report.markdown import to_markdown
-    from ..report.terminal import render_gate_failures, render_report
+    from ..report.terminal import render_gate_failures, render_report, verdict_line
     from ..samples.score import render_section, score_samples, section_markdown
 
     try:
@@ -113,7 +114,7 @@ def run(args) -> int:
                                                "max_debt", "max_category", "max_false_rejection",
                                                "max_error_rate", "max_retry_rate", "resume", "probe_sample", "isolation",
                                                "executor", "ray_address", "file_mb", "max_processes", "pass_env")}
-        given.update(waive=args.waive, progress=False if args.no_progress else None)
+        given.update(waive=args.waive, progress=False if args.no_progress or args.quiet else None)
         options, timeout = audit_options(given, config)
         options.results = args.results
         resolved = resolve_many([(spec, args.style, args.verifier_options) for spec in args.verifier],
@@ -122,7 +123,8 @@ def run(args) -> int:
         specs = unique_names([part for spec in resolved for part in with_parts(spec)])
         result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
                                suite_format=args.suite_format, timeout=timeout,
-                               log=lambda m: print(m, file=sys.stderr), block_size=args.block_size)
+                               log=lambda m: None if args.quiet else print(m, file=sys.stderr),
+                               block_size=args.block_size)
         # The samples' categories are known only once they are labelled, so a misspelled
         # waiver is found here, after the scoring and before anything is reported.
         check_waivers(options.gate, result.prepared.domain, result.categories, waiver_sources(given, config))
@@ -131,18 +133,21 @@ def run(args) -> int:
     except KeyboardInterrupt:
         print("\nverifier-audit: interrupted; run the same command with --resume to continue", file=sys.stderr)
         return 130
-    for report, section in zip(result.reports, result.sections):
-        print(render_report(report))
+    color = use_color(args)
+    for report, section in zip(result.reports, result.sections) if not args.quiet else ():
+        print(render_report(report, verdict=False, color=color))
         print()
         print(render_section(section, show=args.show))
         print()
-    print(f"results: {result.results_path}", file=sys.stderr)
+    if not args.quiet:
+        print(f"results: {result.results_path}", file=sys.stderr)
     if args.json:
         write_output("--json", args.json, result.to_json())
     if args.markdown:
         write_output("--markdown", args.markdown, to_markdown(result.reports) + "".join(
             section_markdown(s, show=args.show) for s in result.sections))
+    print(verdict_line(result.reports, color=color))  # the last line on stdout
     failures = render_gate_failures(result.reports, display_spec)
-    for line in failures:
+    for line in failures if not args.quiet else ():
         print(line, file=sys.stderr)
     return EXIT_GATE if failures else EXIT_OK

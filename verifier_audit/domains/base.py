@@ -100,6 +100,15 @@ class DomainPackage:
     def format_of(self, text: str) -> Optional[str]:
         return self._part("formats", "format_of")(text)
 
+    # The final answer of a completion, from the package's ``extract`` module when it has an
+    # ``answer_span``: what a report clips an example around (models.Example.answer).
+    def answer_span(self, text: str) -> str:
+        """The part of ``text`` this domain reads as its final answer; "" when it cannot say."""
+        if importlib.util.find_spec(f"{self.package}.extract") is None:
+            return ""
+        span = getattr(importlib.import_module(f"{self.package}.extract"), "answer_span", None)
+        return (span(text) or "") if span is not None else ""
+
     # Slices of a task (engine/slices.py), from the package's ``slices`` module when it has one.
     def task_slices(self, task: Task) -> list[str]:
         if importlib.util.find_spec(f"{self.package}.slices") is None:

@@ -160,13 +160,28 @@ def choose(probes: list[FormatProbe]) -> Optional[str]:
     return next((p.name for p in probes[1:] if p.read), None)
 
 
+def _unknown_why(result: Formats) -> str:
+    """How many formats the probe could not decide, and why, inline (issue 31: "(12 unknown)"
+    said neither): it stopped at a timeout or crash, no reference could be written in them,
+    or some of their probes timed out or crashed."""
+    unknown = [p for p in result.probes if p.read is None]
+    if result.stopped_early:
+        return f"{len(unknown)} unknown: the probe stopped at a timeout or crash"
+    unwritten = sum(1 for p in unknown if p.sampled == 0 and p.errors == 0)
+    failed = len(unknown) - unwritten
+    if not failed:
+        return f"{unwritten} unknown: no reference of the suite can be written in them"
+    if not unwritten:
+        return f"{failed} unknown: a probe of theirs timed out or crashed"
+    return (f"{len(unknown)} unknown: {unwritten} no reference of the suite can be written in, "
+            f"{failed} with a probe that timed out or crashed")
+
+
 def summary(result: Formats) -> str:
     """One line for the reports: which formats the verifier reads."""
     probed = [p for p in result.probes if p.read is not None]
     read = [p for p in result.probes if p.read]
-    unknown = "" if len(probed) == len(result.probes) else (
-        f" ({len(result.probes) - len(probed)} unknown" + (": the probe stopped at a timeout or crash)"
-                                                          if result.stopped_early else ")"))
+    unknown = "" if len(probed) == len(result.probes) else f" ({_unknown_why(result)})"
     if not probed:
         return "formats read: unknown" + unknown
     if not read and all(p.errors >= p.sampled for p in probed):

@@ -42,6 +42,7 @@ from typing import Any, Callable, Mapping
 
 from ..errors import VerifierLoadError
 from ..models import Task
+from ..report.text import article
 from ..scores import OUT_OF_RANGE, ScoreError, ScoreOutOfRange
 from ..scores import read_score as _read_value  # this module's read_score reads the answer's reward field
 from ._client import (
@@ -204,7 +205,7 @@ def _keys(answer: Any) -> str:
     if isinstance(answer, dict):
         keys = ", ".join(list(map(str, answer))[:8])
         return f"an object with keys {keys}" if keys else "an empty object"
-    return f"a {type(answer).__name__}"
+    return article(type(answer).__name__)
 
 
 def read_score(answer: Any, conf: Mapping[str, Any], where: str) -> float:

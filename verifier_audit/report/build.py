@@ -198,6 +198,28 @@ def build_reports(results: "list[VerifierVerdicts]", options: "AuditOptions") ->
                          search=r.search) for r in results]
 
 
+def with_answers(categories: list[CategoryResult]) -> list[CategoryResult]:
+    """The categories with each example's ``answer`` read by the category's domain (its
+    ``answer_span``: math the final answer, SQL the query), so that a renderer clipping the
+    example keeps the answer whole (``report.text.excerpt``). Done here, where both the
+    in-memory build and the streaming tally (report/tally.py) assemble their report, so the
+    two stay the same. A domain that cannot say, or is not installed here, leaves ""."""
+    from ..domains import get_domain
+    from ..errors import InputError
+
+    out = []
+    for c in categories:
+        try:
+            span = getattr(get_domain(c.name.partition(".")[0]), "answer_span", None) if c.examples else None
+        except InputError:
+            span = None
+        if span is not None:
+            c = c.model_copy(update={"examples": [e if e.answer else e.model_copy(update={"answer": span(e.text)})
+                                                  for e in c.examples]})
+        out.append(c)
+    return out
+
+
 def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict, *, suite: str, split,
                     n_candidates: int, categories: list[CategoryResult], findings: list[SecurityFinding], calls: int,
                     errors: int, error_kinds: Counter, messages: dict[str, list[str]], first_error,
@@ -208,6 +230,7 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
     """The Report from what the verdicts add up to (``build_report`` computes those from
     the candidates and verdicts in memory, ``report/tally.py`` from a stream of them): the
     debt, pooled rates, gate and source findings are worked out here, the same for both."""
+    categories = with_answers(categories)
     debt, debt_ci = coverage_debt(categories)
     fa, fa_ci, _ = pooled_rate(categories, "incorrect")
     fr, fr_ci, _ = pooled_rate(categories, "correct")
@@ -238,7 +261,7 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
         security_findings=findings,
         dropped=dropped,
         mutant_survival=mutants,
-        gate=gate(debt, categories, fr, len(findings), options.gate, enforced=options.enforce_gate,
+        gate=gate(debt, categories, fr, findings, options.gate, enforced=options.enforce_gate,
                   errors=errors, calls=calls, first_error=first_error, slices=slices, weighted=weighted,
                   remote=remote),
         settings={

@@ -54,7 +54,11 @@ def source_findings(spec: VerifierSpec, report: Report) -> Optional[list[SourceF
     return confirm(found, report)
 
 
-def _status(finding: SourceFinding) -> str:
+def finding_status(finding: SourceFinding, report: Report) -> str:
+    """CONFIRMED, not confirmed, or unknown -- but never "unknown" beside security findings
+    the same report shows (issue 31): there it is "not checked" (by a finding of its kind)."""
+    if finding.confirmed is None and report.security_findings:
+        return "not checked"
     return {True: "CONFIRMED", False: "not confirmed", None: "unknown"}[finding.confirmed]
 
 
@@ -69,9 +73,9 @@ def source_lines(report: Report, limit: int = 10) -> list[str]:
     confirmed = sum(1 for f in found if f.confirmed)
     out = [f"source (verifier-audit scan): {len(found)} finding(s), {confirmed} confirmed by the audit"]
     for f in found[:limit]:
-        out.append(f"  {f.file}:{f.line}: {f.rule} [{f.severity.value}] {_status(f)}: {f.message}")
+        out.append(f"  {f.file}:{f.line}: {f.rule} [{f.severity.value}] {finding_status(f, report)}: {f.message}")
         if f.evidence:
             out.append(f"      {f.evidence}")
     if len(found) > limit:
-        out.append(f"  ... {len(found) - limit} more (verifier-audit scan lists them all)")
+        out.append(f"  and {len(found) - limit} more (verifier-audit scan lists them all)")
     return out + [""]

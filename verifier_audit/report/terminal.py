@@ -4,14 +4,36 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..metrics import remote_words
-from ..models import CategoryResult, Report
+from ..metrics import remote_words, security_reason
+from ..models import SEVERITY_WEIGHT, CategoryResult, Report
 from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line
-from .source import source_lines
-from .text import one_line as _one_line, printable as _printable  # noqa: F401  (also imported from here)
+from .source import finding_status, source_lines
+from .text import excerpt
+from .text import one_line as _one_line
+from .text import printable as _printable
 
 FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
            "FR = false rejection: a right answer it refused.")
+DEMO_VERDICT = "no gate: the demo; audit yours with --verifier"
+SECURITY_SHOWN = 10  # security findings listed one per line; the rest counted ("and N more")
+EXAMPLE_WIDTH = 90  # an example's completion, clipped around its answer (text.excerpt)
+REFERENCE_WIDTH = 60  # its reference beside it
+
+# ANSI SGR codes. Colour is decided by the front end (--color, NO_COLOR, FORCE_COLOR, a tty)
+# and only ever reaches the terminal: the file renderers never call ``paint``.
+RED, GREEN, BOLD = "31", "32", "1"
+
+
+def paint(text: str, *codes: str, color: bool = False) -> str:
+    """``text`` in these SGR attributes when ``color``, else as it is."""
+    return f"\x1b[{';'.join(codes)}m{text}\x1b[0m" if color and codes else text
+
+
+def worst_first(category: CategoryResult) -> tuple:
+    """The order of "worst": severity first (a critical hole at 20% outranks a cosmetic one
+    at 100%), then the rate, then the name (issue 31: ``comment.*`` was listed before
+    ``ddl.drop_table`` because ties were broken by name alone)."""
+    return (-SEVERITY_WEIGHT.get(category.severity, 0.0), -category.rate, category.name)
 
 
 def _pct(x: float) -> str:
@@ -40,12 +62,19 @@ def _category_rows(categories: list[CategoryResult]) -> list[list[str]]:
     return rows
 
 
-def render_report(report: Report, *, examples: int = 5, all_categories: bool = False) -> str:
+def render_report(report: Report, *, examples: int = 5, all_categories: bool = False, verdict: bool = True,
+                  color: bool = False) -> str:
+    """One verifier in detail: security findings first when there are any, the categories,
+    the worst examples, the rates, the gate's reasons and -- with ``verdict`` -- the verdict
+    line last (``run`` prints that itself, after the sections it adds)."""
     out = [f"verifier-audit {report.tool_version} — {report.verifier} (style {report.style}) on suite "
            f"{report.suite}{' / ' + report.split if report.split else ''}, seed {report.seed}", ""]
+    out += security_lines(report, color=color)
     out += format_lines(report)
     cats = report.categories if all_categories else [c for c in report.categories if c.rate > 0 or c.errors]
     if cats:
+        out.append(f"Categories ({len(cats)} of {len(report.categories)}"
+                   f"{'' if all_categories else ', misjudged or errored'}):")
         out += _table(_category_rows(cats), ["category", "severity", "truth", "n", "accepted", "rate", "95% CI", "errors"])
         hidden = len(report.categories) - len(cats)
         if hidden:
@@ -56,16 +85,14 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
     out += exploitability_lines(report)
     out += search_lines(report)
     out += source_lines(report)
-    out += _worst_examples(report, "incorrect", "Worst escapes (wrong answers accepted):", "accepted", examples)
-    out += _worst_examples(report, "correct", "Worst false rejections (right answers refused):", "refused", examples)
+    out += _worst_examples(report, "incorrect", "Worst escapes, wrong answers accepted", "accepted", examples)
+    out += _worst_examples(report, "correct", "Worst false rejections, right answers refused", "refused", examples)
     if report.errors:
         out += _error_lines(report)
     if report.out_of_range.calls:
         out.append(out_of_range_line(report))
     if report.remote is not None:  # a reward server's or judge's requests: retries hide a sick server
         out.append(f"remote: {_printable(remote_words(report.remote))}")
-    for f in report.security_findings[:10]:
-        out.append(f"SECURITY: {f.kind}: {f.detail}")
     if report.dropped:
         out.append("Dropped by the oracle (labels it could not confirm): "
                    + ", ".join(f"{k} {n}" for k, n in report.dropped.items()))
@@ -77,8 +104,63 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
         *[line for line in (exploitable_line(report), weighted_line(report)) if line],
         "",
     ]
-    out.append(render_gate(report))
+    if report.gate.enforced and not report.gate.passed:
+        reasons = report.gate.reasons
+        out.append(f"Gate reasons ({len(reasons)}):")
+        out += [f"  - {_printable(r)}" for r in reasons]
+    if report.gate.enforced:  # what a waiver left out of a check, passed or not
+        out += [f"note: {_printable(n)}" for n in report.gate.notes]
+    if verdict:
+        out.append(verdict_line([report], color=color))
     return "\n".join(out)
+
+
+def security_lines(report: Report, *, color: bool = False) -> list[str]:
+    """The security findings, first in the report when there are any: what they add up to,
+    the first ``SECURITY_SHOWN`` one per line, then "and N more"."""
+    found = report.security_findings
+    if not found:
+        return []
+    lines = [paint(f"SECURITY: {security_reason(found)}: the verifier let candidates through its walls; "
+                   f"this fails the gate whatever the rates", RED, BOLD, color=color)]
+    lines += [paint(f"SECURITY: {f.kind}: {_printable(f.detail)}", RED, color=color) for f in found[:SECURITY_SHOWN]]
+    if len(found) > SECURITY_SHOWN:
+        lines.append(f"  and {len(found) - SECURITY_SHOWN} more (the report JSON's security_findings lists all "
+                     f"{len(found)})")
+    return lines + [""]
+
+
+def verdict_line(reports: list[Report], *, demo: bool = False, color: bool = False) -> str:
+    """The one line a terminal run ends with: the gate's verdict with the debt and the worst
+    reason; for several verifiers one line summing them; for the demo, that there is no gate.
+    The reasons are the gate's own, in its order (security findings first)."""
+    if demo:
+        return DEMO_VERDICT
+    if not reports or not any(r.gate.enforced for r in reports):
+        return "no gate: not enforced (comparison run)"
+    failed = [r for r in reports if r.gate.enforced and not r.gate.passed]
+    if len(reports) == 1:
+        r = reports[0]
+        if not failed:
+            return f"gate: {paint('PASSED', GREEN, BOLD, color=color)} (coverage debt {r.coverage_debt:.3f})"
+        more = len(r.gate.reasons) - 1
+        return (f"gate: {paint('FAILED', RED, BOLD, color=color)} (coverage debt {r.coverage_debt:.3f}): "
+                f"{_first_reason(r)}{f'; and {more} more reason(s) above' if more > 0 else ''}")
+    worst = max(reports, key=lambda r: r.coverage_debt)
+    if not failed:
+        return (f"gate: {paint('PASSED', GREEN, BOLD, color=color)} for all {len(reports)} verifiers (worst "
+                f"coverage debt {worst.coverage_debt:.3f}, {_printable(_short(worst.verifier))})")
+    first = max(failed, key=lambda r: (bool(r.security_findings), r.coverage_debt))
+    return (f"gate: {paint('FAILED', RED, BOLD, color=color)} for {len(failed)} of {len(reports)} verifiers; worst "
+            f"{_printable(_short(first.verifier))} (coverage debt {first.coverage_debt:.3f}): {_first_reason(first)}")
+
+
+def _first_reason(report: Report) -> str:
+    return _printable(report.gate.reasons[0]) if report.gate.reasons else "no reason recorded"
+
+
+def _short(spec: str) -> str:
+    return spec.rpartition(":")[2] or spec
 
 
 def out_of_range_line(report: Report) -> str:
@@ -95,15 +177,18 @@ def out_of_range_line(report: Report) -> str:
 def _worst_examples(report: Report, label: str, title: str, verb: str, n: int) -> list[str]:
     """The ``n`` most misjudged categories of this truth, one candidate each beside its
     reference, both clipped to one escaped line (candidates are hostile text)."""
-    worst = sorted((c for c in report.categories if c.label == label and c.rate > 0 and c.examples),
-                   key=lambda c: (-c.rate, c.name))[:n]
+    misjudged = sorted((c for c in report.categories if c.label == label and c.rate > 0 and c.examples),
+                       key=worst_first)
+    worst = misjudged[:n]
     if not worst:
         return []
-    lines = [title]
+    lines = [(f"{title} ({len(worst)} of {len(misjudged)} categor{'y' if len(misjudged) == 1 else 'ies'}, "
+              f"worst first: severity, then rate):")]
     for c in worst:
         ex = c.examples[0]
-        lines.append(f"  {c.name} ({_pct(c.rate).strip()}): reference {_one_line(ex.reference, 40)}")
-        lines.append(f"      {verb}: {_one_line(ex.text)}")
+        lines.append(f"  {c.name} [{c.severity.value}] ({_pct(c.rate).strip()}): "
+                     f"reference {excerpt(ex.reference, REFERENCE_WIDTH)}")
+        lines.append(f"      {verb}: {excerpt(ex.text, EXAMPLE_WIDTH, focus=ex.answer)}")
     return lines + [""]
 
 
@@ -134,17 +219,19 @@ def _error_lines(report: Report) -> list[str]:
             out.append(f"  {flat[:157] + '...' if len(flat) > 160 else flat}")
     blind = [c.name for c in report.categories if not c.measured]
     if blind:
-        out.append(f"Not measured (every call errored): {', '.join(blind)}")
+        out.append(f"Not measured ({len(blind)} categor{'y' if len(blind) == 1 else 'ies'}, every call errored): "
+                   f"{', '.join(blind)}")
     return out
 
 
-def render_gate(report: Report) -> str:
+def render_gate(report: Report, *, color: bool = False) -> str:
     if not report.gate.enforced:
         return "gate: not enforced (comparison run)"
     notes = "".join(f"\n  note: {n}" for n in report.gate.notes)  # what a waiver left out of a check
     if report.gate.passed:
-        return "gate: PASSED" + notes
-    return "gate: FAILED\n" + "\n".join(f"  - {r}" for r in report.gate.reasons) + notes
+        return f"gate: {paint('PASSED', GREEN, color=color)}" + notes
+    return (f"gate: {paint('FAILED', RED, color=color)}\n" + "\n".join(f"  - {r}" for r in report.gate.reasons)
+            + notes)
 
 
 def render_gate_failures(reports: list[Report], display: Callable[[str], str] = str, reasons: int = 3) -> list[str]:
@@ -162,11 +249,12 @@ def render_gate_failures(reports: list[Report], display: Callable[[str], str] = 
     return lines
 
 
-def render_side_by_side(reports: list[Report]) -> str:
-    """The demo view: one row per verifier, weakest first, plus where each one leaks most."""
+def render_side_by_side(reports: list[Report], *, color: bool = False) -> str:
+    """The demo view: one row per verifier, weakest first, plus where each one leaks most;
+    above the table, one line per verifier with security findings (they come first)."""
     rows = []
     for r in reports:
-        worst = max((c for c in r.categories if c.label == "incorrect"), key=lambda c: (c.rate, c.name), default=None)
+        worst = min((c for c in r.categories if c.label == "incorrect" and c.rate > 0), key=worst_first, default=None)
         rows.append([
             r.verifier.rpartition(":")[2],
             f"{r.coverage_debt:.3f}",
@@ -180,6 +268,9 @@ def render_side_by_side(reports: list[Report]) -> str:
     n = reports[0].n_candidates if reports else 0
     head = [f"Audit of {len(reports)} verifiers on suite {reports[0].suite if reports else '?'} "
             f"({n} candidates, seed {reports[0].seed if reports else 0})", ""]
+    flagged = [r for r in reports if r.security_findings]
+    head += [paint(f"SECURITY: {_printable(_short(r.verifier))}: {security_reason(r.security_findings)}", RED, BOLD,
+                   color=color) for r in flagged] + ([""] if flagged else [])
     lines = _table(rows, ["verifier", "debt", "95% CI", "FA", "FR", "errors", "security", "worst category"])
     tail = ["", FA_HELP, "debt = severity-weighted mean false acceptance over failure categories (0 is best)."]
     if reports and reports[0].dropped:
@@ -198,8 +289,9 @@ def render_side_by_side(reports: list[Report]) -> str:
         tail += ["", "source (verifier-audit scan; CONFIRMED: the audit saw the hole the code suggests):"]
         for r in scanned:
             tail += [f"  {r.verifier.rpartition(':')[2]}  {f.file.rpartition('/')[2]}:{f.line} {f.rule} "
-                     f"[{f.severity.value}] {'CONFIRMED' if f.confirmed else 'not confirmed' if f.confirmed is False else 'unknown'}"
-                     for f in r.source_findings[:5]]
+                     f"[{f.severity.value}] {finding_status(f, r)}" for f in r.source_findings[:5]]
+            if len(r.source_findings) > 5:
+                tail.append(f"  and {len(r.source_findings) - 5} more (verifier-audit scan lists them all)")
     return "\n".join(head + lines + tail)
 
 
@@ -209,7 +301,9 @@ def render_survival(report: Report, *, by_task: bool = True, limit: int = 0) -> 
     if ms is None:
         return ""
     name = report.verifier.rpartition(":")[2]
-    out = [f"Mutant survival against {name}:"]
+    out = [f"Mutant survival against {name} ({ms.judged} near-miss mutants judged):",
+           ("  (a near miss is the reference solution with one small bug; a survivor is one the verifier still "
+            "passes: a wrong program its tests cannot tell from the right one)")]
     if by_task:
         shown = [t for t in ms.tasks if t.survivors]
         for t in shown[: limit or None]:

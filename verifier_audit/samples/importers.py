@@ -39,6 +39,7 @@ from .._version import __version__
 from ..domains.suite_files import read_text
 from ..errors import InputError
 from ..models import Task
+from ..report.text import article
 from .records import IMPORT_FORMATS, Manifest, Sample, manifest_line, sample_line
 
 # Our fields a --field mapping may name (theirs may be a dotted path: doc.question, resps.0).
@@ -285,7 +286,7 @@ def _as_str(where: str, ours: str, theirs: str, value: Any) -> Optional[str]:
         return str(value)
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], (str, int, float)):
         return str(value[0])  # verl's gts and lm-eval's target are sometimes one-element lists
-    raise InputError(f"{where}: field {theirs!r} ({ours}) is a {type(value).__name__}, expected text")
+    raise InputError(f"{where}: field {theirs!r} ({ours}) is {article(type(value).__name__)}, expected text")
 
 
 def _as_float(where: str, theirs: str, value: Any) -> Optional[float]:
@@ -337,7 +338,7 @@ def _texts(where: str, theirs: str, value: Any) -> list[str]:
                          f"strings{hint}")
     if value is None:
         raise InputError(f"{where}: field {theirs!r} (text) is null: no completion")
-    raise InputError(f"{where}: field {theirs!r} (text) is a {type(value).__name__}, expected text")
+    raise InputError(f"{where}: field {theirs!r} (text) is {article(type(value).__name__)}, expected text")
 
 
 def _pick(row: dict, ours: str, fmt: str, mapping: dict[str, str]) -> tuple[Optional[str], Any]:

@@ -94,11 +94,17 @@ def _security(rule: Rule, finding: SourceFinding, report: Report) -> Part:
         # The candidate id is "task/category/entry": say which categories fired.
         by_category = Counter(s.candidate_id.split("/")[1] if s.candidate_id.count("/") >= 2 else "?" for s in fired)
         shown = ", ".join(f"{name} {n}" for name, n in by_category.most_common(4))
-        return True, f"confirmed: {fired[0].kind} on {len(fired)} candidate(s) ({shown}): a canary fired"
+        seen = "a canary fired" if fired[0].kind == "executes_model_output" else "the audit's walls caught it"
+        return True, f"confirmed: {fired[0].kind} on {len(fired)} candidate(s) ({shown}): {seen}"
     measured = _wrong(report, finding.categories)
     if measured:
         return False, (f"not confirmed: no canary fired over {sum(c.n for c in measured)} candidates in "
                        f"{_shown(finding.categories)}")
+    if report.security_findings:  # never "unknown" beside findings the reader can see (issue 31)
+        kinds = Counter(s.kind for s in report.security_findings)
+        return None, (f"not checked by a finding of its kind ({', '.join(rule.security_kinds)}); the audit's "
+                      f"{len(report.security_findings)} security finding(s) are of other kinds "
+                      f"({', '.join(f'{k} {n}' for k, n in kinds.most_common())})")
     return None, f"unknown: no canary category ({_shown(finding.categories)}) was audited"
 
 

@@ -198,3 +198,9 @@ def final_answer(completion: str) -> str | None:
     if not found.answers or found.conflict:
         return None
     return found.answers[-1]
+
+
+def answer_span(completion: str) -> str:
+    """The final answer as the completion writes it, for a report to clip an example around
+    (``Example.answer``); "" when there is none or the answers conflict."""
+    return final_answer(completion) or ""

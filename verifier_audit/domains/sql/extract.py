@@ -68,6 +68,14 @@ def extract_sql(completion: str) -> list[str]:
     return _bare_statements(text.replace("`", " "))
 
 
+def answer_span(completion: str) -> str:
+    """The query a report keeps whole when it clips an example (``Example.answer``): the last
+    statement this module extracts, so that a statement stacked before it (the ``SET`` of
+    ``config.set``) sits beside it; "" when there is none."""
+    statements = extract_sql(completion)
+    return statements[-1].strip() if statements else ""
+
+
 # ---------------------------------------------------------------------------------------
 # fences
 # ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from ...errors import InputError
+from ...report.text import article
 from .columns import _Columns, _Raw
 from .detect import _strip_bom
 from .names import STEP_KEYS, _is_candidate, _Want
@@ -32,14 +33,14 @@ def _read_trl(path: Path, data: bytes, mapped: _Want) -> list[_Raw]:
     else:
         history = doc
     if not isinstance(history, list):
-        raise InputError(f"{path}: log_history is a {type(history).__name__}, not a list of log entries")
+        raise InputError(f"{path}: log_history is {article(type(history).__name__)}, not a list of log entries")
     if not history:
         raise InputError(f"{path}: log_history is empty: the run has logged nothing yet "
                          f"(TRL logs every logging_steps steps)")
     cols = _Columns(path, mapped, "entry")
     for i, entry in enumerate(history):
         if not isinstance(entry, dict):
-            raise InputError(f"{path}: log_history entry {i} is a {type(entry).__name__}, not a dict of metrics")
+            raise InputError(f"{path}: log_history entry {i} is {article(type(entry).__name__)}, not a dict of metrics")
         step_key = mapped.steps[0] if mapped.steps != STEP_KEYS else "step"
         if step_key not in entry and any(_is_candidate(k, mapped) for k in entry):
             raise InputError(f"{path}: log_history entry {i} has metrics but no {step_key!r} "

@@ -100,6 +100,9 @@ RULE = Rule(
          "volcengine/verl verl/utils/reward_score/prime_math/grader.py."),
     check=check,
     categories=("math.security",),
-    security_kinds=("executes_model_output",),
+    # A guard escape is model output the grader ran that only the audit's sandbox stopped:
+    # the same hole, seen from the walls rather than the canary (issue 31: a code grader with
+    # 60 escapes was left "unknown" because no math canary category was audited).
+    security_kinds=("executes_model_output", "guard_escape"),
     accepted_confirms=False,  # every canary evaluates to 0: paying for one is not the evidence, firing is
 )

@@ -12,6 +12,7 @@ from typing import Optional
 import sympy
 from sympy import Integer
 
+from ....report.text import article
 from ..answer import Answer, Kind, ParseError
 from .atoms import _AtomsMixin
 from .limits import MAX_DEPTH, MAX_ITEMS
@@ -200,7 +201,7 @@ class _Parser(_AtomsMixin):
         if sign == 1:
             return current  # may be a tuple, set, interval...
         if current.kind not in _SCALAR:
-            raise ParseError(f"sign before a {current.kind.value}")
+            raise ParseError(f"sign before {article(current.kind.value)}")
         # -5\% stays a percent: the sign applies to the number as written
         return _scalar(sign * current.value, current.approximate, current.percent)
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 import sympy
 from sympy import Integer, Rational, S
 
+from ....report.text import article
 from ..answer import Answer, Kind, ParseError
 from .limits import MAX_BITS, ROOT_BITS
 
@@ -36,7 +37,7 @@ def _check_size(expr) -> None:
 def _val(a: Answer):
     """The sympy value of a scalar operand; a percent counts as a fraction inside arithmetic."""
     if a.kind not in _SCALAR:
-        raise ParseError(f"cannot do arithmetic on a {a.kind.value}")
+        raise ParseError(f"cannot do arithmetic on {article(a.kind.value)}")
     return a.value * Rational(1, 100) if a.percent else a.value
 
 
@@ -139,7 +140,7 @@ def _as_set(a: Answer):
         return sympy.FiniteSet(*(i.value for i in a.items))
     if a.kind == Kind.TUPLE and len(a.items) == 2 and all(_real_endpoint(i) for i in a.items):
         return sympy.Interval.open(a.items[0].value, a.items[1].value)
-    raise ParseError(f"cannot take a union of a {a.kind.value}")
+    raise ParseError(f"cannot take a union of {article(a.kind.value)}")
 
 
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}
