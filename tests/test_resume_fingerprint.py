@@ -265,3 +265,21 @@ def test_changing_an_option_left_out_keeps_the_fingerprint(data):
     name = data.draw(st.sampled_from(sorted(NOT_CHANGING)), label="option")
     options = dataclasses.replace(BASE[2], **{name: data.draw(NOT_CHANGING[name], label=name)})
     assert _fp(BASE[0], BASE[1], options) == _fp(*BASE), name
+
+
+@pytest.mark.parametrize("suite", ["sql", "code"])
+def test_the_fingerprint_does_not_depend_on_the_cache_folder_or_timings(suite, tmp_path):
+    """The SQL domain adds database paths under the cache folder to its tasks, the code domain
+    the timings of its reference runs: neither may change the fingerprint, or a resume (or
+    a run on another machine's cache) would be refused for nothing."""
+    from verifier_audit.engine.audit import prepare
+    from verifier_audit.suites import load_suite, select
+
+    loaded = load_suite(suite)
+    tasks = select(loaded, None, 1)
+    prints = set()
+    for k in range(2):
+        options = AuditOptions(cache_dir=tmp_path / f"cache{k}", workers=1)
+        prepared = prepare(loaded.name, loaded.content_hash, tasks, options, reading={"format": "jsonl", "fields": []})
+        prints.add(fingerprint(run_settings(prepared, [SPEC], options)))
+    assert len(prints) == 1

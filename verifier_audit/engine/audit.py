@@ -120,7 +120,9 @@ def prepare(
     """Generate candidates and keep those whose intended label the oracle confirms.
     ``reading``: how the suite file was read (``Prepared.reading``)."""
     reading = dict(reading or {})
-    read_as = tasks_hash(tasks)  # before the domain adds its run-time files (cache paths)
+    # Before the domain adds its run-time files: their paths name the cache folder and some
+    # of their facts are timings, neither of which may change the results' fingerprint.
+    read_as = reading["tasks_hash"] = tasks_hash(tasks)
     domain_name = tasks[0].domain if tasks else "math"
     pool.warm_clean_server([domain_name])  # the verifiers' workers start from it: let it load meanwhile
     domain = get_domain(domain_name)
@@ -227,13 +229,16 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         "verifier_sources": [source_hash(v) for v in verifiers],
         "candidates_hash": candidates_hash(prepared.candidates),
         # How the suite was read: the same file through another --field mapping or --format
-        # gives the verifier other references (issue 31). tasks_hash is what they made of it,
-        # the SQL databases' content too (their files are named by their hash).
+        # gives the verifier other references (issue 31). tasks_hash is what they made of it
+        # (the tasks as read, before the domain adds its run-time files); "databases" the
+        # SQL databases' content (their files are named by their content's hash; the names,
+        # not the paths, which differ from one cache folder to another).
         "domain": prepared.domain,
         "format": reading.get("format"),
         "fields": reading.get("fields"),
         "db_dir": reading.get("db_dir"),
-        "tasks_hash": tasks_hash(prepared.tasks),
+        "tasks_hash": reading.get("tasks_hash") or tasks_hash(prepared.tasks),
+        "databases": sorted({Path(t.database).name for t in prepared.tasks if t.database}) or None,
         # How the answers are read, and what else the verifier is shown.
         "threshold": options.threshold,
         "answer_formats": options.answer_formats,  # --no-format-probe: shown as generated
