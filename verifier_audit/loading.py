@@ -1,7 +1,7 @@
 """Load the verifier under audit and adapt its call style to one form: (text, task) -> score.
 
 A verifier is named ``package.module:function`` or ``path/to/file.py:function``. Its call
-style is read from its signature (or forced): see ``STYLES`` and DESIGN.md.
+style is read from its signature (or forced): see ``STYLES`` and README "Call styles".
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class Task(BaseModel):
     reference: str
     split: Split = "train"
     metadata: dict[str, Any] = Field(default_factory=dict)
-    # Domain fields (DESIGN.md). sql: path of a DuckDB file the verifier may open, set by the
+    # Domain fields. sql: path of a DuckDB file the verifier may open, set by the
     # domain at run time to a private copy of the task's fixture.
     database: Optional[str] = None
 
