@@ -44,7 +44,8 @@ def _near_miss(task: Task, rng: random.Random) -> list[Candidate]:
 
 def _equivalent(task: Task, rng: random.Random) -> list[Candidate]:
     # One rewrite per kind: ids end in the kind (``kind``).
-    chosen = [(kind, source, rewrites.KINDS[kind][1]) for kind, source in rewrites.rewrites(task.reference, _entry(task), rng)]
+    found = rewrites.rewrites(task.reference, _entry(task), rng)
+    chosen = [(kind, source, rewrites.KINDS[kind][1]) for kind, source in found]
     text = (f"Here is my solution.\n\n```python\n{task.reference.rstrip()}\n```\n\n"
             f"It handles the edge cases described in the docstring.")
     chosen.append(("markdown_answer", text, PRESENTATION_KINDS["markdown_answer"][1]))

@@ -50,8 +50,8 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
         return []
     chosen = sample_kinds(list(mutants(ctx)), rng, cap=MAX_PER_TASK, per_kind=PER_KIND, draw="sample",
                           kind=lambda m: m[0], distinct=lambda m: render_calls(m[1]), order=in_kind_order(KINDS))
-    return make_candidates("tool", task.id, [(kind, render_calls(calls), note, "json_list") for kind, calls, note in chosen],
-                           origin="near_miss", label="incorrect", kinds=KINDS)
+    texts = [(kind, render_calls(calls), note, "json_list") for kind, calls, note in chosen]
+    return make_candidates("tool", task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
 
 
 def mutants(ctx: Context) -> Iterator[tuple[str, list[Call], str]]:
