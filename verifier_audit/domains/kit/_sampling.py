@@ -23,6 +23,11 @@ The draws other than ``round_robin`` cut only when there are more than ``cap``; 
 then says how the kept items are put back in order: ``"source"`` (as ``items`` came),
 ``"grouped"`` (by kind in first-seen order, then as they came), a key of an item (a stable
 sort), or None (as drawn). A selection that needed no cut stays grouped.
+
+What is kept depends on the items' order, not only on their set: kinds are grouped in the
+order they are first seen, and ``round_robin`` shuffles the groups in that order. So
+reordering the items, even those of kinds unrelated to one another, may change the draw;
+a generator yields its items in a fixed order, which is what keeps candidates stable.
 """
 
 from __future__ import annotations
