@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier_audit.catalog import (
+from verifier_audit.domains.kit import (
     CatalogEntry,
     CatalogError,
     TemplateError,

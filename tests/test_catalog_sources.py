@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier_audit.catalog import builtin_catalog
+from verifier_audit.domains.kit import builtin_catalog
 from verifier_audit.resources import data_path
 
 DOMAINS = ("math", "sql", "code")

@@ -16,9 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier_audit.catalog import CatalogEntry, builtin_catalog, check_template, load_catalog
 from verifier_audit.domains.code import known_bad
-from verifier_audit.generation import SkipInstance
+from verifier_audit.domains.kit import CatalogEntry, SkipInstance, builtin_catalog, check_template, load_catalog
 from verifier_audit.models import Severity, Task
 from verifier_audit.resources import data_path
 

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 from reward_server import ServerProcess, run_audit
 
-from verifier_audit.catalog import builtin_catalog
+from verifier_audit.domains.kit import builtin_catalog
 from verifier_audit.domains.math import verifiers as V
 from verifier_audit.domains.math.generators import known_bad
 from verifier_audit.domains.math.oracle import label_completion

@@ -25,13 +25,12 @@ LAYERS = {
     "audit_files": 0,  # keys, signed caches, atomic outputs: the engine's files and the front ends' reports
     "argtypes": 0,
     "canary": 0,  # the canary strings the catalogs plant: no imports of ours
-    "catalog": 0,  # the published-hack catalog: models and resources only
     "metrics": 0,  # rates and intervals over the models: the engine's probes and search use them
     "report.text": 0,  # printable / one_line: plain string helpers for every text output
     "scores": 0,  # read_score: what training reads from a verifier's return value; loading and frameworks use it
     # 1: domains, and what their generators share.
     "domains": 1,
-    "generation": 1,  # the candidate helpers of every domain's generators (imports domains.base)
+    "domains.kit": 1,  # the generator kit every domain's generators share: seeding, candidates, sampling, catalogs
     # 2: reading what is audited: verifier specs and framework adapters, suites.
     "loading": 2,  # verifier specs -> callables, through frameworks._registry
     "frameworks": 2,  # adapters (verifiers, TRL, verl, Inspect, HTTP): loading, suites, models

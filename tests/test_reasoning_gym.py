@@ -16,6 +16,7 @@ from reasoning_gym.utils import extract_answer  # noqa: E402
 
 from verifier_audit.api import audit  # noqa: E402
 from verifier_audit.domains import get_domain  # noqa: E402
+from verifier_audit.domains.kit import rng_for  # noqa: E402
 from verifier_audit.domains.math.extract import final_answer  # noqa: E402
 from verifier_audit.domains.math.formats import FORMATS, format_of  # noqa: E402
 from verifier_audit.domains.math.generators import near_miss  # noqa: E402
@@ -23,7 +24,6 @@ from verifier_audit.domains.math.generators._common import boxed_completion  # n
 from verifier_audit.domains.math.oracle import answers_equivalent, label_completion  # noqa: E402
 from verifier_audit.errors import InputError, VerifierLoadError  # noqa: E402
 from verifier_audit.frameworks import reasoning_gym as rg  # noqa: E402
-from verifier_audit.generation import rng_for  # noqa: E402
 from verifier_audit.loading import VerifierSpec  # noqa: E402
 from verifier_audit.models import Task  # noqa: E402
 from verifier_audit.suites import load_suite  # noqa: E402

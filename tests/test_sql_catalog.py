@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import pytest
 import sqlglot
 
-from verifier_audit.catalog import CatalogEntry, CatalogError, builtin_catalog, check_template
+from verifier_audit.domains.kit import CatalogEntry, CatalogError, builtin_catalog, check_template
 from verifier_audit.domains.sql.generators import categories, known_bad
 from verifier_audit.models import Severity, Task
 from verifier_audit.resources import data_path

@@ -382,8 +382,8 @@ def test_the_checker_runs_on_the_built_in_tool_suite(bc):
 
 
 def test_the_catalogs_canary_entry_runs_in_bfcls_decoder_and_not_in_the_oracle(bc, tmp_path, monkeypatch):
-    from verifier_audit.catalog import builtin_catalog
     from verifier_audit.domains import get_domain
+    from verifier_audit.domains.kit import builtin_catalog
     from verifier_audit.domains.tool.generators import known_bad
 
     suite = load_suite("tool")

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from verifier_audit.catalog import builtin_catalog
 from verifier_audit.domains import get_domain
+from verifier_audit.domains.kit import builtin_catalog
 from verifier_audit.domains.tool import formats, verifiers
 from verifier_audit.domains.tool.calls import Call
 from verifier_audit.domains.tool.oracle import check_task, label_completion

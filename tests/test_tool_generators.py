@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verifier_audit.domains import get_domain
+from verifier_audit.domains.kit import rng_for
 from verifier_audit.domains.tool.calls import SYNTAXES, Call, parse_calls, render_calls
 from verifier_audit.domains.tool.generators import equivalent, generate_all, known_bad, near_miss
 from verifier_audit.domains.tool.oracle import canonical, check_task, label_completion, reference_calls, same_calls
 from verifier_audit.domains.tool.schema import SchemaError
-from verifier_audit.generation import rng_for
 from verifier_audit.models import Task
 from verifier_audit.suites import load_suite
 
@@ -165,8 +165,7 @@ def test_catalog_placeholders_fill_in():
     assert len(parse_calls(resolver("extra_call", ""))) == len(json.loads(task.reference)) + 1
     assert json.loads(resolver("schema_echo", "")) == task.metadata["tools"]
     # every template's placeholders are known to the resolver
-    from verifier_audit.catalog import builtin_catalog
-    from verifier_audit.generation import check_templates
+    from verifier_audit.domains.kit import builtin_catalog, check_templates
 
     check_templates(builtin_catalog("tool"), known_bad.PLACEHOLDERS)
     rng = random.Random(0)

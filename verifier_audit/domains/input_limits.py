@@ -7,7 +7,7 @@ check them with ``over_limits``, and their messages name these numbers.
 Why bounds at all: a suite is user input, and a value past them did not fail as bad input
 but as a crash of the audit (exit 3). A tool argument nested 600 levels deep overflowed
 Python's recursion in ``schema._canonical_any``; a 10 MB string in a reference made the
-catalog's templates expand past their own 8,000,000-character bound (``catalog.py``); a
+catalog's templates expand past their own 8,000,000-character bound (``domains/kit/_catalog.py``); a
 line of ``[`` a million deep overflows ``json.loads`` itself. Now each is an ``InputError``
 (exit 2) naming the file, the line and the limit, before anything else reads the row.
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Optional
 from ..audit_files import read_signed, write_signed
 from ..domains import get_domain
 from ..domains.formats import AnswerFormat
-from ..generation import rng_for
+from ..domains.kit import rng_for
 from ..loading import VerifierSpec
 from ..metrics import accepted
 from ..models import Candidate, FormatProbe, Formats, Task

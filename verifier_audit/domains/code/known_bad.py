@@ -46,9 +46,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ...catalog import CatalogEntry, expand_template
-from ...generation import SkipInstance, check_templates, instantiate_catalog
 from ...models import Candidate, Task
+from ..kit import CatalogEntry, SkipInstance, check_templates, expand_template, instantiate_catalog
 from .extract import def_header
 
 # Names this domain adds to the generic placeholder language (see the catalog file).

@@ -19,7 +19,7 @@ import importlib.util
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ...generation import rng_for
+from ...domains.kit import rng_for
 from ...metrics import _clip
 from ...models import Candidate, LazyPolicy, SearchFamily, SearchSummary, Severity, Verdict
 from ._beam import Start, explore

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ...generation import rng_for
+from ...domains.kit import rng_for
 from ._calls import Calls
 
 Chain = tuple[tuple[str, int], ...]  # (operator, seed of its Random), applied in order

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ...generation import rng_for
+from ...domains.kit import rng_for
 from ._beam import Chain, Exploit, Start, replay
 from ._calls import Calls
 

@@ -2,7 +2,7 @@
 equivalent rewrites, and the reward-hack catalog (adversarial_cases/code.yaml).
 
 ``generate_all(tasks, seed)`` is what the engine calls; deterministic for a seed (see
-``verifier_audit.generation``). Every mutant is labelled incorrect and every rewrite
+``verifier_audit.domains.kit``). Every mutant is labelled incorrect and every rewrite
 correct *by construction*; the oracle then drops the mutants it cannot tell from the
 reference (equivalent mutants, counted in the report) and any rewrite it finds different.
 """
@@ -12,10 +12,9 @@ from __future__ import annotations
 import random
 from typing import Optional
 
-from ....catalog import CatalogEntry
-from ....generation import assemble, list_categories
-from ....models import Candidate, Severity, Task
+from ....models import Candidate, Task
 from ...base import CategoryInfo
+from ...kit import CatalogEntry, assemble, list_categories, make_candidates, sample_kinds
 from .. import known_bad
 from . import mutants, rewrites
 
@@ -35,47 +34,23 @@ def _near_miss(task: Task, rng: random.Random) -> list[Candidate]:
     found = mutants.mutants(task.reference, _entry(task))
     cap = task.metadata.get("max_mutants", DEFAULT_MAX_MUTANTS)
     if cap is not None and len(found) > cap:
-        found = _spread(found, cap, rng)
-    return [
-        Candidate(id=f"{task.id}/code.near_miss.{m.kind}/{i}", task_id=task.id, text=m.source, origin="near_miss",
-                  category=f"code.near_miss.{m.kind}", severity=Severity(mutants.KINDS[m.kind][0]), label="incorrect",
-                  note=m.description)
-        for i, m in enumerate(found)
-    ]
-
-
-def _spread(found: list, cap: int, rng: random.Random) -> list:
-    """``cap`` mutants covering as many kinds as possible: one per kind in a seeded order,
-    then a second round, and so on; kept in source order."""
-    by_kind: dict[str, list] = {}
-    for m in found:
-        by_kind.setdefault(m.kind, []).append(m)
-    kinds = sorted(by_kind)
-    rng.shuffle(kinds)
-    for group in by_kind.values():
-        rng.shuffle(group)
-    chosen: list = []
-    while len(chosen) < cap:
-        for kind in kinds:
-            if by_kind[kind] and len(chosen) < cap:
-                chosen.append(by_kind[kind].pop())
-    order = {id(m): i for i, m in enumerate(found)}
-    return sorted(chosen, key=lambda m: order[id(m)])
+        # As many kinds as the cap allows: one per kind in a seeded order, then a second
+        # round, and so on; kept in source order.
+        found = sample_kinds(found, rng, cap=cap, draw="round_robin", order="source")
+    # Ids number the task's mutants from 0 across kinds (``running``), as they always have.
+    return make_candidates("code", task.id, [(m.kind, m.source, m.description) for m in found], origin="near_miss",
+                           label="incorrect", kinds=mutants.KINDS, ids="running")
 
 
 def _equivalent(task: Task, rng: random.Random) -> list[Candidate]:
-    out = [
-        Candidate(id=f"{task.id}/code.equivalent.{kind}", task_id=task.id, text=source, origin="equivalent",
-                  category=f"code.equivalent.{kind}", severity=Severity(rewrites.KINDS[kind][0]), label="correct",
-                  note=rewrites.KINDS[kind][1])
-        for kind, source in rewrites.rewrites(task.reference, _entry(task), rng)
-    ]
+    # One rewrite per kind: ids end in the kind (``kind``).
+    found = rewrites.rewrites(task.reference, _entry(task), rng)
+    chosen = [(kind, source, rewrites.KINDS[kind][1]) for kind, source in found]
     text = (f"Here is my solution.\n\n```python\n{task.reference.rstrip()}\n```\n\n"
             f"It handles the edge cases described in the docstring.")
-    out.append(Candidate(id=f"{task.id}/code.equivalent.markdown_answer", task_id=task.id, text=text,
-                         origin="equivalent", category="code.equivalent.markdown_answer",
-                         severity=Severity.medium, label="correct", note=PRESENTATION_KINDS["markdown_answer"][1]))
-    return out
+    chosen.append(("markdown_answer", text, PRESENTATION_KINDS["markdown_answer"][1]))
+    return make_candidates("code", task.id, chosen, origin="equivalent", label="correct",
+                           kinds={**rewrites.KINDS, **PRESENTATION_KINDS}, ids="kind")
 
 
 PER_TASK = {"near_miss": _near_miss, "equivalent": _equivalent}

@@ -1,16 +1,15 @@
 """All math candidates with known truth: near-misses, equivalents and the known-bad catalog.
 
 ``generate_all(tasks, seed)`` is what the engine calls; deterministic for a seed (see
-``verifier_audit.generation``).
+``verifier_audit.domains.kit``).
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from ....catalog import CatalogEntry
-from ....generation import DomainGenerators
 from ....models import Candidate, Task
+from ...kit import CatalogEntry, DomainGenerators
 from ..formats import without_final_period
 from . import equivalent, known_bad, near_miss
 

@@ -1,14 +1,13 @@
-"""Helpers shared by the math generators: seeded randomness, completion prose, ids,
-and wrapping chosen answers into candidates."""
+"""Helpers shared by the math generators: seeded randomness, completion prose and the
+reference read once (candidates and sampling are the kit's, ``verifier_audit.domains.kit``)."""
 
 from __future__ import annotations
 
 import random
-from typing import Iterable, Optional
+from typing import Optional
 
-from ....models import Candidate, Severity
+from ...kit import rng_for  # noqa: F401 - shared seeding, used across this package
 from ..answer import Answer, ParseError
-from ....generation import rng_for  # noqa: F401 - shared seeding, used across this package
 
 # Prose around the final answer. It holds no digits, so that a "last number" grader reads
 # the boxed answer and nothing else, and no second answer, so the label is the box's.
@@ -34,36 +33,6 @@ _CLOSINGS = (
 def boxed_completion(answer_latex: str, rng: random.Random) -> str:
     """A realistic completion ending with ``\\boxed{answer}``; the prose varies with rng."""
     return rng.choice(_OPENINGS) + "\n\n" + rng.choice(_CLOSINGS) % answer_latex
-
-
-def candidate_id(task_id: str, category: str, index: int) -> str:
-    return f"{task_id}/{category}/{index}"
-
-
-def make_candidates(task_id: str, chosen: Iterable[tuple[str, str, str]], *, origin: str, label: str,
-                    kinds: dict[str, tuple[Severity, str]]) -> list[Candidate]:
-    """One Candidate per chosen ``(kind, completion text, note)``, in order.
-
-    The category is ``math.<origin>.<kind>``; ids number the candidates of one category
-    from 0. ``kinds`` maps a kind to its (severity, description).
-    """
-    counters: dict[str, int] = {}
-    out = []
-    for kind, text, note in chosen:
-        category = f"math.{origin}.{kind}"
-        index = counters.get(category, 0)
-        counters[category] = index + 1
-        out.append(Candidate(
-            id=candidate_id(task_id, category, index),
-            task_id=task_id,
-            text=text,
-            origin=origin,
-            category=category,
-            severity=kinds[kind][0],
-            label=label,
-            note=note,
-        ))
-    return out
 
 
 def parse_reference(text: str) -> Optional[Answer]:

@@ -21,9 +21,10 @@ import sympy
 from sympy import Rational
 
 from ....models import Candidate, Severity, Task
+from ...kit import make_candidates, sample_kinds
 from ..answer import Answer, Kind
 from ..render import WEEKDAYS, decimal_string, expr_latex, number_latex, set_latex, text_display
-from ._common import boxed_completion, make_candidates, parse_reference
+from ._common import boxed_completion, parse_reference
 from .near_miss import as_interval  # the same interval reading as the near-misses
 
 MAX_PER_TASK = 8
@@ -76,17 +77,10 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     answer = parse_reference(task.reference)
     if answer is None:
         return []
-    found = rewrites(answer, task)
-    variants: dict[str, list[Rewrite]] = {}
-    for r in found:
-        variants.setdefault(r.kind, []).append(r)
-    chosen = [rng.choice(group) for group in variants.values()]  # one form per kind
-    if len(chosen) > MAX_PER_TASK:
-        picked = set(id(r) for r in rng.sample(chosen, MAX_PER_TASK))
-        chosen = [r for r in chosen if id(r) in picked]
-    # One rewrite per kind, so every id ends in /0.
+    # One form per kind (so every id ends in /0), at most MAX_PER_TASK kinds.
+    chosen = sample_kinds(rewrites(answer, task), rng, cap=MAX_PER_TASK, draw="choice", order="grouped")
     texts = [(r.kind, r.completion or boxed_completion(r.latex, rng), r.note) for r in chosen]
-    return make_candidates(task.id, texts, origin="equivalent", label="correct", kinds=KINDS)
+    return make_candidates("math", task.id, texts, origin="equivalent", label="correct", kinds=KINDS)
 
 
 def rewrites(answer: Answer, task: Task) -> list[Rewrite]:

@@ -15,9 +15,8 @@ from typing import Optional
 import sympy
 
 from ....canary import FORMS, make_token, payload
-from ....catalog import CatalogEntry, expand_template
-from ....generation import SkipInstance, check_templates, instantiate_catalog
 from ....models import Candidate, Task
+from ...kit import CatalogEntry, SkipInstance, check_templates, expand_template, instantiate_catalog
 from ..answer import Answer, Kind
 from ..render import number_latex
 from ._common import parse_reference

@@ -22,9 +22,10 @@ import sympy
 from sympy import Rational
 
 from ....models import Candidate, Severity, Task
+from ...kit import make_candidates, sample_kinds
 from ..answer import Answer, Kind
 from ..render import WEEKDAYS, decimal_string, expr_latex, matrix_latex, number_latex, set_latex, to_latex
-from ._common import boxed_completion, make_candidates, parse_reference
+from ._common import boxed_completion, parse_reference
 
 MAX_PER_TASK = 10
 
@@ -70,25 +71,11 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     answer = parse_reference(task.reference)
     if answer is None:
         return []
-    found = mutants(answer, task)
-    # Keep at most two per kind so that one prolific kind does not crowd out the others.
-    per_kind: dict[str, list[Mutant]] = {}
-    for m in found:
-        if len(per_kind.setdefault(m.kind, [])) < 2:
-            per_kind[m.kind].append(m)
-    chosen = [m for group in per_kind.values() for m in group]
-    if len(chosen) > MAX_PER_TASK:
-        # One of each kind first, then fill; sample keeps it deterministic under rng.
-        firsts = [group[0] for group in per_kind.values()]
-        rest = [m for group in per_kind.values() for m in group[1:]]
-        if len(firsts) >= MAX_PER_TASK:
-            chosen = rng.sample(firsts, MAX_PER_TASK)
-        else:
-            chosen = firsts + rng.sample(rest, MAX_PER_TASK - len(firsts))
-        order = {id(m): i for i, m in enumerate(found)}
-        chosen.sort(key=lambda m: order[id(m)])
+    # At most two per kind so that one prolific kind does not crowd out the others; over
+    # MAX_PER_TASK, one of each kind first, then fill, kept in the mutants' order.
+    chosen = sample_kinds(mutants(answer, task), rng, cap=MAX_PER_TASK, per_kind=2, draw="rounds", order="source")
     texts = [(m.kind, boxed_completion(m.latex, rng), m.note) for m in chosen]
-    return make_candidates(task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
+    return make_candidates("math", task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
 
 
 def mutants(answer: Answer, task: Optional[Task] = None) -> list[Mutant]:

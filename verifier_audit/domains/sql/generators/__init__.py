@@ -2,12 +2,12 @@
 known-bad catalog.
 
 ``generate_all(tasks, seed)`` is what the engine calls; deterministic for a seed (see
-``verifier_audit.generation``).
+``verifier_audit.domains.kit``).
 """
 
 from __future__ import annotations
 
-from ....generation import DomainGenerators
+from ...kit import DomainGenerators
 from . import equivalent, known_bad, near_miss
 
 _GENERATORS = DomainGenerators("sql", near_miss, equivalent, known_bad)

@@ -1,22 +1,22 @@
 """Helpers shared by the SQL generators: seeded randomness, parsing and rendering the gold
 with sqlglot, finding nodes to edit in copies of a tree, the schema and data a task's
-database offers, completion prose, and wrapping texts into candidates."""
+database offers and completion prose (candidates and sampling are the kit's,
+``verifier_audit.domains.kit``)."""
 
 from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable, Optional
+from typing import Callable, Optional
 
 import sqlglot
 from sqlglot import exp
 
-from ....models import Candidate, Severity, Task
+from ....models import Task
 from ..schema import Column, Schema
 from . import _data
-from ....generation import rng_for  # noqa: F401 - shared seeding, used across this package
+from ...kit import rng_for  # noqa: F401 - shared seeding, used across this package
 
 DIALECT = "duckdb"
 
@@ -193,7 +193,7 @@ class TaskContext:
         return [v for v in _data.column_values(self.task.database, table, column) if v != besides][:limit]
 
 
-# ------------------------------------------------------------------ candidates
+# ------------------------------------------------------------------ completions
 
 
 def completion(sql: str, rng: random.Random, fenced: bool = True) -> str:
@@ -204,33 +204,3 @@ def completion(sql: str, rng: random.Random, fenced: bool = True) -> str:
     if not fenced:
         return body
     return f"{rng.choice(_OPENINGS)}\n\n```sql\n{body}\n```"
-
-
-@dataclass(frozen=True)
-class Chosen:
-    kind: str
-    text: str
-    note: str
-
-
-def make_candidates(task_id: str, chosen: Iterable[Chosen], *, origin: str, label: str,
-                    kinds: dict[str, tuple[Severity, str]]) -> list[Candidate]:
-    """One Candidate per chosen text; category ``sql.<origin>.<kind>``, ids numbered per
-    category from 0."""
-    counters: dict[str, int] = {}
-    out = []
-    for c in chosen:
-        category = f"sql.{origin}.{c.kind}"
-        index = counters.get(category, 0)
-        counters[category] = index + 1
-        out.append(Candidate(
-            id=f"{task_id}/{category}/{index}",
-            task_id=task_id,
-            text=c.text,
-            origin=origin,
-            category=category,
-            severity=kinds[c.kind][0],
-            label=label,
-            note=c.note,
-        ))
-    return out

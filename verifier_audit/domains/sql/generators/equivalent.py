@@ -22,9 +22,9 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from ....models import Candidate, Severity, Task
+from ...kit import Chosen, make_candidates, sample_kinds
 from . import _rewrite_predicates, _rewrite_structure
-from ._common import (DIALECT, Chosen, TaskContext, completion, gold_key, make_candidates, normalise, parse_query,
-                      parses, render)
+from ._common import DIALECT, TaskContext, completion, gold_key, normalise, parse_query, parses, render
 from ._sites import Unusable
 
 MAX_PER_TASK = 8
@@ -93,15 +93,9 @@ def rewrites(task: Task) -> list[Rewrite]:
 
 def generate(task: Task, rng: random.Random) -> list[Candidate]:
     """Up to MAX_PER_TASK correct rewrites, one per kind, some as bare SQL."""
-    by_kind: dict[str, list[Rewrite]] = {}
-    for r in rewrites(task):
-        by_kind.setdefault(r.kind, []).append(r)
-    chosen = [rng.choice(group) for group in by_kind.values()]
-    if len(chosen) > MAX_PER_TASK:
-        keep = set(rng.sample(range(len(chosen)), MAX_PER_TASK))
-        chosen = [r for k, r in enumerate(chosen) if k in keep]
+    chosen = sample_kinds(rewrites(task), rng, cap=MAX_PER_TASK, draw="choice", order="grouped")
     texts = [Chosen(r.kind, completion(r.sql, rng, fenced=rng.random() >= BARE_SHARE), r.note) for r in chosen]
-    return make_candidates(task.id, texts, origin="equivalent", label="correct", kinds=KINDS)
+    return make_candidates("sql", task.id, texts, origin="equivalent", label="correct", kinds=KINDS)
 
 
 # --------------------------------------------------------------------------- text rewrites

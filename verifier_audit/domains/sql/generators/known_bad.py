@@ -20,9 +20,8 @@ from typing import Optional
 from sqlglot import exp
 
 from ....canary import PREFIX as CANARY_PREFIX
-from ....catalog import CatalogEntry, expand_template
-from ....generation import SkipInstance, check_templates, instantiate_catalog
 from ....models import Candidate, Task
+from ...kit import CatalogEntry, SkipInstance, check_templates, expand_template, instantiate_catalog
 from . import _data
 from ._common import TaskContext, cte_names, parse_query, render
 from .near_miss import first_mutant

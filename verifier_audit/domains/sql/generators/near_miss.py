@@ -20,9 +20,9 @@ from typing import Optional
 from sqlglot import exp
 
 from ....models import Candidate, Severity, Task
+from ...kit import Chosen, make_candidates, sample_kinds
 from . import _mutate_predicates, _mutate_structure
-from ._common import (Chosen, TaskContext, completion, gold_key, make_candidates, normalise, parse_query, parses,
-                      positions, render)
+from ._common import TaskContext, completion, gold_key, normalise, parse_query, parses, positions, render
 from ._sites import Site, Unusable
 
 MAX_PER_TASK = 10
@@ -125,29 +125,20 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     tree = parse_query(task.reference)
     if tree is None:
         return []
-    by_kind: dict[str, list[Site]] = {}
-    for site in sites(tree, TaskContext.of(task)):
-        by_kind.setdefault(site.kind, []).append(site)
-    kinds = sorted(by_kind)
-    rng.shuffle(kinds)
-    for group in by_kind.values():
-        rng.shuffle(group)
     seen = {gold_key(task)}
-    chosen: list[Mutant] = []
-    for _round in range(MAX_PER_KIND):
-        for kind in kinds:
-            if len(chosen) >= MAX_PER_TASK:
-                break
-            group = by_kind[kind]
-            while group:
-                site = group.pop()
-                sql = _realise(tree, site)
-                if sql is not None and normalise(sql) not in seen:
-                    seen.add(normalise(sql))
-                    chosen.append(Mutant(kind, sql, site.note))
-                    break
+
+    def realise(site: Site) -> Mutant | None:
+        """The drawn site as a mutant, or None (unrenderable, or a query made already)."""
+        sql = _realise(tree, site)
+        if sql is None or normalise(sql) in seen:
+            return None
+        seen.add(normalise(sql))
+        return Mutant(site.kind, sql, site.note)
+
+    chosen = sample_kinds(list(sites(tree, TaskContext.of(task))), rng, cap=MAX_PER_TASK, per_kind=MAX_PER_KIND,
+                          draw="round_robin", take=realise)
     texts = [Chosen(m.kind, completion(m.sql, rng), m.note) for m in chosen]
-    return make_candidates(task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
+    return make_candidates("sql", task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
 
 
 def first_mutant(task: Task, preferred: tuple[str, ...]) -> Optional[Mutant]:

@@ -1,12 +1,13 @@
-"""Helpers shared by the tool generators: the task's reference read once, and candidates."""
+"""Helpers shared by the tool generators: the task's reference read once, and the kinds'
+order (candidates and sampling are the kit's, ``verifier_audit.domains.kit``)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Optional
 
-from ....models import Candidate, Severity, Task
+from ....models import Task
 from ..calls import Call, CallParseError, calls_from_json
 from ..policy import tool_schemas
 from ..schema import parameters_of
@@ -49,15 +50,7 @@ def without_arg(call: Call, name: str) -> Call:
     return Call(call.name, {k: v for k, v in call.arguments.items() if k != name})
 
 
-def make_candidates(task_id: str, chosen: Iterable[tuple[str, str, str, Optional[str]]], *, origin: str, label: str,
-                    kinds: dict[str, tuple[Severity, str]]) -> list[Candidate]:
-    """One Candidate per ``(kind, text, note, format)``; category ``tool.<origin>.<kind>``."""
-    counters: dict[str, int] = {}
-    out = []
-    for kind, text, note, fmt in chosen:
-        category = f"tool.{origin}.{kind}"
-        index = counters.get(category, 0)
-        counters[category] = index + 1
-        out.append(Candidate(id=f"{task_id}/{category}/{index}", task_id=task_id, text=text, origin=origin,
-                             category=category, severity=kinds[kind][0], label=label, note=note, format=fmt))
-    return out
+def in_kind_order(kinds: dict) -> Callable[[tuple], int]:
+    """The sampler's ``order`` for ``(kind, ...)`` tuples: as the kinds table lists them."""
+    rank = {kind: n for n, kind in enumerate(kinds)}
+    return lambda item: rank[item[0]]

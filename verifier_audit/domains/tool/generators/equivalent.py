@@ -14,8 +14,9 @@ import random
 from typing import Iterator
 
 from ....models import Candidate, Severity, Task
+from ...kit import make_candidates, sample_kinds
 from ..calls import Call, CallParseError, calls_from_json, render_calls
-from ._common import Context, make_candidates, with_arg, with_call, without_arg
+from ._common import Context, in_kind_order, with_arg, with_call, without_arg
 
 MAX_PER_TASK = 10
 
@@ -41,10 +42,9 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     ctx = Context.of(task)
     if ctx is None:
         return []
-    chosen = list(rewrites(ctx))
-    if len(chosen) > MAX_PER_TASK:
-        chosen = sorted(rng.sample(chosen, MAX_PER_TASK), key=lambda x: list(KINDS).index(x[0]))
-    return make_candidates(task.id, chosen, origin="equivalent", label="correct", kinds=KINDS)
+    chosen = sample_kinds(list(rewrites(ctx)), rng, cap=MAX_PER_TASK, draw="sample", kind=lambda r: r[0],
+                          order=in_kind_order(KINDS))
+    return make_candidates("tool", task.id, chosen, origin="equivalent", label="correct", kinds=KINDS)
 
 
 def _py_double(calls: list[Call]) -> str:

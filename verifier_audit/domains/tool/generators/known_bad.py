@@ -20,9 +20,8 @@ from __future__ import annotations
 import json
 
 from ....canary import FORMS, make_token, payload
-from ....catalog import CatalogEntry, expand_template
-from ....generation import SkipInstance, check_templates, instantiate_catalog
 from ....models import Candidate, Task
+from ...kit import CatalogEntry, SkipInstance, check_templates, expand_template, instantiate_catalog
 from ..calls import Call, CallParseError, calls_from_json, render_calls
 from ..policy import task_policy
 from ._common import Context, with_arg, with_call

@@ -16,9 +16,10 @@ import re
 from typing import Any, Iterator, Optional
 
 from ....models import Candidate, Severity, Task
+from ...kit import make_candidates, sample_kinds
 from ..calls import Call, render_calls
 from ..schema import case_insensitive
-from ._common import Context, make_candidates, with_arg, with_call, without_arg
+from ._common import Context, in_kind_order, with_arg, with_call, without_arg
 
 MAX_PER_TASK = 12
 PER_KIND = 2
@@ -47,16 +48,10 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     ctx = Context.of(task)
     if ctx is None:
         return []
-    per_kind: dict[str, list] = {}
-    for kind, calls, note in mutants(ctx):
-        group = per_kind.setdefault(kind, [])
-        if len(group) < PER_KIND and all(render_calls(c) != render_calls(calls) for _, c in group):
-            group.append((note, calls))
-    chosen = [(kind, note, calls) for kind, group in per_kind.items() for note, calls in group]
-    if len(chosen) > MAX_PER_TASK:
-        chosen = sorted(rng.sample(chosen, MAX_PER_TASK), key=lambda x: list(KINDS).index(x[0]))
-    return make_candidates(task.id, [(kind, render_calls(calls), note, "json_list") for kind, note, calls in chosen],
-                           origin="near_miss", label="incorrect", kinds=KINDS)
+    chosen = sample_kinds(list(mutants(ctx)), rng, cap=MAX_PER_TASK, per_kind=PER_KIND, draw="sample",
+                          kind=lambda m: m[0], distinct=lambda m: render_calls(m[1]), order=in_kind_order(KINDS))
+    texts = [(kind, render_calls(calls), note, "json_list") for kind, calls, note in chosen]
+    return make_candidates("tool", task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
 
 
 def mutants(ctx: Context) -> Iterator[tuple[str, list[Call], str]]:

@@ -3,6 +3,8 @@
 * ``rng_for`` — stable seeding: a ``random.Random`` from a SHA-256 of (seed, parts), so a
   candidate depends only on its own task and generator, never on Python's per-process
   ``hash()`` salt or on which other tasks are in the run.
+* ``make_candidates`` — a generator's chosen texts as ``Candidate`` s: the category
+  ``<domain>.<origin>.<kind>``, the severity from the kind table, and the id scheme.
 * ``assemble`` and ``list_categories`` — a domain's per-task generators plus its catalog,
   as ``generate_all`` and ``categories`` (what the Domain protocol asks for);
   ``DomainGenerators`` wires them for the usual trio of modules (near-miss, equivalent,
@@ -15,17 +17,53 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Literal, NamedTuple, Optional
 
-from .catalog import CatalogEntry, CatalogError, TemplateError, builtin_catalog, check_template
-from .domains.base import CategoryInfo
-from .models import SEVERITY_WEIGHT, Candidate, Severity, Task
+from ...models import SEVERITY_WEIGHT, Candidate, Severity, Task
+from ..base import CategoryInfo
+from ._catalog import CatalogEntry, CatalogError, TemplateError, builtin_catalog, check_template
 
 
 def rng_for(seed: int, *parts: str) -> random.Random:
     """A Random seeded from a stable hash of (seed, parts): same inputs, same stream."""
     key = "\x1f".join([str(seed), *parts]).encode("utf-8")
     return random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big"))
+
+
+class Chosen(NamedTuple):
+    """One text a per-task generator keeps: its kind, the completion, a note for the report
+    and the answer format it is written in (None: not known)."""
+
+    kind: str
+    text: str
+    note: str
+    format: str | None = None
+
+
+# How a candidate's id ends after ``<task>/<category>``: "/<n>" numbering the candidates of
+# one category from 0, "/<n>" numbering all of the call's candidates, or nothing (one per kind).
+IdScheme = Literal["per_category", "running", "kind"]
+
+
+def make_candidates(domain: str, task_id: str, chosen: Iterable[tuple], *, origin: str, label: str,
+                    kinds: dict, ids: IdScheme = "per_category") -> list[Candidate]:
+    """One Candidate per chosen ``(kind, text, note[, format])`` (a ``Chosen``), in order.
+
+    The category is ``<domain>.<origin>.<kind>``; ``kinds`` maps a kind to its (severity,
+    description), the severity as the enum or its name. The ids are part of the results
+    and the cache: a domain keeps the ``ids`` scheme it has always had."""
+    counters: dict[str, int] = {}
+    out = []
+    for running, item in enumerate(chosen):
+        kind, text, note, fmt = Chosen(*item)
+        category = f"{domain}.{origin}.{kind}"
+        index = counters.get(category, 0)
+        counters[category] = index + 1
+        suffix = {"per_category": f"/{index}", "running": f"/{running}", "kind": ""}[ids]
+        out.append(Candidate(id=f"{task_id}/{category}{suffix}", task_id=task_id, text=text, origin=origin,
+                             category=category, severity=Severity(kinds[kind][0]), label=label, note=note,
+                             format=fmt))
+    return out
 
 
 class SkipInstance(Exception):

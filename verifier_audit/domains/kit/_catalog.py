@@ -20,8 +20,8 @@ from typing import Callable, Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .models import Severity
-from .resources import data_path
+from ...models import Severity
+from ...resources import data_path
 
 # A generous bound on one expanded template, so that a typo (repeat:20000000) fails loudly
 # instead of eating the machine. The largest built-in entry is 2 MB.
