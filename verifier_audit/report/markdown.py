@@ -71,7 +71,7 @@ def to_markdown(reports: list[Report]) -> str:
                            f"| {_cell(ex.text, EXAMPLE, ex.answer) if ex else ''} "
                            f"| {_cell(ex.reference, 40) if ex else ''} |")
         for f in r.security_findings[:10]:
-            out.append(f"- **security**: {_cell(f.detail, 200)}")
+            out.append(f"- **security**: {_cell(f.detail, 400)}")
         if len(r.security_findings) > 10:
             out.append(f"- and {len(r.security_findings) - 10} more security findings (the JSON or HTML report)")
     scanned = [r for r in reports if r.source_findings]
