@@ -1,6 +1,6 @@
-"""What the subcommands share: exit codes, the one-line input error, and the flags that
-repeat from one subcommand to another (the suite options of ``run`` and ``generate``,
-``--no-progress``, ``--config``/``--no-config``).
+"""What the subcommands share: the flags that repeat from one subcommand to another (the
+suite options of ``run`` and ``generate``, ``--no-progress``, ``--config``/``--no-config``).
+Exit codes are ``errors.ExitCode``; errors become them in ``exits.py``.
 
 The value types of the flags (numbers with their range) are ``verifier_audit/argtypes.py``:
 they stay below the front ends because ``config.py`` and ``plan.py`` check the same ranges
@@ -17,16 +17,7 @@ from typing import Optional
 
 from .. import argtypes
 
-# DESIGN.md: 0 gate passed, 1 gate failed (an alarm, a finding, an open item), 2 usage or
-# input error, 3 internal error.
-EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 NO_PROGRESS_HELP = "no progress bar"
-
-
-def input_error(message: str) -> int:
-    """Say what is wrong with the input on stderr, the way every subcommand does; EXIT_INPUT."""
-    print(f"verifier-audit: error: {message}", file=sys.stderr)
-    return EXIT_INPUT
 
 
 def add_no_progress(p) -> None:

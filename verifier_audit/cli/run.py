@@ -12,9 +12,11 @@ from pathlib import Path
 
 from .. import argtypes
 from .._version import __version__
+from ..errors import ExitCode
 from ..loading import STYLES
 from ..suites import FORMATS
-from .options import EXIT_GATE, EXIT_OK, add_no_progress, add_suite_options, config_path, given_options
+from .exits import mapped
+from .options import add_no_progress, add_suite_options, config_path, given_options
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -99,6 +101,7 @@ def project_config(args):
     return config
 
 
+@mapped
 def run(args) -> int:
     from ..plan import Group, audit_options, group_results, make_groups, suite_choice, waiver_sources
     from ..report.terminal import verdict_line
@@ -123,13 +126,13 @@ def run(args) -> int:
     _write_outputs(outputs, reports)
     print(verdict_line(reports, demo=demo, color=color))  # the last line on stdout, whatever else was printed
     if demo:
-        return EXIT_OK
+        return ExitCode.OK
     return gate_exit(reports, quiet=args.quiet)
 
 
 def gate_exit(reports, quiet: bool = False) -> int:
-    """EXIT_GATE when a report failed its gate, saying on stderr which and why (the
-    detailed view may have scrolled away, or stdout gone to a file); else EXIT_OK. With
+    """ExitCode.GATE when a report failed its gate, saying on stderr which and why (the
+    detailed view may have scrolled away, or stdout gone to a file); else ExitCode.OK. With
     ``quiet`` the verdict line on stdout says it alone."""
     from ..report.failure import display_spec
     from ..report.terminal import render_gate_failures
@@ -137,7 +140,7 @@ def gate_exit(reports, quiet: bool = False) -> int:
     failures = render_gate_failures(reports, display_spec)
     for line in failures if not quiet else ():
         print(line, file=sys.stderr)
-    return EXIT_GATE if failures else EXIT_OK
+    return ExitCode.GATE if failures else ExitCode.OK
 
 
 def _run_group(args, group, demo: bool, results, color: bool = False) -> list:
