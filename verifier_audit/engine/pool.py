@@ -360,9 +360,9 @@ def run_lanes(
 class _Schedule:
     """One ``run_lanes`` call: its settings and its state (the lanes' queues, the workers,
     the items left), with each step of the loop a method. A class rather than one function
-    with closures over ``nonlocal`` state, so that each step can be read, and named in a
-    traceback, on its own; ``outcomes`` is the loop, and the only generator but the steps
-    that hand outcomes in."""
+    whose closures share and rebind its locals, so that each step can be read, and named in a
+    traceback, on its own. ``outcomes`` is the loop; ``read`` and ``watch``, the steps that
+    hand outcomes in, are generators it delegates to (``hand_in`` counts each off ``left``)."""
 
     def __init__(self, lanes: list[Lane], queues: list[deque], *, workers: int, timeout: float,
                  memory_mb: int | None, chunk: int, quiet: bool, setup_timeout: float,
