@@ -1,6 +1,6 @@
 """The ``verifier-audit`` command: the top parser, one subcommand per module of this
-package (``SUBCOMMANDS``, in the order ``--help`` lists them), and the one place where an
-error becomes an exit code.
+package (``SUBCOMMANDS``, in the order ``--help`` lists them), and ``main``, which runs one
+through ``exits.call``.
 
 Exit codes: ``errors.ExitCode`` (0 gate passed, 1 gate failed, 2 usage or input error: the
 message names the file, the line and what is wrong, 3 internal error, 130 interrupted);
