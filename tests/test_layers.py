@@ -54,6 +54,7 @@ LAYERS = {
     "samples": 6,
     "monitor": 6,  # training-log monitor: its plots and png reuse report.html / report.png
     "report.checklist": 6,  # imports samples.authority
+    "report.writers": 6,  # the report formats, declared once: its HTML writer shows report.checklist
     # 7: front ends. The package root is the public face (``verifier_audit.audit`` is the
     # API's, imported when called): nothing of ours imports it (``_version`` holds the version).
     "": 7,

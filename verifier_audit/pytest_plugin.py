@@ -26,13 +26,20 @@ from typing import Any, Callable, Optional, Union
 import pytest
 
 SUMMARY_KEY = "verifier_audit_summary"
+REPORT_FORMATS = ("json", "markdown")  # what --verifier-audit-report writes unless told
 _STASH = pytest.StashKey["_AuditSession"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("verifier-audit")
+    from .report.writers import WRITERS
+
     group.addoption("--verifier-audit-report", metavar="DIR", default=None,
-                    help="write each audit's report (JSON and Markdown) into DIR")
+                    help="write each audit's report into DIR, as <verifier>-<suite>.json and .md (or the formats "
+                         "of --verifier-audit-format)")
+    group.addoption("--verifier-audit-format", action="append", default=None, choices=list(WRITERS), metavar="FORMAT",
+                    help=f"a format --verifier-audit-report writes (repeatable; {', '.join(WRITERS)}: those of "
+                         f"verifier-audit run; default: {' and '.join(REPORT_FORMATS)})")
     group.addoption("--verifier-audit-limit", metavar="N", type=int, default=None,
                     help="audit at most the first N tasks of each suite: a quick local run")
     group.addoption("--verifier-audit-workers", metavar="N", type=int, default=None,
@@ -161,15 +168,14 @@ class _AuditSession:
         })
         out = self.pytest_config.getoption("verifier_audit_report")
         if out:
-            from .audit_files import write_output
-            from .models import to_json
-            from .report.markdown import to_markdown
+            from .report.writers import WRITERS, write_reports
 
             folder = Path(out)
             folder.mkdir(parents=True, exist_ok=True)
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{report.verifier}-{report.suite}").strip("_")[-120:]
-            write_output("--verifier-audit-report", folder / f"{stem}.json", to_json(report, indent=2) + "\n")
-            write_output("--verifier-audit-report", folder / f"{stem}.md", to_markdown([report]))
+            formats = self.pytest_config.getoption("verifier_audit_format") or REPORT_FORMATS
+            write_reports({name: ("--verifier-audit-report", folder / f"{stem}{WRITERS[name].suffix}")
+                           for name in formats}, [report])
 
 
 class VerifierAudit:

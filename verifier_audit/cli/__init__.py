@@ -3,8 +3,9 @@
 exit code); the work itself lives in the layers below (engine, report, samples, monitor,
 scan).
 
-    app.py        the top parser, the subcommands in order, errors to exit codes
-    options.py    exit codes, the input-error line, the flags several subcommands share
+    app.py        the top parser, the subcommands in order
+    exits.py      errors to exit codes (errors.ExitCode), the one mapping: each ``run`` is wrapped
+    options.py    the flags several subcommands share
     run.py generate.py diff.py checklist.py scan.py sample.py logprobs.py score.py
     import_.py compare.py monitor.py catalog.py   one subcommand each
 

@@ -1,24 +1,21 @@
 """The ``verifier-audit`` command: the top parser, one subcommand per module of this
-package (``SUBCOMMANDS``, in the order ``--help`` lists them), and the one place where an
-error becomes an exit code.
+package (``SUBCOMMANDS``, in the order ``--help`` lists them), and ``main``, which runs one
+through ``exits.call``.
 
-Exit codes (DESIGN.md): 0 gate passed, 1 gate failed, 2 usage or input error (the message
-names the file, the line and what is wrong), 3 internal error.
+Exit codes: ``errors.ExitCode`` (0 gate passed, 1 gate failed, 2 usage or input error: the
+message names the file, the line and what is wrong, 3 internal error, 130 interrupted);
+errors become codes in ``exits.call`` only.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-import traceback
 from typing import Optional, Sequence
 
 from .._version import __version__
-from ..engine.pool import PoolError
-from ..errors import InputError
+from ..errors import ExitCode
 from . import catalog, checklist, compare, diff, generate, import_, logprobs, monitor, run, sample, scan, score
-from .options import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
+from .exits import call
 
 # name: the module that adds its parser (``add_parser``) and runs it (``run``)
 SUBCOMMANDS = {"run": run, "generate": generate, "diff": diff, "checklist": checklist, "scan": scan,
@@ -32,7 +29,7 @@ class _Parser(argparse.ArgumentParser):
     add_subparsers makes them of the parent's class."""
 
     def error(self, message: str):
-        self.exit(EXIT_INPUT, f"{self.prog}: error: {message}{_choice_hint(message)}\ntry '{self.prog} --help'\n")
+        self.exit(ExitCode.INPUT, f"{self.prog}: error: {message}{_choice_hint(message)}\ntry '{self.prog} --help'\n")
 
     def parse_args(self, args=None, namespace=None):
         # argparse reports a subcommand's unknown options from the top parser ("try
@@ -91,26 +88,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
-        return EXIT_INPUT
-    try:
-        return SUBCOMMANDS[args.command].run(args)
-    except InputError as exc:
-        print(f"verifier-audit: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except PoolError as exc:
-        print(f"verifier-audit: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except BrokenPipeError:
-        # The reader went away (`verifier-audit catalog | head`): not an error. Point stdout
-        # at /dev/null so the interpreter's own flush at exit does not complain either.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
-    except KeyboardInterrupt:
-        print("\nverifier-audit: interrupted; run the same command with --resume to continue", file=sys.stderr)
-        return 130
-    except Exception:  # noqa: BLE001 - the one place that turns a bug into exit 3
-        traceback.print_exc()
-        print(f"verifier-audit {__version__}: internal error (exit 3); please report it with the traceback above",
-              file=sys.stderr)
-        return EXIT_INTERNAL
+        return ExitCode.INPUT
+    return call(SUBCOMMANDS[args.command].run, args)

@@ -7,7 +7,8 @@ import argparse
 import json
 
 from ..domains import available
-from .options import EXIT_OK
+from ..errors import ExitCode
+from .exits import mapped
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -19,6 +20,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return cat
 
 
+@mapped
 def run(args) -> int:
     from ..domains import get_domain
 
@@ -27,7 +29,7 @@ def run(args) -> int:
     if args.json:  # one flat list; each entry names its domain
         print(json.dumps([{"domain": name, **c.__dict__, "severity": c.severity.value}
                           for name, cats in domains.items() for c in cats], indent=2))
-        return EXIT_OK
+        return ExitCode.OK
     for name, cats in domains.items():
         if len(domains) > 1:
             print(f"== {name} ({len(cats)} categories) ==\n")
@@ -40,4 +42,4 @@ def run(args) -> int:
                 ref = f"  [{c.reference}]" if c.reference else ""
                 print(f"  {c.name:<44} {c.severity.value:<8} {c.description}{ref}")
             print()
-    return EXIT_OK
+    return ExitCode.OK

@@ -12,7 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .options import EXIT_GATE, EXIT_INPUT, EXIT_OK
+from ..errors import ExitCode
+from .exits import mapped
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -32,41 +33,33 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                         "file (default: those a `score --json` REPORT carries)")
 
 
+@mapped
 def run(args) -> int:
     """Exit 0: no item open; 1: an item open (or unknown with --strict); 2: bad input."""
     from ..audit_files import check_output, write_output
-    from ..errors import InputError
     from ..report.checklist import OPEN, UNKNOWN, _printable, evaluate, to_markdown, to_text
     from ..report.diff import load_reports
     from ..samples.evidence import evidence_in_report_file, load_evidence
 
-    try:
-        if args.markdown is not None:
-            check_output("--markdown", args.markdown)
-        reports = list(load_reports(args.report).values())
-        given = getattr(args, "authority", None)
-        authority = load_evidence(given) if given is not None else evidence_in_report_file(args.report)
-        if given is not None and authority is None:
-            print(f"verifier-audit: checklist: {given} holds no authority figures (no tool-call samples)",
-                  file=sys.stderr)
-    except InputError as exc:
-        print(f"verifier-audit: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
+    if args.markdown is not None:
+        check_output("--markdown", args.markdown)
+    reports = list(load_reports(args.report).values())
+    given = getattr(args, "authority", None)
+    authority = load_evidence(given) if given is not None else evidence_in_report_file(args.report)
+    if given is not None and authority is None:
+        print(f"verifier-audit: checklist: {given} holds no authority figures (no tool-call samples)",
+              file=sys.stderr)
     sys.stdout.write(to_text(reports, authority))
     sys.stdout.flush()
     if args.markdown is not None:
-        try:
-            write_output("--markdown", args.markdown, to_markdown(reports, authority))
-        except InputError as exc:
-            print(f"verifier-audit: error: {exc}", file=sys.stderr)
-            return EXIT_INPUT
+        write_output("--markdown", args.markdown, to_markdown(reports, authority))
     failing = {OPEN, UNKNOWN} if getattr(args, "strict", False) else {OPEN}
     flagged = [f"{_printable(r.verifier)}: {i.key} {i.status}" for r in reports for i in evaluate(r, authority)
                if i.status in failing]
     if flagged:  # the exit's reason, on stderr too, when stdout went to a file
         shown = "; ".join(flagged[:5]) + (f"; and {len(flagged) - 5} more" if len(flagged) > 5 else "")
         print(f"verifier-audit: checklist: {len(flagged)} item(s) {' or '.join(sorted(failing))}: {shown}", file=sys.stderr)
-    return EXIT_GATE if flagged else EXIT_OK
+    return ExitCode.GATE if flagged else ExitCode.OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from .. import argtypes
-from .options import EXIT_OK, input_error
+from ..errors import ExitCode
+from .exits import mapped
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -62,35 +63,31 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+@mapped
 def run(args) -> int:
     from ..audit_files import check_output, write_output
     from ..errors import InputError
-
-    from ..engine.pool import PoolError
     from ..report import png
     from ..samples.compare import pipeline as C
     from ..samples.compare import render as R
 
     if args.png_dir is not None and not png.matplotlib_available():
-        return input_error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
+        raise InputError(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
     workers = args.workers or max(1, min(os.cpu_count() or 1, 8))
-    try:
-        for flag, path in (("--json", args.json), ("--html", args.html)):
-            if path is not None:
-                check_output(flag, path)  # before the samples are labelled
-        if args.png_dir is not None:
-            check_output("--png-dir", args.png_dir, folder=True)
-        from ..plan import check_executor_options
+    for flag, path in (("--json", args.json), ("--html", args.html)):
+        if path is not None:
+            check_output(flag, path)  # before the samples are labelled
+    if args.png_dir is not None:
+        check_output("--png-dir", args.png_dir, folder=True)
+    from ..plan import check_executor_options
 
-        check_executor_options(args.executor or "local", args.ray_address)
-        report = C.run_compare(
-            args.base, args.rl, suite=args.suite, by_verifier=args.by_verifier, style=args.style,
-            threshold=args.threshold, alpha=args.alpha, rule=args.support_rule, n_boot=args.bootstrap, seed=args.seed,
-            k=args.k, vocab_size=args.vocab_size, plan_epsilons=tuple(args.plan_epsilon or C.PLAN_EPSILONS),
-            workers=workers, timeout=args.oracle_timeout, memory_mb=args.memory_mb or None,
-            executor=args.executor or "local", ray_address=args.ray_address)
-    except (InputError, PoolError) as exc:
-        return input_error(str(exc))
+    check_executor_options(args.executor or "local", args.ray_address)
+    report = C.run_compare(
+        args.base, args.rl, suite=args.suite, by_verifier=args.by_verifier, style=args.style,
+        threshold=args.threshold, alpha=args.alpha, rule=args.support_rule, n_boot=args.bootstrap, seed=args.seed,
+        k=args.k, vocab_size=args.vocab_size, plan_epsilons=tuple(args.plan_epsilon or C.PLAN_EPSILONS),
+        workers=workers, timeout=args.oracle_timeout, memory_mb=args.memory_mb or None,
+        executor=args.executor or "local", ray_address=args.ray_address)
     sys.stdout.write(R.render_text(report))
     sys.stdout.flush()
     try:
@@ -104,7 +101,5 @@ def run(args) -> int:
             for path in R.write_pngs(report, args.png_dir):
                 print(f"wrote {path}", file=sys.stderr)
     except OSError as exc:
-        return input_error(f"cannot write {exc.filename}: {exc.strerror}")
-    except InputError as exc:
-        return input_error(str(exc))
-    return EXIT_OK
+        raise InputError(f"cannot write {exc.filename}: {exc.strerror}") from exc
+    return ExitCode.OK

@@ -9,7 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .options import EXIT_GATE, EXIT_OK
+from ..errors import ExitCode
+from .exits import mapped
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -26,6 +27,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return dif
 
 
+@mapped
 def run(args) -> int:
     from ..errors import InputError
     from ..report.diff import MAX_ROWS, diff, load_reports, pair_verifiers, parse_matches, render
@@ -40,7 +42,7 @@ def run(args) -> int:
     print(render(diffs, pairing, old, rows=None if args.all else MAX_ROWS, name=display_spec))
     regressed = [d for d in diffs if d.regressions]
     if not (regressed and args.fail_on_regression):
-        return EXIT_OK
+        return ExitCode.OK
     for d in regressed:
         print(f"verifier-audit: regression in {display_spec(d.new_spec)}: {'; '.join(d.regressions)}", file=sys.stderr)
-    return EXIT_GATE
+    return ExitCode.GATE

@@ -9,8 +9,10 @@ import os
 import sys
 from pathlib import Path
 
+from ..errors import ExitCode
 from ..suites import FORMATS
-from .options import EXIT_OK, add_suite_options, given_options
+from .exits import mapped
+from .options import add_suite_options, given_options
 from .run import project_config
 
 
@@ -22,6 +24,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return gen
 
 
+@mapped
 def run(args) -> int:
     from ..audit_files import check_output, write_output
     from ..models import to_json
@@ -47,7 +50,7 @@ def run(args) -> int:
         sys.stdout.write("".join(lines))
     print(f"{len(prepared.candidates)} candidates; dropped {sum(prepared.dropped_counts.values())} "
           f"({', '.join(f'{k} {v}' for k, v in prepared.dropped_counts.items()) or 'none'})", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def labels_exposed(out: Path, config, isolation) -> list[str]:

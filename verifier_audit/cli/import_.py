@@ -12,7 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .options import EXIT_OK, input_error
+from ..errors import ExitCode
+from .exits import mapped
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -40,27 +41,25 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return im
 
 
+@mapped
 def run(args) -> int:
     from ..errors import InputError
     from ..samples.importers import import_samples, parse_mapping, write_samples
     from ..samples.records import read_manifest
     from ..suites import load_suite
 
-    try:
-        mapping = parse_mapping(args.field)
-        suite = load_suite(args.suite, fmt=args.suite_format)
-        result = import_samples(args.inputs, args.format, suite.tasks, suite_name=suite.name,
-                                suite_hash=suite.content_hash, mapping=mapping, model=args.model, split=args.split,
-                                role=args.role)
-        if args.out.is_file() and args.out.stat().st_size:
-            try:
-                sampled = not read_manifest(args.out).imported
-            except InputError:
-                sampled = False
-            if sampled:  # hours of sampling: never replaced by an import
-                raise InputError(f"--out {args.out}: a file written by `verifier-audit sample`; use another --out")
-        write_samples(args.out, result.manifest, result.samples)
-    except InputError as exc:
-        return input_error(str(exc))
+    mapping = parse_mapping(args.field)
+    suite = load_suite(args.suite, fmt=args.suite_format)
+    result = import_samples(args.inputs, args.format, suite.tasks, suite_name=suite.name,
+                            suite_hash=suite.content_hash, mapping=mapping, model=args.model, split=args.split,
+                            role=args.role)
+    if args.out.is_file() and args.out.stat().st_size:
+        try:
+            sampled = not read_manifest(args.out).imported
+        except InputError:
+            sampled = False
+        if sampled:  # hours of sampling: never replaced by an import
+            raise InputError(f"--out {args.out}: a file written by `verifier-audit sample`; use another --out")
+    write_samples(args.out, result.manifest, result.samples)
     print(f"{result.summary()}; wrote {args.out}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK

@@ -11,8 +11,10 @@ import sys
 from pathlib import Path
 
 from .. import argtypes
+from ..errors import ExitCode
 from ..samples.backends import missing_requirements
-from .options import EXIT_OK, add_no_progress, input_error
+from .exits import mapped
+from .options import add_no_progress
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -35,17 +37,18 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+@mapped
 def run(args) -> int:
-    from ..errors import InputError
+    from ..errors import InputError, Interrupted
 
     problem = missing_requirements("hf")
     if problem:
-        return input_error(problem.replace("sampling needs", "teacher forcing needs"))
+        raise InputError(problem.replace("sampling needs", "teacher forcing needs"))
     model = Path(args.model)
     if not model.is_dir():
-        return input_error(f"--model {args.model}: no such directory (a local Hugging Face model directory)")
+        raise InputError(f"--model {args.model}: no such directory (a local Hugging Face model directory)")
     if not args.samples.is_file():
-        return input_error(f"{args.samples}: no such file")
+        raise InputError(f"{args.samples}: no such file")
 
     from ..samples.logprobs import add_ref_logprobs
 
@@ -53,11 +56,8 @@ def run(args) -> int:
         result = add_ref_logprobs(model, args.samples, out_path=args.out, batch_size=args.batch_size,
                                   device=args.device, dtype=args.dtype,
                                   progress=False if args.no_progress else None)
-    except InputError as exc:
-        return input_error(str(exc))
     except KeyboardInterrupt:
-        print("\nverifier-audit: interrupted; run the same command again to resume", file=sys.stderr)
-        return 130
+        raise Interrupted("run the same command again to resume") from None
     kept = f", {result.kept} already scored" if result.kept else ""
     print(f"{result.path}: {result.total} samples, {result.computed} scored now{kept}", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK

@@ -13,9 +13,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from .options import EXIT_GATE, EXIT_OK, config_path, input_error
+from ..errors import ExitCode
+from .exits import mapped
+from .options import config_path
 
-EXIT_ALARM = EXIT_GATE
 FORMATS = ("trl", "verl", "csv", "jsonl")  # readers.FORMATS, repeated so the parser needs no numpy
 
 
@@ -64,6 +65,7 @@ def _thresholds(args):
     return Thresholds(**values), str(path)
 
 
+@mapped
 def run(args) -> int:
     from ..audit_files import write_output
     from ..errors import InputError
@@ -73,14 +75,11 @@ def run(args) -> int:
     from ..monitor.readers import parse_mapping, read_logs
 
     if args.png_dir is not None and not png.matplotlib_available():
-        return input_error(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
-    try:
-        thresholds, config_path = _thresholds(args)
-        mapping = parse_mapping(args.metric)
-        runs = read_logs(args.logs, fmt=args.format, mapping=mapping, names=args.name or None)
-        report, fired = Rp.build_report(runs, thresholds, config_path)
-    except InputError as exc:
-        return input_error(str(exc))
+        raise InputError(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")
+    thresholds, config_path = _thresholds(args)
+    mapping = parse_mapping(args.metric)
+    runs = read_logs(args.logs, fmt=args.format, mapping=mapping, names=args.name or None)
+    report, fired = Rp.build_report(runs, thresholds, config_path)
     sys.stdout.write(Rp.render_text(report))
     sys.stdout.flush()
     try:
@@ -96,10 +95,8 @@ def run(args) -> int:
             for path in Rp.write_pngs(report, runs, fired, args.png_dir):
                 print(f"wrote {path}", file=sys.stderr)
     except OSError as exc:
-        return input_error(f"cannot write {exc.filename}: {exc.strerror}")
-    except InputError as exc:
-        return input_error(str(exc))
-    return EXIT_ALARM if report.exit_code else EXIT_OK
+        raise InputError(f"cannot write {exc.filename}: {exc.strerror}") from exc
+    return ExitCode.GATE if report.exit_code else ExitCode.OK  # an alarm fired
 
 
 def main(argv=None) -> int:

@@ -1,6 +1,6 @@
-"""What the subcommands share: exit codes, the one-line input error, and the flags that
-repeat from one subcommand to another (the suite options of ``run`` and ``generate``,
-``--no-progress``, ``--config``/``--no-config``).
+"""What the subcommands share: the flags that repeat from one subcommand to another (the
+suite options of ``run`` and ``generate``, ``--no-progress``, ``--config``/``--no-config``).
+Exit codes are ``errors.ExitCode``; errors become them in ``exits.py``.
 
 The value types of the flags (numbers with their range) are ``verifier_audit/argtypes.py``:
 they stay below the front ends because ``config.py`` and ``plan.py`` check the same ranges
@@ -17,16 +17,7 @@ from typing import Optional
 
 from .. import argtypes
 
-# DESIGN.md: 0 gate passed, 1 gate failed (an alarm, a finding, an open item), 2 usage or
-# input error, 3 internal error.
-EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 NO_PROGRESS_HELP = "no progress bar"
-
-
-def input_error(message: str) -> int:
-    """Say what is wrong with the input on stderr, the way every subcommand does; EXIT_INPUT."""
-    print(f"verifier-audit: error: {message}", file=sys.stderr)
-    return EXIT_INPUT
 
 
 def add_no_progress(p) -> None:
@@ -60,6 +51,44 @@ def use_color(args, stream=None) -> bool:
         return True
     stream = sys.stdout if stream is None else stream
     return bool(getattr(stream, "isatty", lambda: False)())
+
+
+# --report-dir sits after this format's flag, where run's --help has always listed it.
+_REPORT_DIR_AFTER = "junit"
+
+
+def add_report_options(p) -> None:
+    """A flag for each report format (``report.writers.WRITERS``: ``--json PATH``, ...) and
+    ``--report-dir DIR`` (every format there): ``run`` and ``score`` write the same set."""
+    from ..report.writers import WRITERS, report_dir_help
+
+    for w in WRITERS.values():
+        p.add_argument(w.flag, type=Path, metavar="PATH", help=w.help)
+        if w.name == _REPORT_DIR_AFTER:
+            p.add_argument("--report-dir", type=Path, metavar="DIR", help=report_dir_help())
+
+
+def report_paths(args, report_dir: Path | None = None, dir_flag: str = "--report-dir") -> dict:
+    """Format name -> (flag, path) of every report file asked for (``--json`` ...; every
+    format under ``--report-dir``, else under ``report_dir``, named by ``dir_flag``), each
+    checked by ``audit_files.check_output`` *before* the audit, and ``--results`` too: a
+    folder, a path under /proc, a parent that does not exist or cannot be written is exit 2
+    now, not an error once the audit is done."""
+    from ..audit_files import check_output
+    from ..report.writers import WRITERS
+
+    outputs = {w.name: (w.flag, getattr(args, w.name)) for w in WRITERS.values() if getattr(args, w.name) is not None}
+    if args.report_dir is not None:
+        report_dir, dir_flag = args.report_dir, "--report-dir"
+    if report_dir is not None:
+        check_output(dir_flag, report_dir, folder=True)
+        for w in WRITERS.values():
+            outputs.setdefault(w.name, (dir_flag, report_dir / w.file_name))
+    for flag, path in outputs.values():
+        check_output(flag, path)
+    if args.results is not None:  # not a report, but a bad path there failed the same way (exit 3, late)
+        check_output("--results", args.results, parents=True)
+    return outputs
 
 
 def add_suite_options(p: argparse.ArgumentParser, formats) -> None:

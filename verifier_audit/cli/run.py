@@ -6,15 +6,15 @@ verifiers side by side, without a gate."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from .. import argtypes
-from .._version import __version__
+from ..errors import ExitCode
 from ..loading import STYLES
 from ..suites import FORMATS
-from .options import EXIT_GATE, EXIT_OK, add_no_progress, add_suite_options, config_path, given_options
+from .exits import mapped
+from .options import add_no_progress, add_report_options, add_suite_options, config_path, given_options
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -65,14 +65,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="do not gate on this category (left out of the per-category check and of the gated debt); "
                         "a category the domain does not have is an error")
     o = run.add_argument_group("output")
-    o.add_argument("--json", type=Path, metavar="PATH", help="write the report JSON here")
-    o.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary here (a PR comment)")
-    o.add_argument("--junit", type=Path, metavar="PATH",
-                   help="write JUnit XML here: one test case per category, failed over its allowance")
-    o.add_argument("--report-dir", type=Path, metavar="DIR",
-                   help="write the report in every format here (report.json, .md, .html, .sarif, junit.xml)")
-    o.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML report here")
-    o.add_argument("--sarif", type=Path, metavar="PATH", help="write SARIF 2.1.0 here (code scanning)")
+    add_report_options(o)
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
     o.add_argument("--resume", action="store_true", help="continue an interrupted audit from its results file")
     o.add_argument("--all-categories", action="store_true", help="list every category, not only the misjudged")
@@ -99,9 +92,11 @@ def project_config(args):
     return config
 
 
+@mapped
 def run(args) -> int:
     from ..plan import Group, audit_options, group_results, make_groups, suite_choice, waiver_sources
     from ..report.terminal import verdict_line
+    from ..report.writers import write_reports
     from .options import use_color
 
     config = project_config(args)
@@ -120,16 +115,16 @@ def run(args) -> int:
     color = use_color(args)
     for k, group in enumerate(groups):
         reports += _run_group(args, group, demo, group_results(args.results, k), color)
-    _write_outputs(outputs, reports)
+    write_reports(outputs, reports)
     print(verdict_line(reports, demo=demo, color=color))  # the last line on stdout, whatever else was printed
     if demo:
-        return EXIT_OK
+        return ExitCode.OK
     return gate_exit(reports, quiet=args.quiet)
 
 
 def gate_exit(reports, quiet: bool = False) -> int:
-    """EXIT_GATE when a report failed its gate, saying on stderr which and why (the
-    detailed view may have scrolled away, or stdout gone to a file); else EXIT_OK. With
+    """ExitCode.GATE when a report failed its gate, saying on stderr which and why (the
+    detailed view may have scrolled away, or stdout gone to a file); else ExitCode.OK. With
     ``quiet`` the verdict line on stdout says it alone."""
     from ..report.failure import display_spec
     from ..report.terminal import render_gate_failures
@@ -137,7 +132,7 @@ def gate_exit(reports, quiet: bool = False) -> int:
     failures = render_gate_failures(reports, display_spec)
     for line in failures if not quiet else ():
         print(line, file=sys.stderr)
-    return EXIT_GATE if failures else EXIT_OK
+    return ExitCode.GATE if failures else ExitCode.OK
 
 
 def _run_group(args, group, demo: bool, results, color: bool = False) -> list:
@@ -172,65 +167,12 @@ def _run_group(args, group, demo: bool, results, color: bool = False) -> list:
     return reports
 
 
-_FILE_NAMES = {"json": "report.json", "markdown": "report.md", "junit": "junit.xml", "html": "report.html",
-               "sarif": "report.sarif"}  # under --report-dir
-
-
 def output_paths(args, config) -> dict:
-    """kind -> (flag, path) of every report file asked for (``--json`` ...; every format
-    under ``--report-dir`` or the config's ``report_dir``), each checked by
-    ``audit_files.check_output`` *before* the audit: a folder, a path under /proc, a
-    parent that does not exist or cannot be written is exit 2 now, not an internal error
-    once the audit is done."""
-    from ..audit_files import check_output
+    """Format name -> (flag, path) of every report file asked for: ``options.report_paths``,
+    with the config's ``report_dir`` when there is no ``--report-dir``."""
+    from .options import report_paths
 
-    given = {"json": args.json, "markdown": args.markdown, "junit": args.junit, "html": args.html, "sarif": args.sarif}
-    outputs = {kind: (f"--{kind}", path) for kind, path in given.items() if path is not None}
-    report_dir = args.report_dir or (Path(config.resolve_path(config.report_dir)) if config and config.report_dir
-                                     else None)
-    if report_dir is not None:
-        flag = "--report-dir" if args.report_dir else "report_dir (pyproject.toml [tool.verifier_audit])"
-        check_output(flag, report_dir, folder=True)
-        for kind, name in _FILE_NAMES.items():
-            outputs.setdefault(kind, (flag, report_dir / name))
-    for flag, path in outputs.values():
-        check_output(flag, path)
-    if args.results is not None:  # not a report, but a bad path there failed the same way (exit 3, late)
-        check_output("--results", args.results, parents=True)
-    return outputs
-
-
-def _write_outputs(outputs: dict, reports) -> None:
-    """Each report file through ``audit_files.write_output``: whole or not at all, the
-    previous file intact on a full disk (an InputError naming the flag, exit 2)."""
-    from ..audit_files import write_output
-
-    for kind, (flag, path) in outputs.items():
-        write_output(flag, path, render_output(kind, reports))
-
-
-def render_output(kind: str, reports) -> str:
-    """One report file of ``kind`` (json, markdown, junit, html, sarif) for these reports."""
-    if kind == "json":
-        from ..models import ReportSet, to_json
-
-        payload = reports[0] if len(reports) == 1 else ReportSet(tool_version=__version__, reports=reports)
-        return to_json(payload, indent=2) + "\n"
-    if kind == "markdown":
-        from ..report.markdown import to_markdown
-
-        return to_markdown(reports)
-    if kind == "junit":
-        from ..report.junit import to_junit
-
-        return to_junit(reports)
-    if kind == "html":
-        from ..report.checklist import evaluate
-        from ..report.html import to_html
-
-        return to_html(reports, {r.verifier: evaluate(r) for r in reports})
-    if kind == "sarif":
-        from ..report.sarif import to_sarif
-
-        return json.dumps(to_sarif(reports), indent=2, ensure_ascii=True) + "\n"
-    raise ValueError(kind)
+    if config and config.report_dir:
+        return report_paths(args, Path(config.resolve_path(config.report_dir)),
+                            "report_dir (pyproject.toml [tool.verifier_audit])")
+    return report_paths(args)

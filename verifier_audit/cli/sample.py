@@ -13,8 +13,10 @@ import sys
 from pathlib import Path
 
 from .. import argtypes
+from ..errors import ExitCode
 from ..samples.backends import AVAILABLE, REGISTRY, missing_requirements
-from .options import EXIT_OK, add_no_progress, input_error
+from .exits import mapped
+from .options import add_no_progress
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -74,22 +76,23 @@ OPENAI_OPTIONS = ("base_url", "api_key", "served_model", "samples_per_request", 
                   "server_seed", "concurrency", "request_timeout", "retries")
 
 
+@mapped
 def run(args) -> int:
-    from ..errors import InputError
+    from ..errors import InputError, Interrupted
 
     if args.backend not in REGISTRY:
-        return input_error(f"--backend {args.backend!r}: unknown; available: {', '.join(AVAILABLE)}")
+        raise InputError(f"--backend {args.backend!r}: unknown; available: {', '.join(AVAILABLE)}")
     problem = missing_requirements(args.backend)
     if problem:
-        return input_error(problem)
+        raise InputError(problem)
     model = Path(args.model)
     if args.backend == "openai":
         if not args.base_url:
-            return input_error("--backend openai needs --base-url (e.g. http://localhost:8000/v1)")
+            raise InputError("--backend openai needs --base-url (e.g. http://localhost:8000/v1)")
     elif not model.exists():
-        return input_error(f"--model {args.model}: no such directory")
+        raise InputError(f"--model {args.model}: no such directory")
     elif not model.is_dir():
-        return input_error(f"--model {args.model}: not a directory (a local Hugging Face model directory)")
+        raise InputError(f"--model {args.model}: not a directory (a local Hugging Face model directory)")
     options = {"device": args.device, "dtype": None if args.dtype == "auto" and args.backend == "hf" else args.dtype}
     options.update({k: getattr(args, k, None) for k in OPENAI_OPTIONS})
     if options["api_key"] is None:
@@ -109,11 +112,8 @@ def run(args) -> int:
             progress=False if args.no_progress else None, suite_name=suite.name, suite_hash=suite.content_hash,
             backend_options=options,
         )
-    except InputError as exc:
-        return input_error(str(exc))
     except KeyboardInterrupt:
-        print(f"\nverifier-audit: interrupted; run the same command again to resume {args.out}", file=sys.stderr)
-        return 130
+        raise Interrupted(f"run the same command again to resume {args.out}") from None
     kept = f" ({result.kept} kept from an earlier run)" if result.kept else ""
     print(f"{result.path}: {result.total} samples{kept}, {result.written} sampled now", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK

@@ -15,10 +15,9 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ..errors import ExitCode
 from ..models import Severity
-from .options import EXIT_GATE, EXIT_INPUT, EXIT_OK
-
-EXIT_CLEAN, EXIT_FINDINGS = EXIT_OK, EXIT_GATE
+from .exits import mapped
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -42,6 +41,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
                    help="report only findings at least this severe (default: low, all)")
 
 
+@mapped
 def run(args) -> int:
     """Scan, confirm against --report, print; the exit code says whether anything was found."""
     from ..audit_files import write_output
@@ -51,12 +51,8 @@ def run(args) -> int:
     from ..scan import confirm, scan_source
     from ..scan._text import to_text
 
-    try:
-        findings = [f for target in args.targets for f in scan_source(target)]
-        reports = list(load_reports(args.report).values()) if args.report is not None else None
-    except InputError as exc:
-        print(f"verifier-audit: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
+    findings = [f for target in args.targets for f in scan_source(target)]
+    reports = list(load_reports(args.report).values()) if args.report is not None else None
     floor = SEVERITY_WEIGHT[Severity(args.min_severity)]
     findings = [f for f in findings if SEVERITY_WEIGHT[f.severity] >= floor]
     if reports:
@@ -69,12 +65,8 @@ def run(args) -> int:
             write_output("--json", args.json, json.dumps([f.model_dump(mode="json") for f in findings], indent=2,
                                                          ensure_ascii=True) + "\n")
         except OSError as exc:
-            print(f"verifier-audit: error: {args.json}: cannot write: {exc.strerror}", file=sys.stderr)
-            return EXIT_INPUT
-        except InputError as exc:
-            print(f"verifier-audit: error: {exc}", file=sys.stderr)
-            return EXIT_INPUT
-    return EXIT_FINDINGS if findings else EXIT_CLEAN
+            raise InputError(f"{args.json}: cannot write: {exc.strerror}") from exc
+    return ExitCode.GATE if findings else ExitCode.OK  # a finding, or none
 
 
 def _report_for(finding, reports):

@@ -14,7 +14,9 @@ import sys
 from pathlib import Path
 
 from .. import argtypes
-from .options import EXIT_GATE, EXIT_OK, add_no_progress, add_terminal_options, config_path, input_error, use_color
+from ..errors import ExitCode
+from .exits import mapped
+from .options import add_no_progress, add_report_options, add_terminal_options, config_path, report_paths, use_color
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -62,8 +64,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
                    help="samples rescored to check determinism and thread/process safety (default 24; 0: none)")
     o = sc.add_argument_group("output")
-    o.add_argument("--json", type=Path, metavar="PATH", help="write the reports and the samples sections as JSON")
-    o.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary here")
+    add_report_options(o)  # the JSON and the Markdown carry the samples sections too
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
     o.add_argument("--resume", action="store_true", help="continue an interrupted scoring from its results file")
     o.add_argument("--block-size", type=argtypes.positive_int, default=None, metavar="N",
@@ -89,50 +90,39 @@ def _config(args):
     return load_config(path)
 
 
+@mapped
 def run(args) -> int:
-    from ..audit_files import check_output, write_output
     from ..engine.inspection import resolve_many
-    from ..engine.pool import PoolError
     from ..errors import InputError
     from ..loading import with_parts
     from ..plan import audit_options, check_waivers, pass_env, unique_names, waiver_sources
     from ..report.failure import display_spec
-    from ..report.markdown import to_markdown
     from ..report.terminal import render_gate_failures, render_report, verdict_line
+    from ..report.writers import write_reports
     from ..samples.score import render_section, score_samples, section_markdown
 
-    try:
-        if not args.files and not args.base:
-            raise InputError("no samples file given: verifier-audit score SAMPLES.jsonl --verifier SPEC")
-        config = _config(args)
-        for flag, path in (("--json", args.json), ("--markdown", args.markdown)):
-            if path is not None:
-                check_output(flag, path)  # before the scoring: a path that cannot be written is exit 2 now
-        if args.results is not None:
-            check_output("--results", args.results, parents=True)
-        given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
-                                               "max_debt", "max_category", "max_false_rejection",
-                                               "max_error_rate", "max_retry_rate", "resume", "probe_sample", "isolation",
-                                               "executor", "ray_address", "file_mb", "max_processes", "pass_env")}
-        given.update(waive=args.waive, progress=False if args.no_progress or args.quiet else None)
-        options, timeout = audit_options(given, config)
-        options.results = args.results
-        resolved = resolve_many([(spec, args.style, args.verifier_options) for spec in args.verifier],
-                                isolation=options.isolation, timeout=args.inspect_timeout, memory_mb=options.memory_mb,
-                                pass_env=pass_env(given, config))
-        specs = unique_names([part for spec in resolved for part in with_parts(spec)])
-        result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
-                               suite_format=args.suite_format, timeout=timeout,
-                               log=lambda m: None if args.quiet else print(m, file=sys.stderr),
-                               block_size=args.block_size)
-        # The samples' categories are known only once they are labelled, so a misspelled
-        # waiver is found here, after the scoring and before anything is reported.
-        check_waivers(options.gate, result.prepared.domain, result.categories, waiver_sources(given, config))
-    except (InputError, PoolError) as exc:
-        return input_error(str(exc))
-    except KeyboardInterrupt:
-        print("\nverifier-audit: interrupted; run the same command with --resume to continue", file=sys.stderr)
-        return 130
+    if not args.files and not args.base:
+        raise InputError("no samples file given: verifier-audit score SAMPLES.jsonl --verifier SPEC")
+    config = _config(args)
+    outputs = report_paths(args)  # checked now: a path that cannot be written is exit 2 before the scoring
+    given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
+                                           "max_debt", "max_category", "max_false_rejection",
+                                           "max_error_rate", "max_retry_rate", "resume", "probe_sample", "isolation",
+                                           "executor", "ray_address", "file_mb", "max_processes", "pass_env")}
+    given.update(waive=args.waive, progress=False if args.no_progress or args.quiet else None)
+    options, timeout = audit_options(given, config)
+    options.results = args.results
+    resolved = resolve_many([(spec, args.style, args.verifier_options) for spec in args.verifier],
+                            isolation=options.isolation, timeout=args.inspect_timeout, memory_mb=options.memory_mb,
+                            pass_env=pass_env(given, config))
+    specs = unique_names([part for spec in resolved for part in with_parts(spec)])
+    result = score_samples(args.files, specs, options, base=args.base, suite=args.suite,
+                           suite_format=args.suite_format, timeout=timeout,
+                           log=lambda m: None if args.quiet else print(m, file=sys.stderr),
+                           block_size=args.block_size)
+    # The samples' categories are known only once they are labelled, so a misspelled
+    # waiver is found here, after the scoring and before anything is reported.
+    check_waivers(options.gate, result.prepared.domain, result.categories, waiver_sources(given, config))
     color = use_color(args)
     for report, section in zip(result.reports, result.sections) if not args.quiet else ():
         print(render_report(report, verdict=False, color=color))
@@ -141,13 +131,10 @@ def run(args) -> int:
         print()
     if not args.quiet:
         print(f"results: {result.results_path}", file=sys.stderr)
-    if args.json:
-        write_output("--json", args.json, result.to_json())
-    if args.markdown:
-        write_output("--markdown", args.markdown, to_markdown(result.reports) + "".join(
-            section_markdown(s, show=args.show) for s in result.sections))
+    write_reports(outputs, result.reports,
+                  result.addenda("".join(section_markdown(s, show=args.show) for s in result.sections)))
     print(verdict_line(result.reports, color=color))  # the last line on stdout
     failures = render_gate_failures(result.reports, display_spec)
     for line in failures if not args.quiet else ():
         print(line, file=sys.stderr)
-    return EXIT_GATE if failures else EXIT_OK
+    return ExitCode.GATE if failures else ExitCode.OK

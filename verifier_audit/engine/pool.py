@@ -350,177 +350,222 @@ def run_lanes(
     ``max_processes``: the tasks its tree may hold (engine/limits.py; None: unbounded).
     What the workers send back (errors, findings) is masked of the audit's secrets."""
     queues = [deque(lane.items) for lane in lanes]
-    left = sum(len(q) for q in queues)
-    if left == 0:
+    if not any(queues):
         return
-    workers = max(1, workers)
-    spare = workers if spare is None else max(0, spare)
-    # Workers are forked from this process, except ``clean`` ones (jobs that run the
-    # verifier under audit): those start from a clean server and get the job as data.
-    contexts = [clean_context() if lane.clean else mp.get_context("fork") for lane in lanes]
-    payloads = [CleanStart(lane.job) if lane.clean else lane.job for lane in lanes]
-    secrets = _limits.secrets_of(lane.job for lane in lanes)
-    pool: list[_Worker] = []
-    retired: list[_Worker] = []  # asked to stop (their lane has nothing left): joined at the end
-    idle = _IdleCores()
-    started_lanes = 0
-    next_watch = 0.0  # when the accounted watch looks at the trees next
+    yield from _Schedule(lanes, queues, workers=workers, timeout=timeout, memory_mb=memory_mb, chunk=chunk,
+                         quiet=quiet, setup_timeout=setup_timeout, on_restart=on_restart, on_wait=on_wait,
+                         spare=spare, file_mb=file_mb, max_processes=max_processes).outcomes()
 
-    def new_worker(k: int) -> _Worker:
-        lane = lanes[k]
-        return _Worker(contexts[k], payloads[k], memory_mb, quiet, lane.clean, lane.isolation, lane.tree_memory, k,
-                       file_mb, max_processes, getattr(lane.job, "canary_tokens", None))
 
-    def start_lanes() -> None:
-        nonlocal started_lanes
-        while started_lanes < len(lanes) and not any(queues[:started_lanes]):
-            k = started_lanes
-            started_lanes += 1
-            pool.extend(new_worker(k) for _ in range(min(workers, len(queues[k]))))
+class _Schedule:
+    """One ``run_lanes`` call: its settings and its state (the lanes' queues, the workers,
+    the items left), with each step of the loop a method. A class rather than one function
+    whose closures share and rebind its locals, so that each step can be read, and named in a
+    traceback, on its own. ``outcomes`` is the loop; ``read`` and ``watch``, the steps that
+    hand outcomes in, are generators it delegates to (``hand_in`` counts each off ``left``)."""
 
-    def fast_in_flight(now: float) -> int:
+    def __init__(self, lanes: list[Lane], queues: list[deque], *, workers: int, timeout: float,
+                 memory_mb: int | None, chunk: int, quiet: bool, setup_timeout: float,
+                 on_restart: Callable[[str], None] | None, on_wait: Callable[[list[float]], None] | None,
+                 spare: int | None, file_mb: int | None, max_processes: int | None):
+        self.lanes, self.queues = lanes, queues
+        self.left = sum(len(q) for q in queues)  # outcomes not yet handed out
+        self.workers = max(1, workers)
+        self.spare = self.workers if spare is None else max(0, spare)
+        self.timeout, self.memory_mb, self.chunk, self.quiet = timeout, memory_mb, chunk, quiet
+        self.setup_timeout, self.on_restart, self.on_wait = setup_timeout, on_restart, on_wait
+        self.file_mb, self.max_processes = file_mb, max_processes
+        # Workers are forked from this process, except ``clean`` ones (jobs that run the
+        # verifier under audit): those start from a clean server and get the job as data.
+        self.contexts = [clean_context() if lane.clean else mp.get_context("fork") for lane in lanes]
+        self.payloads = [CleanStart(lane.job) if lane.clean else lane.job for lane in lanes]
+        self.secrets = _limits.secrets_of(lane.job for lane in lanes)
+        self.pool: list[_Worker] = []
+        self.retired: list[_Worker] = []  # asked to stop (their lane has nothing left): joined at the end
+        self.idle = _IdleCores()
+        self.started_lanes = 0
+        self.next_watch = 0.0  # when the accounted watch looks at the trees next
+
+    def new_worker(self, k: int) -> _Worker:
+        lane = self.lanes[k]
+        return _Worker(self.contexts[k], self.payloads[k], self.memory_mb, self.quiet, lane.clean, lane.isolation,
+                       lane.tree_memory, k, self.file_mb, self.max_processes, getattr(lane.job, "canary_tokens", None))
+
+    def start_lanes(self) -> None:
+        while self.started_lanes < len(self.lanes) and not any(self.queues[:self.started_lanes]):
+            k = self.started_lanes
+            self.started_lanes += 1
+            self.pool.extend(self.new_worker(k) for _ in range(min(self.workers, len(self.queues[k]))))
+
+    def fast_in_flight(self, now: float) -> int:
         # A bounded lane's calls count however long they run: they are requests to a server.
-        return sum(1 for w in pool if w.assigned and (now - w.started < SLOW_AFTER or lanes[w.lane].bounded))
+        return sum(1 for w in self.pool
+                   if w.assigned and (now - w.started < SLOW_AFTER or self.lanes[w.lane].bounded))
 
-    def budget(now: float, k: int) -> int:
-        return workers if lanes[k].bounded else workers + int(idle.sample(now) + 0.5)
+    def budget(self, now: float, k: int) -> int:
+        return self.workers if self.lanes[k].bounded else self.workers + int(self.idle.sample(now) + 0.5)
 
-    def dispatch(w: _Worker) -> None:
-        queue = queues[w.lane]
+    def dispatch(self, w: _Worker) -> None:
+        queue = self.queues[w.lane]
         if not queue or not w.ready or w.assigned:
             return
         now = time.monotonic()
-        if len(pool) > workers and fast_in_flight(now) >= budget(now, w.lane):
+        if len(self.pool) > self.workers and self.fast_in_flight(now) >= self.budget(now, w.lane):
             return  # the budget is full: it waits for a call to end or turn slow
         # Smaller chunks near the end, so one worker is not left with the whole tail.
-        size = max(1, min(chunk, len(queue) // workers or 1))
+        size = max(1, min(self.chunk, len(queue) // self.workers or 1))
         batch = [queue.popleft() for _ in range(min(size, len(queue)))]
         w.assigned.extend(batch)
         w.witness.expect(batch)
         w.started = now
         w.conn.send_bytes(json.dumps(batch).encode())
 
-    def replace(w: _Worker, reason: str) -> None:
-        queues[w.lane].extendleft(reversed(w.assigned))
+    def replace(self, w: _Worker, reason: str) -> None:
+        self.queues[w.lane].extendleft(reversed(w.assigned))
         w.assigned.clear()
         w.kill()
-        pool[pool.index(w)] = new_worker(w.lane)
-        if on_restart:
-            on_restart(reason)
+        self.pool[self.pool.index(w)] = self.new_worker(w.lane)
+        if self.on_restart:
+            self.on_restart(reason)
 
-    def retire_idle() -> None:
-        for w in [w for w in pool if w.ready and not w.assigned and not queues[w.lane]]:
-            pool.remove(w)
+    def retire_idle(self) -> None:
+        for w in [w for w in self.pool if w.ready and not w.assigned and not self.queues[w.lane]]:
+            self.pool.remove(w)
             w.ask_to_stop()
-            retired.append(w)
+            self.retired.append(w)
 
-    start_lanes()
-    try:
-        while left:
-            now = time.monotonic()
-            pending = [k for k in range(started_lanes) if queues[k]]
-            if pending:
-                # Calls past SLOW_AFTER leave the budget: idle workers take chunks, and a
-                # spare starts when none is idle (one at a time: a start costs CPU too).
-                for w in list(pool):
-                    dispatch(w)
-                k = pending[0]
-                mine = [w for w in pool if w.lane == k]
-                if (spare and not lanes[k].bounded and fast_in_flight(now) < budget(now, k)
-                        and len(mine) < workers + spare and all(w.ready and w.assigned for w in mine)):
-                    pool.append(new_worker(k))
-            deadlines = [w.started + timeout for w in pool if w.assigned]
-            if pending and (spare or len(pool) > workers) and any(w.assigned for w in pool):
-                # Look again when the budget may have room: a call turns slow, a core idles.
-                deadlines += [w.started + SLOW_AFTER for w in pool if w.assigned and now - w.started < SLOW_AFTER]
-                deadlines.append(now + _IdleCores.WINDOW)
-            if any(w.watch_limit is not None and w.assigned for w in pool):
-                deadlines.append(next_watch)
-            wait_for = max(0.0, min(deadlines) - now) if deadlines else 1.0
-            if on_wait is not None:
-                on_wait([w.started for w in pool if w.assigned])
-                wait_for = min(wait_for, 0.5)
-            ready = wait([w.conn for w in pool] + [w.proc.sentinel for w in pool] + [w.witness.conn for w in pool],
-                         timeout=wait_for)
-            for w in list(pool):
-                dead = False
-                if w.witness.conn in ready:  # first: it came while the call in flight ran
-                    w.witness.news(w.assigned[0] if w.assigned else None)
-                if w.conn in ready:
-                    try:
-                        msg = _parse(w.conn.recv_bytes(MAX_MESSAGE), w.assigned[0] if w.assigned else None, not w.ready)
-                    except (EOFError, OSError):
-                        dead = True
-                    except _ProtocolError as exc:
-                        dead, w.garbled = True, str(exc)
+    def outcomes(self) -> Iterator[tuple[int, Outcome]]:
+        """(lane, Outcome) of every item, in completion order: ``run_lanes``' loop."""
+        self.start_lanes()
+        try:
+            while self.left:
+                now = time.monotonic()
+                pending = self.hand_out(now)
+                ready = self.wait_ready(now, pending)
+                for w in list(self.pool):
+                    yield from self.read(w, ready)
+                yield from self.watch()
+                self.start_lanes()
+                self.retire_idle()
+        finally:
+            self.stop()
+
+    def hand_out(self, now: float) -> list[int]:
+        """Chunks to the idle workers of the started lanes that have items left (their
+        indices, returned), and a spare worker to the first of them when its budget allows."""
+        pending = [k for k in range(self.started_lanes) if self.queues[k]]
+        if pending:
+            # Calls past SLOW_AFTER leave the budget: idle workers take chunks, and a
+            # spare starts when none is idle (one at a time: a start costs CPU too).
+            for w in list(self.pool):
+                self.dispatch(w)
+            k = pending[0]
+            mine = [w for w in self.pool if w.lane == k]
+            if (self.spare and not self.lanes[k].bounded and self.fast_in_flight(now) < self.budget(now, k)
+                    and len(mine) < self.workers + self.spare and all(w.ready and w.assigned for w in mine)):
+                self.pool.append(self.new_worker(k))
+        return pending
+
+    def wait_ready(self, now: float, pending: list[int]) -> list:
+        """Wait for a worker's message, exit or witness report, or the next deadline (a call's
+        time limit, a look at the budget or at the trees); what is ready."""
+        pool = self.pool
+        deadlines = [w.started + self.timeout for w in pool if w.assigned]
+        if pending and (self.spare or len(pool) > self.workers) and any(w.assigned for w in pool):
+            # Look again when the budget may have room: a call turns slow, a core idles.
+            deadlines += [w.started + SLOW_AFTER for w in pool if w.assigned and now - w.started < SLOW_AFTER]
+            deadlines.append(now + _IdleCores.WINDOW)
+        if any(w.watch_limit is not None and w.assigned for w in pool):
+            deadlines.append(self.next_watch)
+        wait_for = max(0.0, min(deadlines) - now) if deadlines else 1.0
+        if self.on_wait is not None:
+            self.on_wait([w.started for w in pool if w.assigned])
+            wait_for = min(wait_for, 0.5)
+        return wait([w.conn for w in pool] + [w.proc.sentinel for w in pool] + [w.witness.conn for w in pool],
+                    timeout=wait_for)
+
+    def hand_in(self, w: _Worker, outcome: Outcome, **how) -> Iterator[tuple[int, Outcome]]:
+        """The outcomes the witness lets out once it has looked at this one (``Witness.hand_in``
+        with ``how``), each counted off ``left``."""
+        for out in w.witness.hand_in(outcome, **how):
+            self.left -= 1
+            yield w.lane, out
+
+    def read(self, w: _Worker, ready: list) -> Iterator[tuple[int, Outcome]]:
+        """What this worker sent (ready, setup error, a result) or its death: outcomes."""
+        secrets = self.secrets
+        dead = False
+        if w.witness.conn in ready:  # first: it came while the call in flight ran
+            w.witness.news(w.assigned[0] if w.assigned else None)
+        if w.conn in ready:
+            try:
+                msg = _parse(w.conn.recv_bytes(MAX_MESSAGE), w.assigned[0] if w.assigned else None, not w.ready)
+            except (EOFError, OSError):
+                dead = True
+            except _ProtocolError as exc:
+                dead, w.garbled = True, str(exc)
+            else:
+                if msg[0] == "ready":
+                    w.ready = True
+                    w.witness.settle()
+                    w.start_watch()
+                    self.dispatch(w)
+                elif msg[0] == "setup_error":
+                    raise PoolError(f"worker setup failed: {mask(msg[1], secrets)}")
+                else:
+                    index, ok, value, err, seconds, fired = msg
+                    w.assigned.popleft()
+                    w.started = time.monotonic()
+                    outcome = Outcome(index, ok, value, w.limits.explain(err, secrets),
+                                      None if ok else "exception", seconds, [mask(f, secrets) for f in fired])
+                    if w.assigned and w.conn.poll(0):  # its next result is in: one look for both
+                        w.witness.hold(outcome)
                     else:
-                        if msg[0] == "ready":
-                            w.ready = True
-                            w.witness.settle()
-                            w.start_watch()
-                            dispatch(w)
-                        elif msg[0] == "setup_error":
-                            raise PoolError(f"worker setup failed: {mask(msg[1], secrets)}")
-                        else:
-                            index, ok, value, err, seconds, fired = msg
-                            w.assigned.popleft()
-                            w.started = time.monotonic()
-                            outcome = Outcome(index, ok, value, w.limits.explain(err, secrets),
-                                              None if ok else "exception", seconds, [mask(f, secrets) for f in fired])
-                            if w.assigned and w.conn.poll(0):  # its next result is in: one look for both
-                                w.witness.hold(outcome)
-                            else:
-                                for out in w.witness.hand_in(outcome, idle=not w.assigned):
-                                    left -= 1
-                                    yield w.lane, out
-                            if not w.assigned:
-                                dispatch(w)
-                elif w.proc.sentinel in ready and not w.conn.poll():
-                    dead = True  # exited with nothing left in the pipe
-                if dead:
-                    w.proc.join(timeout=1)
-                    reason = w.garbled or _describe_exit(w.proc.exitcode)
-                    if w.went_over_memory():
-                        reason = f"MemoryError: the process tree went over its memory limit (cgroup; {reason})"
-                    if not w.ready:
-                        raise PoolError(f"worker died during setup ({reason})")
-                    if w.assigned:
-                        index = w.assigned.popleft()
-                        for out in w.witness.hand_in(Outcome(index, False,
-                                                             error=w.limits.explain(f"crash: {reason}", secrets),
-                                                             error_kind="crash", seconds=time.monotonic() - w.started)):
-                            left -= 1
-                            yield w.lane, out
-                    replace(w, reason)
-            now = time.monotonic()
-            watch_now = now >= next_watch
-            if watch_now:
-                next_watch = now + TREE_TICK
-            for w in list(pool):
-                used = w.over_memory() if w.assigned and watch_now else None
-                if used is not None:
-                    index = w.assigned.popleft()
-                    for out in w.witness.hand_in(Outcome(index, False, error=f"crash: MemoryError: the process tree "
-                                                         f"went over its memory limit (accounted: {used / 2**20:.0f} "
-                                                         "MiB)", error_kind="crash", seconds=now - w.started)):
-                        left -= 1
-                        yield w.lane, out
-                    replace(w, "memory")
-                elif w.assigned and now - w.started > timeout and not _has_news(w):
-                    index = w.assigned.popleft()
-                    # The witness is asked before the kill: the worker's tree is still there.
-                    for out in w.witness.hand_in(Outcome(index, False, error=f"timeout after {timeout:g}s",
-                                                         error_kind="timeout", seconds=now - w.started)):
-                        left -= 1
-                        yield w.lane, out
-                    replace(w, "timeout")
-                elif not w.ready and now - w.born > setup_timeout:
-                    raise PoolError(f"a worker did not start within {setup_timeout:g}s (verifier import hangs?)")
-            start_lanes()
-            retire_idle()
-    finally:
-        everyone = pool + retired
-        for w in pool:
+                        yield from self.hand_in(w, outcome, idle=not w.assigned)
+                    if not w.assigned:
+                        self.dispatch(w)
+        elif w.proc.sentinel in ready and not w.conn.poll():
+            dead = True  # exited with nothing left in the pipe
+        if dead:
+            w.proc.join(timeout=1)
+            reason = w.garbled or _describe_exit(w.proc.exitcode)
+            if w.went_over_memory():
+                reason = f"MemoryError: the process tree went over its memory limit (cgroup; {reason})"
+            if not w.ready:
+                raise PoolError(f"worker died during setup ({reason})")
+            if w.assigned:
+                index = w.assigned.popleft()
+                yield from self.hand_in(w, Outcome(index, False, error=w.limits.explain(f"crash: {reason}", secrets),
+                                                   error_kind="crash", seconds=time.monotonic() - w.started))
+            self.replace(w, reason)
+
+    def watch(self) -> Iterator[tuple[int, Outcome]]:
+        """The limits seen from here: a tree over its memory (the accounted watch, every
+        TREE_TICK), a call past its time, a worker that never started."""
+        now = time.monotonic()
+        watch_now = now >= self.next_watch
+        if watch_now:
+            self.next_watch = now + TREE_TICK
+        for w in list(self.pool):
+            used = w.over_memory() if w.assigned and watch_now else None
+            if used is not None:
+                index = w.assigned.popleft()
+                yield from self.hand_in(w, Outcome(index, False, error=f"crash: MemoryError: the process tree "
+                                                   f"went over its memory limit (accounted: {used / 2**20:.0f} "
+                                                   "MiB)", error_kind="crash", seconds=now - w.started))
+                self.replace(w, "memory")
+            elif w.assigned and now - w.started > self.timeout and not _has_news(w):
+                index = w.assigned.popleft()
+                # The witness is asked before the kill: the worker's tree is still there.
+                yield from self.hand_in(w, Outcome(index, False, error=f"timeout after {self.timeout:g}s",
+                                                   error_kind="timeout", seconds=now - w.started))
+                self.replace(w, "timeout")
+            elif not w.ready and now - w.born > self.setup_timeout:
+                raise PoolError(f"a worker did not start within {self.setup_timeout:g}s (verifier import hangs?)")
+
+    def stop(self) -> None:
+        everyone = self.pool + self.retired
+        for w in self.pool:
             w.ask_to_stop()  # all first: the workers' exits (~25 ms each) overlap
         for w in everyone:
             w.stop()

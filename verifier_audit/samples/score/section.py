@@ -4,17 +4,16 @@ result that carries both (``ScoreResult``, what ``score --json`` writes)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
-from ..._version import __version__
 from ...engine.audit import Prepared
 from ...metrics import wilson
 from ...models import Interval, Report
+from ...report.writers import WRITERS, Addenda
 from ..authority import AuthorityFigures
 
 
@@ -98,15 +97,14 @@ class ScoreResult:
     results_path: Optional[Path] = None
     categories: set[str] = field(default_factory=set)  # of the labelled samples and of the undecidable ones
 
+    def addenda(self, markdown: str = "") -> Addenda:
+        """What the report files carry beside the reports: the samples sections in the JSON,
+        and ``markdown`` (``render.section_markdown`` of each) after the summary."""
+        return Addenda(json={"samples": [s.model_dump(mode="json") for s in self.sections]}, markdown=markdown)
+
     def to_json(self) -> str:
         """A report set (``verifier-audit diff`` reads it) with the samples sections beside it."""
-        payload = {
-            "schema_version": self.reports[0].schema_version if self.reports else "",
-            "tool_version": __version__,
-            "reports": [r.model_dump(mode="json") for r in self.reports],
-            "samples": [s.model_dump(mode="json") for s in self.sections],
-        }
-        return json.dumps(payload, ensure_ascii=True, indent=2) + "\n"
+        return WRITERS["json"].render(self.reports, self.addenda())
 
 
 @dataclass
