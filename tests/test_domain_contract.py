@@ -35,7 +35,7 @@ BUILTIN = ("math", "sql", "code", "tool")
 PROBE = re.compile(r"(getattr|hasattr)\((domain|dom|pkg|package)")
 # Hooks without ``__doc__`` or default would be probed for; these are the method hooks.
 HOOKS = sorted(name for name, value in vars(Domain).items() if not name.startswith("_") and callable(value))
-FLAGS = ("prepares_tasks", "sandboxes_calls", "private_view", "guards_fixtures")
+FLAGS = ("prepares_tasks", "sandboxes_calls", "private_view", "guards_fixtures", "calls_tools")
 # flag -> the hooks a domain overrides exactly when it sets the flag
 FLAG_HOOKS = {"prepares_tasks": ("prepare_tasks",), "sandboxes_calls": ("isolate_verifier_calls",),
               "private_view": ("verifier_view",), "guards_fixtures": ("after_call",)}
@@ -125,6 +125,7 @@ def test_the_capabilities_of_the_builtin_domains():
     assert [n for n in BUILTIN if get_domain(n).sandboxes_calls] == ["code"]
     assert [n for n in BUILTIN if get_domain(n).guards_fixtures] == ["sql"]
     assert [n for n in BUILTIN if get_domain(n).prepares_tasks] == ["sql", "code"]
+    assert [n for n in BUILTIN if get_domain(n).calls_tools] == ["tool"]
     assert get_domain("code").default_timeout == 4.0 and get_domain("code").survival_verifier == "visible_tests"
 
 

@@ -90,6 +90,9 @@ class Domain:
     #: ``after_call`` checks the resources a call was given and restores them (sql: the
     #: fixture database): the checklist's fixture item reads its findings
     guards_fixtures: bool = False
+    #: a completion is a list of tool calls under the task's policy (tool): the checklist
+    #: lists the runtime_authority item, read from the policy's samples (samples/authority.py)
+    calls_tools: bool = False
 
     # -- tasks and the oracle
     def check_task(self, task: Task) -> str | None:

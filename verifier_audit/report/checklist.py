@@ -479,11 +479,13 @@ def _authority(domain_name: str | None, evidence) -> ChecklistItem:
 def evaluate(report: Report, authority=None) -> list[ChecklistItem]:
     """The checklist of one report, in a fixed order of items. ``authority``: the authority
     figures of the policy's samples (``samples.authority.AuthorityEvidence``), if any; the
-    runtime_authority item is listed when they are given or the report is of the tool
-    domain (for the other domains a completion calls no tool)."""
+    runtime_authority item is listed when they are given or the report's domain has
+    completions call tools (``Domain.calls_tools``: the tool domain; in the others a
+    completion calls no tool)."""
     name = _domain_name(report)
     domain = _domain(name)
-    extra = [_authority(name, authority)] if authority is not None or name == "tool" else []
+    calls_tools = domain is not None and domain.calls_tools
+    extra = [_authority(name, authority)] if authority is not None or calls_tools else []
     return [
         _hostile_families(report, name, domain),
         _no_hack_accepted(report),

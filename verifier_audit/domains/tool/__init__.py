@@ -22,6 +22,7 @@ class ToolDomain(DomainPackage):
                                          "final_state", "strong")
     # The Berkeley Function Calling Leaderboard's data in bfcl-eval: --suite bfcl:simple
     suite_schemes = (SuiteScheme("bfcl:", f"{__name__}.bfcl:bfcl_suite", "CATEGORY"),)
+    calls_tools = True  # the checklist's runtime_authority item
     # compare's canonical answer is the base's explicit default (whitespace collapsed): two
     # call lists that differ in layout only are one answer.
 
