@@ -22,7 +22,7 @@ from verifier_audit.engine import formats as engine_formats
 from verifier_audit.engine.search import supports_search
 from verifier_audit.engine.slices import task_slices, with_slices
 from verifier_audit.errors import InputError
-from verifier_audit.models import Candidate, Severity, Task
+from verifier_audit.models import Candidate, CategoryResult, GateResult, Interval, Report, Severity, Task
 from verifier_audit.samples.compare.facts import canonical_answer
 from verifier_audit.suites import load_suite, suite_schemes
 
@@ -189,7 +189,7 @@ def test_a_minimal_domain_works_through_the_defaults(toy):
     # compare: the contract's default canonical answer
     assert canonical_answer('{"a":  1}\n', task) == '{"a": 1}'
     # search: found through the domain, so a plugin domain searches
-    assert supports_search("toy") and not supports_search("toy") is False
+    assert supports_search("toy") and toy.search_operators()["bang"]("x", random.Random(0)) == "x!"
     assert toy.label('{"a": 1}', task).label == "correct"
 
 
@@ -230,3 +230,29 @@ def test_the_default_canonical_answer_ignores_layout(name, text):
     once = canonical_answer(text, task)
     assert once == canonical_answer(re.sub(r"\s", "  \n", text), task)
     assert once is None or canonical_answer(once, task) == once
+
+
+def _toy_report() -> Report:
+    ci = Interval(low=0.0, high=0.5)
+    cat = CategoryResult(name="toy.near_miss.bang", origin="near_miss", severity=Severity.low, label="incorrect",
+                         n=4, accepted=0, rate=0.0, ci=ci)
+    return Report(tool_version="0", verifier="v.py:f", style="native", suite="toy:4", seed=0, threshold=0.5,
+                  n_candidates=4, coverage_debt=0.0, coverage_debt_ci=ci, false_acceptance_rate=0.0,
+                  false_acceptance_ci=ci, false_rejection_rate=0.0, false_rejection_ci=ci, error_rate=0.0, errors=0,
+                  categories=[cat], gate=GateResult(passed=True))
+
+
+def test_the_checklist_reads_the_flags_not_the_hooks(toy, monkeypatch):
+    """A plugin domain's report gets the checklist items its flags declare: the
+    runtime_authority item when its completions call tools, the sandbox's reading of the
+    isolation item when its calls run in a sandbox of its own."""
+    from verifier_audit.report.checklist import evaluate
+
+    plain = {i.key: i for i in evaluate(_toy_report())}
+    assert "runtime_authority" not in plain
+    assert "not run in the audit's sandbox" in plain["isolation_holds"].evidence
+    monkeypatch.setattr(Toy, "calls_tools", True)
+    monkeypatch.setattr(Toy, "sandboxes_calls", True)
+    flagged = {i.key: i for i in evaluate(_toy_report())}
+    assert "runtime_authority" in flagged
+    assert "not run in the audit's sandbox" not in flagged["isolation_holds"].evidence
