@@ -113,9 +113,10 @@ def test_a_hanging_or_crashing_verifier_ends_the_search_with_its_errors_counted(
 
 
 def test_a_domain_without_operators_says_it_was_not_searched(monkeypatch):
-    from verifier_audit.engine import search as search_module
+    from verifier_audit.domains import get_domain
 
-    monkeypatch.setattr(search_module, "_module", lambda domain: None)
+    # the contract's default: no operators (Domain.search_operators)
+    monkeypatch.setattr(type(get_domain("math")), "search_operators", lambda self: {})
     suite = load_suite("math")
     opts = AuditOptions(probe_sample=0, progress=False, search=100, answer_formats=False)
     prepared = prepare(suite.name, suite.content_hash, suite.tasks[:1], opts)

@@ -323,7 +323,7 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
     specs = unique_names(group.specs or resolve_many(references, isolation=options.isolation,
                                                      memory_mb=options.memory_mb))
     # Hangs are part of some domains' catalogs: those domains have their own default.
-    options.timeout = group.timeout or getattr(domain, "default_timeout", 10.0)
+    options.timeout = group.timeout or domain.default_timeout
     if not prepared.candidates:
         raise InputError(f"suite {group.choice.suite!r}: no candidates survived generation and labelling; nothing to audit")
     if group.weights_from is not None:

@@ -36,7 +36,7 @@ import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -152,11 +152,10 @@ def prepared_task(task: Task | dict, *, seed: int = 0) -> Task:
     databases the strong verifier reads; code adds the test cases to ``metadata``. A math
     task comes back as it is. The candidates are those of ``task`` either way."""
     entry = _entry(_as_task(task), seed)
-    make_view = getattr(entry.domain, "verifier_view", None)
-    if make_view is None:
+    if not entry.domain.private_view:
         return entry.task
     if entry.view is None:
-        entry.view = make_view(entry.task, _workdir())
+        entry.view = entry.domain.verifier_view(entry.task, _workdir())
     return entry.view
 
 
@@ -340,12 +339,11 @@ def _make_entry(task: Task, seed: int) -> _Entry:
     except InputError as exc:
         raise StrategyError(f"task {task.id!r}: {exc}. Set the task's domain to one of them, or install the "
                             f"package that provides {task.domain!r}.") from None
-    prepare: Callable | None = getattr(domain, "prepare_tasks", None)
-    if prepare is not None:
+    if domain.prepares_tasks:
         from .engine.audit import default_cache_dir
 
         try:
-            task = prepare([task], seed, default_cache_dir())[0]
+            task = domain.prepare_tasks([task], seed, default_cache_dir())[0]
         except (InputError, ValueError) as exc:  # the task lacks what the domain needs
             raise StrategyError(f"task {task.id!r}: the {task.domain} domain cannot prepare it: {exc}. Fix the "
                                 f"task or use another task, {_another(domain, task)}.") from None
@@ -392,7 +390,7 @@ def _another(domain: Domain, task: Task, origins: tuple[str, ...] = ORIGINS) -> 
     if task.domain not in builtin_suites():
         return "e.g. one with another kind of reference"
     hint = f"e.g. one of verifier_audit.strategies.tasks({task.domain!r})"
-    if getattr(domain, "prepare_tasks", None) is not None:
+    if domain.prepares_tasks:
         return hint  # candidates need the task prepared first: too slow to search for one here
     try:
         for other in load_suite(task.domain).tasks[:50]:

@@ -157,7 +157,7 @@ def _run_group(args, group, demo: bool, results, color: bool = False) -> list:
     # near misses are already the near_miss.* categories above; their "survival" would repeat
     # those rates under another name (issue 31). Per task for that verifier in the demo, or
     # for all with --by-task; totals otherwise.
-    survival_of = getattr(get_domain(prepared.domain), "survival_verifier", None)
+    survival_of = get_domain(prepared.domain).survival_verifier
     for r in reports:
         name = r.verifier.rpartition(":")[2]
         meaningful = survival_of is not None and (name == survival_of or not demo)

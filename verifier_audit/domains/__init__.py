@@ -6,12 +6,12 @@ looked up here, so a new one is added without touching the suite reader either."
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib.metadata import entry_points
 from typing import Callable
 
 from ..errors import InputError
-from .base import Domain, FormatSign
+from .base import Domain, FormatSign, SuiteScheme
 
 # Used when the package runs from a source tree that was never installed.
 _BUILTIN = {"math": "verifier_audit.domains.math:DOMAIN", "sql": "verifier_audit.domains.sql:DOMAIN",
@@ -39,7 +39,7 @@ def suite_formats() -> dict[str, str]:
     order. Cheap: a domain package's ``__init__`` imports none of its dependencies."""
     found: dict[str, str] = {}
     for name in available():
-        found.update(getattr(get_domain(name), "suite_formats", {}))
+        found.update(get_domain(name).suite_formats)
     return found
 
 
@@ -48,14 +48,20 @@ def suite_datasets() -> dict[str, tuple[str, str]]:
     """dataset name -> (format, spec of the function locating its file), every domain's."""
     found: dict[str, tuple[str, str]] = {}
     for name in available():
-        found.update(getattr(get_domain(name), "suite_datasets", {}))
+        found.update(get_domain(name).suite_datasets)
     return found
 
 
 def suite_signs() -> dict[str, tuple[str, FormatSign]]:
     """format name -> (its domain, how its rows look), every domain's (``Domain.suite_signs``)."""
     return {fmt: (name, sign) for name in available()
-            for fmt, sign in getattr(get_domain(name), "suite_signs", {}).items()}
+            for fmt, sign in get_domain(name).suite_signs.items()}
+
+
+@cache
+def suite_schemes() -> tuple[SuiteScheme, ...]:
+    """The suites every domain names by a prefix (``Domain.suite_schemes``: ``bfcl:``)."""
+    return tuple(scheme for name in available() for scheme in get_domain(name).suite_schemes)
 
 
 def resolve(spec: str) -> Callable:

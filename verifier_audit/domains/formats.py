@@ -14,10 +14,12 @@ that completion cannot be written in it (``#### n`` holds plain numbers only, a 
 drops the prose an injection needs). Re-rendered candidates are labelled by the oracle
 again; the engine keeps only those whose label did not change.
 
-A domain that supports formats has, besides the Domain protocol (``domains/base.py``):
+A domain supports formats through three hooks of the contract (``domains/base.py``,
+``Domain``; the built-in domains read them from their ``formats`` module):
 
 * ``answer_formats() -> list[AnswerFormat]``: the canonical format first, then the others
-  in the order the audit prefers them when the canonical one is not read;
+  in the order the audit prefers them when the canonical one is not read (none: the probe
+  is skipped);
 * ``reference_completion(task, rng) -> str``: the task's reference written as a candidate
   in the canonical format (what the probe shows, re-rendered, in every format);
 * ``format_of(text) -> str | None``: the name of the format a completion is written in

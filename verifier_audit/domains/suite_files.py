@@ -189,10 +189,10 @@ def tasks_from_rows(
 
 
 def _domain_check(domain: str) -> Optional[Callable[[Task], Optional[str]]]:
-    """The domain's ``check_input`` (optional, ``domains.base.Domain``): why it refuses a
-    task as input, or None. An unknown domain is left to the code that needs it."""
+    """The domain's ``check_input`` (``domains.base.Domain``): why it refuses a task as
+    input, or None. An unknown domain is left to the code that needs it."""
     from . import available, get_domain
 
     if domain not in available():
         return None
-    return getattr(get_domain(domain), "check_input", None)
+    return get_domain(domain).check_input

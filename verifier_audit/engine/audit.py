@@ -126,9 +126,7 @@ def prepare(
     domain_name = tasks[0].domain if tasks else "math"
     pool.warm_clean_server([domain_name])  # the verifiers' workers start from it: let it load meanwhile
     domain = get_domain(domain_name)
-    prepare_tasks = getattr(domain, "prepare_tasks", None)
-    if prepare_tasks is not None:
-        tasks = prepare_tasks(tasks, options.seed, options.cache_dir or default_cache_dir())
+    tasks = domain.prepare_tasks(tasks, options.seed, options.cache_dir or default_cache_dir())
     cache_path = None
     if options.cache_dir is not None:
         cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, [t.id for t in tasks], options.seed, options.origins, read_as)}.jsonl"

@@ -56,8 +56,7 @@ UNSTATED = "unstated"  # the count of candidates whose format the domain did not
 
 
 def supports_formats(domain) -> bool:
-    hooks = ("answer_formats", "reference_completion", "format_of")
-    return all(hasattr(domain, hook) for hook in hooks) and bool(domain.answer_formats())
+    return bool(domain.answer_formats())
 
 
 def annotate(domain, candidates: list[Candidate]) -> list[Candidate]:

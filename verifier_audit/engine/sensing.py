@@ -157,9 +157,9 @@ def why_not(spec: VerifierSpec, prepared: Prepared) -> str | None:
         return "a verifier given as a Python object lives in the caller's process"
     if spec.remote:
         return "a remote reward runs on the other side of its socket"
-    if getattr(domain, "isolate_verifier_calls", None) is not None:
+    if domain.sandboxes_calls:
         return f"the {prepared.domain} domain's calls run model output, which runs only in its sandbox"
-    if getattr(domain, "verifier_view", None) is not None:
+    if domain.private_view:
         return f"the {prepared.domain} domain's task view is a private copy made in the process's directory"
     return None
 

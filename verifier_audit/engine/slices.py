@@ -24,8 +24,7 @@ def task_slices(domain, task: Task, field: str = DEFAULT_FIELD) -> list[str]:
         return [f"{field}:{named}"]
     if isinstance(named, list) and named and all(isinstance(v, str) and v for v in named):
         return [f"{field}:{v}" for v in named]
-    hook = getattr(domain, "task_slices", None)
-    return list(hook(task)) if hook is not None else []
+    return list(domain.task_slices(task))
 
 
 def with_slices(domain, tasks: list[Task], candidates: list[Candidate], field: str = DEFAULT_FIELD) -> list[Candidate]:

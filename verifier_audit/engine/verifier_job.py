@@ -94,7 +94,7 @@ class VerifierJob:
         zygotes later; at the namespaces level such a worker is locked down as the root of
         a user namespace of its own, an unprivileged uid on the host, instead of dropping
         every capability (engine/lockdown.py, Lockdown.enter_user_namespace)."""
-        return getattr(self.domain, "isolate_verifier_calls", None) is not None
+        return self.domain.sandboxes_calls
 
     def readable_paths(self) -> list[str]:
         """What the verifier must be able to read once its worker runs as an unprivileged
@@ -117,7 +117,7 @@ class VerifierJob:
         run in a sandbox of its own (the code sandbox's zygotes load the package's modules by
         name after setup)."""
         return (self.clean and not self.spec.remote and not neutral.ours(self.spec.spec.partition(":")[0])
-                and getattr(self.domain, "isolate_verifier_calls", None) is None)
+                and not self.domain.sandboxes_calls)
 
     def canary_tokens(self, index: int) -> set[str]:
         """The canary tokens in the text of call ``index``: a marker the witness sees is
@@ -138,16 +138,14 @@ class VerifierJob:
         # Domains whose verifiers execute model output (code) have every call isolated: the
         # verifier runs in a sandboxed fork of this worker, so what it runs cannot touch the
         # host. Verifiers that already sandbox the candidate themselves opt out.
-        isolate = getattr(self.domain, "isolate_verifier_calls", None)
-        if isolate is not None and not getattr(fn, "runs_candidates_sandboxed", False):
-            self.sandbox = isolate(self._isolated)
+        if self.domain.sandboxes_calls and not getattr(fn, "runs_candidates_sandboxed", False):
+            self.sandbox = self.domain.isolate_verifier_calls(self._isolated)
 
     def _view(self, task: Task) -> Task:
-        make_view = getattr(self.domain, "verifier_view", None)
-        if make_view is None:
+        if not self.domain.private_view:
             return task
         if task.id not in self.views:
-            self.views[task.id] = make_view(task, os.getcwd())
+            self.views[task.id] = self.domain.verifier_view(task, os.getcwd())
         return self.views[task.id]
 
     def _unseen_again(self) -> None:
@@ -197,8 +195,7 @@ class VerifierJob:
 
     def after(self, index: int) -> list[str]:
         found, self.escapes, self.disguised = self.escapes + self.disguised + self._take_requests(), [], []
-        check = getattr(self.domain, "after_call", None)
         task = self.tasks[self.items[index][0]]
-        if check is None or task.id not in self.views:
+        if not self.domain.guards_fixtures or task.id not in self.views:
             return found
-        return found + check(task, self.views[task.id])
+        return found + self.domain.after_call(task, self.views[task.id])

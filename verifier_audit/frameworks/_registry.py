@@ -6,6 +6,7 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
+from ..domains.base import SuiteScheme
 from ..errors import VerifierLoadError
 
 
@@ -46,6 +47,14 @@ _ALL = (
 )
 STYLES: tuple[str, ...] = tuple(s.name for s in _ALL)
 _BY_NAME = {s.name: s for s in _ALL}
+
+
+# Suites a framework makes, named by a prefix (a domain declares its own in
+# ``Domain.suite_schemes``); each loader is imported only when its prefix is used.
+SUITE_SCHEMES = (
+    SuiteScheme("reasoning-gym:", "verifier_audit.frameworks.reasoning_gym:load_suite", "NAME"),
+    SuiteScheme("verifiers:", "verifier_audit.frameworks.verifiers_env:scheme_suite"),
+)
 
 
 def get_style(name: str) -> Style:

@@ -230,3 +230,57 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], Any]:
         return dataset.score_answer(answer, entry)
 
     return call
+
+
+# --------------------------------------------------------------------- the suite scheme
+# Registered in _registry.SUITE_SCHEMES: --suite reasoning-gym:basic_arithmetic?size=50&seed=0
+PREFIX = "reasoning-gym:"
+
+
+def parse_suite_spec(spec: str) -> tuple[str, int, int]:
+    """``reasoning-gym:NAME[?size=N&seed=S]`` -> (NAME, size, seed); size 50, seed 0 by default."""
+    from urllib.parse import parse_qsl
+
+    name, _, query = spec[len(PREFIX):].partition("?")
+    name = name.strip()
+    if not name:
+        raise InputError(f"suite {spec!r}: name a reasoning-gym dataset, e.g. --suite {PREFIX}basic_arithmetic")
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
+    except ValueError:
+        raise InputError(f"suite {spec!r}: expected {PREFIX}NAME?size=N&seed=S after the '?'") from None
+    values = {"size": DEFAULT_SIZE, "seed": 0}
+    for key, value in pairs:
+        if key not in values:
+            raise InputError(f"suite {spec!r}: unknown setting {key!r}; a reasoning-gym suite takes size and seed "
+                             f"({PREFIX}NAME?size=N&seed=S)")
+        try:
+            values[key] = int(value)
+        except ValueError:
+            raise InputError(f"suite {spec!r}: {key}={value!r} is not an integer") from None
+    if values["size"] < 1:
+        raise InputError(f"suite {spec!r}: size={values['size']}: must be at least 1")
+    return name, values["size"], values["seed"]
+
+
+def load_suite(spec: str, *, fields: list[str] | None = None, fmt: str | None = "jsonl",
+               domain: str | None = None):
+    """A reasoning-gym dataset generated as a suite. Its content hash is of the generated
+    tasks, so caches follow what reasoning-gym produced."""
+    import hashlib
+
+    from ..domains.base import Suite
+
+    if fields:
+        raise InputError(f"suite {spec!r}: --field maps the columns of a file; a reasoning-gym suite has none")
+    if fmt not in (None, "jsonl"):
+        raise InputError(f"suite {spec!r}: --format {fmt} reads files; leave it out for a reasoning-gym suite")
+    if domain not in (None, "math"):
+        raise InputError(f"suite {spec!r}: reasoning-gym tasks are in the math domain, not {domain!r}")
+    name, size, seed = parse_suite_spec(spec)
+    tasks = load_tasks(name, size=size, seed=seed)
+    digest = hashlib.sha256(f"reasoning-gym {version()}\n".encode())
+    for task in tasks:
+        digest.update(json.dumps(task.model_dump(mode="json"), sort_keys=True, ensure_ascii=True).encode() + b"\n")
+    shown = f"{PREFIX}{name}" + ("" if (size, seed) == (DEFAULT_SIZE, 0) else f"?size={size}&seed={seed}")
+    return Suite(name=shown, path=source_path(name, size, seed), tasks=tasks, content_hash=digest.hexdigest()[:16])

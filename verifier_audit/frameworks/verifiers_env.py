@@ -778,15 +778,25 @@ def _v1_tasks(taskset: Any, name: str, domain: str, limit: Optional[int]) -> lis
     return tasks
 
 
+# The suite scheme of an environment's own dataset: --suite verifiers:path/env.py:load_environment
+PREFIX = "verifiers:"
+
+
 def env_suite(spec_or_env_id: str, *, limit: Optional[int] = None, domain: str = "math",
               options: Optional[dict[str, str]] = None, dataset: str = "train"):
     """``load_env_tasks`` as a ``suites.Suite`` (``--suite verifiers:SPEC``): named
     ``verifiers:SPEC``, its content hash that of the tasks themselves (the dataset an
     environment builds is code, not a file to hash)."""
-    from ..suites import Suite
+    from ..domains.base import Suite
 
     tasks = load_env_tasks(spec_or_env_id, limit=limit, domain=domain, options=options, dataset=dataset)
     digest = hashlib.sha256("\n".join(t.model_dump_json() for t in tasks).encode()).hexdigest()[:16]
     target = spec_or_env_id.rpartition(":")[0]
     path = Path(target) if target else Path(spec_or_env_id)
     return Suite(name=f"verifiers:{spec_or_env_id}", path=path, tasks=tasks, content_hash=digest)
+
+
+def scheme_suite(spec: str, *, fields: list[str] | None = None, fmt: str | None = "jsonl", domain: str | None = None):
+    """``--suite verifiers:SPEC`` (registered in ``_registry.SUITE_SCHEMES``): the
+    environment's own dataset, in the math domain unless ``--domain`` says otherwise."""
+    return env_suite(spec[len(PREFIX):], domain=domain or "math")

@@ -210,7 +210,7 @@ def with_answers(categories: list[CategoryResult]) -> list[CategoryResult]:
     out = []
     for c in categories:
         try:
-            span = getattr(get_domain(c.name.partition(".")[0]), "answer_span", None) if c.examples else None
+            span = get_domain(c.name.partition(".")[0]).answer_span if c.examples else None
         except InputError:
             span = None
         if span is not None:

@@ -166,11 +166,11 @@ def _executes(report: Report, domain_name: str | None, domain) -> ChecklistItem:
         more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
         return _item(key, OPEN, f"{len(found)} executes_model_output finding(s): {shown}{more}")
     if not canaries:
-        if domain is not None and hasattr(domain, "isolate_verifier_calls"):
+        if domain is not None and domain.sandboxes_calls:
             why = (f"the {domain_name} domain's verifiers execute candidate code by design, so it has no canary: "
                    "each call runs in the sandbox instead, escapes are measured as known_bad categories, and one "
                    "that gets past the verifier's own guard is the isolation_holds item")
-        elif domain is not None and hasattr(domain, "after_call"):
+        elif domain is not None and domain.guards_fixtures:
             why = (f"the {domain_name} domain's verifiers execute the candidate query by design; no canary category "
                    "(a name with 'canary') was audited")
         else:
@@ -199,7 +199,7 @@ def _isolation(report: Report, domain_name: str | None, domain) -> ChecklistItem
         shown = "; ".join(f.detail for f in found[:3])
         more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
         return _item(key, OPEN, f"{len(found)} guard_escape finding(s): {shown}{more}")
-    if domain is None or not hasattr(domain, "isolate_verifier_calls"):
+    if domain is None or not domain.sandboxes_calls:
         what = f"the {domain_name} domain's" if domain is not None else "this report's"
         return _item(key, UNKNOWN, f"{what} verifiers are not run in the audit's sandbox, so no escape from their own "
                      "isolation could be seen (whether they run model output at all is the executes_model_output item)")
@@ -225,9 +225,9 @@ def _fixture(report: Report, domain_name: str | None, domain) -> ChecklistItem:
         more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
         return _item(key, OPEN, f"{len(found)} finding(s): {shown}{more}")
     broken = [f for f in report.security_findings if f.kind == "check_failed"]
-    if domain is None or not hasattr(domain, "after_call"):
+    if domain is None or not domain.guards_fixtures:
         canaries = sum(_tried(c) for c in report.categories if "canary" in c.name)
-        if domain is not None and hasattr(domain, "isolate_verifier_calls"):
+        if domain is not None and domain.sandboxes_calls:
             probes = [c.name for c in report.categories if c.origin == "known_bad" and _tried(c)
                       and any(k in c.name for k in ("read", "escape", "network"))]
             ran = (f"verifier calls run in the sandbox; file reads and escapes are known_bad categories "
@@ -479,11 +479,13 @@ def _authority(domain_name: str | None, evidence) -> ChecklistItem:
 def evaluate(report: Report, authority=None) -> list[ChecklistItem]:
     """The checklist of one report, in a fixed order of items. ``authority``: the authority
     figures of the policy's samples (``samples.authority.AuthorityEvidence``), if any; the
-    runtime_authority item is listed when they are given or the report is of the tool
-    domain (for the other domains a completion calls no tool)."""
+    runtime_authority item is listed when they are given or the report's domain has
+    completions call tools (``Domain.calls_tools``: the tool domain; in the others a
+    completion calls no tool)."""
     name = _domain_name(report)
     domain = _domain(name)
-    extra = [_authority(name, authority)] if authority is not None or name == "tool" else []
+    calls_tools = domain is not None and domain.calls_tools
+    extra = [_authority(name, authority)] if authority is not None or calls_tools else []
     return [
         _hostile_families(report, name, domain),
         _no_hack_accepted(report),

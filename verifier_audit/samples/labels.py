@@ -22,8 +22,7 @@ def prepare_for_labels(tasks: Sequence[Task], seed: int = 0) -> list[Task]:
     if not tasks:
         return []
     domain = get_domain(tasks[0].domain)
-    prepare_tasks = getattr(domain, "prepare_tasks", None)
-    return list(prepare_tasks(list(tasks), seed, default_cache_dir())) if prepare_tasks else list(tasks)
+    return list(domain.prepare_tasks(list(tasks), seed, default_cache_dir()))
 
 
 def _by_domain(items: Sequence[tuple[str, str]], tasks: dict[str, Task], run) -> list[tuple[Optional[str], str]]:
@@ -74,7 +73,7 @@ def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], sp
 
     def run(domain_name, candidates):
         domain = get_domain(domain_name)
-        limit = timeout or getattr(domain, "default_timeout", 10.0)
+        limit = timeout or domain.default_timeout
         job = VerifierJob(vspec, candidates, tasks, domain, timeout=limit, memory_mb=memory_mb)
         for out in run_calls(job, range(len(candidates)), workers=workers, timeout=limit, memory_mb=memory_mb,
                              clean=job.clean, isolation=job.isolation_level(None), tree_memory=True,

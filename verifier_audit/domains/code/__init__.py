@@ -40,6 +40,8 @@ class CodeDomain(DomainPackage):
     default_timeout = 4.0
     # The demo run lists surviving mutants per task for this one: the suite's own tests.
     survival_verifier = "visible_tests"
+    prepares_tasks = True  # test cases: inputs and the reference's outputs
+    sandboxes_calls = True  # isolate_verifier_calls
 
     def prepare_tasks(self, tasks: list[Task], seed: int, cache_dir: Path) -> list[Task]:
         """Every task's test cases: inputs and the reference's outputs (cached)."""
@@ -51,6 +53,22 @@ class CodeDomain(DomainPackage):
         from .oracle import check_reference
 
         return check_reference(task)
+
+    def canonical_answer(self, text: str, task: Task) -> str | None:
+        """The extracted program, normalised by ``ast.unparse`` (comments and layout do not
+        count)."""
+        import ast
+
+        from .cases import entry_point
+        from .extract import extract_code
+
+        code = extract_code(text, entry_point(task))
+        if code is None:
+            return None
+        try:
+            return ast.unparse(ast.parse(code))
+        except (SyntaxError, ValueError, RecursionError):
+            return code.strip()
 
     def isolate_verifier_calls(self, score: Callable[[int], float]):
         """A started sandbox whose runs call ``score(index)`` in an isolated fork of the

@@ -40,5 +40,25 @@ class MathDomain(DomainPackage):
 
         return label_completion(text, task.reference)  # math judges against the answer alone
 
+    def canonical_answer(self, text: str, task: Task) -> str | None:
+        """The single final answer (``extract.extract_answers``; several different answers
+        are none), parsed and written back as canonical LaTeX (``render.to_latex``): ``1/2``,
+        ``\\frac12`` and ``\\dfrac{1}{2}`` are one answer; ``0.5`` is another (a decimal keeps
+        its form)."""
+        from .answer import ParseError
+        from .extract import extract_answers
+        from .latex import parse_answer
+        from .render import to_latex
+
+        found = extract_answers(text)
+        if not found.answers or found.conflict:
+            return None
+        try:
+            return to_latex(parse_answer(found.answers[-1]))
+        except ParseError:
+            return None
+        except Exception:  # noqa: BLE001 - an odd value the renderer cannot write: keep the text
+            return " ".join(found.answers[-1].split())
+
 
 DOMAIN = MathDomain()

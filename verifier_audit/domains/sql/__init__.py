@@ -22,6 +22,9 @@ class SqlDomain(DomainPackage):
     reference_verifiers = verifier_specs(__name__, "syntax_only", "exact_match", "single_db_set", "strong")
     suite_formats = suite_formats(__name__, spider="spider_suite")  # a JSON list, SQLite databases beside it
     suite_signs = {"spider": FormatSign(("db_id", "query", "question"))}
+    prepares_tasks = True  # fixtures and fuzzed databases
+    private_view = True  # each worker's own copy of the fixture
+    guards_fixtures = True  # after_call checks and restores it
 
     def prepare_tasks(self, tasks: list[Task], seed: int, cache_dir: Path) -> list[Task]:
         """Fixture files for every task (``database``) and its distilled fuzzed databases
@@ -34,6 +37,13 @@ class SqlDomain(DomainPackage):
         from .oracle import check_gold
 
         return check_gold(task)
+
+    def canonical_answer(self, text: str, task: Task) -> str | None:
+        """The extracted statements, whitespace collapsed."""
+        from .extract import extract_sql
+
+        stmts = extract_sql(text)
+        return "; ".join(" ".join(s.split()) for s in stmts) if stmts else None
 
     def verifier_view(self, task: Task, workdir: str) -> Task:
         from .guard import private_view

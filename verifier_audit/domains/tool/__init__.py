@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...models import Task
-from ..base import DomainPackage, verifier_specs
+from ..base import DomainPackage, SuiteScheme, verifier_specs
 
 
 class ToolDomain(DomainPackage):
@@ -20,6 +20,11 @@ class ToolDomain(DomainPackage):
     package = __name__
     reference_verifiers = verifier_specs(__name__, "name_only", "schema_valid", "exact_string", "ast_match",
                                          "final_state", "strong")
+    # The Berkeley Function Calling Leaderboard's data in bfcl-eval: --suite bfcl:simple
+    suite_schemes = (SuiteScheme("bfcl:", f"{__name__}.bfcl:bfcl_suite", "CATEGORY"),)
+    calls_tools = True  # the checklist's runtime_authority item
+    # compare's canonical answer is the base's explicit default (whitespace collapsed): two
+    # call lists that differ in layout only are one answer.
 
     def check_task(self, task: Task) -> Optional[str]:
         from .oracle import check_task

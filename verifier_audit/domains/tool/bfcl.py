@@ -395,3 +395,32 @@ def load_bfcl(category: str, *, limit: Optional[int] = None) -> list[Task]:
             metadata=metadata,
         ))
     return tasks
+
+
+# The tool domain's suite scheme (Domain.suite_schemes): --suite bfcl:simple
+PREFIX = "bfcl:"
+
+
+def bfcl_suite(spec: str, *, fields: list[str] | None = None, fmt: str | None = "jsonl", domain: str | None = None):
+    """A BFCL v4 category as a tool-domain suite (``--suite bfcl:simple``). Its content
+    hash is of the category's data files (questions and possible answers) as installed and
+    of the tasks made from them."""
+    from ..base import Suite
+
+    if fields:
+        raise InputError(f"suite {spec!r}: --field maps the columns of a file; a BFCL suite has none")
+    if fmt not in (None, "jsonl"):
+        raise InputError(f"suite {spec!r}: --format {fmt} reads files; leave it out for a BFCL suite")
+    if domain not in (None, "tool"):
+        raise InputError(f"suite {spec!r}: BFCL tasks are in the tool domain, not {domain!r}")
+    category = spec[len(PREFIX):].strip()
+    if not category:
+        raise InputError(f"suite {spec!r}: name a BFCL category, one of {', '.join(CATEGORIES)} "
+                         f"(e.g. --suite {PREFIX}simple)")
+    try:
+        name = category_name(category)
+    except InputError as exc:
+        raise InputError(f"suite {spec!r}: {exc}") from None
+    question, _ = files(name)
+    tasks = load_bfcl(name)
+    return Suite(name=f"{PREFIX}{name}", path=question, tasks=tasks, content_hash=content_hash(name, tasks))

@@ -9,16 +9,16 @@ chains of the domain's edit operators), shrink and group (``_families``: a minim
 per family), reach (the family's edits applied to every task), and the answer-free lazy
 policies. Found families come back as candidates of ``<domain>.search.<family>`` with their
 verdicts, so they go through the same report and gate as every other category. A domain
-takes part by having a ``search`` module with ``OPERATORS`` and ``lazy_policies``.
+takes part through its hooks ``search_operators`` and ``lazy_policies`` (``domains/base.py``;
+the built-in ones have them in their ``search`` module), so a plugin domain searches too.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ...domains import get_domain
 from ...domains.kit import rng_for
 from ...metrics import _clip
 from ...models import Candidate, LazyPolicy, SearchFamily, SearchSummary, Severity, Verdict
@@ -42,28 +42,20 @@ class SearchOutcome:
     summary: Optional[SearchSummary] = None
 
 
-def _module(domain_name: str):
-    name = f"verifier_audit.domains.{domain_name}.search"
-    try:
-        return importlib.import_module(name) if importlib.util.find_spec(name) else None
-    except ModuleNotFoundError:
-        return None
-
-
 def supports_search(domain_name: str) -> bool:
-    return _module(domain_name) is not None
+    return bool(get_domain(domain_name).search_operators())
 
 
 def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
-    module = _module(prepared.domain)
     if not options.search:
         return SearchOutcome()
-    if module is None:  # said, never silently skipped: the report must not read as "searched, nothing found"
+    operators = get_domain(prepared.domain).search_operators()
+    if not operators:  # said, never silently skipped: the report must not read as "searched, nothing found"
         return SearchOutcome(summary=SearchSummary(
             budget=options.search, calls=0,
             stopped_early=f"not searched: the {prepared.domain} domain has no edit operators for the search yet"))
     calls = Calls(prepared, spec, options, budget=options.search)
-    operators, threshold, seed = module.OPERATORS, options.threshold, options.seed
+    threshold, seed = options.threshold, options.seed
     domain = calls.domain
     used = {c.task_id for c in prepared.candidates}
     tasks = [t for t in prepared.tasks if t.id in used]
@@ -100,9 +92,8 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
                                      start=fam.start.kind, task_id=fam.start.task_id, example=_clip(fam.text),
                                      score=fam.score, reach_tasks=len(rows), reach_misjudged=misjudged,
                                      found_after=fam.found_after, direction=fam.direction))
-    policies = getattr(module, "lazy_policies", None)
-    lazies = (lazy(calls, tasks[:LAZY_TASKS], policies, threshold)
-              if policies is not None and calls.left and not calls.failing else [])
+    lazies = (lazy(calls, tasks[:LAZY_TASKS], domain.lazy_policies, threshold)
+              if calls.left and not calls.failing else [])
     stopped = None
     if calls.failing:
         stopped = f"{calls.errors} of {calls.spent} calls errored: the search stopped (errors measure nothing)"

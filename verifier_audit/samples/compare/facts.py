@@ -8,7 +8,6 @@ parser must not hang or crash the command on one of them.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -56,46 +55,16 @@ def kl_sums(sample: Sample) -> tuple[Optional[float], Optional[float]]:
 
 
 def canonical_answer(text: str, task: Task) -> Optional[str]:
-    """The domain's canonical answer of a completion, None when there is none.
+    """The domain's canonical answer of a completion, None when there is none
+    (``Domain.canonical_answer``: math writes a final answer back as canonical LaTeX, sql
+    collapses the statements' whitespace, code normalises the program with ``ast.unparse``).
+    A task of a domain not installed here gets the contract's default (whitespace
+    collapsed)."""
+    from ...domains import available, get_domain
+    from ...domains.base import Domain
 
-    math: the single final answer (``extract.extract_answers``; several different answers
-    are none), parsed and written back as canonical LaTeX (``render.to_latex``): ``1/2``,
-    ``\\frac12`` and ``\\dfrac{1}{2}`` are one answer; ``0.5`` is another (a decimal keeps
-    its form). sql: the extracted statements, whitespace collapsed. code: the extracted
-    program, normalised by ``ast.unparse`` (comments and layout do not count).
-    """
-    if task.domain == "math":
-        from ...domains.math.answer import ParseError
-        from ...domains.math.extract import extract_answers
-        from ...domains.math.latex import parse_answer
-        from ...domains.math.render import to_latex
-
-        found = extract_answers(text)
-        if not found.answers or found.conflict:
-            return None
-        try:
-            return to_latex(parse_answer(found.answers[-1]))
-        except ParseError:
-            return None
-        except Exception:  # noqa: BLE001 - an odd value the renderer cannot write: keep the text
-            return " ".join(found.answers[-1].split())
-    if task.domain == "sql":
-        from ...domains.sql.extract import extract_sql
-
-        stmts = extract_sql(text)
-        return "; ".join(" ".join(s.split()) for s in stmts) if stmts else None
-    if task.domain == "code":
-        from ...domains.code.cases import entry_point
-        from ...domains.code.extract import extract_code
-
-        code = extract_code(text, entry_point(task))
-        if code is None:
-            return None
-        try:
-            return ast.unparse(ast.parse(code))
-        except (SyntaxError, ValueError, RecursionError):
-            return code.strip()
-    return " ".join(text.split()) or None
+    domain = get_domain(task.domain) if task.domain in available() else Domain()
+    return domain.canonical_answer(text, task)
 
 
 class _AnswerJob:

@@ -53,7 +53,7 @@ def audit_blocks(the_suite, scans: list[FileScan], tasks: list[Task], domain_nam
     task_map = {t.id: t for t in tasks}
     # ``Prepared`` without its candidates: they come block by block
     stub = Prepared(the_suite.name, digest, domain_name, tasks, [], [])
-    options.timeout = timeout or getattr(domain, "default_timeout", 10.0)
+    options.timeout = timeout or domain.default_timeout
     settings = {**run_settings(stub, specs, options), "n_candidates": labelled.candidates,
                 "candidates_hash": labelled.candidates_hash}
     if options.results is None:
