@@ -18,7 +18,16 @@ from .engine.inspection import resolve
 from .engine.limits import FILE_MB, MAX_PROCESSES
 from .loading import from_callable, with_parts
 from .models import Report
-from .plan import Group, audit_group, audit_options, inspection, suite_choice, waiver_sources, weights_path
+from .plan import (
+    Group,
+    audit_group,
+    audit_options,
+    check_ranges,
+    inspection,
+    suite_choice,
+    waiver_sources,
+    weights_path,
+)
 from .plan import pass_env as _pass_env
 
 
@@ -135,6 +144,9 @@ def _given(values: dict) -> dict:
     given = {k: v for k, v in values.items() if k not in _NOT_SETTINGS and k != "cache"}
     given["no_cache"] = not values["cache"]
     given["db_dir"] = None if values["db_dir"] is None else str(values["db_dir"])
+    # None is no limit here, as it always was in the API (plan reads None as "not said")
+    given.update({k: values[k] or 0 for k in ("memory_mb", "file_mb", "max_processes")})
+    check_ranges(given)  # before the spec is read: a value out of range is the error to see
     return given
 
 
