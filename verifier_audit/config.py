@@ -48,7 +48,7 @@ from . import argtypes
 from .errors import InputError
 from .frameworks import STYLES
 from .models import GateConfig, Task
-from .settings import COMMAND_LINE_ONLY, KEYS, PLUGIN, Setting, default, setting, settings_of
+from .settings import COMMAND_LINE_ONLY, FRONT_ENDS, KEYS, PLUGIN, RUN, Setting, default, setting, settings_of
 
 try:
     import tomllib
@@ -250,14 +250,17 @@ def option_flags(values: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str
 
 
 def key_table(run_parser: argparse.ArgumentParser) -> str:
-    """docs/config.md's table of keys: each key of KEYS, its flag, its default and what it
-    does in the words of the flag's own help (``run_parser``: the ``run`` subcommand's
-    parser), so neither the page nor a second description can drift from the code."""
+    """docs/config.md's table of keys: each key of KEYS, its flag, its default, the front
+    ends besides ``run`` that take it (``api``: a keyword of ``verifier_audit.audit``;
+    ``plugin``: of the pytest plugin's ``audit``) and what it does in the words of the
+    flag's own help (``run_parser``: the ``run`` subcommand's parser), so neither the page
+    nor a second description can drift from the code."""
     helps = {flag: action.help or "" for action in run_parser._actions for flag in action.option_strings}
-    rows = ["| key | flag | default | what it does |", "|---|---|---|---|"]
+    rows = ["| key | flag | default | also in | what it does |", "|---|---|---|---|---|"]
     for key in KEYS:
         what = helps[key.flag].replace("%%", "%").replace("|", "\\|").replace("<", "&lt;")
-        rows.append(f"| `{key.name}` | `{key.flag}` | {key.default} | {what} |")
+        also = ", ".join(front for front in FRONT_ENDS if front != RUN and front in key.fronts) or "run only"
+        rows.append(f"| `{key.name}` | `{key.flag}` | {key.default} | {also} | {what} |")
     return "\n".join(rows) + "\n"
 
 
