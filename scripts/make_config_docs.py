@@ -1,5 +1,5 @@
 """Write the generated parts of docs/config.md -- the table of [tool.verifier_audit] keys
-(from config.KEYS and the ``run`` flags' help) and the list of command-line-only flags --
+(from settings.AUDIT_SETTINGS and the ``run`` flags' help) and the list of command-line-only flags --
 or check that the page is current (--check).
 
     python scripts/make_config_docs.py [--check]

@@ -24,6 +24,7 @@ LAYERS = {
     "cache_dir": 0,  # where caches live (an environment variable): the suite reader and the engine ask it
     "audit_files": 0,  # keys, signed caches, atomic outputs: the engine's files and the front ends' reports
     "argtypes": 0,
+    "settings": 0,  # AuditSettings, one row per option: config, plan, cli and the API derive from it
     "canary": 0,  # the canary strings the catalogs plant: no imports of ours
     "metrics": 0,  # rates and intervals over the models: the engine's probes and search use them
     "report.text": 0,  # printable / one_line: plain string helpers for every text output

@@ -25,8 +25,8 @@ A verifier repository says once what to audit and how strictly; then a bare
     entropy_loss = 0.6
     kl_level = 0.2
 
-Every ``run`` option that says what is audited and how it is gated has a key (KEYS below
-ties each to its flag; docs/config.md lists them). Command-line options override the file.
+Every ``run`` option that says what is audited and how it is gated has a key (the table of
+settings.py ties each to its flag, its default and its range; docs/config.md lists them). Command-line options override the file.
 Paths in the file are relative to the file.
 Invalid configuration is an ``InputError`` (exit 2) naming the file, the line, the key and
 what is allowed.
@@ -39,7 +39,6 @@ import datetime as _dt
 import difflib
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
 
@@ -49,6 +48,7 @@ from . import argtypes
 from .errors import InputError
 from .frameworks import STYLES
 from .models import GateConfig, Task
+from .settings import COMMAND_LINE_ONLY, FRONT_ENDS, KEYS, PLUGIN, RUN, Setting, default, setting, settings_of
 
 try:
     import tomllib
@@ -70,9 +70,13 @@ def _range(check):
     return AfterValidator(validate)
 
 
+def _ranged(option: str) -> Any:
+    """The type of an option's value in the file, with its range, both from its setting."""
+    s = setting(option)
+    return Annotated[s.value_type, _range(s.check)]
+
+
 Rate = Annotated[float, _range(argtypes.rate)]
-Count = Annotated[int, _range(argtypes.positive_int)]
-Seconds = Annotated[float, _range(argtypes.positive_float)]
 
 
 class _Section(BaseModel):
@@ -80,12 +84,12 @@ class _Section(BaseModel):
 
 
 class GateSection(_Section):
-    max_debt: Optional[Rate] = None
-    max_category: Optional[Rate] = None
-    max_false_rejection: Optional[Rate] = None
-    max_error_rate: Optional[Rate] = None
-    max_retry_rate: Optional[Rate] = None
-    min_slice_n: Optional[Count] = None
+    max_debt: Optional[_ranged("max_debt")] = None
+    max_category: Optional[_ranged("max_category")] = None
+    max_false_rejection: Optional[_ranged("max_false_rejection")] = None
+    max_error_rate: Optional[_ranged("max_error_rate")] = None
+    max_retry_rate: Optional[_ranged("max_retry_rate")] = None
+    min_slice_n: Optional[_ranged("min_slice_n")] = None
 
 
 class VerifierEntry(_Section):
@@ -96,8 +100,8 @@ class VerifierEntry(_Section):
     suite: Optional[str] = None
     format: Optional[str] = None
     split: Optional[Literal["train", "heldout", "shifted"]] = None
-    limit: Optional[Count] = None
-    threshold: Optional[Rate] = None
+    limit: Optional[_ranged("limit")] = None
+    threshold: Optional[_ranged("threshold")] = None
     gate: GateSection = Field(default_factory=GateSection)
     #: the style's settings, as --verifier-option KEY=VALUE: weights = [1.0, 0.5], model = "judge"
     options: dict[str, Any] = Field(default_factory=dict)
@@ -118,25 +122,26 @@ class Waiver(_Section):
 
 
 class ProjectConfig(_Section):
-    suite: str = "math"
-    format: str = "jsonl"
+    # Types, ranges and defaults of the options come from their settings (settings.py).
+    suite: str = default("suite")
+    format: str = default("format")
     split: Optional[Literal["train", "heldout", "shifted"]] = None
-    limit: Optional[Count] = None
-    seed: int = 0
-    workers: Optional[Annotated[int, _range(argtypes.workers)]] = None
-    timeout: Optional[Seconds] = None
-    oracle_timeout: Optional[Seconds] = None
-    memory_mb: Optional[Annotated[int, _range(argtypes.memory_mb)]] = None  # 0: no limit
-    file_mb: Optional[Annotated[int, _range(argtypes.file_mb)]] = None  # largest file a worker writes; 0: no limit
-    max_processes: Optional[Annotated[int, _range(argtypes.max_processes)]] = None  # per worker tree; 0: no limit
+    limit: Optional[_ranged("limit")] = None
+    seed: int = default("seed")
+    workers: Optional[_ranged("workers")] = None
+    timeout: Optional[_ranged("timeout")] = None
+    oracle_timeout: Optional[_ranged("oracle_timeout")] = None
+    memory_mb: Optional[_ranged("memory_mb")] = None  # 0: no limit
+    file_mb: Optional[_ranged("file_mb")] = None  # largest file a worker writes; 0: no limit
+    max_processes: Optional[_ranged("max_processes")] = None  # per worker tree; 0: no limit
     #: environment variables passed to the verifier's workers beyond the allow-list (environment.py)
-    pass_env: list[Annotated[str, _range(argtypes.env_name)]] = Field(default_factory=list)
-    threshold: Rate = 0.5
-    probe_sample: Optional[Annotated[int, _range(argtypes.nonnegative_int)]] = None  # determinism/thread probes; 0: none
+    pass_env: list[_ranged("pass_env")] = Field(default_factory=list)
+    threshold: _ranged("threshold") = default("threshold")
+    probe_sample: Optional[_ranged("probe_sample")] = None  # determinism/thread probes; 0: none
     answer_formats: Optional[StrictBool] = None  # the answer-format probe (docs/answer-formats.md); false: off
     isolation: Optional[Literal["none", "process", "namespaces"]] = None  # engine/lockdown.py; None: the strongest here
     slice_field: Optional[str] = None  # the task metadata field naming a task's slice (engine/slices.py)
-    search: Optional[Annotated[int, _range(argtypes.nonnegative_int)]] = None  # exploit search budget (calls); 0: none
+    search: Optional[_ranged("search")] = None  # exploit search budget (calls); 0: none
     executor: Optional[Literal[argtypes.EXECUTORS]] = None  # type: ignore[valid-type]  # where calls run; None: local
     ray_address: Optional[str] = Field(default=None, min_length=1)  # executor "ray": the cluster (docs/ray.md)
     weights_from: Optional[str] = None  # your own tasks: the debt is reweighted to their slices (relative to this file)
@@ -144,7 +149,7 @@ class ProjectConfig(_Section):
     fields: dict[str, str] = Field(default_factory=dict)
     domain: Optional[str] = None  # the domain of a suite file's tasks when its lines do not say
     db_dir: Optional[str] = None  # spider format: the folder of <db_id>/<db_id>.sqlite (relative to this file)
-    inspect_timeout: Optional[Seconds] = None  # time the verifier's import may take when its signature is read
+    inspect_timeout: Optional[_ranged("inspect_timeout")] = None  # the verifier's import when its signature is read
     only: list[Literal["near_miss", "equivalent", "known_bad"]] = Field(default_factory=list)  # candidate origins
     report_dir: Optional[str] = None  # write every report format here after each run
     gate: GateSection = Field(default_factory=GateSection)
@@ -202,96 +207,14 @@ class ProjectConfig(_Section):
         return [w for w in self.waivers if not w.active(today)]
 
 
-@dataclass(frozen=True)
-class Key:
-    """One key of [tool.verifier_audit] and the ``run`` flag that says the same thing.
-
-    KEYS is the one place that ties them: docs/config.md is generated from it (with the
-    flag's help; scripts/make_config_docs.py), the plugin's ``reproduce:`` line writes
-    options back as flags through it, an unknown key named like a flag is pointed at its
-    key, and tests/test_config_keys.py fails when a ``run`` flag is in neither KEYS nor
-    COMMAND_LINE_ONLY, or a key of the models above is missing here. A new option is one
-    line here (and its field above)."""
-
-    name: str  # as written in the file, dotted: "gate.max_debt", "verifiers[].style"
-    flag: str  # "--max-debt"
-    default: str  # what applies when neither the file nor the command line says
-    option: str = ""  # its name among plan's options when not the key's last part ("origins" for only)
-
-
-KEYS = (
-    Key("verifiers[].spec", "--verifier", "none: the suite's reference verifiers side by side, no gate"),
-    Key("verifiers[].style", "--style", "auto"),
-    Key("verifiers[].options", "--verifier-option", "none"),
-    Key("suite", "--suite", "math"),
-    Key("format", "--format", "jsonl"),
-    Key("db_dir", "--db-dir", "beside the suite's JSON"),
-    Key("fields", "--field", "none"),
-    Key("domain", "--domain", "what the suite's lines say, else math"),
-    Key("split", "--split", "every split"),
-    Key("limit", "--limit", "every task"),
-    Key("seed", "--seed", "0"),
-    Key("workers", "--workers", "the cores, at most 8"),
-    Key("oracle_timeout", "--oracle-timeout", "10"),
-    Key("memory_mb", "--memory-mb", "4096"),
-    Key("isolation", "--isolation", "the strongest this machine gives"),
-    Key("inspect_timeout", "--inspect-timeout", "30"),
-    Key("file_mb", "--file-mb", "1024"),
-    Key("max_processes", "--max-processes", "1024"),
-    Key("pass_env", "--pass-env", "none"),
-    Key("executor", "--executor", "local"),
-    Key("ray_address", "--ray-address", "RAY_ADDRESS, else a local cluster"),
-    Key("only", "--only", "every origin", option="origins"),
-    Key("timeout", "--timeout", "10 (the code domain: 4)"),
-    Key("threshold", "--threshold", "0.5"),
-    Key("gate.max_debt", "--max-debt", "0.05"),
-    Key("gate.max_category", "--max-category", "0.5"),
-    Key("gate.max_false_rejection", "--max-false-rejection", "0.10"),
-    Key("gate.max_error_rate", "--max-error-rate", "0.05"),
-    Key("gate.max_retry_rate", "--max-retry-rate", "0.05"),
-    Key("gate.min_slice_n", "--min-slice-n", "10"),
-    Key("search", "--search", "0 (no search)"),
-    Key("weights_from", "--weights-from", "none"),
-    Key("slice_field", "--slice-field", "slice"),
-    Key("probe_sample", "--probe-sample", "24"),
-    Key("answer_formats", "--no-format-probe", "true (false is --no-format-probe)"),
-    Key("waivers[].category", "--waive", "none", option="waive"),
-    Key("report_dir", "--report-dir", "none"),
-)
-
-#: ``run`` flags with no key, and why a project file should not say them.
-COMMAND_LINE_ONLY = {
-    "--config": "which file to read cannot be said inside it",
-    "--no-config": "which file to read cannot be said inside it",
-    "--no-cache": "a one-off: the candidate cache is keyed by content, so a project never needs to skip it",
-    "--json": "one report file of one run; report_dir writes every format",
-    "--markdown": "one report file of one run; report_dir writes every format",
-    "--junit": "one report file of one run; report_dir writes every format",
-    "--html": "one report file of one run; report_dir writes every format",
-    "--sarif": "one report file of one run; report_dir writes every format",
-    "--results": "where one run streams its verdicts (default: the cache, named by what decides them)",
-    "--resume": "continues one interrupted run; said in a file, every run would take up old verdicts",
-    "--all-categories": "how this terminal shows the report, not what is audited",
-    "--by-task": "how this terminal shows the report, not what is audited",
-    "--no-progress": "how this terminal shows the audit, not what is audited",
-    "--quiet": "how this terminal shows the report, not what is audited",
-    "--color": "how this terminal shows the report, not what is audited (NO_COLOR and FORCE_COLOR are read)",
-}
-
-
-def key_for_flag(flag: str) -> Optional[Key]:
+def key_for_flag(flag: str) -> Optional[Setting]:
     return next((k for k in KEYS if k.flag == flag), None)
-
-
-def option_name(key: Key) -> str:
-    """The key's name among plan's options (given_options, the plugin's keyword arguments)."""
-    return key.option or key.name.rpartition(".")[2]
 
 
 #: the options a verifier is audited with by name (the plugin's keyword arguments): one per
 #: key, but for what names the verifier (the plugin takes it apart) and the report files
 #: ``run`` writes (the plugin has --verifier-audit-report).
-OPTION_NAMES = tuple(option_name(k) for k in KEYS if not k.name.startswith("verifiers[]") and k.name != "report_dir")
+OPTION_NAMES = tuple(k.option_name for k in settings_of(PLUGIN) if not k.name.startswith("verifiers[]"))
 
 
 def check_option_names(names: Any, where: str) -> None:
@@ -312,7 +235,7 @@ def option_flags(values: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str
     options were given in code. None, empty and names in ``skip`` are left out."""
     out: list[str] = []
     for key in KEYS:
-        name = option_name(key)
+        name = key.option_name
         value = values.get(name)
         if key.name.startswith("verifiers[]") or name in skip or value is None or value == [] or value == ():
             continue
@@ -327,14 +250,17 @@ def option_flags(values: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str
 
 
 def key_table(run_parser: argparse.ArgumentParser) -> str:
-    """docs/config.md's table of keys: each key of KEYS, its flag, its default and what it
-    does in the words of the flag's own help (``run_parser``: the ``run`` subcommand's
-    parser), so neither the page nor a second description can drift from the code."""
+    """docs/config.md's table of keys: each key of KEYS, its flag, its default, the front
+    ends besides ``run`` that take it (``api``: a keyword of ``verifier_audit.audit``;
+    ``plugin``: of the pytest plugin's ``audit``) and what it does in the words of the
+    flag's own help (``run_parser``: the ``run`` subcommand's parser), so neither the page
+    nor a second description can drift from the code."""
     helps = {flag: action.help or "" for action in run_parser._actions for flag in action.option_strings}
-    rows = ["| key | flag | default | what it does |", "|---|---|---|---|"]
+    rows = ["| key | flag | default | also in | what it does |", "|---|---|---|---|---|"]
     for key in KEYS:
         what = helps[key.flag].replace("%%", "%").replace("|", "\\|").replace("<", "&lt;")
-        rows.append(f"| `{key.name}` | `{key.flag}` | {key.default} | {what} |")
+        also = ", ".join(front for front in FRONT_ENDS if front != RUN and front in key.fronts) or "run only"
+        rows.append(f"| `{key.name}` | `{key.flag}` | {key.default} | {also} | {what} |")
     return "\n".join(rows) + "\n"
 
 

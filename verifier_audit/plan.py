@@ -39,9 +39,8 @@ from .frameworks._binding import check_calls
 from .loading import VerifierSpec, with_parts
 from .models import GateConfig, Report
 from .report.build import build_reports
+from .settings import AUDIT_SETTINGS, RANGES, default
 from .suites import load_suite, select
-
-DEFAULT_WORKERS = max(1, min(os.cpu_count() or 2, 8))
 
 
 @dataclass
@@ -134,27 +133,23 @@ def field_mapping(given: dict[str, Any], config: Optional[ProjectConfig]) -> lis
     return [f"{k}={v}" for k, v in mapped if k not in ours] + items
 
 
-GATE_OPTIONS = ("max_debt", "max_category", "max_false_rejection", "max_error_rate", "max_retry_rate", "min_slice_n")
-
-# The range of every numeric option, as the command line checks it (the config checks the
-# same ones): the pytest plugin and other callers that pass options as values go through here.
-_RANGES = {"limit": argtypes.positive_int, "workers": argtypes.workers, "timeout": argtypes.positive_float,
-           "oracle_timeout": argtypes.positive_float, "memory_mb": argtypes.memory_mb, "threshold": argtypes.rate,
-           "probe_sample": argtypes.nonnegative_int, **{k: argtypes.rate for k in GATE_OPTIONS},
-           "file_mb": argtypes.file_mb, "max_processes": argtypes.max_processes,
-           "min_slice_n": argtypes.positive_int, "search": argtypes.nonnegative_int}
+#: the options that are the gate's: the keys of [gate]
+GATE_OPTIONS = tuple(s.option_name for s in AUDIT_SETTINGS if s.name.startswith("gate."))
 
 
 def check_ranges(given: dict[str, Any]) -> None:
-    """An option outside its range is an InputError naming it and the range."""
-    for key, check in _RANGES.items():
+    """An option outside its range is an InputError naming it and the range: the ranges of
+    the settings (settings.py), as the command line and the file check them, for the
+    front ends that pass options as values (the pytest plugin, the API)."""
+    for key, setting in RANGES.items():
         value = given.get(key)
         if value is None:
             continue
-        try:
-            check(value)
-        except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
-            raise InputError(f"{key} = {value!r}: {exc}") from None
+        for item in value if setting.many and isinstance(value, (list, tuple)) else (value,):
+            try:
+                setting.check(item)
+            except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
+                raise InputError(f"{key} = {value!r}: {exc}") from None
 
 
 def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: str = "",
@@ -166,25 +161,25 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
         GateConfig(waived_categories=list(given.get("waive") or ()))
     gate = gate.model_copy(update={k: given[k] for k in GATE_OPTIONS if given.get(k) is not None})
     options = AuditOptions(
-        seed=_first(given.get("seed"), c.seed, 0),
-        workers=_first(given.get("workers"), c.workers, DEFAULT_WORKERS),
-        oracle_timeout=_first(given.get("oracle_timeout"), c.oracle_timeout, 10.0),
+        seed=_first(given.get("seed"), c.seed, default("seed")),
+        workers=_first(given.get("workers"), c.workers, default("workers")),
+        oracle_timeout=_first(given.get("oracle_timeout"), c.oracle_timeout, default("oracle_timeout")),
         memory_mb=_memory_mb(given, c),
         file_mb=_first(given.get("file_mb"), c.file_mb, FILE_MB) or None,
         max_processes=_first(given.get("max_processes"), c.max_processes, MAX_PROCESSES) or None,
-        threshold=_first(given.get("threshold"), entry.threshold if entry else None, c.threshold, 0.5),
+        threshold=_first(given.get("threshold"), entry.threshold if entry else None, c.threshold, default("threshold")),
         gate=gate,
         enforce_gate=enforce_gate,
         resume=bool(given.get("resume")),
         cache_dir=None if given.get("no_cache") else default_cache_dir(),
         progress=given.get("progress"),
         origins=tuple(given.get("origins") or c.only) or None,
-        probe_sample=_first(given.get("probe_sample"), c.probe_sample, 24),
-        answer_formats=_first(given.get("answer_formats"), c.answer_formats, True),
+        probe_sample=_first(given.get("probe_sample"), c.probe_sample, default("probe_sample")),
+        answer_formats=_first(given.get("answer_formats"), c.answer_formats, default("answer_formats")),
         isolation=_first(given.get("isolation"), c.isolation),
-        slice_field=_first(given.get("slice_field"), c.slice_field, "slice"),
-        search=_first(given.get("search"), c.search, 0),
-        executor=_first(given.get("executor"), c.executor, "local"),
+        slice_field=_first(given.get("slice_field"), c.slice_field, default("slice_field")),
+        search=_first(given.get("search"), c.search, default("search")),
+        executor=_first(given.get("executor"), c.executor, default("executor")),
     )
     # The config's cluster goes with the config's executor: --executor local leaves it out.
     options.ray_address = _first(given.get("ray_address"), c.ray_address if options.executor == "ray" else None)
@@ -282,7 +277,7 @@ def inspection(given: dict[str, Any], config: Optional[ProjectConfig]) -> dict[s
 
 def _memory_mb(given: dict[str, Any], c: ProjectConfig) -> Optional[int]:
     """``--memory-mb`` (or the config's; default 4096), None for 0 (no limit)."""
-    return _first(given.get("memory_mb"), c.memory_mb, 4096) or None
+    return _first(given.get("memory_mb"), c.memory_mb, default("memory_mb")) or None
 
 
 def load_weights(path: Path, domain, *, fmt: str = "jsonl", fields: Optional[list[str]] = None,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import argtypes
+from ..settings import RUN, argparse_dest, settings_of
 
 NO_PROGRESS_HELP = "no progress bar"
 
@@ -124,15 +125,11 @@ def add_suite_options(p: argparse.ArgumentParser, formats) -> None:
 
 def given_options(args) -> dict:
     """The options of ``run`` and ``generate`` the user gave on the command line (None: not
-    given), as ``plan.audit_options`` reads them."""
-    names = ("suite", "format", "split", "limit", "seed", "workers", "timeout", "oracle_timeout", "memory_mb",
-             "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "max_retry_rate",
-             "domain", "db_dir",
-             "resume", "probe_sample", "isolation", "min_slice_n", "weights_from", "slice_field", "search",
-             "executor", "ray_address", "inspect_timeout", "file_mb", "max_processes", "pass_env")
-    given = {n: getattr(args, n, None) for n in names}
-    given.update(fields=args.field, waive=getattr(args, "waive", []), no_cache=args.no_cache,
-                 origins=getattr(args, "only", None),
+    given), as ``plan.audit_options`` reads them: one per setting of ``run`` (settings.py)
+    but for what names the verifiers and the report folder, which ``run`` reads itself."""
+    given = {s.option_name: getattr(args, argparse_dest(s), None) for s in settings_of(RUN)
+             if not s.name.startswith("verifiers[]") and s.name != "report_dir"}
+    given.update(resume=getattr(args, "resume", None), no_cache=args.no_cache,
                  progress=False if getattr(args, "no_progress", False) else None,
                  answer_formats=False if getattr(args, "no_format_probe", False) else None)
     return given

@@ -100,16 +100,16 @@ def run(args) -> int:
     from ..report.terminal import render_gate_failures, render_report, verdict_line
     from ..report.writers import write_reports
     from ..samples.score import render_section, score_samples, section_markdown
+    from ..settings import SCORE, argparse_dest, settings_of
 
     if not args.files and not args.base:
         raise InputError("no samples file given: verifier-audit score SAMPLES.jsonl --verifier SPEC")
     config = _config(args)
     outputs = report_paths(args)  # checked now: a path that cannot be written is exit 2 before the scoring
-    given = {n: getattr(args, n) for n in ("seed", "workers", "timeout", "oracle_timeout", "memory_mb", "threshold",
-                                           "max_debt", "max_category", "max_false_rejection",
-                                           "max_error_rate", "max_retry_rate", "resume", "probe_sample", "isolation",
-                                           "executor", "ray_address", "file_mb", "max_processes", "pass_env")}
-    given.update(waive=args.waive, progress=False if args.no_progress or args.quiet else None)
+    # One option per setting of score (settings.py) but the verifiers' and the suite's (read below).
+    given = {s.option_name: getattr(args, argparse_dest(s)) for s in settings_of(SCORE)
+             if not s.name.startswith("verifiers[]") and s.name != "suite"}
+    given.update(resume=args.resume, progress=False if args.no_progress or args.quiet else None)
     options, timeout = audit_options(given, config)
     options.results = args.results
     resolved = resolve_many([(spec, args.style, args.verifier_options) for spec in args.verifier],
