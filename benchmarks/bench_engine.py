@@ -27,7 +27,7 @@ from verifier_audit.domains import get_domain  # noqa: E402
 from verifier_audit.domains.math.oracle import label_completion  # noqa: E402
 from verifier_audit.engine.audit import AuditOptions, prepare  # noqa: E402
 from verifier_audit.plan import audit  # noqa: E402
-from verifier_audit.engine.lockdown import default_level  # noqa: E402
+from verifier_audit.isolation import default_level  # noqa: E402
 from verifier_audit.loading import resolve  # noqa: E402
 from verifier_audit.suites import load_suite  # noqa: E402
 

@@ -20,7 +20,8 @@ import pytest
 
 from verifier_audit import canary
 from verifier_audit.domains.sql import DOMAIN
-from verifier_audit.engine import hostwatch, lockdown, pool
+from verifier_audit.engine import hostwatch, pool
+from verifier_audit.isolation import default_level
 from verifier_audit.engine.audit import AuditOptions, Prepared, default_cache_dir
 from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
@@ -127,7 +128,7 @@ def test_the_hardened_verifier_gives_no_finding_on_the_same_routes(routes_audit)
     assert by_route == {} and not (report.checks and report.checks.unobserved)
 
 
-@pytest.mark.skipif(lockdown.default_level() != "namespaces", reason="the namespaces level needs root on Linux")
+@pytest.mark.skipif(default_level() != "namespaces", reason="the namespaces level needs root on Linux")
 def test_routes_that_still_land_at_namespaces_are_found():
     """Behind the lockdown the writable places are the work dir and the private /tmp and
     /dev/shm: a canary written there is found, and nothing reaches the host's."""

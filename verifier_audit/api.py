@@ -16,8 +16,8 @@ from typing import Any, Callable, Optional, Union
 from .domains import get_domain
 from .engine.audit import AuditOptions, default_cache_dir, prepare
 from .engine.inspection import resolve
-from .engine.limits import FILE_MB, MAX_PROCESSES
 from .frameworks._binding import check_calls
+from .isolation import FILE_MB, MAX_PROCESSES
 from .loading import from_callable, with_parts
 from .models import GateConfig, Report
 from .plan import audit as _audit

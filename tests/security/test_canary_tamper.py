@@ -25,8 +25,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier_audit import canary
-from verifier_audit.engine import hostwatch, lockdown, witness
+from verifier_audit.engine import hostwatch, witness
 from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
+from verifier_audit.isolation import default_level
 from verifier_audit.loading import resolve
 from verifier_audit.plan import audit
 from verifier_audit.report.checklist import evaluate
@@ -59,7 +60,7 @@ def _switch_off(kill=True):
     if tripwires is not None:
         tripwires.Tripwires.collect = lambda self: []
         tripwires._sink = None  # the audit hook writes nowhere
-    lockdown = _module("verifier_audit.engine.lockdown")
+    lockdown = _module("verifier_audit.isolation._lockdown")
     if lockdown is not None:
         lockdown.Lockdown.sweep = lambda self: []
     worker = _module("verifier_audit.engine.worker_main")
@@ -191,7 +192,7 @@ def _watch_available() -> bool:
 
 pytestmark = pytest.mark.skipif(not _watch_available(), reason="the witness's kernel watch needs Linux and root")
 
-LEVELS = [lockdown.default_level(), "process"] if lockdown.default_level() != "process" else ["process"]
+LEVELS = [default_level(), "process"] if default_level() != "process" else ["process"]
 
 
 @pytest.fixture(scope="module")

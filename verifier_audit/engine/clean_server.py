@@ -22,7 +22,7 @@ class CleanStart:
     the audit's secrets never reach the worker, not even in this object."""
 
     def __init__(self, job: Any):  # a pool.Job (importing pool here would be a circle)
-        from .limits import job_environment
+        from ..isolation import job_environment
 
         self.job = pickle.dumps(job)
         self.cwd, self.env, self.path = os.getcwd(), job_environment(job), list(sys.path)

@@ -33,11 +33,11 @@ import os
 from typing import Optional
 
 from ..errors import InputError
+from ..isolation import resolve_level
 from ..loading import Inspector, VerifierSpec, inspect_group
 from ..loading import resolve_many as _resolve_many
 from . import pool
 from .clean_server import light_clean_server
-from .lockdown import resolve_level
 from .verifier_job import source_dirs
 
 #: Seconds the verifier's import may take (``--inspect-timeout``): the default math audit's

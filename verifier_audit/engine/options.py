@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from ..isolation import FILE_MB, MAX_PROCESSES
 from ..models import Candidate, DroppedCandidate, GateConfig, Task
-from .limits import FILE_MB, MAX_PROCESSES
 from .slices import SliceWeights
 
 

@@ -74,7 +74,7 @@ class VerifierJob:
         A job whose setup makes namespaces (code) is locked down in a user namespace of its
         own: where none can be made, the default is the ``process`` level (asked for
         explicitly, ``namespaces`` fails closed in the worker)."""
-        from .lockdown import resolve_level, user_namespaces_available
+        from ..isolation import resolve_level, user_namespaces_available
 
         level = resolve_level(requested)
         if level == "namespaces" and requested is None and self.privileged_setup and not user_namespaces_available():

@@ -75,11 +75,11 @@ def _leave_the_terminal() -> None:
 
 def _deny_terminal_injection() -> None:
     """TIOCSTI and TIOCLINUX fail with EPERM for the worker and all it starts (seccomp,
-    domains/code/sandbox/seccomp.py): a worker at the ``process`` level keeps root's
+    isolation/_seccomp.py): a worker at the ``process`` level keeps root's
     CAP_SYS_ADMIN, with which TIOCSTI works on any terminal it can open. Fails closed where
     the filter exists for this machine; elsewhere (not x86_64 or aarch64) only the session
     stands between a grader and the terminal."""
-    from ..domains.code.sandbox import seccomp
+    from ..isolation import seccomp
 
     if seccomp.supported() and not seccomp.deny_terminal_injection():
         raise OSError("the seccomp filter against terminal injection (TIOCSTI) could not be installed")
@@ -262,11 +262,11 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
         if limits is not None:
             limits.join()
         if cgroup:
-            from .lockdown import bound_memory
+            from ..isolation import bound_memory
 
             bound_memory(cgroup, memory_mb)
         if locked:
-            from .lockdown import Lockdown, worker_uid
+            from ..isolation import Lockdown, worker_uid
 
             readable = getattr(job, "readable_paths", None)
             lock = Lockdown(workdir, tuple(readable() if readable else ()),
@@ -279,7 +279,7 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
         if modules:
             sys.path.append(modules)
         if locked:
-            from .lockdown import worker_uid
+            from ..isolation import worker_uid
 
             if own_userns:
                 lock.enter_user_namespace()
