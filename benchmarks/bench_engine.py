@@ -55,7 +55,7 @@ def main() -> None:
     for c in prepared.candidates:
         (lambda completion, reference: True)(c.text, "x")
     direct = time.perf_counter() - t
-    # The same audit at each isolation level this machine gives (engine/lockdown.py), in
+    # The same audit at each isolation level this machine gives (isolation/_lockdown.py), in
     # this process: the ratio is what the lockdown of each worker costs.
     levels = ["process", "namespaces"] if default_level() == "namespaces" else ["process"]
     overhead = {}

@@ -29,9 +29,10 @@ LAYERS = {
     "metrics": 0,  # rates and intervals over the models: the engine's probes and search use them
     "report.text": 0,  # printable / one_line: plain string helpers for every text output
     "scores": 0,  # read_score: what training reads from a verifier's return value; loading and frameworks use it
-    "isolation": 0,  # the walls (levels, lockdown, limits, seccomp, memory, socket covers): standard library and
-    # the bottom's cache_dir / environment only (tests/security/test_isolation_package.py), so the code sandbox's
-    # zygote loads it alone; the engine (its workers) and the code domain (its sandbox) take the walls from here
+    "isolation": 0,  # the walls (levels, lockdown, limits, seccomp, memory, socket covers, tripwires, witness):
+    # standard library and the bottom's canary / cache_dir / environment only (tests/security/
+    # test_isolation_package.py), so the code sandbox's zygote loads it alone; the engine (its workers) and the
+    # code domain (its sandbox) take the walls from here
     # 1: domains, and what their generators share.
     "domains": 1,
     "generation": 1,  # the candidate helpers of every domain's generators (imports domains.base)

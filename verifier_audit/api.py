@@ -77,7 +77,7 @@ def audit(
     also audits each member alone. ``pass_env``: environment variables the verifier's
     workers get beyond the allow-list (as ``--pass-env``; verifier_audit/environment.py);
     ``file_mb``, ``max_processes``: the largest file a worker writes and the processes its
-    tree holds (as ``--file-mb``, ``--max-processes``; None: no limit; engine/limits.py)."""
+    tree holds (as ``--file-mb``, ``--max-processes``; None: no limit; isolation/_limits.py)."""
     return _audit_specs([_spec(verifier, style, options, isolation, pass_env)], **_settings(locals()))[0]
 
 

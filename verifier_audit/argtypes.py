@@ -45,7 +45,7 @@ env_name = _checked(str, lambda v: re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) is
 
 def add_limit_options(group) -> None:
     """What bounds a worker besides memory and time, and what of the environment it gets
-    (engine/limits.py, environment.py): the same flags wherever a verifier runs."""
+    (isolation/_limits.py, environment.py): the same flags wherever a verifier runs."""
     group.add_argument("--file-mb", type=file_mb, default=None,
                        help="largest file a worker may write, MiB (default 1024; 0: no limit); a write past it is "
                             "the call's error, 'file size limit reached'")

@@ -62,7 +62,7 @@ class InspectJob:
     @property
     def env_names(self) -> tuple[str, ...]:
         """What the worker gets of the audit's environment beyond the allow-list: what its
-        verifiers' workers will get (engine/limits.job_environment)."""
+        verifiers' workers will get (isolation/_limits.job_environment)."""
         return tuple(dict.fromkeys(n for r in self.requests for n in r.get("env_names", ())))
 
     def readable_paths(self) -> list[str]:

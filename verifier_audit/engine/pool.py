@@ -36,9 +36,8 @@ from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
 from ..environment import mask
-from ..isolation import FILE_MB, MAX_PROCESSES, WorkerLimits, make_workdir, secrets_of
+from ..isolation import FILE_MB, MAX_PROCESSES, Witness, WorkerLimits, make_workdir, secrets_of
 from .clean_server import CleanStart, clean_context, warm_clean_server, without_main_module
-from .witness import Witness
 from .worker_main import MAX_MESSAGE, _guard_processes, worker_main  # noqa: F401 - the tests reach the guard here
 
 __all__ = ["Job", "Lane", "Outcome", "PoolError", "SLOW_AFTER", "TREE_TICK", "run", "run_lanes", "warm_clean_server"]
@@ -299,7 +298,7 @@ def run(
     ``clean``: start the workers from a clean server instead of forking this process (the
     job must pickle); for jobs that run the verifier under audit, which must find none of
     the audit's data. ``isolation``: ``none``, ``process`` or ``namespaces``
-    (engine/lockdown.py); ``tree_memory``: ``memory_mb`` bounds each worker's whole process
+    (isolation/_lockdown.py); ``tree_memory``: ``memory_mb`` bounds each worker's whole process
     tree too (a cgroup, else an accounted watch from here), for jobs whose calls may fork
     (verifiers); ``bounded``: never more than ``workers`` calls at once (calls to a server:
     ``Lane.bounded``). ``settings``: as ``run_lanes``."""
@@ -347,7 +346,7 @@ def run_lanes(
     neither spares nor the idle cores' calls: at most ``workers`` of its calls run.
 
     ``file_mb``: the largest file a ``tree_memory`` lane's worker (a verifier's) may write;
-    ``max_processes``: the tasks its tree may hold (engine/limits.py; None: unbounded).
+    ``max_processes``: the tasks its tree may hold (isolation/_limits.py; None: unbounded).
     What the workers send back (errors, findings) is masked of the audit's secrets."""
     queues = [deque(lane.items) for lane in lanes]
     left = sum(len(q) for q in queues)

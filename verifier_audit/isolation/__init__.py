@@ -8,10 +8,14 @@ memory bound of a whole process tree: a cgroup, else a watcher), ``_seccomp`` (t
 calls denied), ``_unixsockets`` (the host's socket files covered), ``_walls`` (tripwires on
 a sandbox's walls: scratch directories, the loopback listener, the socket covers),
 ``_evidence`` (what a tripwire quotes), ``_lockdown`` (a worker's walls at each
-``--isolation`` level) and ``_limits`` (a worker's file size, process and kernel-call
-bounds, its environment and working directory).
+``--isolation`` level), ``_limits`` (a worker's file size, process and kernel-call
+bounds, its environment and working directory), and the canaries' watch: ``_tripwires``
+(a fired canary seen in the worker), ``_hostwatch`` (seen by the kernel, fanotify) and
+``_witness`` (the init of a worker's PID namespace, which watches from outside the
+verifier's process and answers the parent on a pipe the worker never holds).
 
-Only the standard library is imported here (tests/security/test_isolation_package.py): the
+Only the standard library (and the bottom's ``canary``, ``cache_dir``, ``environment``) is
+imported here (tests/security/test_isolation_package.py): the
 code sandbox's zygote loads these modules without the rest of ``verifier_audit``, so that
 no fork carries pydantic or sympy, and a wall never depends on what it walls in. The
 engine and the domains take the walls from here; nothing here imports either.
@@ -27,6 +31,7 @@ from . import _memory as memory
 from . import _seccomp as seccomp
 from ._confine import UID_RANGE, cpu_seconds
 from ._evidence import printable
+from ._hostwatch import HostWatch
 from ._levels import LEVELS, SANDBOX_LEVELS, WORKER_LEVELS, Level
 from ._limits import FILE_MB, MAX_PROCESSES, WorkerLimits, job_environment, make_workdir, secrets_of
 from ._lockdown import (
@@ -38,12 +43,17 @@ from ._lockdown import (
     user_namespaces_available,
     worker_uid,
 )
+from ._tripwires import Tripwires
 from ._unixsockets import HostTables, SocketCovers
 from ._walls import LISTENER_PORT, Walls
+from ._witness import SPOT, Witness
+from ._witness import hand_off as hand_off_to_witness
+from ._witness import serve as serve_as_witness
 
 __all__ = [
-    "FILE_MB", "LEVELS", "LISTENER_PORT", "MAX_PROCESSES", "SANDBOX_LEVELS", "UID_RANGE", "WORKER_LEVELS",
-    "HostTables", "Level", "Lockdown", "SocketCovers", "Walls", "WorkerLimits",
-    "bound_memory", "confine", "cpu_seconds", "default_level", "job_environment", "make_workdir", "memory",
-    "oom_kills", "printable", "resolve_level", "seccomp", "secrets_of", "user_namespaces_available", "worker_uid",
+    "FILE_MB", "LEVELS", "LISTENER_PORT", "MAX_PROCESSES", "SANDBOX_LEVELS", "SPOT", "UID_RANGE", "WORKER_LEVELS",
+    "HostTables", "HostWatch", "Level", "Lockdown", "SocketCovers", "Tripwires", "Walls", "Witness", "WorkerLimits",
+    "bound_memory", "confine", "cpu_seconds", "default_level", "hand_off_to_witness", "job_environment",
+    "make_workdir", "memory", "oom_kills", "printable", "resolve_level", "seccomp", "secrets_of", "serve_as_witness",
+    "user_namespaces_available", "worker_uid",
 ]

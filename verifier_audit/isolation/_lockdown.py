@@ -265,7 +265,7 @@ class Lockdown:
         of their own. A helper forked before the lockdown (``_Mapper``: the host's /proc is
         out of reach after it) writes the maps (a range needs CAP_SETUID in the parent
         namespace). Then: not dumpable (its runs, another uid without capabilities, could
-        not ptrace it anyway), no_new_privs, the keyring calls denied; ``engine/limits.py``
+        not ptrace it anyway), no_new_privs, the keyring calls denied; ``isolation/_limits.py``
         refuses a further user namespace afterwards, to the verifier and to every run.
         Fails closed."""
         if self._mapper is None:
@@ -289,7 +289,7 @@ class Lockdown:
         self.uid = uid
 
     def scratch_listings(self) -> dict[str, str]:
-        """Overlaid root -> a path that lists its upper layer (for engine/tripwires.py)."""
+        """Overlaid root -> a path that lists its upper layer (for isolation/_tripwires.py)."""
         return {root: f"/proc/self/fd/{fd}" for root, fd in self.uppers.items()}
 
     def sweep(self) -> list[str]:
