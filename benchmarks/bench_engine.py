@@ -27,7 +27,7 @@ from verifier_audit.domains import get_domain  # noqa: E402
 from verifier_audit.domains.math.oracle import label_completion  # noqa: E402
 from verifier_audit.engine.audit import AuditOptions, prepare  # noqa: E402
 from verifier_audit.plan import audit  # noqa: E402
-from verifier_audit.engine.lockdown import default_level  # noqa: E402
+from verifier_audit.isolation import default_level  # noqa: E402
 from verifier_audit.loading import resolve  # noqa: E402
 from verifier_audit.suites import load_suite  # noqa: E402
 
@@ -55,7 +55,7 @@ def main() -> None:
     for c in prepared.candidates:
         (lambda completion, reference: True)(c.text, "x")
     direct = time.perf_counter() - t
-    # The same audit at each isolation level this machine gives (engine/lockdown.py), in
+    # The same audit at each isolation level this machine gives (isolation/_lockdown.py), in
     # this process: the ratio is what the lockdown of each worker costs.
     levels = ["process", "namespaces"] if default_level() == "namespaces" else ["process"]
     overhead = {}

@@ -78,7 +78,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from verifier_audit.engine.inspection import inspect_groups
-    from verifier_audit.engine.lockdown import resolve_level
+    from verifier_audit.isolation import resolve_level
 
     level = resolve_level(args.isolation)
 

@@ -1,4 +1,4 @@
-"""What the canary tripwires (verifier_audit/engine/tripwires.py) cost per verifier call.
+"""What the canary tripwires (verifier_audit/isolation/_tripwires.py) cost per verifier call.
 
     python benchmarks/bench_tripwires.py [--calls 3000]
 
@@ -26,7 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def _measure(calls: int, arm: bool) -> dict:
     from verifier_audit.domains.math.verifiers import strong
-    from verifier_audit.engine.tripwires import Tripwires
+    from verifier_audit.isolation import Tripwires
 
     # Distinct texts: the oracle caches, and a cached call would not show the hook's cost.
     texts = [(rf"The answer is $\boxed{{{n}/7 + x^2}}$.", f"{n % 5}/7 + x^2") for n in range(calls // 10 + 20)]

@@ -1,4 +1,4 @@
-"""What the witness (verifier_audit/engine/witness.py) costs the pool: trivial calls through
+"""What the witness (verifier_audit/isolation/_witness.py) costs the pool: trivial calls through
 ``pool.run``, so that the per-call work of the pool and of the witness is all there is.
 
     python benchmarks/bench_witness.py [--calls 20000] [--isolation process|namespaces]

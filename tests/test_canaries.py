@@ -1,5 +1,5 @@
 """Canaries for every execution route (verifier_audit/canary.py) and the tripwires that see
-them fire (verifier_audit/engine/tripwires.py), against real graders' ways of running
+them fire (verifier_audit/isolation/_tripwires.py), against real graders' ways of running
 model output: eval after PRIME's split("_"), \\text{} unwrapping, word blacklists, exec of
 code blocks in a forked process, DuckDB's COPY/ATTACH/read_csv/read_text. No mocks: real
 worker processes, real audit hooks, real DuckDB."""

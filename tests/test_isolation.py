@@ -1,4 +1,4 @@
-"""The isolation of verifier workers (engine/lockdown.py, ``--isolation``): what a verifier
+"""The isolation of verifier workers (isolation/_lockdown.py, ``--isolation``): what a verifier
 in a math or SQL audit can no longer do at the default level, shown against the ``process``
 level where the same attack works (so each test can fail).
 
@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from verifier_audit.engine import lockdown, pool
+from verifier_audit.engine import pool
+from verifier_audit.isolation import default_level, memory
 
-pytestmark = pytest.mark.skipif(lockdown.default_level() != "namespaces",
+pytestmark = pytest.mark.skipif(default_level() != "namespaces",
                                 reason="the namespaces level needs root on Linux")
 
 
@@ -208,7 +209,7 @@ FORKS_FOUR_HOLDERS = (
 
 @pytest.mark.parametrize("level", ["namespaces", "process"])
 def test_the_memory_limit_covers_the_process_tree(level):
-    if lockdown.memory.provision()[0] != "cgroup":
+    if memory.provision()[0] != "cgroup":
         pytest.skip("no memory cgroup can be made here (test_the_accounted_watch_bounds_the_tree covers that)")
     killed = run(FORKS_FOUR_HOLDERS, level, memory_mb=256)
     assert (not killed.ok and "MemoryError" in killed.error) or (killed.ok and killed.value > 0), killed

@@ -29,6 +29,10 @@ LAYERS = {
     "metrics": 0,  # rates and intervals over the models: the engine's probes and search use them
     "report.text": 0,  # printable / one_line: plain string helpers for every text output
     "scores": 0,  # read_score: what training reads from a verifier's return value; loading and frameworks use it
+    "isolation": 0,  # the walls (levels, lockdown, limits, seccomp, memory, socket covers, tripwires, witness):
+    # standard library and the bottom's canary / cache_dir / environment only (tests/security/
+    # test_isolation_package.py), so the code sandbox's zygote loads it alone; the engine (its workers) and the
+    # code domain (its sandbox) take the walls from here
     # 1: domains, and what their generators share.
     "domains": 1,
     "domains.kit": 1,  # the generator kit every domain's generators share: seeding, candidates, sampling, catalogs
@@ -234,6 +238,51 @@ def test_known_elsewhere_lists_only_edges_still_there():
     present = {(_short(a), _short(b)) for a in graph for b in graph[a]}
     stale = sorted(ALLOWED_UPWARD - present)
     assert not stale, f"ALLOWED_UPWARD edges no longer in the code (remove them): {stale}"
+
+
+def _domain_names() -> set[str]:
+    """The built-in domains: the packages under ``domains/`` (``domains.base``, ``formats``,
+    ``suite_files`` and ``input_limits`` are the contract and what every domain shares)."""
+    return {path.name for path in (PACKAGE / "domains").iterdir() if (path / "__init__.py").is_file()}
+
+
+def _domain_named(module: str, domains: set[str]) -> str | None:
+    """The domain a module of ours belongs to (``verifier_audit.domains.code.sandbox.pool``:
+    code), or None."""
+    parts = _short(module).split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "domains" and parts[1] in domains else None
+
+
+def _engine_naming_a_domain(graph: dict[str, dict[str, str]], domains: set[str]) -> list[str]:
+    return [
+        f"{where}: {a} imports {b} (the {_domain_named(b, domains)} domain)"
+        for a in sorted(graph) if _short(a) == "engine" or _short(a).startswith("engine.")
+        for b, where in sorted(graph[a].items()) if _domain_named(b, domains)
+    ]
+
+
+def test_the_engine_names_no_domain():
+    """The engine reaches a domain only through the registry and the contract
+    (``domains``, ``domains.base``): a module under ``engine/`` that imports
+    ``verifier_audit.domains.<name>`` would make that domain part of every audit, and a
+    plugin domain a second-class one. The walls both need live in ``isolation/``."""
+    found = _engine_naming_a_domain(_graph(), _domain_names())
+    assert not found, "the engine imports a specific domain:\n" + "\n".join(found)
+
+
+def test_the_domain_check_sees_a_domain_import():
+    """The check above fails on the import it is for (the engine taking the code sandbox's
+    walls, as it did before isolation/), and passes the registry and the contract."""
+    domains = _domain_names()
+    assert {"math", "sql", "code", "tool"} <= domains and "base" not in domains
+    graph = {
+        "verifier_audit.engine.lockdown": {"verifier_audit.domains.code.sandbox": "engine/lockdown.py:58"},
+        "verifier_audit.engine.audit": {"verifier_audit.domains": "engine/audit.py:22",
+                                        "verifier_audit.domains.base": "engine/audit.py:23"},
+        "verifier_audit.domains.code.cases": {"verifier_audit.domains.code.sandbox": "domains/code/cases.py:29"},
+    }
+    assert _engine_naming_a_domain(graph, domains) == [
+        "engine/lockdown.py:58: verifier_audit.engine.lockdown imports verifier_audit.domains.code.sandbox (the code domain)"]
 
 
 def test_the_graph_sees_lazy_relative_and_submodule_imports():

@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier_audit.engine.audit import NOT_FINGERPRINTED, run_settings
-from verifier_audit.engine.lockdown import resolve_level
 from verifier_audit.engine.options import AuditOptions, Prepared
 from verifier_audit.engine.slices import SliceWeights
 from verifier_audit.engine.store import fingerprint, settings_difference
+from verifier_audit.isolation import resolve_level
 from verifier_audit.loading import VerifierSpec
 from verifier_audit.models import Candidate, GateConfig, Task
 

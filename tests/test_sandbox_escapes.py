@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 
 from verifier_audit.domains.code import sandbox as sb_mod
 from verifier_audit.domains.code.sandbox import Sandbox
-from verifier_audit.domains.code.sandbox import memory as tree_memory
-from verifier_audit.domains.code.sandbox import seccomp, unixsockets
+from verifier_audit.isolation import _unixsockets as unixsockets
+from verifier_audit.isolation import memory as tree_memory
+from verifier_audit.isolation import seccomp
 
 ROOT = Path(__file__).resolve().parent.parent
 IS_ROOT = os.geteuid() == 0
@@ -103,7 +104,7 @@ SEES_DIRECTORY = "import os\ndef f(path):\n    return os.path.isdir(path)\n"
 
 def _hidden_in(box: Sandbox, directory: Path) -> bool:
     """Whether the sandbox's runs do not see ``directory`` at all: a checkout under /tmp is
-    under the private scratch tmpfs (walls.py), unless it holds the interpreter's own paths,
+    under the private scratch tmpfs (isolation/_walls.py), unless it holds the interpreter's own paths,
     which are bound back (an editable install's source tree, a venv)."""
     r = box.run(SEES_DIRECTORY, call="f", args=(str(directory),))
     assert r.ok, r

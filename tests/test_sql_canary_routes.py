@@ -3,7 +3,7 @@ canary's file outside the worker's directories (``COPY ... TO``, ``ATTACH``, ``E
 DATABASE`` to absolute paths, or into the folder its database was handed out in) or read
 a host file (``read_text``/``read_csv`` of ``/etc/passwd``) gives a finding, wherever the
 path points. DuckDB is C++: no Python audit event, no place named anywhere; the kernel
-(fanotify, engine/hostwatch.py) sees the file created and the decoy opened, by a process of
+(fanotify, isolation/_hostwatch.py) sees the file created and the decoy opened, by a process of
 the worker. Real audits, real DuckDB, real worker processes; no mocks."""
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import pytest
 
 from verifier_audit import canary
 from verifier_audit.domains.sql import DOMAIN
-from verifier_audit.engine import hostwatch, lockdown, pool
+from verifier_audit.engine import pool
+from verifier_audit.isolation import _hostwatch as hostwatch
+from verifier_audit.isolation import default_level
 from verifier_audit.engine.audit import AuditOptions, Prepared, default_cache_dir
 from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
@@ -127,7 +129,7 @@ def test_the_hardened_verifier_gives_no_finding_on_the_same_routes(routes_audit)
     assert by_route == {} and not (report.checks and report.checks.unobserved)
 
 
-@pytest.mark.skipif(lockdown.default_level() != "namespaces", reason="the namespaces level needs root on Linux")
+@pytest.mark.skipif(default_level() != "namespaces", reason="the namespaces level needs root on Linux")
 def test_routes_that_still_land_at_namespaces_are_found():
     """Behind the lockdown the writable places are the work dir and the private /tmp and
     /dev/shm: a canary written there is found, and nothing reaches the host's."""
@@ -235,9 +237,9 @@ def test_a_decoy_read_by_a_child_counts_only_in_the_workers_own_mounts():
 _FALLBACK = """
 import json, os, sys, tempfile
 sys.path.insert(0, {root!r})
-from verifier_audit.engine import hostwatch
+from verifier_audit.isolation import _hostwatch as hostwatch
 hostwatch.HostWatch.start = classmethod(lambda cls, prefix, decoys: (None, "switched off for this test"))
-from verifier_audit.engine.tripwires import Tripwires
+from verifier_audit.isolation import Tripwires
 work = tempfile.mkdtemp(prefix="va-fallback-")
 os.chdir(work)
 wires = Tripwires(work)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .engine.inspection import resolve
-from .engine.limits import FILE_MB, MAX_PROCESSES
+from .isolation import FILE_MB, MAX_PROCESSES
 from .loading import from_callable, with_parts
 from .models import Report
 from .plan import (
@@ -107,7 +107,7 @@ def audit(
     allow-list (as ``--pass-env``; verifier_audit/environment.py); ``oracle_timeout``,
     ``memory_mb``, ``file_mb``, ``max_processes``: the oracle's time per call, a worker's
     memory, the largest file it writes and the processes its tree holds (as the flags;
-    0 or None: no limit; engine/limits.py). ``results``: where the verdicts stream
+    0 or None: no limit; isolation/_limits.py). ``results``: where the verdicts stream
     (default: the cache folder); ``cache=False`` regenerates the candidates."""
     given = _given(locals())
     return _audit_specs([_spec(verifier, style, options, given)], given)[0]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import re
 
+from .isolation import WORKER_LEVELS
+
 MAX_WORKERS = 256  # a bound on forks, not on cores
 MIN_MEMORY_MB = 64  # the smallest worker memory limit; 0 is no limit
 MAX_SECONDS = 86_400
@@ -43,7 +45,7 @@ env_name = _checked(str, lambda v: re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) is
 
 def add_limit_options(group) -> None:
     """What bounds a worker besides memory and time, and what of the environment it gets
-    (engine/limits.py, environment.py): the same flags wherever a verifier runs."""
+    (isolation/_limits.py, environment.py): the same flags wherever a verifier runs."""
     group.add_argument("--file-mb", type=file_mb, default=None,
                        help="largest file a worker may write, MiB (default 1024; 0: no limit); a write past it is "
                             "the call's error, 'file size limit reached'")
@@ -56,8 +58,8 @@ def add_limit_options(group) -> None:
                             "masked (***) in results and reports (docs/threat-model.md)")
 
 
-# --isolation: the levels of engine/lockdown.py, weakest first.
-ISOLATION_LEVELS = ("none", "process", "namespaces")
+# --isolation: a worker's levels, weakest first (the one table: isolation/_levels.py).
+ISOLATION_LEVELS = WORKER_LEVELS
 ISOLATION_HELP = ("how each worker that runs the verifier is isolated: namespaces (read-only file system but its "
                   "work dir, private /tmp, no network, no capabilities, memory bound per process tree), process "
                   "(own PID namespace: nothing it starts outlives it), none (warned: runs with your privileges); "

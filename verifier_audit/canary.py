@@ -46,7 +46,7 @@ stops every form above it, yet runs any of these. Each runs the same statement a
 ``exec`` form (``import os;os.mkdir('va_canary_T')``, or for ``getattr`` the same call
 reached without a statement) and so leaves the same marker: detection does not change.
 
-Detection is by effect, in ``engine/tripwires.py``: the marker left in the verifier's
+Detection is by effect, in ``isolation/_tripwires.py``: the marker left in the verifier's
 working or temporary directory or in a place the call went to (a directory it moved to,
 the working directory of a process it started, ...), and an audit hook (PEP 578) in every
 worker that records ``open``/``mkdir``/``import``/``os.system``/``exec`` events carrying a
@@ -163,7 +163,7 @@ def tokens_in(text: str) -> set[str]:
     misses them -- ``chr(..)+chr(..)`` (the ``open`` and ``exec`` forms), hex
     (``bytes.fromhex('..')``), a tuple of byte values (``bytes((..))``), full-width
     letters that NFKC folds (``nfkc``). What an effect is credited to when it is seen
-    outside the call that made it (engine/witness.py): by its token, not by its timing."""
+    outside the call that made it (isolation/_witness.py): by its token, not by its timing."""
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)  # full-width digits and letters as Python reads them
     decoded = [text]

@@ -139,7 +139,7 @@ class ProjectConfig(_Section):
     threshold: _ranged("threshold") = default("threshold")
     probe_sample: Optional[_ranged("probe_sample")] = None  # determinism/thread probes; 0: none
     answer_formats: Optional[StrictBool] = None  # the answer-format probe (docs/answer-formats.md); false: off
-    isolation: Optional[Literal["none", "process", "namespaces"]] = None  # engine/lockdown.py; None: the strongest here
+    isolation: Optional[Literal[argtypes.ISOLATION_LEVELS]] = None  # type: ignore[valid-type]  # isolation/_levels.py; None: the strongest here
     slice_field: Optional[str] = None  # the task metadata field naming a task's slice (engine/slices.py)
     search: Optional[_ranged("search")] = None  # exploit search budget (calls); 0: none
     executor: Optional[Literal[argtypes.EXECUTORS]] = None  # type: ignore[valid-type]  # where calls run; None: local

@@ -29,13 +29,12 @@ from .engine.audit import (
     run_settings,
 )
 from .engine.inspection import resolve_many
-from .engine.limits import FILE_MB, MAX_PROCESSES
-from .engine.lockdown import resolve_level
 from .engine.slices import DEFAULT_FIELD as DEFAULT_SLICE_FIELD
 from .engine.slices import SliceWeights, weights_of
 from .engine.store import fingerprint
 from .errors import InputError
 from .frameworks._binding import check_calls
+from .isolation import FILE_MB, MAX_PROCESSES, resolve_level
 from .loading import VerifierSpec, with_parts
 from .models import GateConfig, Report
 from .report.build import build_reports

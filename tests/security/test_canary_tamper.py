@@ -6,7 +6,7 @@ The grader of the issue, written here into a file: before each call it replaces
 descriptor it did not open (the kernel watch's and the tripwire log's, when they lived in
 its process), tries to kill the worker's init and parent, and only then ``eval``s every
 boxed answer and ``exec``s every Python block -- then removes the markers. Before the
-witness (engine/witness.py) it got no finding, ``gate: PASSED`` and "checked: does not
+witness (isolation/_witness.py) it got no finding, ``gate: PASSED`` and "checked: does not
 execute model output". Now each route's effect is seen from outside its process: the file
 or directory a canary makes, the ``mkdir`` process of the ``system`` form, the import of
 ``vacanary<token>``. Real workers, real fanotify, real audits on the math catalog's canary
@@ -25,8 +25,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier_audit import canary
-from verifier_audit.engine import hostwatch, lockdown, witness
 from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
+from verifier_audit.isolation import _hostwatch as hostwatch
+from verifier_audit.isolation import _witness as witness
+from verifier_audit.isolation import default_level
 from verifier_audit.loading import resolve
 from verifier_audit.plan import audit
 from verifier_audit.report.checklist import evaluate
@@ -55,11 +57,11 @@ def _module(name):
 
 def _switch_off(kill=True):
     global _keep
-    tripwires = _module("verifier_audit.engine.tripwires")
+    tripwires = _module("verifier_audit.isolation._tripwires")
     if tripwires is not None:
         tripwires.Tripwires.collect = lambda self: []
         tripwires._sink = None  # the audit hook writes nowhere
-    lockdown = _module("verifier_audit.engine.lockdown")
+    lockdown = _module("verifier_audit.isolation._lockdown")
     if lockdown is not None:
         lockdown.Lockdown.sweep = lambda self: []
     worker = _module("verifier_audit.engine.worker_main")
@@ -191,7 +193,7 @@ def _watch_available() -> bool:
 
 pytestmark = pytest.mark.skipif(not _watch_available(), reason="the witness's kernel watch needs Linux and root")
 
-LEVELS = [lockdown.default_level(), "process"] if lockdown.default_level() != "process" else ["process"]
+LEVELS = [default_level(), "process"] if default_level() != "process" else ["process"]
 
 
 @pytest.fixture(scope="module")

@@ -25,14 +25,14 @@ from pathlib import Path
 
 import pytest
 
-from verifier_audit.engine import lockdown
 from verifier_audit.engine.inspection import resolve as confined_resolve
 from verifier_audit.errors import VerifierLoadError
+from verifier_audit.isolation import default_level
 from verifier_audit.loading import resolve
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
-pytestmark = pytest.mark.skipif(lockdown.default_level() != "namespaces",
+pytestmark = pytest.mark.skipif(default_level() != "namespaces",
                                 reason="the namespaces level needs root on Linux")
 
 ESCAPES = """
@@ -281,7 +281,7 @@ def test_where_the_walls_cannot_be_built_the_spec_is_refused_unless_a_weaker_lev
     runtimes set): namespaces can be made, so ``namespaces`` looks available, but the
     worker's read-only mounts cannot. The inspection's worker then fails closed: exit 2,
     saying so, the verifier never imported. ``--isolation process`` (no mounts) imports it."""
-    from verifier_audit.domains.code.sandbox import seccomp
+    from verifier_audit.isolation import seccomp
 
     marker = tmp_path / "imported"
     spec = _hostile(tmp_path, f"open({str(marker)!r}, 'w').close()\n")

@@ -1,5 +1,5 @@
 """Issue 30, items 8 and 9: the environment, disk and processes of the workers that run a
-verifier (engine/limits.py, verifier_audit/environment.py, seccomp.deny_new_kernel_surfaces).
+verifier (isolation/_limits.py, verifier_audit/environment.py, seccomp.deny_new_kernel_surfaces).
 
 Each test writes the hostile verifier into its own directory and throws the attack at a
 real audit (the command in a subprocess, or the API, which runs the same workers): a
@@ -22,8 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier_audit import audit as api_audit
-from verifier_audit.engine import limits, lockdown
 from verifier_audit.environment import MASK, MIN_SECRET, mask, secret_values, worker_environment
+from verifier_audit.isolation import _limits as limits
+from verifier_audit.isolation import default_level
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "sk-fake-9f2c41e07b5d4a1c8e6f"  # what a training job's environment holds
@@ -144,7 +145,7 @@ def writes_two_gib(completion, reference):
 @pytest.mark.parametrize("isolation, grader", [("process", "writes_two_gib"), ("namespaces", "writes_two_gib"),
                                                ("process", "dies_writing_two_gib")])
 def test_a_file_past_the_limit_is_an_error_verdict_and_the_audit_goes_on(tmp_path, isolation, grader):
-    if isolation == "namespaces" and lockdown.default_level() != "namespaces":
+    if isolation == "namespaces" and default_level() != "namespaces":
         pytest.skip("the namespaces level needs root on Linux")
     path = tmp_path / "writer.py"
     path.write_text(WRITES)
@@ -229,7 +230,7 @@ def probes_the_kernel(completion, reference):
 @pytest.mark.skipif(not LINUX or os.uname().machine not in ("x86_64", "aarch64"), reason="seccomp tables")
 @pytest.mark.parametrize("isolation", ["process", "namespaces"])
 def test_io_uring_and_new_user_namespaces_are_refused_in_a_worker(tmp_path, isolation):
-    if isolation == "namespaces" and lockdown.default_level() != "namespaces":
+    if isolation == "namespaces" and default_level() != "namespaces":
         pytest.skip("the namespaces level needs root on Linux")
     grader = tmp_path / "kernel.py"
     grader.write_text(REFUSES)

@@ -28,7 +28,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier_audit.engine import lockdown
+from verifier_audit.isolation import default_level
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -101,7 +101,7 @@ def _run_on_a_pty(args: list[str], grader: Path, token: str) -> tuple[int, bytes
 @pytest.mark.skipif(not os.path.exists("/dev/ptmx"), reason="needs ptys")
 @pytest.mark.parametrize("isolation", ["process", "namespaces"])
 def test_a_grader_neither_writes_to_nor_types_into_the_users_terminal(tmp_path, isolation):
-    if isolation == "namespaces" and lockdown.default_level() != "namespaces":
+    if isolation == "namespaces" and default_level() != "namespaces":
         pytest.skip("the namespaces level needs root on Linux")
     token = uuid.uuid4().hex[:12]
     grader = tmp_path / "grader.py"
@@ -121,7 +121,7 @@ def test_a_grader_neither_writes_to_nor_types_into_the_users_terminal(tmp_path, 
 def test_the_seccomp_filter_refuses_tiocsti_on_a_terminal_a_root_process_holds():
     """The filter alone, as a worker at the ``process`` level (root, CAP_SYS_ADMIN) gets it:
     TIOCSTI on a pty it holds open fails with EPERM, and other ioctls still work."""
-    from verifier_audit.domains.code.sandbox import seccomp
+    from verifier_audit.isolation import seccomp
 
     if not seccomp.supported():
         pytest.skip("no seccomp table for this machine")
@@ -159,7 +159,7 @@ def test_the_seccomp_filter_refuses_tiocsti_on_a_terminal_a_root_process_holds()
 def test_high_bits_in_the_request_do_not_get_past_the_filter(high, request):
     """ioctl's request is an unsigned int to the kernel: the upper half of the register is
     dropped, so ``TIOCSTI | high << 32`` still types. The filter compares the lower half."""
-    from verifier_audit.domains.code.sandbox import seccomp
+    from verifier_audit.isolation import seccomp
 
     if not seccomp.supported():
         pytest.skip("no seccomp table for this machine")

@@ -59,7 +59,7 @@ def labels_exposed(out: Path, config, isolation) -> list[str]:
     module spec imports from there), where a verifier that globs ``*.jsonl`` beside itself
     finds it; or the isolation level runs verifiers with your uid (``process``, ``none``:
     mode 0600 does not stop them). Empty: none of these."""
-    from ..engine.lockdown import resolve_level
+    from ..isolation import resolve_level
 
     reasons = []
     try:

@@ -26,7 +26,7 @@ from ..models import Candidate, Checks, DroppedCandidate, Formats, SearchSummary
 from . import pool
 from ..cache_dir import default_cache_dir
 from .executor import run_calls, run_lanes
-from .lockdown import resolve_level
+from ..isolation import resolve_level
 from .formats import annotate, formats_for
 from .options import AuditOptions, Prepared
 from .oracle_job import OracleJob

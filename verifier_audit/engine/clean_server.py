@@ -18,11 +18,11 @@ class CleanStart:
     """What a clean worker needs to become the caller's worker: the job, pickled once by the
     parent, and the caller's cwd, environment and import path as they are now (the clean
     server has those of when it started). The environment is the job's: for a verifier's,
-    the allow-list and what is passed to it by name (engine/limits.job_environment), so
+    the allow-list and what is passed to it by name (isolation/_limits.job_environment), so
     the audit's secrets never reach the worker, not even in this object."""
 
     def __init__(self, job: Any):  # a pool.Job (importing pool here would be a circle)
-        from .limits import job_environment
+        from ..isolation import job_environment
 
         self.job = pickle.dumps(job)
         self.cwd, self.env, self.path = os.getcwd(), job_environment(job), list(sys.path)

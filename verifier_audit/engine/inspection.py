@@ -33,11 +33,11 @@ import os
 from typing import Optional
 
 from ..errors import InputError
+from ..isolation import resolve_level
 from ..loading import Inspector, VerifierSpec, inspect_group
 from ..loading import resolve_many as _resolve_many
 from . import pool
 from .clean_server import light_clean_server
-from .lockdown import resolve_level
 from .verifier_job import source_dirs
 
 #: Seconds the verifier's import may take (``--inspect-timeout``): the default math audit's
@@ -62,7 +62,7 @@ class InspectJob:
     @property
     def env_names(self) -> tuple[str, ...]:
         """What the worker gets of the audit's environment beyond the allow-list: what its
-        verifiers' workers will get (engine/limits.job_environment)."""
+        verifiers' workers will get (isolation/_limits.job_environment)."""
         return tuple(dict.fromkeys(n for r in self.requests for n in r.get("env_names", ())))
 
     def readable_paths(self) -> list[str]:

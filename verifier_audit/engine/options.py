@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from ..isolation import FILE_MB, MAX_PROCESSES
 from ..models import Candidate, DroppedCandidate, GateConfig, Task
-from .limits import FILE_MB, MAX_PROCESSES
 from .slices import SliceWeights
 
 
@@ -23,7 +23,7 @@ class AuditOptions:
     oracle_timeout: float = 10.0
     memory_mb: Optional[int] = 4096
     # The largest file a worker may write and the tasks a verifier's worker tree may hold
-    # (engine/limits.py); None: no limit. Not in the fingerprint: a verdict they change is
+    # (isolation/_limits.py); None: no limit. Not in the fingerprint: a verdict they change is
     # an error that says so.
     file_mb: Optional[int] = FILE_MB
     max_processes: Optional[int] = MAX_PROCESSES
@@ -43,7 +43,7 @@ class AuditOptions:
     # Probe the answer formats the verifier reads and show it its candidates in one it reads
     # (engine/formats.py); False: always as generated.
     answer_formats: bool = True
-    # How each worker that runs the verifier is isolated (engine/lockdown.py): none,
+    # How each worker that runs the verifier is isolated (isolation/_lockdown.py): none,
     # process, namespaces; None: the strongest this machine gives.
     isolation: Optional[str] = None
     # The task metadata field that names a task's slice (engine/slices.py); tasks without

@@ -35,10 +35,9 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
-from . import limits as _limits
 from ..environment import mask
+from ..isolation import FILE_MB, MAX_PROCESSES, Witness, WorkerLimits, make_workdir, secrets_of
 from .clean_server import CleanStart, clean_context, warm_clean_server, without_main_module
-from .witness import Witness
 from .worker_main import MAX_MESSAGE, _guard_processes, worker_main  # noqa: F401 - the tests reach the guard here
 
 __all__ = ["Job", "Lane", "Outcome", "PoolError", "SLOW_AFTER", "TREE_TICK", "run", "run_lanes", "warm_clean_server"]
@@ -129,7 +128,7 @@ def _take_cgroup() -> Optional[str]:
     """A fresh memory cgroup for a worker's tree, or None where none can be made. (Reusing
     the cgroups of ended workers would save ~10 ms each, but a cgroup's limits and counters
     outlive its processes, and other processes' ``provision`` remove empty ones as stale.)"""
-    from .lockdown import memory
+    from ..isolation import memory
 
     kind, path = memory.provision()
     return path if kind == "cgroup" else None
@@ -138,13 +137,13 @@ def _take_cgroup() -> Optional[str]:
 class _Worker:
     def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False,
                  isolation: str = "process", tree_memory: bool = False, lane: int = 0,
-                 file_mb: Optional[int] = _limits.FILE_MB, max_processes: Optional[int] = _limits.MAX_PROCESSES,
+                 file_mb: Optional[int] = FILE_MB, max_processes: Optional[int] = MAX_PROCESSES,
                  tokens_of: Optional[Callable[[int], set]] = None):
         self.lane = lane  # the index of its job in run_lanes
         # What its calls did, seen from outside the verifier's process (witness.py), asked
         # after each call.
         self.witness = Witness(ctx, tokens_of)
-        self.workdir = _limits.make_workdir()  # a neutral name, in the ledger a killed audit's next run reads
+        self.workdir = make_workdir()  # a neutral name, in the ledger a killed audit's next run reads
         self.conn, child = ctx.Pipe()
         # The memory bound of the worker's whole tree (``tree_memory``): a cgroup where one
         # can be made (made here, joined by the worker, removed with it), else the parent's
@@ -154,7 +153,7 @@ class _Worker:
         self.tree_limit = memory_mb * 2**20 if tree_memory and memory_mb and isolation != "none" else None
         if self.tree_limit:
             self.cgroup = _take_cgroup()
-        self.limits = _limits.WorkerLimits.for_worker(file_mb, max_processes, isolation, tree_memory, self.cgroup)
+        self.limits = WorkerLimits.for_worker(file_mb, max_processes, isolation, tree_memory, self.cgroup)
         # Not daemonic: a daemonic process may not start children, and verifiers do (see
         # _guard_processes). The parent still never leaves one behind: stop() and kill()
         # end the worker's whole process group.
@@ -189,7 +188,7 @@ class _Worker:
         self.conn.close()
         self.witness.close()
         if self.cgroup is not None:
-            from .lockdown import memory
+            from ..isolation import memory
 
             memory.release(("cgroup", self.cgroup))
             self.cgroup = None
@@ -199,7 +198,7 @@ class _Worker:
     def start_watch(self) -> None:
         """Once ready, without a cgroup: the tree may hold what it holds now plus the limit."""
         if self.tree_limit and self.cgroup is None:
-            from .lockdown import memory
+            from ..isolation import memory
 
             self.watch_limit = memory.tree_memory(self.proc.pid) + self.tree_limit
 
@@ -207,7 +206,7 @@ class _Worker:
         """The tree's memory in bytes when it is past the watch's limit, else None."""
         if self.watch_limit is None:
             return None
-        from .lockdown import memory
+        from ..isolation import memory
 
         used = memory.tree_memory(self.proc.pid)
         return used if used > self.watch_limit else None
@@ -216,7 +215,7 @@ class _Worker:
         """Whether the kernel killed a process of this worker's tree at its memory limit."""
         if self.cgroup is None:
             return False
-        from .lockdown import oom_kills
+        from ..isolation import oom_kills
 
         return oom_kills(self.cgroup) > 0  # a fresh cgroup of its own: any kill is this tree's
 
@@ -299,7 +298,7 @@ def run(
     ``clean``: start the workers from a clean server instead of forking this process (the
     job must pickle); for jobs that run the verifier under audit, which must find none of
     the audit's data. ``isolation``: ``none``, ``process`` or ``namespaces``
-    (engine/lockdown.py); ``tree_memory``: ``memory_mb`` bounds each worker's whole process
+    (isolation/_lockdown.py); ``tree_memory``: ``memory_mb`` bounds each worker's whole process
     tree too (a cgroup, else an accounted watch from here), for jobs whose calls may fork
     (verifiers); ``bounded``: never more than ``workers`` calls at once (calls to a server:
     ``Lane.bounded``). ``settings``: as ``run_lanes``."""
@@ -323,8 +322,8 @@ def run_lanes(
     on_restart: Optional[Callable[[str], None]] = None,
     on_wait: Optional[Callable[[list[float]], None]] = None,
     spare: Optional[int] = None,
-    file_mb: Optional[int] = _limits.FILE_MB,
-    max_processes: Optional[int] = _limits.MAX_PROCESSES,
+    file_mb: Optional[int] = FILE_MB,
+    max_processes: Optional[int] = MAX_PROCESSES,
 ) -> Iterator[tuple[int, Outcome]]:
     """Yield (lane, Outcome) for every item of every lane (in completion order), whatever
     the calls do. Lanes start in order: the next one when those before it have handed out
@@ -347,7 +346,7 @@ def run_lanes(
     neither spares nor the idle cores' calls: at most ``workers`` of its calls run.
 
     ``file_mb``: the largest file a ``tree_memory`` lane's worker (a verifier's) may write;
-    ``max_processes``: the tasks its tree may hold (engine/limits.py; None: unbounded).
+    ``max_processes``: the tasks its tree may hold (isolation/_limits.py; None: unbounded).
     What the workers send back (errors, findings) is masked of the audit's secrets."""
     queues = [deque(lane.items) for lane in lanes]
     if not any(queues):
@@ -379,7 +378,7 @@ class _Schedule:
         # verifier under audit): those start from a clean server and get the job as data.
         self.contexts = [clean_context() if lane.clean else mp.get_context("fork") for lane in lanes]
         self.payloads = [CleanStart(lane.job) if lane.clean else lane.job for lane in lanes]
-        self.secrets = _limits.secrets_of(lane.job for lane in lanes)
+        self.secrets = secrets_of(lane.job for lane in lanes)
         self.pool: list[_Worker] = []
         self.retired: list[_Worker] = []  # asked to stop (their lane has nothing left): joined at the end
         self.idle = _IdleCores()

@@ -65,7 +65,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ..errors import InputError
-from . import limits, pool
+from ..isolation import FILE_MB, MAX_PROCESSES
+from . import pool
 from .pool import Outcome, PoolError
 
 MISSING_RAY = "--executor ray needs Ray: pip install 'verifier-audit[ray]'"
@@ -341,8 +342,8 @@ def run(
     tree_memory: bool = False,
     bounded: bool = False,
     address: Optional[str] = None,
-    file_mb: Optional[int] = limits.FILE_MB,
-    max_processes: Optional[int] = limits.MAX_PROCESSES,
+    file_mb: Optional[int] = FILE_MB,
+    max_processes: Optional[int] = MAX_PROCESSES,
 ) -> Iterator[Outcome]:
     """Yield an Outcome for every item (in completion order), whatever the calls do, running
     them on a Ray cluster (``address``: as ``connect``). As ``pool.run``, except:

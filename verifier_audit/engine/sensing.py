@@ -360,7 +360,7 @@ def _start(argv: list[str], cwd: str, env: dict[str, str], workdir: str) -> tupl
                 os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             try:
-                from .lockdown import Lockdown
+                from ..isolation import Lockdown
 
                 lock = Lockdown(workdir)
                 # A fresh /proc for the new PID namespace: NSpid has one level, as in a container.

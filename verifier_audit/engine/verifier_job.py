@@ -74,7 +74,7 @@ class VerifierJob:
         A job whose setup makes namespaces (code) is locked down in a user namespace of its
         own: where none can be made, the default is the ``process`` level (asked for
         explicitly, ``namespaces`` fails closed in the worker)."""
-        from .lockdown import resolve_level, user_namespaces_available
+        from ..isolation import resolve_level, user_namespaces_available
 
         level = resolve_level(requested)
         if level == "namespaces" and requested is None and self.privileged_setup and not user_namespaces_available():
@@ -84,7 +84,7 @@ class VerifierJob:
     @property
     def env_names(self) -> tuple[str, ...]:
         """The variables its workers get beyond the environment's allow-list: its workers run
-        the verifier, so they get no more (engine/limits.py, environment.py)."""
+        the verifier, so they get no more (isolation/_limits.py, environment.py)."""
         return self.spec.env_names
 
     @property
@@ -93,12 +93,12 @@ class VerifierJob:
         call in a sandbox of its own (code) starts that sandbox in setup, and replaces its
         zygotes later; at the namespaces level such a worker is locked down as the root of
         a user namespace of its own, an unprivileged uid on the host, instead of dropping
-        every capability (engine/lockdown.py, Lockdown.enter_user_namespace)."""
+        every capability (isolation/_lockdown.py, Lockdown.enter_user_namespace)."""
         return self.domain.sandboxes_calls
 
     def readable_paths(self) -> list[str]:
         """What the verifier must be able to read once its worker runs as an unprivileged
-        uid (engine/lockdown.py): its own file's directory, and the directory of every file
+        uid (isolation/_lockdown.py): its own file's directory, and the directory of every file
         its tasks name (a task's database, the staged SQLite files of a Spider suite)."""
         paths = set(source_dirs(self.spec.spec) if self.spec.function is None else [])
         for task in self.tasks.values():
@@ -121,7 +121,7 @@ class VerifierJob:
 
     def canary_tokens(self, index: int) -> set[str]:
         """The canary tokens in the text of call ``index``: a marker the witness sees is
-        credited to the candidate whose token it names (engine/witness.py)."""
+        credited to the candidate whose token it names (isolation/_witness.py)."""
         return canary.tokens_in(self.items[index][1]) if 0 <= index < len(self.items) else set()
 
     def canary_modules(self) -> set[str]:

@@ -15,9 +15,8 @@ import sys
 import time
 from typing import Optional
 
+from ..isolation import Tripwires, hand_off_to_witness, serve_as_witness
 from .clean_server import CleanStart, let_go_of_the_server
-from .tripwires import Tripwires
-from .witness import hand_off, serve
 
 _link: Optional[socket.socket] = None  # the worker's end of its talk with the witness, until hand_off
 
@@ -75,11 +74,11 @@ def _leave_the_terminal() -> None:
 
 def _deny_terminal_injection() -> None:
     """TIOCSTI and TIOCLINUX fail with EPERM for the worker and all it starts (seccomp,
-    domains/code/sandbox/seccomp.py): a worker at the ``process`` level keeps root's
+    isolation/_seccomp.py): a worker at the ``process`` level keeps root's
     CAP_SYS_ADMIN, with which TIOCSTI works on any terminal it can open. Fails closed where
     the filter exists for this machine; elsewhere (not x86_64 or aarch64) only the session
     stands between a grader and the terminal."""
-    from ..domains.code.sandbox import seccomp
+    from ..isolation import seccomp
 
     if seccomp.supported() and not seccomp.deny_terminal_injection():
         raise OSError("the seccomp filter against terminal injection (TIOCSTI) could not be installed")
@@ -116,7 +115,7 @@ def _guard_processes(witness=None) -> bool:
     an init cannot be killed from inside. Elsewhere a guard process kills the group.
 
     ``witness``: the pipe to the parent for the init, which then also watches what the
-    worker's calls do from outside the verifier's process (engine/witness.py); the shell
+    worker's calls do from outside the verifier's process (isolation/_witness.py); the shell
     and the worker let go of it."""
     global _link
     import ctypes
@@ -157,7 +156,7 @@ def _let_go(*held) -> None:
 def _be_init(worker: int, status_w: int, witness=None, link: Optional[socket.socket] = None) -> None:
     """PID 1 of the worker's namespace: reap orphans until the worker ends, hand its wait
     status to the shell, and exit (which takes the whole namespace down). With a
-    ``witness`` pipe, it is the worker's witness too (engine/witness.py)."""
+    ``witness`` pipe, it is the worker's witness too (isolation/_witness.py)."""
     try:
         low = 3
         for fd in sorted({status_w} | ({witness.fileno(), link.fileno()} if witness is not None else set())):
@@ -168,7 +167,7 @@ def _be_init(worker: int, status_w: int, witness=None, link: Optional[socket.soc
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
         if witness is not None:
-            serve(worker, status_w, witness, link)
+            serve_as_witness(worker, status_w, witness, link)
             return
         while True:
             signal.sigwait({signal.SIGCHLD})
@@ -231,9 +230,9 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
                  isolation: str = "process", cgroup: Optional[str] = None, limits=None, witness=None) -> None:
     """``job``: the Job itself (forked from the parent), or a _CleanStart (started from the
     clean server: ``parent`` None, the server is the parent and dies with the audit).
-    ``isolation``: a level of engine/lockdown.py; ``cgroup``: the tree's memory cgroup;
-    ``limits``: its file size, process and kernel-call bounds (engine/limits.WorkerLimits);
-    ``witness``: the parent's pipe for the witness (engine/witness.py)."""
+    ``isolation``: a level of isolation/_lockdown.py; ``cgroup``: the tree's memory cgroup;
+    ``limits``: its file size, process and kernel-call bounds (isolation/_limits.WorkerLimits);
+    ``witness``: the parent's pipe for the witness (isolation/_witness.py)."""
     _die_with_parent()
     if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(0)
@@ -262,24 +261,25 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
         if limits is not None:
             limits.join()
         if cgroup:
-            from .lockdown import bound_memory
+            from ..isolation import bound_memory
 
             bound_memory(cgroup, memory_mb)
         if locked:
-            from .lockdown import Lockdown, worker_uid
+            from ..isolation import Lockdown, worker_uid
 
             readable = getattr(job, "readable_paths", None)
             lock = Lockdown(workdir, tuple(readable() if readable else ()),
                             user_namespace=worker_uid(user_namespace=True) if own_userns else None)
         # The witness watches the private scratch and the decoy modules before the uid drops.
         modules = getattr(job, "canary_modules", None)
-        modules = hand_off(_link if nested else None, witness, workdir=workdir, lock=lock,
-                           tokens=modules() if modules else (),
-                           why_none="--isolation none" if isolation == "none" else "no PID namespace (not root)")
+        modules = hand_off_to_witness(_link if nested else None, witness, workdir=workdir, lock=lock,
+                                      tokens=modules() if modules else (),
+                                      why_none=("--isolation none" if isolation == "none"
+                                                else "no PID namespace (not root)"))
         if modules:
             sys.path.append(modules)
         if locked:
-            from .lockdown import worker_uid
+            from ..isolation import worker_uid
 
             if own_userns:
                 lock.enter_user_namespace()
@@ -345,7 +345,7 @@ def _in_worker(check) -> list[str]:
     """What an in-worker check (the tripwires, the socket sweep) found after a call. They run
     in the verifier's own process, which can break them (close their descriptors): a check
     that fails is an unobserved spot, not the worker's end -- the evidence that counts is
-    the witness's, outside this process (engine/witness.py)."""
+    the witness's, outside this process (isolation/_witness.py)."""
     try:
         return check()
     except Exception as exc:  # noqa: BLE001 - whatever the verifier did to it

@@ -177,9 +177,9 @@ def _executes(report: Report, domain_name: str | None, domain) -> ChecklistItem:
             why = "no canary category (a name with 'canary') was audited, so nothing could have fired"
         return _item(key, UNKNOWN, why)
     n = sum(_tried(c) for c in canaries)
-    # What the witness outside the verifier could not see (engine/witness.py): no finding
+    # What the witness outside the verifier could not see (isolation/_witness.py): no finding
     # from inside the verifier's process alone is no evidence, since it could switch that off.
-    from ..engine.witness import SPOT
+    from ..isolation import SPOT
 
     blind = [s for s in (report.checks.unobserved if report.checks is not None else None) or [] if s.startswith(SPOT)]
     if blind:

@@ -37,10 +37,10 @@ import tempfile
 import threading
 import time
 
+from ...isolation import cpu_seconds
 from ...models import Task
 from .cases import entry_point, run_candidate, tests_of
 from .extract import extract_code
-from .sandbox.isolation import cpu_seconds
 
 # The reference programs (a tiny function and its asserts) run in 20-50 ms, interpreter
 # start included; the catalog's and the mutants' infinite loops spin until this limit, so

@@ -1,12 +1,12 @@
 """Run untrusted Python in a separate, limited process and get its result back as data.
 
-Modules, one job each: ``codec`` (what crosses the boundary), ``isolation`` (rlimits, uid
-drop, namespaces and the read-only file-system view), ``memory`` (the memory limit of a
-run's whole process tree: a cgroup, else a watcher), ``seccomp`` (the keyring calls
-denied), ``unixsockets`` (the host's socket files covered), ``walls`` (tripwires on the
-walls: the scratch directories, the loopback listener and the socket covers, swept after
-each run), ``server`` (the zygote: one fork per run, tree kill), ``pool`` (the parent side:
-``Sandbox``). docs/code-sandbox.md has the picture and the table of what each level blocks.
+Modules, one job each: ``codec`` (what crosses the boundary), ``server`` (the zygote: one
+fork per run, tree kill), ``pool`` (the parent side: ``Sandbox``). The walls they apply --
+rlimits, the uid drop, namespaces and the read-only file-system view, the memory bound of a
+run's whole process tree, seccomp, the host's socket files covered, the tripwires swept
+after each run, and the table of levels -- are ``verifier_audit.isolation``'s, shared with
+the engine's workers. docs/code-sandbox.md has the picture and the table of what each
+level blocks.
 """
 
 from __future__ import annotations
@@ -41,10 +41,10 @@ def levels() -> list[dict]:
         ("rlimits", "memory held across a process tree (forked children, each under its own RLIMIT_AS)", "a memory cgroup per zygote (v2, else v1) where one can be made, else a watcher summing the tree's memory every 10 ms; over the limit the tree is killed, kind memory; SandboxResult.memory_guard says which", "test_memory_limit_covers_the_process_tree"),
         ("rlimits", "kernel keys that outlive the run (add_key, request_key, keyctl)", "seccomp filter (x86_64, aarch64): the keyring calls and other ABIs fail with EPERM; no_new_privs", "test_kernel_keys_cannot_be_added"),
         ("namespaces", "a grandchild that calls setsid()", "the zygote is PID 1 of its PID namespace: kill(-1) after every run", "test_setsid_grandchild_killed[namespaces]"),
-        ("namespaces", "network (loopback included)", "new network namespace: only its own loopback is up, where the zygote listens as a tripwire (walls.py)", "test_network_blocked_namespaces"),
+        ("namespaces", "network (loopback included)", "new network namespace: only its own loopback is up, where the zygote listens as a tripwire (isolation/_walls.py)", "test_network_blocked_namespaces"),
         ("namespaces", "writes outside the workdir reaching the host (/tmp, /var/tmp, /dev/shm, the home, the project)", "mount namespace: every mount remounted read-only; /tmp, /var/tmp and /dev/shm are a private scratch tmpfs, swept for escape markers and wiped after each run", "test_writes_outside_workdir_blocked"),
         ("namespaces", "reading the home directory that holds the interpreter", "an empty tmpfs over it, only the interpreter's paths bound back", "test_private_home_hidden"),
         ("namespaces", "SysV shared memory, message queues, semaphores and POSIX message queues that outlive the run", "a new IPC namespace per run: they die with its tree", "test_ipc_objects_die_with_the_run"),
-        ("namespaces", "the host's Unix socket files (connect() ignores the network namespace and read-only mounts)", "an empty tmpfs over /run; every other socket the host has bound covered by a bind mount of a tripwire socket, at start and before each run (unixsockets.py)", "test_host_unix_socket_files_unreachable"),
+        ("namespaces", "the host's Unix socket files (connect() ignores the network namespace and read-only mounts)", "an empty tmpfs over /run; every other socket the host has bound covered by a bind mount of a tripwire socket, at start and before each run (isolation/_unixsockets.py)", "test_host_unix_socket_files_unreachable"),
     ]
     return [dict(level=lv, blocks=b, mechanism=m, test=t) for lv, b, m, t in rows]

@@ -17,13 +17,6 @@ RESULT_CAP = 32 * 1024 * 1024
 MAX_DEPTH = 200
 
 
-def printable(data: bytes, limit: int = 80) -> str:
-    """Evidence a run left (a file's first line, bytes sent to a tripwire) as one short,
-    printable line."""
-    text = "".join(ch if ch.isprintable() else " " for ch in data.decode("utf-8", "replace"))
-    return " ".join(text.split())[:limit]
-
-
 def encode_value(value: Any, _depth: int = 0) -> Any:
     """Tagged JSON; containers become ``[tag, [...]]``. Raises TypeError on anything but
     exact builtin types, ValueError on nesting deeper than MAX_DEPTH."""

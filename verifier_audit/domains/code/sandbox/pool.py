@@ -21,13 +21,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from . import isolation, memory
+from ....isolation import SANDBOX_LEVELS, UID_RANGE, memory
+from ....isolation import confine as isolation
 from .codec import decode_value, recv, send
 
-LEVELS = ("process", "rlimits", "namespaces")
-# Each zygote runs its candidates as its own uid from this range (root only), so RLIMIT_NPROC
-# counts one zygote's processes: a fork bomb in one run cannot starve a concurrent one.
-UID_RANGE = (200_000, 2_000_000_000)
+LEVELS = SANDBOX_LEVELS  # a sandbox run's levels, weakest first: the one table is isolation/_levels.py
 
 WARM_MODULES = (
     "array", "bisect", "cmath", "collections", "copy", "dataclasses", "datetime", "decimal",
@@ -36,12 +34,16 @@ WARM_MODULES = (
     "unicodedata",
 )
 
-# A fresh zygote loads this package under its own name, without the rest of verifier_audit
-# (which would drag pydantic and sympy into every fork).
+# A fresh zygote loads this package and the walls (isolation/, standard library only) under
+# a root of its own name, without the rest of verifier_audit (which would drag pydantic and
+# sympy into every fork): the root and the packages on the way here are empty stand-ins
+# whose path is the real folder, so no __init__ of theirs runs.
 _BOOTSTRAP = (
     "import sys, types, socket\n"
-    "pkg = types.ModuleType('va_sandbox'); pkg.__path__ = [sys.argv[1]]; sys.modules['va_sandbox'] = pkg\n"
-    "from va_sandbox import server, pool\n"
+    "for name, path in (('va_sandbox', sys.argv[1]), ('va_sandbox.domains', sys.argv[1] + '/domains'),"
+    " ('va_sandbox.domains.code', sys.argv[1] + '/domains/code')):\n"
+    "    pkg = types.ModuleType(name); pkg.__path__ = [path]; sys.modules[name] = pkg\n"
+    "from va_sandbox.domains.code.sandbox import server, pool\n"
     "uid = int(sys.argv[4])\n"
     "spec = None if sys.argv[6] == 'none' else (sys.argv[6], sys.argv[7])\n"
     "server.serve(socket.socket(fileno=int(sys.argv[2])), sys.argv[3], None if uid < 0 else uid, sys.argv[5],"
@@ -61,12 +63,12 @@ class SandboxResult:
     # batch runs: one SandboxResult per input that finished, in order (may be fewer than
     # the inputs when the run timed out or crashed part way)
     items: list["SandboxResult"] = field(default_factory=list)
-    # What the run tried outside itself and the sandbox's walls stopped (walls.py): marker
+    # What the run tried outside itself and the sandbox's walls stopped (isolation/_walls.py): marker
     # files written outside the workdir, connections to the loopback tripwire. Only at the
     # namespaces level; empty below it, where nothing watches.
     escapes: list[str] = field(default_factory=list)
     # What bounded the memory of the run's whole process tree: "cgroup v2", "cgroup v1",
-    # "watcher" (memory.py), or "" (the process level: nothing). The peak is what the tree
+    # "watcher" (isolation/_memory.py), or "" (the process level: nothing). The peak is what the tree
     # held at most, in MiB: the kernel's for a cgroup, the largest sample for the watcher
     # (None when the run ended before the first sample).
     memory_guard: str = ""
@@ -99,7 +101,7 @@ class _Zygote:
         self.sock, theirs = socket.socketpair()
         uid_arg = uid if uid is not None else -1
         if target is None:
-            here = os.path.dirname(os.path.abspath(__file__))
+            here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
             spec = self.memory or ("none", "")
             args = [sys.executable, "-I", "-c", _BOOTSTRAP, here, str(theirs.fileno()), level, str(uid_arg), self.workroot,
                     *spec]
@@ -160,7 +162,7 @@ class Sandbox:
             raise RuntimeError("the namespaces level needs unshare(CLONE_NEWPID|CLONE_NEWNET|CLONE_NEWNS) (root)")
         self.level, self.workers, self.target = level, workers, target
         # None: the strongest bound this machine offers (a cgroup, else the watcher);
-        # "watcher" or "cgroup" forces one (memory.py).
+        # "watcher" or "cgroup" forces one (isolation/_memory.py).
         if tree_memory not in (None, "cgroup", "watcher"):
             raise ValueError(f"tree_memory must be None, 'cgroup' or 'watcher', not {tree_memory!r}")
         self.tree_memory = tree_memory

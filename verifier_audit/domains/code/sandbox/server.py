@@ -1,13 +1,13 @@
 """The sandbox side: a zygote that serves runs, forking one process per run.
 
     parent --socket--> zygote (warm; in a memory cgroup of its own where there is one:
-                       memory.py; at the namespaces level: PID 1 of its own PID, network
+                       isolation/_memory.py; at the namespaces level: PID 1 of its own PID, network
                        and mount namespaces, with a read-only file system but for private
                        scratch /tmp, /var/tmp, /dev/shm, an empty /run, the host's socket
-                       files covered, and tripwires: walls.py, unixsockets.py)
+                       files covered, and tripwires: isolation/_walls.py, _unixsockets.py)
         zygote --fork--> run (setsid, rlimits, own uid, private cwd, scrubbed env; at the
                        namespaces level its own IPC namespace; keyring calls denied by the
-                       zygote's seccomp filter, which runs inherit: seccomp.py)
+                       zygote's seccomp filter, which runs inherit: isolation/_seccomp.py)
         zygote: while the run lives, watch the tree's memory; after it, kill its tree,
                 sweep the walls (the reply's ``escapes``)
 
@@ -23,8 +23,8 @@ so orphans are reparented to it and it kills them until none is left.
 
 A zygote runs either candidate source (a fresh ``python -I``, stdlib only) or a callable
 it inherited by fork (the verifier under audit, already imported). This module imports
-nothing of the package, only its sibling modules, because the fresh zygote loads the
-sandbox package on its own (see ``pool._BOOTSTRAP``).
+nothing of the package but its sibling modules and the walls (``isolation/``, standard
+library only), because the fresh zygote loads them on their own (see ``pool._BOOTSTRAP``).
 """
 
 from __future__ import annotations
@@ -41,10 +41,9 @@ import tempfile
 import time
 from typing import Any, Callable, Optional
 
-from . import isolation, memory, seccomp
+from ....isolation import LISTENER_PORT, HostTables, Walls, memory, seccomp
+from ....isolation import confine as isolation
 from .codec import RESULT_CAP, STDOUT_CAP, encode_value, recv, send
-from .unixsockets import HostTables
-from .walls import LISTENER_PORT, Walls
 
 
 class Config:

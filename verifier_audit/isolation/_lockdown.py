@@ -44,8 +44,9 @@ root of a user namespace of its own, mapped to an unprivileged host uid
 reach only the namespaces it makes; the host's files, mounts and network stay as closed to
 it as to any other unprivileged uid. Each call (the verifier's scoring, the candidate's
 code) runs in the sandbox, under an unprivileged uid of its own, as before.
-The mechanisms are the code sandbox's (``domains/code/sandbox``); they live there because
-its zygote loads them as a package of their own, without this one.
+The mechanisms are this package's (``isolation/_confine``, ``_memory``, ``_seccomp``,
+``_unixsockets``), shared with the code sandbox's zygote, which loads them without the rest
+of ``verifier_audit``: this package imports nothing but the standard library.
 """
 
 from __future__ import annotations
@@ -55,11 +56,14 @@ import os
 import signal
 from typing import Optional
 
-from ..domains.code.sandbox import isolation, memory, seccomp
-from ..domains.code.sandbox.pool import UID_RANGE  # each worker its own uid, as the sandbox's runs
-from ..domains.code.sandbox.unixsockets import HostTables, SocketCovers
+from . import _confine as isolation
+from . import _memory as memory
+from . import _seccomp as seccomp
+from ._confine import UID_RANGE  # each worker its own uid, as the sandbox's runs
+from ._levels import WORKER_LEVELS
+from ._unixsockets import HostTables, SocketCovers
 
-LEVELS = ("none", "process", "namespaces")
+LEVELS = WORKER_LEVELS  # a worker's levels, weakest first: the one table is _levels.py
 
 OVERLAID = ("/tmp", "/var/tmp")  # host files readable, writes private
 SCRATCH_MB = 256
@@ -174,7 +178,7 @@ class Lockdown:
         lowers = {d: os.open(d, os.O_PATH | os.O_DIRECTORY) for d in blocked}
         # In a user namespace the worker is an unprivileged uid on the host: /proc stays
         # writable to what that uid may write there (its sandbox's runs raise their own
-        # oom_score_adj through it, sandbox/memory.py); /proc/sys and every file of root's
+        # oom_score_adj through it, isolation/_memory.py); /proc/sys and every file of root's
         # refuse it all the same.
         isolation.readonly_everything(except_under=workdir, keep=("/proc",) if user_namespace is not None else ())
         try:
@@ -261,7 +265,7 @@ class Lockdown:
         of their own. A helper forked before the lockdown (``_Mapper``: the host's /proc is
         out of reach after it) writes the maps (a range needs CAP_SETUID in the parent
         namespace). Then: not dumpable (its runs, another uid without capabilities, could
-        not ptrace it anyway), no_new_privs, the keyring calls denied; ``engine/limits.py``
+        not ptrace it anyway), no_new_privs, the keyring calls denied; ``isolation/_limits.py``
         refuses a further user namespace afterwards, to the verifier and to every run.
         Fails closed."""
         if self._mapper is None:
@@ -285,7 +289,7 @@ class Lockdown:
         self.uid = uid
 
     def scratch_listings(self) -> dict[str, str]:
-        """Overlaid root -> a path that lists its upper layer (for engine/tripwires.py)."""
+        """Overlaid root -> a path that lists its upper layer (for isolation/_tripwires.py)."""
         return {root: f"/proc/self/fd/{fd}" for root, fd in self.uppers.items()}
 
     def sweep(self) -> list[str]:

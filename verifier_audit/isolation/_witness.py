@@ -57,7 +57,7 @@ import socket
 from typing import Callable, Iterable, Optional
 
 from .. import canary
-from . import hostwatch
+from . import _hostwatch as hostwatch
 
 SPOT = "canaries"  # what an unobserved entry about canaries starts with (report/checklist.py reads it)
 SYNC_WAIT = 10.0  # seconds the parent waits for the witness's answer before it counts as lost

@@ -35,9 +35,9 @@ import shutil
 import socket
 from typing import Optional
 
-from . import isolation
-from .codec import printable
-from .unixsockets import HostTables, SocketCovers
+from . import _confine as isolation
+from ._evidence import printable
+from ._unixsockets import HostTables, SocketCovers
 
 SCRATCH = ("/tmp", "/var/tmp", "/dev/shm")
 SCRATCH_MB = 64

@@ -75,7 +75,7 @@ class Found:
     created: list[tuple[str, str, bool]] = field(default_factory=list)  # (name, directory, still there)
     opened: list[str] = field(default_factory=list)  # decoy paths
     blind: list[str] = field(default_factory=list)  # why some events may be missing
-    imported: list[str] = field(default_factory=list)  # decoy modules opened (engine/witness.py): module names
+    imported: list[str] = field(default_factory=list)  # decoy modules opened (isolation/_witness.py): module names
     pending: list[tuple[int, bytes, bytes]] = field(default_factory=list)  # markers created, not yet taken
 
 
@@ -196,7 +196,7 @@ class HostWatch:
     def mark_filesystem(self, point: str, kind: str, shown: Optional[str] = None) -> bool:
         """Watch creations on the file system of ``point``. ``shown``: the name to report for
         its root, when ``point`` is not a path others would know (a mount of another
-        process's namespace, reached through /proc: engine/witness.py); markers there are
+        process's namespace, reached through /proc: isolation/_witness.py); markers there are
         reported and left in place (a private scratch goes with its worker). False, and a
         blind spot, where fanotify cannot mark it."""
         if self.libc.fanotify_mark(self.fd, _FAN_MARK_ADD | _FAN_MARK_FILESYSTEM,
@@ -222,7 +222,7 @@ class HostWatch:
     def subject(self, ns_pid: int, host_pid: int) -> None:
         """Attribute to another process than the one that started the watch: the worker
         ``ns_pid`` (``host_pid`` in /proc), whose mounts a decoy's opener must share. For a
-        witness outside the worker (engine/witness.py); by default the watch's own process."""
+        witness outside the worker (isolation/_witness.py); by default the watch's own process."""
         self.pid, self.host = ns_pid, host_pid
         self.mnt = os.readlink(f"/proc/{host_pid}/ns/mnt")
 

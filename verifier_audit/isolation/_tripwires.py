@@ -49,7 +49,7 @@ from types import CodeType
 from typing import Optional
 
 from .. import canary
-from . import hostwatch
+from . import _hostwatch as hostwatch
 
 _PROCESS_EVENTS = frozenset({"os.system", "subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn"})
 _REMOVAL_EVENTS = {"os.remove": "removed", "os.rmdir": "removed", "shutil.rmtree": "removed", "os.rename": "moved"}
@@ -244,12 +244,12 @@ def _inside(path: str, directory: str) -> bool:
 
 class Tripwires:
     """One worker's tripwires; arm once per process. ``contained``: the worker runs behind
-    the lockdown (engine/lockdown.py), where the only writable places are its working
+    the lockdown (isolation/_lockdown.py), where the only writable places are its working
     directory and its private /tmp, /var/tmp and /dev/shm: those are searched after every
     call, and nothing else can receive a marker."""
 
     def __init__(self, workdir: str, contained: bool = False, witnessed: bool = False):
-        """``witnessed``: a witness outside this process (engine/witness.py) holds the
+        """``witnessed``: a witness outside this process (isolation/_witness.py) holds the
         kernel's watch for this worker; the tripwires here are an extra source then, and
         start none of their own (a verifier could close it)."""
         global _sink

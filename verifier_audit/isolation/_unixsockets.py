@@ -39,8 +39,8 @@ import stat
 import time
 from typing import Optional
 
-from . import isolation
-from .codec import printable
+from . import _confine as isolation
+from ._evidence import printable
 
 HIDDEN = ("/run", "/var/run")
 MAX_TRIPWIRES = 64

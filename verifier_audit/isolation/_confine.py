@@ -39,6 +39,10 @@ _KEPT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noa
 # A failed read-only remount of one of these is fatal: they are where escapes would land.
 _MUST_BE_READONLY = ("/", "/tmp", "/var/tmp", "/dev/shm", "/root", "/home")
 
+# Each zygote runs its candidates as its own uid from this range (root only), so RLIMIT_NPROC
+# counts one zygote's processes: a fork bomb in one run cannot starve a concurrent one.
+UID_RANGE = (200_000, 2_000_000_000)
+
 _libc = ctypes.CDLL(None, use_errno=True)
 
 

@@ -10,7 +10,7 @@ Why each:
   past the limit fails with ``EFBIG`` (``OSError: [Errno 27] File too large``) instead of
   killing the process, and the verdict's error says ``file size limit reached``; a
   verifier that restores the signal dies of it, a crash with the same words. The code
-  sandbox's runs have a limit of their own (16 MiB, ``sandbox/isolation.limit_resources``).
+  sandbox's runs have a limit of their own (16 MiB, ``isolation/_confine.limit_resources``).
 * **Processes** (``--max-processes``, default ``MAX_PROCESSES``). ``RLIMIT_NPROC`` was above
   ``pid_max`` and nothing else counted a worker's tree: 2,000 forks in one call succeeded,
   and a fork bomb takes the machine's PIDs from everyone. Where a pids cgroup can be made
@@ -50,9 +50,10 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from ..cache_dir import default_cache_dir
-from ..domains.code.sandbox import memory, seccomp
-from ..domains.code.sandbox.pool import UID_RANGE  # a worker's own uid at the namespaces level
 from ..environment import mask, secret_values, worker_environment
+from . import _memory as memory
+from . import _seccomp as seccomp
+from ._confine import UID_RANGE  # a worker's own uid at the namespaces level
 
 FILE_MB = 1024  # the largest file a worker may write, MiB, unless --file-mb says otherwise
 MAX_PROCESSES = 1024  # processes and threads a worker's tree may hold, unless --max-processes says otherwise
