@@ -240,10 +240,15 @@ def test_known_elsewhere_lists_only_edges_still_there():
     assert not stale, f"ALLOWED_UPWARD edges no longer in the code (remove them): {stale}"
 
 
+SHARED_PACKAGES = {"kit"}  # under domains/, but what every domain shares (the generator kit), not a domain
+
+
 def _domain_names() -> set[str]:
     """The built-in domains: the packages under ``domains/`` (``domains.base``, ``formats``,
-    ``suite_files`` and ``input_limits`` are the contract and what every domain shares)."""
-    return {path.name for path in (PACKAGE / "domains").iterdir() if (path / "__init__.py").is_file()}
+    ``suite_files`` and ``input_limits`` are the contract and what every domain shares, as
+    the generator kit ``domains/kit`` is)."""
+    return {path.name for path in (PACKAGE / "domains").iterdir()
+            if (path / "__init__.py").is_file() and path.name not in SHARED_PACKAGES}
 
 
 def _domain_named(module: str, domains: set[str]) -> str | None:
