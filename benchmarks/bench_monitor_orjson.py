@@ -36,11 +36,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_monitor import curves, write_jsonl  # noqa: E402
+from bench_monitor import curves, write_jsonl
 
-from verifier_audit.monitor import readers  # noqa: E402
-from verifier_audit.monitor.readers import jsonl as J  # noqa: E402
-from verifier_audit.monitor.readers import parallel  # noqa: E402
+from verifier_audit.monitor import readers
+from verifier_audit.monitor.readers import jsonl as J
+from verifier_audit.monitor.readers import parallel
 
 
 def read(path: pathlib.Path, *, fast: bool, serial: bool, loads) -> tuple[float, dict]:

@@ -42,7 +42,7 @@ def test_only_the_helper_imports_the_html_module():
 def test_every_page_writer_goes_through_the_helper():
     for path in IMPORTERS:
         imports = _imports(path)
-        assert any(name.endswith("_html") or name.endswith(":_html") for name in imports), path
+        assert any(name.endswith(("_html", ":_html")) for name in imports), path
 
 
 @given(st.text())
