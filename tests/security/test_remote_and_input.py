@@ -215,7 +215,8 @@ def test_a_same_origin_redirect_keeps_the_key_and_a_cross_origin_hop_after_it_is
                 redirect(h, thief.url("/steal"), 307)
 
         with Server(respond) as server:
-            call = http_caller(server.url("/first"), follow_redirects="true", **{"header.Authorization": f"Bearer {KEY}"})
+            call = http_caller(server.url("/first"), follow_redirects="true",
+                               **{"header.Authorization": f"Bearer {KEY}"})
             with pytest.raises(_client.RemoteHTTPError, match="redirect to another origin"):
                 call("42", TASK)
         assert [(m, p, h.get("Authorization")) for m, p, h in server.seen] == \
@@ -289,6 +290,42 @@ def test_an_audit_against_a_slowloris_counts_timeouts_as_errors(cli, tmp_path):
     assert "answer not complete within 0.2 s" in json.dumps(report["error_messages"])
     # Every call hung up early: no worker sat out the pool's 10 s kill reading 400 bytes.
     assert slow.sent and max(slow.sent) < len(BODY) // 2
+
+
+def test_a_policy_that_retries_timeouts_sends_again_and_counts_each():
+    """The sampling backend's policy (``Retry(timeouts=True)``): a slowloris answer is a
+    timeout each try, sent again, counted; the whole-answer bound holds on every try."""
+    # time.sleep is not patched (the slow server paces its bytes with it): no pause instead
+    client = _client.JSONClient("server", timeout=0.3, retries=1, deadline=float("inf"),
+                                retry=_client.Retry(timeouts=True, pause=lambda attempt: 0.0))
+    with Slowloris() as slow:
+        with pytest.raises(_client.RemoteTimeout, match=r"answer not complete within 0.3 s .* after 1 retry"):
+            client.get(slow.server.url())
+    assert json.loads(client.log.take().partition(":")[2]) == {"requests": 2, "retried": {"timeout": 1},
+                                                                "failed": "timeout"}
+    assert len(slow.sent) == 2 and max(slow.sent) < len(BODY) // 2
+
+
+def test_retry_after_is_honoured_only_where_the_policy_says(monkeypatch):
+    pauses: list[float] = []
+    monkeypatch.setattr(_client.time, "sleep", pauses.append)
+    answers = iter([503, 200, 503, 200])
+
+    def respond(h):
+        status = next(answers)
+        if status == 503:
+            h.send_response(503)
+            h.send_header("Retry-After", "7")
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+        else:
+            send_json(h, {"rewards": [0.5]})
+
+    with Server(respond) as server:
+        honours = _client.JSONClient("server", retry=_client.Retry(retry_after=True, longest=5.0))
+        assert honours.get(server.url()) == {"rewards": [0.5]}
+        assert _client.JSONClient("reward server").get(server.url()) == {"rewards": [0.5]}
+    assert pauses == [5.0, _client.BACKOFF[0]]  # capped at `longest`; the styles keep their own backoff
 
 
 @pytest.fixture(scope="module")
