@@ -298,9 +298,9 @@ def test_a_policy_that_retries_timeouts_sends_again_and_counts_each():
     # time.sleep is not patched (the slow server paces its bytes with it): no pause instead
     client = _client.JSONClient("server", timeout=0.3, retries=1, deadline=float("inf"),
                                 retry=_client.Retry(timeouts=True, pause=lambda attempt: 0.0))
-    with Slowloris() as slow:
-        with pytest.raises(_client.RemoteTimeout, match=r"answer not complete within 0.3 s .* after 1 retry"):
-            client.get(slow.server.url())
+    with Slowloris() as slow, \
+            pytest.raises(_client.RemoteTimeout, match=r"answer not complete within 0.3 s .* after 1 retry"):
+        client.get(slow.server.url())
     assert json.loads(client.log.take().partition(":")[2]) == {"requests": 2, "retried": {"timeout": 1},
                                                                 "failed": "timeout"}
     assert len(slow.sent) == 2 and max(slow.sent) < len(BODY) // 2
