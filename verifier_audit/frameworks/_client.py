@@ -463,6 +463,9 @@ def _httpx_client():
 
     tls = ssl.create_default_context()
     transport = httpx.HTTPTransport(verify=tls, trust_env=False)
+    if not isinstance(getattr(transport, "_pool", None), httpcore.ConnectionPool):  # say so, never go without it
+        raise TypeError(f"httpx {httpx.__version__} keeps no httpcore pool in its transport: the remote client's "
+                           "per-try deadline cannot be set (install the httpx of pyproject.toml's bound)")
     transport._pool = httpcore.ConnectionPool(ssl_context=tls, max_connections=None, max_keepalive_connections=0,
                                               network_backend=_deadline_backend())
     return httpx.Client(transport=transport, follow_redirects=False, trust_env=False)
