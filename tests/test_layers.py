@@ -28,6 +28,7 @@ LAYERS = {
     "canary": 0,  # the canary strings the catalogs plant: no imports of ours
     "metrics": 0,  # rates and intervals over the models: the engine's probes and search use them
     "report.text": 0,  # printable / one_line: plain string helpers for every text output
+    "report._html": 0,  # esc, page_head, table: the one escaping path of the three HTML pages (stdlib only)
     "scores": 0,  # read_score: what training reads from a verifier's return value; loading and frameworks use it
     "isolation": 0,  # the walls (levels, lockdown, limits, seccomp, memory, socket covers, tripwires, witness):
     # standard library and the bottom's canary / cache_dir / environment only (tests/security/
@@ -57,7 +58,7 @@ LAYERS = {
     # 6: pipelines over the engine and the renderers: scoring and comparing samples,
     # watching training logs, the security checklist (reads the samples' authority evidence).
     "samples": 6,
-    "monitor": 6,  # training-log monitor: its plots and png reuse report.html / report.png
+    "monitor": 6,  # training-log monitor: its plots and png reuse report._html / report.png
     "report.checklist": 6,  # imports samples.authority
     "report.writers": 6,  # the report formats, declared once: its HTML writer shows report.checklist
     # 7: front ends. The package root is the public face (``verifier_audit.audit`` is the

@@ -26,7 +26,8 @@ from verifier_audit.models import (
     TaskSurvival,
     to_json,
 )
-from verifier_audit.report.html import BIDI, CSS, to_html
+from verifier_audit.report._html import BIDI, CSS
+from verifier_audit.report.html import to_html
 
 HOSTILE = "</script><script>alert(1)</script>\x00 <img src=x onerror=alert(2)> \ud800 \u202eevil \x1b[31m"
 

@@ -184,6 +184,46 @@ def test_an_audit_against_a_redirecting_server_gets_error_verdicts_and_no_reward
     assert KEY not in r.stdout + r.stderr + out.read_text()
 
 
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_the_sampling_backend_never_sends_its_key_to_where_a_redirect_points(status, tmp_path):
+    """The OpenAI sampling backend went through ``urllib``, which followed a 302 to any host
+    and port with the ``Authorization`` header: the thief got the key. It now uses the
+    styles' client: the redirect is an error naming where it pointed, and the thief gets
+    nothing at all."""
+    from verifier_audit.samples.backends import Prompt
+    from verifier_audit.samples.backends.openai import OpenAIBackend
+
+    with thief_and_redirector(status) as (thief, redirector):
+        backend = OpenAIBackend(tmp_path / "no-such-model", base_url=redirector.url("/v1"), api_key=KEY, retries=0)
+        with pytest.raises(InputError) as err:
+            backend.prepare(Prompt("2+2=", None, True), temperature=1.0, top_p=1.0, top_k_logprobs=1,
+                            logprobs_kind="raw", seed=0)
+        assert f"answered HTTP {status}" in str(err.value) and thief.url("/steal") in str(err.value)
+        assert "not followed" in str(err.value) and KEY not in str(err.value)
+    assert thief.seen == []  # neither the key nor the question reached the other server
+    assert [h.get("Authorization") for _, _, h in redirector.seen] == [f"Bearer {KEY}"]
+
+
+def test_a_same_origin_redirect_keeps_the_key_and_a_cross_origin_hop_after_it_is_refused():
+    """``follow_redirects=true``: a hop on the same origin carries the key (it is the same
+    server); the next hop, to another port, is refused before anything is sent there."""
+    with Server(lambda h: send_json(h, {"rewards": [1.0]})) as thief:
+        def respond(h):
+            if h.path == "/first":
+                redirect(h, "/second", 307)
+            else:
+                redirect(h, thief.url("/steal"), 307)
+
+        with Server(respond) as server:
+            call = http_caller(server.url("/first"), follow_redirects="true",
+                               **{"header.Authorization": f"Bearer {KEY}"})
+            with pytest.raises(_client.RemoteHTTPError, match="redirect to another origin"):
+                call("42", TASK)
+        assert [(m, p, h.get("Authorization")) for m, p, h in server.seen] == \
+            [("POST", "/first", f"Bearer {KEY}"), ("POST", "/second", f"Bearer {KEY}")]
+    assert thief.seen == []
+
+
 # ------------------------------------------------------------------------- slowloris
 
 BODY = json.dumps({"rewards": [1.0]}).encode().ljust(400)  # valid JSON, padded with spaces
@@ -250,6 +290,42 @@ def test_an_audit_against_a_slowloris_counts_timeouts_as_errors(cli, tmp_path):
     assert "answer not complete within 0.2 s" in json.dumps(report["error_messages"])
     # Every call hung up early: no worker sat out the pool's 10 s kill reading 400 bytes.
     assert slow.sent and max(slow.sent) < len(BODY) // 2
+
+
+def test_a_policy_that_retries_timeouts_sends_again_and_counts_each():
+    """The sampling backend's policy (``Retry(timeouts=True)``): a slowloris answer is a
+    timeout each try, sent again, counted; the whole-answer bound holds on every try."""
+    # time.sleep is not patched (the slow server paces its bytes with it): no pause instead
+    client = _client.JSONClient("server", timeout=0.3, retries=1, deadline=float("inf"),
+                                retry=_client.Retry(timeouts=True, pause=lambda attempt: 0.0))
+    with Slowloris() as slow, \
+            pytest.raises(_client.RemoteTimeout, match=r"answer not complete within 0.3 s .* after 1 retry"):
+        client.get(slow.server.url())
+    assert json.loads(client.log.take().partition(":")[2]) == {"requests": 2, "retried": {"timeout": 1},
+                                                                "failed": "timeout"}
+    assert len(slow.sent) == 2 and max(slow.sent) < len(BODY) // 2
+
+
+def test_retry_after_is_honoured_only_where_the_policy_says(monkeypatch):
+    pauses: list[float] = []
+    monkeypatch.setattr(_client.time, "sleep", pauses.append)
+    answers = iter([503, 200, 503, 200])
+
+    def respond(h):
+        status = next(answers)
+        if status == 503:
+            h.send_response(503)
+            h.send_header("Retry-After", "7")
+            h.send_header("Content-Length", "0")
+            h.end_headers()
+        else:
+            send_json(h, {"rewards": [0.5]})
+
+    with Server(respond) as server:
+        honours = _client.JSONClient("server", retry=_client.Retry(retry_after=True, longest=5.0))
+        assert honours.get(server.url()) == {"rewards": [0.5]}
+        assert _client.JSONClient("reward server").get(server.url()) == {"rewards": [0.5]}
+    assert pauses == [5.0, _client.BACKOFF[0]]  # capped at `longest`; the styles keep their own backoff
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,16 @@
-"""One small JSON-over-HTTP client for the remote styles (``http``, ``judge``): stdlib only.
+"""One JSON-over-HTTP client, on httpx: the remote styles (``http``, ``judge``) and the OpenAI
+sampling backend (``samples/backends/openai.py``) send every request through ``JSONClient``.
 
 Each verifier call is one request, made from the worker that scores the candidate, so the
 audit's ``--workers`` bounds how many requests are in flight at once. A request has its own
 timeout (default 5 s, below the pool's hard per-call timeout, default 10 s, so a slow
 server is reported as a timeout of *this* request rather than as a killed worker), and a
-deadline over all its attempts. Connection errors, 5xx answers and 429 (too many requests)
-are retried a few times with a growing pause; any other 4xx answer is the caller's mistake
-and is never retried; a timeout is not retried either (the server has the request: sending
-it again doubles its load and would overrun the pool's timeout).
+deadline over all its attempts. Connection errors (refused, reset, unknown host), 5xx
+answers and 429 (too many requests) are retried a few times with a growing pause; any other
+4xx answer is the caller's mistake and is never retried; a timeout is not retried either
+(the server has the request: sending it again doubles its load and would overrun the pool's
+timeout). The sampling backend widens this policy (``Retry``: 408/409/425 too, timeouts,
+``Retry-After``, no deadline) but shares the loop, the redirect rule and the messages.
 
 A retry that succeeds hides a sick server from the error rate, so every request is counted
 (``RequestLog``): the verifier's job takes the count of each call after it ends and sends it
@@ -15,20 +18,24 @@ to the parent as one ``remote:{...}`` entry beside the call's security findings
 (engine/verifier_job.py), and the report adds them up (``Report.remote``, gated by
 ``--max-retry-rate``).
 
-The ``timeout`` bounds the whole exchange of one attempt -- connecting, sending, the status
-line, the headers and the body -- not each read: every receive waits only for what is left
-of it (``_DeadlineSocket``), so a server that sends one byte a second forever (a slowloris
-body, ``urllib``'s per-read timeout never fires) ends at the timeout as a ``RemoteTimeout``,
-an error verdict, rather than at the pool's kill of the worker.
+The ``timeout`` bounds the whole exchange of one attempt -- connecting, the TLS handshake,
+sending, the status line, the headers and the body -- not each read: httpx's timeouts are
+per operation, so its connections are made by a network backend whose every read and write
+waits only for what is left of the attempt (``_DeadlineStream``). A server that sends one
+byte a second forever (a slowloris body; a per-read timeout never fires) ends at the timeout
+as a ``RemoteTimeout``, an error verdict, rather than at the pool's kill of the worker.
 
-Redirects are not followed: the reward is what the URL the user named answers. A 3xx is an
-error verdict naming where it pointed. ``--verifier-option follow_redirects=true`` follows
-up to ``MAX_REDIRECTS`` of them on the same origin (scheme, host and port), never to
-another one: ``urllib`` (and so this client before) followed a 302 to any host and port
-with every header, the ``Authorization`` key included, and read the reward from whatever
-answered there; ``requests`` drops the key on an origin change but still takes the other
+Redirects are not followed (httpx's ``follow_redirects=False``): the reward is what the URL
+the user named answers. A 3xx is an error verdict naming where it pointed.
+``--verifier-option follow_redirects=true`` follows up to ``MAX_REDIRECTS`` of them on the
+same origin (scheme, host and port), never to another one: ``urllib`` (this client before,
+and the sampling backend until issue 32) followed a 302 to any host and port with every
+header, the ``Authorization`` key included, and read the answer from whatever answered
+there; ``requests`` and httpx drop the key on an origin change but still take the other
 server's answer. Here neither the key nor the question leaves the origin, and no other
-server's answer becomes a reward. No proxy is used either (the server is named).
+server's answer is read. No proxy, ``.netrc`` or other setting from the environment is used
+(``trust_env=False``: the server is named), and TLS trusts the system's certificates
+(``ssl.create_default_context``, which reads ``SSL_CERT_FILE``), not certifi's.
 
 Every failure is a ``RemoteError`` whose message names the server (scheme, host, port and
 path -- never the query string, user info or header values, which may hold keys) and what
@@ -39,7 +46,6 @@ errors exceed ``--max-error-rate``.
 
 from __future__ import annotations
 
-import http.client
 import json
 import math
 import socket
@@ -47,6 +53,8 @@ import ssl
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -60,6 +68,9 @@ MAX_ANSWER_BYTES = 16 * 1024 * 1024
 #: redirects followed on one origin with follow_redirects=true (requests allows 30)
 MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)
+#: the end of the message of a redirect not followed (the sampling backend names its own way out)
+REDIRECT_HINT = ("(the reward is read from the URL given; --verifier-option follow_redirects=true follows "
+                 "redirects on the same origin)")
 #: 4xx answers worth another try: the server is busy, not the request wrong
 _RETRIED_4XX = (429,)
 #: the kind of a verdict's security entry that carries its call's requests (not a finding)
@@ -74,9 +85,12 @@ class RemoteError(Exception):
 
 
 class RemoteHTTPError(RemoteError):
-    def __init__(self, message: str, status: int):
+    """An HTTP status that is not an answer; ``detail``: the head of its body (up to 4 KiB,
+    keys masked), for a caller that reads the server's own error message from it."""
+
+    def __init__(self, message: str, status: int, detail: str = ""):
         super().__init__(message)
-        self.status = status
+        self.status, self.detail = status, detail
         self.counted = f"HTTP {status}"
 
 
@@ -118,25 +132,53 @@ def _clip(text: str, secrets: Iterable[str], width: int = BODY_HEAD) -> str:
     return text if len(text) <= width else text[:width] + "…"
 
 
+def _styles_backoff(attempt: int) -> float:
+    return BACKOFF[min(attempt, len(BACKOFF) - 1)]
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Which failures a ``JSONClient`` sends again, and how long it waits first. 5xx answers
+    and connection failures are always retried; ``statuses`` adds 4xx ones; ``timeouts``
+    retries a request that got no answer in time; ``retry_after`` waits what the server's
+    ``Retry-After`` header asks (in seconds, up to ``longest``) instead of ``pause(attempt)``."""
+
+    statuses: frozenset = frozenset(_RETRIED_4XX)
+    timeouts: bool = False
+    pause: Callable[[int], float] = _styles_backoff
+    retry_after: bool = False
+    longest: float = math.inf
+
+
+#: the remote styles' policy (the module docstring says why a timeout is not retried)
+STYLES = Retry()
+
+
 class JSONClient:
     """Requests to one server: ``post(url, body)`` / ``get(url)`` -> the decoded JSON answer.
 
     ``what`` names the server in messages ("reward server", "judge"); ``headers`` go on
     every request and their values are never shown, even when the server echoes them.
-    ``follow_redirects``: follow 3xx answers on the URL's own origin (never to another)."""
+    ``follow_redirects``: follow 3xx answers on the URL's own origin (never to another);
+    ``redirect_hint`` ends the message of a redirect not followed. ``retry``: the policy
+    (``STYLES`` for the remote styles); ``max_bytes``: the largest answer read."""
 
     def __init__(self, what: str, *, timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
                  deadline: float = DEFAULT_DEADLINE, headers: Optional[Mapping[str, str]] = None,
-                 follow_redirects: bool = False):
+                 follow_redirects: bool = False, retry: Retry = STYLES, max_bytes: int = MAX_ANSWER_BYTES,
+                 redirect_hint: str = REDIRECT_HINT):
         self.what, self.timeout, self.retries, self.deadline = what, float(timeout), int(retries), float(deadline)
-        self.follow_redirects = bool(follow_redirects)
+        self.follow_redirects, self.retry, self.max_bytes = bool(follow_redirects), retry, int(max_bytes)
+        self.redirect_hint = redirect_hint
         self.headers = {"Content-Type": "application/json", "Accept": "application/json",
-                        "User-Agent": "verifier-audit", **dict(headers or {}), "Connection": "close"}
+                        "User-Agent": "verifier-audit", **dict(headers or {}), "Connection": "close",
+                        "Accept-Encoding": "identity"}  # the body as sent: MAX_ANSWER_BYTES bounds what is held
         self._secrets = [v for k, v in self.headers.items()
-                         if k.lower() not in ("content-type", "accept", "user-agent", "connection")]
+                         if k.lower() not in ("content-type", "accept", "user-agent", "connection", "accept-encoding")]
         # One "Bearer KEY" header: the key alone is a secret too.
         self._secrets += [v.split(None, 1)[1] for v in self._secrets if " " in v]
-        self._tls: Optional[ssl.SSLContext] = None  # made on the first https request
+        self._http = None  # the httpx.Client, made on the first request (httpx loads only then)
+        self._made = threading.Lock()
         self.log = RequestLog()
 
     def post(self, url: str, body: Any) -> Any:
@@ -155,7 +197,7 @@ class JSONClient:
             try:
                 raw = self._once(method, url, data, max(0.05, min(self.timeout, left)), where)
             except _Retryable as exc:
-                pause = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+                pause = self.retry.pause(attempt) if exc.wait is None else min(exc.wait, self.retry.longest)
                 left = self.deadline - (time.monotonic() - start)
                 if attempt >= self.retries or left < pause + 0.1:
                     self.log.record(exc.counted)
@@ -177,15 +219,14 @@ class JSONClient:
         """One attempt, redirects included, all of it within ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         for hop in range(MAX_REDIRECTS + 1):
-            status, location, body = self._exchange(method, url, data, deadline, timeout, where)
+            status, headers, body = self._exchange(method, url, data, deadline, timeout, where)
             if status not in _REDIRECTS:
                 break
+            location = headers.get("location", "")
             target = urljoin(url, location) if location else ""
             shown = display_url(target) if target else "nowhere (no Location header)"
             if not target or not self.follow_redirects:
-                why = "" if not target else \
-                    " (the reward is read from the URL given; --verifier-option follow_redirects=true follows " \
-                    "redirects on the same origin)"
+                why = f" {self.redirect_hint}" if target and self.redirect_hint else ""
                 raise RemoteHTTPError(f"{where}: HTTP {status} redirect to {shown}, not followed{why}", status)
             if origin(target) != origin(url):
                 raise RemoteHTTPError(f"{where}: HTTP {status} redirect to another origin, {shown}: never followed "
@@ -195,67 +236,82 @@ class JSONClient:
             if hop == MAX_REDIRECTS:
                 raise RemoteHTTPError(f"{where}: more than {MAX_REDIRECTS} redirects (the last to {shown})", status)
             if status == 303 or (status in (301, 302) and method == "POST"):
-                method, data = "GET", None  # what browsers, requests and urllib do
+                method, data = "GET", None  # what browsers, requests, httpx and urllib do
             url = target
         if status >= 400:
             text = body.decode("utf-8", "replace")
             head = f": {_clip(text, self._secrets)}" if text.strip() else ""
-            if status >= 500 or status in _RETRIED_4XX:
-                raise _Retryable(f"HTTP {status}", head, lambda m, code=status: RemoteHTTPError(m, code),
-                                 f"HTTP {status}")
-            raise RemoteHTTPError(f"{where}: HTTP {status}{head}", status)
+            detail = _clip(text, self._secrets, len(text))
+            if status >= 500 or status in self.retry.statuses:
+                raise _Retryable(f"HTTP {status}", head,
+                                 lambda m, code=status, d=detail: RemoteHTTPError(m, code, d),
+                                 f"HTTP {status}", self._retry_after(headers))
+            raise RemoteHTTPError(f"{where}: HTTP {status}{head}", status, detail)
         if status >= 300 or status < 200:
             raise RemoteHTTPError(f"{where}: HTTP {status}, not an answer", status)
-        if len(body) > MAX_ANSWER_BYTES:
-            raise RemoteAnswerError(f"{where}: answer larger than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB")
+        if len(body) > self.max_bytes:
+            raise RemoteAnswerError(f"{where}: answer larger than {self.max_bytes // (1024 * 1024)} MiB")
         return body
 
+    def _retry_after(self, headers: Mapping[str, str]) -> float | None:
+        """The pause a 429/503 asks for (``Retry-After: SECONDS``), where the policy honours it."""
+        if not self.retry.retry_after:
+            return None
+        try:
+            wait = float(headers.get("retry-after", ""))
+        except ValueError:
+            return None
+        return max(0.0, wait) if math.isfinite(wait) else None
+
+    def _client(self):
+        with self._made:
+            if self._http is None:
+                self._http = _httpx_client()
+            return self._http
+
     def _exchange(self, method: str, url: str, data: Optional[bytes], deadline: float, timeout: float,
-                  where: str) -> tuple[int, str, bytes]:
-        """(status, Location header, body) of one request; the body of a redirect is not
-        read, that of an error only its head. Every receive waits until ``deadline`` at most."""
+                  where: str) -> tuple[int, Mapping[str, str], bytes]:
+        """(status, headers, body) of one request; the body of a redirect is not read, that
+        of an error only its head. Every read and write waits until ``deadline`` at most."""
+        import httpx
+
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise RemoteConnectionError(f"{where}: not an http(s) URL")
-        target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
         try:
-            # explicit: http.client would read the last group of an IPv6 address as a port
-            port = parts.port or (443 if parts.scheme == "https" else 80)
+            _ = parts.port  # urlsplit reads the port only when asked
         except ValueError:
             raise RemoteConnectionError(f"{where}: the URL's port is not a number") from None
-        if parts.scheme == "https":
-            if self._tls is None:
-                self._tls = ssl.create_default_context()
-                self._tls.sslsocket_class = _DeadlineSSLSocket
-            conn: http.client.HTTPConnection = _HTTPSConnection(parts.hostname, port, deadline, context=self._tls)
-        else:
-            conn = _HTTPConnection(parts.hostname, port, deadline)
         received = None
+        _DEADLINE.at = deadline
         try:
-            conn.request(method, target, body=data, headers=self.headers)
-            resp = conn.getresponse()
-            received = 0
-            if resp.status in _REDIRECTS:
-                return resp.status, resp.getheader("Location") or "", b""
-            limit = 4096 if resp.status >= 400 else MAX_ANSWER_BYTES + 1
-            chunks = []
-            while received < limit:
-                chunk = resp.read1(min(65536, limit - received))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                received += len(chunk)
-            return resp.status, "", b"".join(chunks)
-        except TimeoutError:  # socket.timeout is TimeoutError
-            if received is None:
-                raise RemoteTimeout(f"{where}: no answer within {timeout:g} s") from None
-            raise RemoteTimeout(f"{where}: answer not complete within {timeout:g} s ({received} bytes of its body "
-                                "received; the timeout bounds the whole answer)") from None
-        except (ConnectionError, http.client.HTTPException, OSError) as exc:
+            with self._client().stream(method, url, content=data, headers=self.headers, timeout=timeout) as resp:
+                received = 0
+                if resp.status_code in _REDIRECTS:
+                    return resp.status_code, resp.headers, b""
+                limit = 4096 if resp.status_code >= 400 else self.max_bytes + 1
+                chunks = []
+                for chunk in resp.iter_raw():
+                    chunks.append(chunk)
+                    received += len(chunk)
+                    if received >= limit:
+                        break
+                return resp.status_code, resp.headers, b"".join(chunks)[:limit]
+        except httpx.TimeoutException:
+            words = f"no answer within {timeout:g} s" if received is None else \
+                f"answer not complete within {timeout:g} s ({received} bytes of its body received; the timeout " \
+                "bounds the whole answer)"
+            if self.retry.timeouts:
+                raise _Retryable(words, "", RemoteTimeout, RemoteTimeout.counted, None) from None
+            raise RemoteTimeout(f"{where}: {words}") from None
+        except (httpx.TransportError, OSError) as exc:
             # refused, reset mid-answer, a malformed status line, a closed socket, an unknown host
-            raise _Retryable(_connection_words(exc), "", RemoteConnectionError, _connection_kind(exc)) from None
+            raise _Retryable(_connection_words(exc), "", RemoteConnectionError, _connection_kind(exc),
+                             None) from None
+        except httpx.InvalidURL as exc:
+            raise RemoteConnectionError(f"{where}: not a URL httpx reads ({exc})") from None
         finally:
-            conn.close()
+            _DEADLINE.at = math.inf
 
     def _decode(self, raw: bytes, where: str) -> Any:
         try:
@@ -272,35 +328,51 @@ def _constant(name: str) -> float:
     return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
 
 
-def _connection_kind(reason: Any) -> str:
+def _reason(exc: BaseException) -> BaseException:
+    """What an httpx error stands for: the ``OSError`` it was raised from (httpx raises from
+    httpcore, which raises from the socket's error), else the error itself."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return exc
+
+
+def _closed_early(exc: BaseException) -> bool:
+    """httpx's word for a server that closed the connection before its answer; http.client
+    called it ``RemoteDisconnected``, a ``ConnectionResetError``, and so does this client."""
+    return type(exc).__name__ == "RemoteProtocolError" and "disconnected" in str(exc).lower()
+
+
+def _connection_kind(exc: BaseException) -> str:
     """The few words a ``RequestLog`` counts a connection failure under (no host, no port)."""
+    reason = _reason(exc)
     if isinstance(reason, ConnectionRefusedError):
         return "connection refused"
-    if isinstance(reason, ConnectionResetError):  # http.client.RemoteDisconnected too
+    if isinstance(reason, ConnectionResetError) or _closed_early(reason):
         return "connection reset"
     return "unknown host" if isinstance(reason, socket.gaierror) else "connection failed"
 
 
-def _connection_words(reason: Any) -> str:
+def _connection_words(exc: BaseException) -> str:
+    reason = _reason(exc)
     if isinstance(reason, ConnectionRefusedError):
         return "connection refused"
-    if isinstance(reason, ConnectionResetError):
+    if isinstance(reason, ConnectionResetError) or _closed_early(reason):
         return "connection reset"
     if isinstance(reason, socket.gaierror):
         return f"unknown host ({reason.strerror or reason})"
-    if isinstance(reason, http.client.RemoteDisconnected):
-        return "the server closed the connection without an answer"
-    return f"connection failed ({type(reason).__name__}: {reason})" if not isinstance(reason, str) \
-        else f"connection failed ({reason})"
+    return f"connection failed ({type(reason).__name__}: {reason})"
 
 
 class _Retryable(Exception):
     """Internal: a failure worth another try; ``final`` builds the error raised at the end,
-    ``counted`` is what ``RequestLog`` counts it as."""
+    ``counted`` is what ``RequestLog`` counts it as, ``wait`` the pause the server asked for."""
 
-    def __init__(self, summary: str, tail: str, final, counted: str):
+    def __init__(self, summary: str, tail: str, final, counted: str, wait: float | None):
         super().__init__(summary)
-        self.summary, self.tail, self.final, self.counted = summary, tail, final, counted
+        self.summary, self.tail, self.final, self.counted, self.wait = summary, tail, final, counted, wait
 
 
 class RequestLog:
@@ -367,75 +439,79 @@ def origin(url: str) -> tuple[str, str, int]:
     return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme, 0)
 
 
-class _Deadline:
-    """A socket whose every send and receive waits only until ``deadline`` (a
-    ``time.monotonic()`` instant): the timeout of each call is what is left, so a peer that
-    trickles bytes cannot stretch one request past it. ``TimeoutError`` once it has passed."""
+class _Deadline(threading.local):
+    """The instant (``time.monotonic()``) the current thread's request attempt must end by:
+    set around each exchange, read when its connection is made (one connection per request:
+    no keep-alive), so the remote styles' thread probe and the sampling backend's threads
+    each have their own."""
 
-    deadline = math.inf
-
-    def _arm(self) -> None:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("the request's timeout has passed")
-        self.settimeout(left)
-
-    def recv_into(self, *args, **kwargs):
-        self._arm()
-        return super().recv_into(*args, **kwargs)
-
-    def recv(self, *args, **kwargs):
-        self._arm()
-        return super().recv(*args, **kwargs)
-
-    def send(self, *args, **kwargs):
-        self._arm()
-        return super().send(*args, **kwargs)
-
-    def sendall(self, *args, **kwargs):
-        self._arm()
-        return super().sendall(*args, **kwargs)
+    at = math.inf
 
 
-class _DeadlineSocket(_Deadline, socket.socket):
-    pass
+_DEADLINE = _Deadline()
 
 
-class _DeadlineSSLSocket(_Deadline, ssl.SSLSocket):
-    """Made by the client's TLS context (``sslsocket_class``); the handshake is one call
-    under the socket's timeout, set to what was left when it began."""
+def _httpx_client():
+    """An httpx client with no redirects, no environment (proxies, .netrc), the system's
+    certificates and connections whose every read and write ends at the attempt's deadline.
+
+    httpx takes no network backend, while httpcore's pool (which httpx's transport wraps)
+    does: the transport's pool is swapped for one with ``_DeadlineBackend``, keeping httpx's
+    own request building, exception mapping and streaming."""
+    import httpcore
+    import httpx
+
+    tls = ssl.create_default_context()
+    transport = httpx.HTTPTransport(verify=tls, trust_env=False)
+    if not isinstance(getattr(transport, "_pool", None), httpcore.ConnectionPool):  # say so, never go without it
+        raise TypeError(f"httpx {httpx.__version__} keeps no httpcore pool in its transport: the remote client's "
+                           "per-try deadline cannot be set (install the httpx of pyproject.toml's bound)")
+    transport._pool = httpcore.ConnectionPool(ssl_context=tls, max_connections=None, max_keepalive_connections=0,
+                                              network_backend=_deadline_backend())
+    return httpx.Client(transport=transport, follow_redirects=False, trust_env=False)
 
 
-def _connect(host: str, port: int, deadline: float) -> _DeadlineSocket:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError("the request's timeout has passed")
-    plain = socket.create_connection((host, port), left)
-    plain.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock = _DeadlineSocket(plain.family, plain.type, plain.proto, fileno=plain.detach())
-    sock.deadline = deadline
-    sock.settimeout(max(0.001, deadline - time.monotonic()))
-    return sock
+def _deadline_backend():
+    import httpcore
 
+    def left(deadline: float, timeout: float | None, error) -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise error("the request's timeout has passed")
+        return remaining if timeout is None else min(timeout, remaining)
 
-class _HTTPConnection(http.client.HTTPConnection):
-    def __init__(self, host: str, port: Optional[int], deadline: float, **kwargs):
-        super().__init__(host, port, **kwargs)
-        self.deadline = deadline
+    class _DeadlineStream(httpcore.NetworkStream):
+        """A connection whose reads and writes wait only until its request's deadline, so
+        a peer that trickles bytes cannot stretch one request past it."""
 
-    def connect(self) -> None:
-        self.sock = _connect(self.host, self.port, self.deadline)
+        def __init__(self, stream, deadline: float):
+            self.stream, self.deadline = stream, deadline
 
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            return self.stream.read(max_bytes, left(self.deadline, timeout, httpcore.ReadTimeout))
 
-class _HTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: Optional[int], deadline: float, **kwargs):
-        super().__init__(host, port, **kwargs)
-        self.deadline = deadline
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            self.stream.write(buffer, left(self.deadline, timeout, httpcore.WriteTimeout))
 
-    def connect(self) -> None:
-        sock = self._context.wrap_socket(_connect(self.host, self.port, self.deadline), server_hostname=self.host)
-        sock.deadline = self.deadline
-        self.sock = sock
+        def close(self) -> None:
+            self.stream.close()
+
+        def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+            tls = self.stream.start_tls(ssl_context, server_hostname,
+                                        left(self.deadline, timeout, httpcore.ConnectTimeout))
+            return _DeadlineStream(tls, self.deadline)
+
+        def get_extra_info(self, info: str) -> Any:
+            return self.stream.get_extra_info(info)
+
+    class _DeadlineBackend(httpcore.SyncBackend):
+        def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+            deadline = _DEADLINE.at
+            stream = super().connect_tcp(host, port, left(deadline, timeout, httpcore.ConnectTimeout),
+                                         local_address, socket_options)
+            return _DeadlineStream(stream, deadline)
+
+    return _DeadlineBackend()
 
 
 # ------------------------------------------------------------------ option helpers

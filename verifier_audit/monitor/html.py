@@ -1,5 +1,5 @@
 """The HTML page: one file, no JavaScript, a Content-Security-Policy, every string escaped
-(report/html.py's rules and helpers), with the SVG plots of ``plots.py``."""
+(report/_html.py's escaping, head and tables), with the SVG plots of ``plots.py``."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _slug(i: int, name: str) -> str:
 def render_html(report: MonitorReport, runs: list[Run], fired: dict[str, list[Alarm]]) -> str:
     """The page as one string (write it with encoding="utf-8")."""
     H = _h()
-    e = H._esc
+    e = H.esc
     by_name = {r.name: r for r in runs}
     title = "verifier-audit monitor: " + ", ".join(r.name for r in report.runs)
     rows = []
@@ -41,15 +41,13 @@ def render_html(report: MonitorReport, runs: list[Run], fired: dict[str, list[Al
                      + (f"<br>{alarms}" if alarms else ""),
                      e(f"{_g(r.fit.ceiling)} / {_g(r.fit.gap)}" if r.fit else "-", 60),
                      e(r.verdict, 2000)])
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-             f"<title>{e(title, 300)}</title><style>{H.CSS}{EXTRA_CSS}</style></head><body>",
+    parts = [*H.page_head(title, EXTRA_CSS),
              "<h1>verifier-audit monitor: training health</h1>",
              f'<p class="va-header">verifier-audit {e(report.tool_version, 40)} · {len(report.runs)} '
              f'run{"s" if len(report.runs) != 1 else ""} · {report.alarms} alarm{"s" if report.alarms != 1 else ""}'
              + (f" · thresholds from <code>{e(report.config, 300)}</code>" if report.config else "") + "</p>",
              "<h2>Summary</h2>",
-             H._table(["run", "alarms", "fit ceiling / distance", "verdict"], rows, "vm-summary")]
+             H.table(["run", "alarms", "fit ceiling / distance", "verdict"], rows, "vm-summary")]
     if len(runs) > 1:
         parts += ["<h2>Side by side</h2>", '<div class="vm-plots">', *comparison_plots(runs, fired), "</div>"]
     for i, r in enumerate(report.runs):
@@ -62,7 +60,7 @@ def render_html(report: MonitorReport, runs: list[Run], fired: dict[str, list[Al
         parts.append(f'<p class="vm-verdict{" vm-alarmed" if r.alarms else ""}">{e(r.verdict, 3000)}</p>')
         parts.append('<div class="vm-plots">' + "\n".join(run_plots(run, fired.get(r.name, []), r.fit)) + "</div>")
         if r.alarms:
-            parts.append("<h3>Alarms</h3>" + H._table(
+            parts.append("<h3>Alarms</h3>" + H.table(
                 ["step", "kind", "what the numbers say"],
                 [[f'<td class="n">{e(_step(a.step), 20)}</td>', f"<code>{e(a.kind, 60)}</code>", e(a.message, 2000)]
                  for a in r.alarms], "vm-alarms"))
@@ -72,7 +70,7 @@ def render_html(report: MonitorReport, runs: list[Run], fired: dict[str, list[Al
                          f'(R² {f.r2:.2f}, {f.n} points; Cui et al. 2025). Predicted ceiling '
                          f'at H = 0: <b>{e(_g(f.ceiling), 20)}</b>; last reward {e(_g(f.last_reward), 20)}; distance '
                          f'{e(_g(f.gap), 20)}.</p>')
-        parts.append("<h3>Metrics</h3>" + H._table(
+        parts.append("<h3>Metrics</h3>" + H.table(
             ["metric", "in the log", "points", "steps", "start → end"],
             [[f"<code>{e(m.name, 100)}</code>", f"<code>{e(m.logged_as, 300)}</code>",
               f'<td class="n">{m.points}</td>', e(f"{_step(m.first_step)}–{_step(m.last_step)}", 60),

@@ -1,5 +1,5 @@
 """The runs' curves as inline SVG, with the alarms at their steps, by the rules of
-report/html.py (no JavaScript, every string escaped).
+report/_html.py (no JavaScript, every string escaped).
 
 ``run_plots`` draws one run's panels, ``comparison_plots`` every run on one plot per metric.
 The colours and ``_reduce`` are shared with the PNG files (``png.py``).
@@ -24,7 +24,7 @@ ALARM_COLOR = "#b02a1a"
 
 
 def _h():
-    from ..report import html as H
+    from ..report import _html as H
 
     return H
 
@@ -94,7 +94,7 @@ def _svg_plot(plot: str, run_label: str, title: str, lines: list[dict], x_range:
     dots (bool: draw points, for sparse series). ``bands``: series, steps, low, high, color.
     ``alarms``: (kind, step, color, run) drawn as dashed vertical lines with their kind."""
     H = _h()
-    e = H._esc
+    e = H.esc
     values = [np.asarray(d["values"]) for d in lines if len(d["values"])]
     values += [np.asarray(b["low"]) for b in bands or []] + [np.asarray(b["high"]) for b in bands or []]
     allv = np.concatenate(values) if values else np.zeros(1)
@@ -136,7 +136,7 @@ def _svg_plot(plot: str, run_label: str, title: str, lines: list[dict], x_range:
             out.append(f'<polygon class="vm-env" fill="{d["color"]}" points="{" ".join(pts)}"/>')
         xs, ys = fr.x(st), fr.y(va)
         out.append(f'<path class="vm-line" data-series="{e(d["series"], 80)}" data-points="{len(vals)}" '
-                   f'data-first="{H._num(float(vals[0]))}" data-last="{H._num(float(vals[-1]))}" '
+                   f'data-first="{H.num(float(vals[0]))}" data-last="{H.num(float(vals[-1]))}" '
                    f'stroke="{d["color"]}" d="{_path(xs, ys)}"><title>{e(d.get("label", d["series"]), 200)}</title></path>')
         if d.get("dots"):
             out.append("".join(f'<circle class="vm-dot" fill="{d["color"]}" cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
@@ -144,7 +144,7 @@ def _svg_plot(plot: str, run_label: str, title: str, lines: list[dict], x_range:
     for i, (kind, step, color, who) in enumerate(alarms):
         xx = float(fr.x(min(max(step, fr.x0), fr.x1)))
         label = kind.replace("_", " ")
-        out.append(f'<line class="vm-alarm" data-kind="{e(kind, 60)}" data-step="{H._num(step)}" '
+        out.append(f'<line class="vm-alarm" data-kind="{e(kind, 60)}" data-step="{H.num(step)}" '
                    f'data-run="{e(who, 200)}" x1="{xx:.1f}" y1="{fr.TOP}" x2="{xx:.1f}" y2="{fr.TOP + fr.ph}" '
                    f'style="stroke:{color}"><title>{e(f"{who}: {label} at step {_step(step)}", 300)}</title></line>'
                    f'<text class="vm-alarm-label" x="{xx + 3:.1f}" y="{fr.TOP + 10 + 11 * (i % 4):.1f}">'
@@ -225,7 +225,7 @@ def _fit_plot(run: Run, fit: FitInfo) -> str:
     """Reward against entropy (points: steps logging both) with R = -a exp(H) + b and the
     ceiling at H = 0."""
     H = _h()
-    e = H._esc
+    e = H.esc
     h, r = run.metrics["entropy"], run.metrics["reward"]
     common, ih, ir = np.intersect1d(h.steps, r.steps, assume_unique=True, return_indices=True)
     hv, rv = h.values[ih], r.values[ir]
@@ -250,7 +250,7 @@ def _fit_plot(run: Run, fit: FitInfo) -> str:
 
     title = f"reward vs entropy: {law(fit.a, fit.b)}, R² {fit.r2:.2f}"
     out = [f'<svg class="vm-plot" xmlns="http://www.w3.org/2000/svg" data-plot="fit" data-run="{e(run.name, 200)}" '
-           f'data-a="{H._num(fit.a)}" data-b="{H._num(fit.b)}" data-ceiling="{H._num(fit.ceiling)}" width="{W}" '
+           f'data-a="{H.num(fit.a)}" data-b="{H.num(fit.b)}" data-ceiling="{H.num(fit.ceiling)}" width="{W}" '
            f'height="{Hh}" viewBox="0 0 {W} {Hh}" role="img"><title>{e(title, 300)}</title>',
            f'<text x="{L}" y="15" style="font-weight:600">{e(title, 120)}</text>']
     for t in _nice_ticks(y0, y1):

@@ -1,5 +1,6 @@
 """OpenAI-compatible ``/v1/completions`` backend: vLLM, SGLang, TGI or any server that
-speaks the legacy completions API. Standard library HTTP only (``urllib``).
+speaks the legacy completions API. Its requests go through the package's one HTTP client
+(``frameworks/_client.JSONClient``, on httpx).
 
 What is sent, per request: the templated prompt (its token ids when a local tokenizer is
 there, else its text), ``n``, ``temperature``, ``top_p``, ``max_tokens``, ``logprobs=K``,
@@ -30,28 +31,27 @@ logprobs to token ids) and a warning. ``versions["token_ids"]`` records which.
 started with ``--logprobs-mode processed_logprobs``. The kind recorded is the one the run
 asks for (``--logprobs``, default raw), which is therefore a statement about the server.
 
-**Errors.** 408, 429, 5xx and connection errors are retried ``retries`` times with
-exponential backoff (``Retry-After`` honoured); other 4xx answers, and a server still
-failing or unreachable after the retries, are ``InputError`` (exit 2) naming the URL.
+**Errors.** 408, 409, 425, 429, 5xx, connection errors and timeouts are retried ``retries``
+times with exponential backoff (``Retry-After`` honoured); other 4xx answers, and a server
+still failing or unreachable after the retries, are ``InputError`` (exit 2) naming the URL.
+A redirect is an error too, never followed: the ``Authorization`` key would go wherever it
+pointed (``urllib``, used here before issue 32, sent it to any host and port).
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import math
 import os
 import sys
 import threading
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InputError
+from ...frameworks._client import JSONClient, RemoteAnswerError, RemoteError, RemoteHTTPError, Retry, display_url
 from . import Generation, Prompt, SampleRequest, request_seed
 
 TOKEN_ID_PREFIX = "token_id:"
@@ -59,6 +59,7 @@ RETRY_STATUSES = frozenset({408, 409, 425, 429})  # and every 5xx
 NEG_INF_FLOOR = -9999.0  # vLLM writes -inf as -9999.0 in JSON
 EXTRA_FIELDS = ("return_tokens_as_token_ids",)  # vLLM extensions, dropped when a server refuses them
 LOGPROB_DIGITS = 6
+MAX_ANSWER_BYTES = 1024 * 1024 * 1024  # a batch's logprobs can be large; the styles' 16 MiB is for one reward
 
 
 def _round(x: float) -> float:
@@ -124,6 +125,7 @@ class OpenAIBackend:
         self._token_ids = "unknown"  # "server" | "local-vocab" | "unavailable", set by prepare
         self._vocab: dict[str, int] | None = None
         self._lock = threading.Lock()
+        self._json: JSONClient | None = None  # made on the first request
 
     # -- local tokenizer ------------------------------------------------------------------------
 
@@ -172,59 +174,56 @@ class OpenAIBackend:
     # -- HTTP -------------------------------------------------------------------------------------
 
     def _headers(self) -> dict[str, str]:
-        h = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.api_key:
-            h["Authorization"] = f"Bearer {self.api_key}"
-        return h
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def _client(self) -> JSONClient:
+        """The one HTTP client of the package (frameworks/_client.py, on httpx), with this
+        backend's policy: more statuses and timeouts retried, exponential backoff,
+        ``Retry-After`` honoured, no deadline over the attempts. Redirects are never followed:
+        the key would go wherever the server pointed (``urllib`` sent it along)."""
+        if self._json is None:
+            def pause(attempt: int) -> float:
+                return min(self.retry_max_s, self.retry_base_s * 2 ** attempt)
+
+            retry = Retry(statuses=RETRY_STATUSES, timeouts=True, pause=pause, retry_after=True,
+                          longest=self.retry_max_s)
+            self._json = JSONClient("server", timeout=self.timeout, retries=self.retries, deadline=math.inf,
+                                    headers=self._headers(), retry=retry, max_bytes=MAX_ANSWER_BYTES,
+                                    redirect_hint="(redirects are not followed: name the URL it points to as "
+                                                  "--base-url)")
+        return self._json
 
     def _http(self, method: str, path: str, body: dict | None = None) -> dict:
         """One call with retries: the decoded JSON answer, or InputError."""
         url = f"{self.base_url}{path}"
         data = json.dumps(body).encode("utf-8") if body is not None else None
-        last = ""
-        for attempt in range(self.retries + 1):
-            wait = min(self.retry_max_s, self.retry_base_s * 2 ** attempt)
-            req = urllib.request.Request(url, data=data, method=method, headers=self._headers())
-            try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    raw = resp.read()
-                try:
-                    return json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError):
-                    raise InputError(f"{url}: the answer is not JSON ({raw[:200]!r}); is --base-url an "
-                                     "OpenAI-compatible server?") from None
-            except urllib.error.HTTPError as exc:
-                status, message = exc.code, self._error_message(exc)
-                if status not in RETRY_STATUSES and status < 500:
-                    raise _ClientError(url, status, message) from None
-                last = f"HTTP {status}: {message}"
-                retry_after = exc.headers.get("Retry-After") if exc.headers else None
-                if retry_after:
-                    try:
-                        wait = min(self.retry_max_s, max(0.0, float(retry_after)))
-                    except ValueError:
-                        pass
-            except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-                reason = getattr(exc, "reason", exc)
-                last = f"{type(reason).__name__}: {reason}"
-            if attempt < self.retries:
-                time.sleep(wait)
         tries = f"{self.retries + 1} attempt{'s' if self.retries else ''}"
-        if last.startswith("HTTP"):
-            raise InputError(f"the server at {url} kept failing ({last}; {tries})")
-        raise InputError(f"cannot reach the server at {url} ({last}; {tries}); is it running, and is "
-                         "--base-url right?")
+        try:
+            return self._client().request(method, url, data)
+        except RemoteHTTPError as exc:
+            message = self._error_message(exc)
+            if exc.status in RETRY_STATUSES or exc.status >= 500:
+                raise InputError(f"the server at {url} kept failing (HTTP {exc.status}: {message}; {tries})") from None
+            raise _ClientError(url, exc.status, message) from None
+        except RemoteAnswerError as exc:
+            raise InputError(f"{exc}; is --base-url an OpenAI-compatible server?") from None
+        except RemoteError as exc:  # refused, reset, unknown host, timed out
+            raise InputError(f"cannot reach the server at {url} ({self._words(exc, url)}; {tries}); is it running, "
+                             "and is --base-url right?") from None
 
     @staticmethod
-    def _error_message(exc: urllib.error.HTTPError) -> str:
-        try:
-            raw = exc.read().decode("utf-8", errors="replace")
-        except Exception:  # noqa: BLE001 - the body is only for the message
-            return exc.reason or ""
+    def _words(exc: RemoteError, url: str) -> str:
+        """What happened, without the client's "server URL: " prefix (the message names the URL)."""
+        return str(exc).partition(f"{display_url(url)}: ")[2] or str(exc)
+
+    @classmethod
+    def _error_message(cls, exc: RemoteHTTPError) -> str:
+        """The server's own words (an OpenAI error object's message), else the client's."""
+        raw = exc.detail
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError:
-            return raw.strip()[:300] or str(exc.reason)
+            return raw.strip()[:300] or cls._words(exc, "")
         err = obj.get("error", obj) if isinstance(obj, dict) else obj
         if isinstance(err, dict):
             return str(err.get("message") or err.get("detail") or err)[:500]

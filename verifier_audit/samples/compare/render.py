@@ -140,7 +140,7 @@ def authority_text(r: CompareReport) -> list[str]:
 
 def authority_html(r: CompareReport) -> str:
     H = _h()
-    e = H._esc
+    e = H.esc
     from .. import authority as A
 
     a = r.authority
@@ -152,14 +152,14 @@ def authority_html(r: CompareReport) -> str:
                                     if f.unparseable else "")
         rows.append([e("base" if f.role == "base" else "RL"), e(f.split), f'<td class="n">{f.samples}</td>',
                      f'<td class="n">{f.parsed}</td>', e(unp, 400),
-                     *(f'<td class="n" data-level="{lv}">{H._pct(f.highest_share.get(lv, 0.0))}</td>'
+                     *(f'<td class="n" data-level="{lv}">{H.percent(f.highest_share.get(lv, 0.0))}</td>'
                        for lv in A.HIGHEST),
-                     f'<td class="n" data-rate="{H._num(f.violation_rate)}">{H._pct(f.violation_rate)} ({f.violating}/'
-                     f'{f.parsed}) {H._ci(f.violation_ci.low, f.violation_ci.high)}</td>',
+                     f'<td class="n" data-rate="{H.num(f.violation_rate)}">{H.percent(f.violation_rate)} ({f.violating}/'
+                     f'{f.parsed}) {H.ci(f.violation_ci.low, f.violation_ci.high)}</td>',
                      e(A.tools_text(f), 600)])
-    table = H._table(["model", "split", "samples", "readable", "unparseable", *A.HIGHEST,
+    table = H.table(["model", "split", "samples", "readable", "unparseable", *A.HIGHEST,
                       "outside the policy [95% CI]", "tools (level, calls)"], rows, "vc-authority")
-    changes = H._table(["split", "base", "RL", "RL - base (points) [95% CI]", "pass@1 RL - base (points)"], [
+    changes = H.table(["split", "base", "RL", "RL - base (points) [95% CI]", "pass@1 RL - base (points)"], [
         [e(ch.split), e(A.pct(ch.base_rate)), e(A.pct(ch.rl_rate)),
          f'<td class="n" data-direction="{e(ch.direction, 20)}">{e(A.points(ch.diff))}'
          + ("" if ch.low is None else f" [{e(A.points(ch.low))}, {e(A.points(ch.high))}]") + "</td>",
@@ -191,7 +191,7 @@ EXTRA_CSS = (
 
 
 def _h():
-    from ...report import html as H
+    from ...report import _html as H
 
     return H
 
@@ -199,7 +199,7 @@ def _h():
 def _svg_open(plot: str, width: int, height: int, title: str) -> str:
     H = _h()
     return (f'<svg class="vc-plot" data-plot="{plot}" xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" role="img"><title>{H._esc(title, 300)}</title>')
+            f'height="{height}" viewBox="0 0 {width} {height}" role="img"><title>{H.esc(title, 300)}</title>')
 
 
 def svg_pass_at_k(r: CompareReport) -> str:
@@ -232,7 +232,7 @@ def svg_pass_at_k(r: CompareReport) -> str:
         out.append(f'<polygon class="vc-band vc-{series}" data-series="{series}" points="{" ".join(pts_hi + pts_lo)}"/>')
         d = "M" + " L".join(f"{x(k):.1f} {y(v):.1f}" for k, v in zip(p.ks, mean))
         out.append(f'<path class="vc-line vc-{series}" data-series="{series}" data-points="{len(p.ks)}" '
-                   f'data-pass1="{H._num(mean[0])}" data-passk="{H._num(mean[-1])}" d="{d}"/>')
+                   f'data-pass1="{H.num(mean[0])}" data-passk="{H.num(mean[-1])}" d="{d}"/>')
     if r.crossover.k is not None:
         xc = x(r.crossover.k)
         out.append(f'<line class="vc-cross" data-k="{r.crossover.k}" x1="{xc:.1f}" y1="{top}" x2="{xc:.1f}" '
@@ -243,7 +243,7 @@ def svg_pass_at_k(r: CompareReport) -> str:
         ly = top + 14 + 20 * i
         out.append(f'<rect class="vc-{series}" x="{left + pw + 10}" y="{ly - 9}" width="12" height="10"/>'
                    f'<text x="{left + pw + 26}" y="{ly}">{"base" if series == "base" else "RL"}: '
-                   f'{H._esc(name if len(name) <= 24 else name[:23] + "…", 40)}<title>{H._esc(name, 300)}</title></text>')
+                   f'{H.esc(name if len(name) <= 24 else name[:23] + "…", 40)}<title>{H.esc(name, 300)}</title></text>')
     if r.crossover.k is not None:
         out.append(f'<text x="{left + pw + 10}" y="{top + 60}">k* = {r.crossover.k}</text>')
     out.append("</svg>")
@@ -277,7 +277,7 @@ def svg_support(r: CompareReport) -> str:
             xpos += w
         nscr = "n/a" if sc.nscr.value is None else f"{sc.nscr.value:+.3f}"
         out.append(f'<text x="{label_w + bar_w + 8}" y="{y + 16}">NSCR {nscr}</text>')
-    out.append(f'<text x="{label_w}" y="{Hh - 6}">{H._esc(f"alpha {r.support.alpha:g}, rule {r.support.rule}", 80)}'
+    out.append(f'<text x="{label_w}" y="{Hh - 6}">{H.esc(f"alpha {r.support.alpha:g}, rule {r.support.rule}", 80)}'
                f'</text></svg>')
     return "\n".join(out)
 
@@ -307,15 +307,15 @@ def _svg_hbars(plot: str, title: str, rows: list[tuple[str, list[tuple[str, Opti
         out.append(f'<line class="vc-grid" x1="{x(v):.1f}" y1="{top - 2}" x2="{x(v):.1f}" y2="{Hh - 8}"/>')
     for j, (label, bars) in enumerate(rows):
         y0 = top + j * row_h
-        out.append(f'<text x="{label_w - 8}" y="{y0 + bar_h + 2}" text-anchor="end">{H._esc(label, 60)}</text>')
+        out.append(f'<text x="{label_w - 8}" y="{y0 + bar_h + 2}" text-anchor="end">{H.esc(label, 60)}</text>')
         for i, (series, val, lo, hi, unbounded) in enumerate(bars):
             y = y0 + i * (bar_h + 2)
             if val is None:
                 out.append(f'<text x="{label_w + 4}" y="{y + bar_h - 2}" data-series="{series}">n/a</text>')
                 continue
-            out.append(f'<rect class="vc-bar vc-{series}" data-series="{series}" data-row="{H._esc(label, 60)}" '
-                       f'data-value="{H._num(val)}" x="{label_w}" y="{y}" width="{x(val) - label_w:.1f}" '
-                       f'height="{bar_h}"><title>{H._esc(label, 60)}, {series}: {val:.4g} {unit}</title></rect>')
+            out.append(f'<rect class="vc-bar vc-{series}" data-series="{series}" data-row="{H.esc(label, 60)}" '
+                       f'data-value="{H.num(val)}" x="{label_w}" y="{y}" width="{x(val) - label_w:.1f}" '
+                       f'height="{bar_h}"><title>{H.esc(label, 60)}, {series}: {val:.4g} {unit}</title></rect>')
             mid = y + bar_h / 2
             if lo is not None and hi is not None:
                 out.append(f'<path class="vc-whisker" d="M{x(lo):.1f} {mid:.1f}H{x(hi):.1f}M{x(lo):.1f} {mid - 4:.1f}'
@@ -362,19 +362,19 @@ def svg_kl(r: CompareReport) -> str:
 def render_html(r: CompareReport) -> str:
     """The page as one string (write it with encoding="utf-8")."""
     H = _h()
-    e = H._esc
+    e = H.esc
     p = r.pass_at_k
     title = f"verifier-audit compare: {r.base.model} vs {r.rl.model}"
     rows = []
     for k in shown_ks(r.k_max):
         i = k - 1
         rows.append([f'<td class="n">{k}</td>',
-                     f'<td class="n">{H._pct(p.base[i])} {H._ci(p.base_low[i], p.base_high[i])}</td>',
-                     f'<td class="n">{H._pct(p.rl[i])} {H._ci(p.rl_low[i], p.rl_high[i])}</td>',
+                     f'<td class="n">{H.percent(p.base[i])} {H.ci(p.base_low[i], p.base_high[i])}</td>',
+                     f'<td class="n">{H.percent(p.rl[i])} {H.ci(p.rl_low[i], p.rl_high[i])}</td>',
                      f'<td class="n">{100 * p.diff[i]:+.1f} [{100 * p.diff_low[i]:+.1f}, {100 * p.diff_high[i]:+.1f}]</td>'])
-    passk_table = H._table(["k", "base", "RL", "base - RL (points)"], rows, "vc-passk")
+    passk_table = H.table(["k", "base", "RL", "base - RL (points)"], rows, "vc-passk")
     x = r.crossover
-    figures = H._table(["figure", "value"], [
+    figures = H.table(["figure", "value"], [
         ["crossover k*", e(f"{x.k if x.k is not None else 'none within k <= ' + str(r.k_max)} (the base catches up "
                            f"in {100 * x.bootstrap_support:.0f}% of replicates)")],
         [e(f"pass@{r.compression.k} base - pass@1 RL"), e(f"{signed_points(r.headroom.value)} points{_ci_pts(r.headroom)}")],
@@ -385,17 +385,17 @@ def render_html(r: CompareReport) -> str:
     sup_rows = [[e(level), *(f'<td class="n">{getattr(sc, c)}</td>' for c in M.CATEGORIES),
                  *(e(_ci(getattr(sc, m))) for m in ("srr", "ndr", "sds", "nscr"))]
                 for level, sc in (("problems", s.problems), ("answers", s.answers))]
-    sup_table = H._table(["level", "preservation", "shrinkage", "expansion", "out of support", "SRR", "NDR", "SDS",
+    sup_table = H.table(["level", "preservation", "shrinkage", "expansion", "out of support", "SRR", "NDR", "SDS",
                           "NSCR"], sup_rows, "vc-support")
     plan = "; ".join(f"epsilon {row.epsilon:g}: {row.samples} samples" for row in s.plan)
     ent_rows = [[e(name), e(_num(en.answer_plugin)), e(_num(en.answer_miller_madow)), e(_pct(en.unparseable_rate)),
                  e(token_entropy_text(en).removeprefix("tokens: "))]
                 for name, en in (("base", r.entropy.base), ("RL", r.entropy.rl))]
-    ent_table = H._table(["model", "answers, plug-in", "answers, Miller-Madow", "unparseable", "tokens"], ent_rows,
+    ent_table = H.table(["model", "answers, plug-in", "answers, Miller-Madow", "unparseable", "tokens"], ent_rows,
                          "vc-entropy")
     kl = r.kl
     if kl.available:
-        kl_html = (H._table(["estimate", "per token", "per sequence"], [
+        kl_html = (H.table(["estimate", "per token", "per sequence"], [
             ["k1 = -log r", e(_ci(kl.per_token_k1, ".4f")), e(_ci(kl.per_sequence_k1, ".3f"))],
             ["k3 = (r - 1) - log r", e(_ci(kl.per_token_k3, ".4f")), e(_ci(kl.per_sequence_k3, ".3f"))]], "vc-kl")
             + f'<p class="va-muted">{kl.sequences} RL samples, {kl.tokens} tokens; r = p_base(x) / p_rl(x)</p>'
@@ -409,7 +409,7 @@ def render_html(r: CompareReport) -> str:
                    e(f"{sp.preservation}/{sp.shrinkage}/{sp.expansion}/{sp.out_of_support}"), e(_num(sp.nscr, "+.3f")),
                    e(f"{_num(sp.answer_entropy_base, '.2f')} / {_num(sp.answer_entropy_rl, '.2f')}"),
                    e(_num(sp.kl_k3_per_token, ".4f"))] for sp in r.splits]
-    split_table = H._table(["split", "problems", "pass@1 base / RL", "delta", f"pass@{r.compression.k} base / RL",
+    split_table = H.table(["split", "problems", "pass@1 base / RL", "delta", f"pass@{r.compression.k} base / RL",
                             "delta", "delta pass@1 vs train", "P/S/E/O", "NSCR", "answer entropy base / RL",
                             "KL k3 / token"], split_rows, "vc-splits")
     limit = 500
@@ -417,14 +417,12 @@ def render_html(r: CompareReport) -> str:
                   e(f"{pr.c_rl}/{pr.n_rl}"), e(pr.category.replace("_", " ")),
                   e("; ".join(f"{a}: {c.replace('_', ' ')}" for a, c in pr.answers.items()), 1000),
                   e(_num(pr.entropy_base, ".2f")), e(_num(pr.entropy_rl, ".2f"))] for pr in r.problem_rows[:limit]]
-    prob_table = H._table(["task", "split", "base correct", "RL correct", "support", "correct answers",
+    prob_table = H.table(["task", "split", "base correct", "RL correct", "support", "correct answers",
                            "H base", "H RL"], prob_rows, "vc-problems")
     more = (f'<p class="va-muted">{len(r.problem_rows) - limit} more problems in the JSON.</p>'
             if len(r.problem_rows) > limit else "")
     parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-        f"<title>{e(title, 300)}</title><style>{H.CSS}{EXTRA_CSS}</style></head><body>",
+        *H.page_head(title, EXTRA_CSS),
         "<h1>verifier-audit compare</h1>",
         f'<p class="va-header">verifier-audit {e(r.tool_version, 40)} · base <code>{e(r.base.model, 200)}</code> '
         f'({e(r.base.path, 300)}) vs RL <code>{e(r.rl.model, 200)}</code> ({e(r.rl.path, 300)}) · suite '
