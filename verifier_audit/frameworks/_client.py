@@ -306,8 +306,8 @@ class JSONClient:
             raise RemoteTimeout(f"{where}: {words}") from None
         except (httpx.TransportError, OSError) as exc:
             # refused, reset mid-answer, a malformed status line, a closed socket, an unknown host
-            raise _Retryable(_connection_words(exc), "", RemoteConnectionError, _connection_kind(exc),
-                             None) from None
+            kind, words = _connection_failure(exc)
+            raise _Retryable(words, "", RemoteConnectionError, kind, None) from None
         except httpx.InvalidURL as exc:
             raise RemoteConnectionError(f"{where}: not a URL httpx reads ({exc})") from None
         finally:
@@ -345,25 +345,17 @@ def _closed_early(exc: BaseException) -> bool:
     return type(exc).__name__ == "RemoteProtocolError" and "disconnected" in str(exc).lower()
 
 
-def _connection_kind(exc: BaseException) -> str:
-    """The few words a ``RequestLog`` counts a connection failure under (no host, no port)."""
+def _connection_failure(exc: BaseException) -> tuple[str, str]:
+    """(kind, words): the few words a ``RequestLog`` counts a connection failure under (no
+    host, no port), and the words its error says, with the detail the kind leaves out."""
     reason = _reason(exc)
     if isinstance(reason, ConnectionRefusedError):
-        return "connection refused"
+        return "connection refused", "connection refused"
     if isinstance(reason, ConnectionResetError) or _closed_early(reason):
-        return "connection reset"
-    return "unknown host" if isinstance(reason, socket.gaierror) else "connection failed"
-
-
-def _connection_words(exc: BaseException) -> str:
-    reason = _reason(exc)
-    if isinstance(reason, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(reason, ConnectionResetError) or _closed_early(reason):
-        return "connection reset"
+        return "connection reset", "connection reset"
     if isinstance(reason, socket.gaierror):
-        return f"unknown host ({reason.strerror or reason})"
-    return f"connection failed ({type(reason).__name__}: {reason})"
+        return "unknown host", f"unknown host ({reason.strerror or reason})"
+    return "connection failed", f"connection failed ({type(reason).__name__}: {reason})"
 
 
 class _Retryable(Exception):
