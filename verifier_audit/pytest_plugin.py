@@ -110,9 +110,8 @@ class _AuditSession:
         return resolve(verifier, style, **confine)
 
     def audit(self, verifier: Union[str, Callable], suite: Optional[str] = None, **options) -> Any:
-        from .plan import Group, audit_group, audit_options, inspection, pass_env, suite_choice, waiver_sources
-
         from .config import check_option_names
+        from .plan import Group, audit_group, audit_options, inspection, pass_env, suite_choice, waiver_sources
 
         style = options.pop("style", None)
         check_option_names(options, "verifier_audit")

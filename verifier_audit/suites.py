@@ -21,16 +21,15 @@ from pathlib import Path
 from typing import Optional
 
 from . import domains
-from .errors import InputError
-from .models import Task
-from .resources import data_path
-
-# The row readers live with the domains' loaders, which use them; importable from here too.
-from .domains.suite_files import SuiteFile, jsonl_tasks, parse_field_mapping, read_jsonl, tasks_from_rows  # noqa: F401
-from .domains.suite_files import read_text
 
 # A suite is made by a domain's or a framework adapter's loader (Suite lives with the contract).
 from .domains.base import Suite, SuiteScheme
+
+# The row readers live with the domains' loaders, which use them; importable from here too.
+from .domains.suite_files import SuiteFile, jsonl_tasks, parse_field_mapping, read_jsonl, read_text, tasks_from_rows  # noqa: F401
+from .errors import InputError
+from .models import Task
+from .resources import data_path
 
 # FORMATS: "jsonl" and every domain's suite formats, in registry order ("jsonl", "gsm8k",
 # "math", "spider", "humaneval", "mbpp"); DATASETS: the suites another package ships, loaded

@@ -69,10 +69,9 @@ def _thresholds(args):
 def run(args) -> int:
     from ..audit_files import write_output
     from ..errors import InputError
-
-    from ..report import png
     from ..monitor import report as Rp
     from ..monitor.readers import parse_mapping, read_logs
+    from ..report import png
 
     if args.png_dir is not None and not png.matplotlib_available():
         raise InputError(f"--png-dir needs matplotlib, not installed here: {png.PNG_HINT}")

@@ -98,8 +98,8 @@ def run(args) -> int:
     if options["api_key"] is None:
         options["api_key"] = os.environ.get("OPENAI_API_KEY") or None
 
-    from ..suites import load_suite, select
     from ..samples.sample import sample_suite
+    from ..suites import load_suite, select
 
     try:
         suite = load_suite(args.suite)

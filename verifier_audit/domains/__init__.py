@@ -18,7 +18,7 @@ _BUILTIN = {"math": "verifier_audit.domains.math:DOMAIN", "sql": "verifier_audit
             "code": "verifier_audit.domains.code:DOMAIN", "tool": "verifier_audit.domains.tool:DOMAIN"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def available() -> dict[str, str]:
     found = dict(_BUILTIN)
     for ep in entry_points(group="verifier_audit.domains"):
@@ -33,7 +33,7 @@ def get_domain(name: str) -> Domain:
     return resolve(specs[name])
 
 
-@lru_cache(maxsize=None)
+@cache
 def suite_formats() -> dict[str, str]:
     """format name -> loader spec of every installed domain's suite formats, in registry
     order. Cheap: a domain package's ``__init__`` imports none of its dependencies."""
@@ -43,7 +43,7 @@ def suite_formats() -> dict[str, str]:
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def suite_datasets() -> dict[str, tuple[str, str]]:
     """dataset name -> (format, spec of the function locating its file), every domain's."""
     found: dict[str, tuple[str, str]] = {}

@@ -19,20 +19,20 @@ from typing import Iterator, Optional
 
 from .._version import __version__
 from ..audit_files import read_signed, write_signed
+from ..cache_dir import default_cache_dir
 from ..domains import get_domain
 from ..domains.base import Domain
+from ..isolation import resolve_level
 from ..loading import VerifierSpec, non_finite, source_hash
 from ..models import Candidate, Checks, DroppedCandidate, Formats, SearchSummary, Task, Verdict, to_json
 from . import pool
-from ..cache_dir import default_cache_dir
 from .executor import run_calls, run_lanes
-from ..isolation import resolve_level
 from .formats import annotate, formats_for
 from .options import AuditOptions, Prepared
 from .oracle_job import OracleJob
 from .probes import run_probes
-from .search import search
 from .progress import Progress
+from .search import search
 from .slices import with_slices
 from .store import ResultsStore
 from .verifier_job import IsolatedCallError, VerifierJob  # noqa: F401 - IsolatedCallError: public here before

@@ -44,7 +44,8 @@ from ..metrics import accepted
 from ..models import Candidate, FormatProbe, Formats, Task
 from . import pool
 from .oracle_job import OracleJob
-from .probes import _is_failure, _run as run_until_failure
+from .probes import _is_failure
+from .probes import _run as run_until_failure
 
 if TYPE_CHECKING:
     from .options import AuditOptions, Prepared

@@ -32,8 +32,8 @@ import json
 import os
 import sqlite3
 from collections import Counter
-from pathlib import Path
 from collections.abc import Container, Iterator, MutableMapping
+from pathlib import Path
 from typing import Any, Optional
 
 from ..audit_files import folder_key, key_path, mac, mac_matches

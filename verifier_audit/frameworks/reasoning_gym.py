@@ -120,7 +120,8 @@ def version() -> str:
     rg = import_reasoning_gym()
     found = getattr(rg, "__version__", None)
     if found is None:
-        from importlib.metadata import PackageNotFoundError, version as dist_version
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
 
         try:
             found = dist_version("reasoning-gym")

@@ -10,10 +10,32 @@ from typing import TYPE_CHECKING
 from .._version import __version__
 from ..frameworks._client import REMOTE, read_requests
 from ..loading import DISGUISED, OUT_OF_RANGE, VerifierSpec
-from ..metrics import (_clip, accepted, beyond_variance, category_results, coverage_debt, exploitable_tasks, gate,
-                       pooled_rate, slice_results)
-from ..models import (CategoryResult, Checks, Formats, MutantSurvival, OutOfRange, RemoteHealth, Report,
-                      SearchSummary, SecurityFinding, SliceResult, TaskSurvival, Verdict, WeightedDebt)
+from ..metrics import (
+    _clip,
+    accepted,
+    beyond_variance,
+    category_results,
+    coverage_debt,
+    exploitable_tasks,
+    gate,
+    pooled_rate,
+    slice_results,
+)
+from ..models import (
+    CategoryResult,
+    Checks,
+    Formats,
+    MutantSurvival,
+    OutOfRange,
+    RemoteHealth,
+    Report,
+    SearchSummary,
+    SecurityFinding,
+    SliceResult,
+    TaskSurvival,
+    Verdict,
+    WeightedDebt,
+)
 from .source import source_findings
 
 if TYPE_CHECKING:

@@ -18,10 +18,32 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 from ..loading import VerifierSpec
 from ..metrics import _clip, _misjudged, accepted, wilson
-from ..models import (Candidate, CategoryResult, Checks, Example, ExploitableTasks, Formats, MutantSurvival, Report,
-                      SearchSummary, SecurityFinding, SliceResult, Task, TaskSurvival, Verdict)
-from .build import (_FINDING_TEXT, MAX_UNOBSERVED, NOT_FINDINGS, UNOBSERVED, OutOfRangeTally, RemoteTally, _error_kind,
-                    assemble_report)
+from ..models import (
+    Candidate,
+    CategoryResult,
+    Checks,
+    Example,
+    ExploitableTasks,
+    Formats,
+    MutantSurvival,
+    Report,
+    SearchSummary,
+    SecurityFinding,
+    SliceResult,
+    Task,
+    TaskSurvival,
+    Verdict,
+)
+from .build import (
+    _FINDING_TEXT,
+    MAX_UNOBSERVED,
+    NOT_FINDINGS,
+    UNOBSERVED,
+    OutOfRangeTally,
+    RemoteTally,
+    _error_kind,
+    assemble_report,
+)
 
 if TYPE_CHECKING:
     from ..engine.options import AuditOptions

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Optional
 
 from ..domains import get_domain
-from ..engine.executor import run_calls
 from ..engine.audit import _OracleJob, default_cache_dir
+from ..engine.executor import run_calls
 from ..models import Candidate, Task
 
 

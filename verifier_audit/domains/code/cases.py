@@ -17,8 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path

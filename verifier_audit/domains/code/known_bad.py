@@ -89,7 +89,7 @@ def fill(entry: CatalogEntry, task: Task, info: Optional["TaskInfo"] = None) -> 
 def token(entry_id: str, task_id: str) -> str:
     """A marker-name fragment naming the entry and task: [a-z0-9_], at most 41 characters."""
     readable = re.sub(r"[^a-z0-9]+", "_", f"{entry_id}_{task_id}".lower()).strip("_")[:30]
-    digest = hashlib.sha256(f"{entry_id}\x1f{task_id}".encode("utf-8")).hexdigest()[:10]
+    digest = hashlib.sha256(f"{entry_id}\x1f{task_id}".encode()).hexdigest()[:10]
     return f"{readable}_{digest}" if readable else digest
 
 

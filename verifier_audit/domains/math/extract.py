@@ -20,8 +20,8 @@ counts too, so a retraction at the end is not hidden by an earlier box.
 from __future__ import annotations
 
 import re
-from itertools import islice
 from dataclasses import dataclass, field
+from itertools import islice
 
 MAX_ANSWER_CHARS = 10_000  # the parser refuses longer answers anyway
 MAX_ANSWERS = 1_000  # more stated answers than this is a conflict without looking further

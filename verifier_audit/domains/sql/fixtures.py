@@ -21,7 +21,7 @@ import os
 import re
 import secrets
 from decimal import Decimal
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from random import Random
 from typing import Callable
@@ -57,7 +57,7 @@ def schema_file(name: str) -> Path:
     return path
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(name: str) -> Schema:
     """The schema of a built-in fixture: column facts from DuckDB itself (the DDL is run on
     an in-memory database), foreign keys from the ``-- references t(c)`` comments."""

@@ -41,8 +41,8 @@ from typing import Optional
 
 import duckdb
 import sqlglot
-from sqlglot import exp
 from pydantic import ValidationError
+from sqlglot import exp
 
 from ...errors import InputError
 from ...models import Task

@@ -25,8 +25,15 @@ from sqlglot import exp
 
 from ...models import Task
 from ..base import OracleLabel
-from .compare import (_parse_one, _top_query, gold_is_ordered, keys_tied, order_key_positions, results_equal,
-                      with_order_keys)
+from .compare import (
+    _parse_one,
+    _top_query,
+    gold_is_ordered,
+    keys_tied,
+    order_key_positions,
+    results_equal,
+    with_order_keys,
+)
 from .database import Result, refusal, run_query
 from .extract import extract_sql
 

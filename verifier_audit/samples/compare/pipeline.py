@@ -21,10 +21,32 @@ from ...models import Task
 from .. import metrics as M
 from ..records import SamplesFile, read_samples
 from .facts import Facts, canonical_answer, canonical_answers, kl_sums, token_entropy_sums
-from .figures import (_correct_counts, _fig, _kind, _kl, _l, _model_entropy, _Problem, _split_key, _splits,
-                      _support_counts)
-from .models import (CompareReport, Compression, Crossover, Entropy, Figure, ModelInfo, PassAtK, PlanRow, ProblemRow,
-                     SplitFigures, Support, Verdict)
+from .figures import (
+    _correct_counts,
+    _fig,
+    _kind,
+    _kl,
+    _l,
+    _model_entropy,
+    _Problem,
+    _split_key,
+    _splits,
+    _support_counts,
+)
+from .models import (
+    CompareReport,
+    Compression,
+    Crossover,
+    Entropy,
+    Figure,
+    ModelInfo,
+    PassAtK,
+    PlanRow,
+    ProblemRow,
+    SplitFigures,
+    Support,
+    Verdict,
+)
 from .verdict import verdict
 
 if TYPE_CHECKING:

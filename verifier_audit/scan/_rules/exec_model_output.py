@@ -7,9 +7,9 @@ from typing import Iterator, Optional
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
+from .._rule import Hit, Rule
 from .._syntax import snippet
 from .._taint import MODEL, sources
-from .._rule import Hit, Rule
 
 # Calls that run (or unpickle) their argument, by dotted name after imports are resolved.
 _RUNS = frozenset({

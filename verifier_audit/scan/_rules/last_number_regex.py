@@ -8,9 +8,9 @@ from typing import Iterator, Optional
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
+from .._rule import Hit, Rule
 from .._syntax import snippet
 from .._taint import is_gold_only
-from .._rule import Hit, Rule
 
 _ALL_MATCHES = ("findall", "finditer")  # re.X(pattern, s) or compiled.X(s)
 _FIRST_MATCH = ("search",)  # re.search(pattern, s).group(...): the first match

@@ -7,8 +7,8 @@ from typing import Iterator, Optional
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
-from .._syntax import snippet
 from .._rule import Hit, Rule
+from .._syntax import snippet
 
 # dotted name -> (the relative tolerance's keyword, its position, its default)
 _CLOSE_CALLS = {

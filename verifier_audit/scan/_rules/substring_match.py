@@ -7,9 +7,9 @@ from typing import Iterator, Optional
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
+from .._rule import Hit, Rule
 from .._syntax import snippet
 from .._taint import GOLD, is_gold_only, sources
-from .._rule import Hit, Rule
 
 # haystack.method(needle): each is true (or >= 0) when the needle appears somewhere.
 _METHODS = frozenset({"find", "rfind", "index", "rindex", "count", "startswith", "endswith", "__contains__"})

@@ -12,10 +12,10 @@ from typing import Iterator, Optional
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
-from .._syntax import snippet
-from .._taint import GOLD, has
 from .._handlers import branch_pays, pays_after, try_statements
 from .._rule import Hit, Rule
+from .._syntax import snippet
+from .._taint import GOLD, has
 
 # Calls that turn text into a value and raise (or return nothing) when they cannot, by
 # the last part of their name.

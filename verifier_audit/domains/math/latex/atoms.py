@@ -210,8 +210,7 @@ class _AtomsMixin:
         else:  # \sin 2x: the argument runs to the next operator or function
             arg = self.parse_factor()
             value, approximate = _val(arg), arg.approximate
-            while (t := self.peek()) is not None and self.starts_factor(t) and not (
-                    t.text in FUNCTIONS):
+            while (t := self.peek()) is not None and self.starts_factor(t) and t.text not in FUNCTIONS:
                 nxt = self.parse_factor()
                 value, approximate = _mul(value, _val(nxt)), approximate or nxt.approximate
         out = sympy.log(value, base) if base is not None else fn(value)

@@ -15,6 +15,7 @@ from sympy import S
 
 from ..answer import ParseError
 
+
 class _Tok(NamedTuple):
     kind: str  # num | letter | word | cmd | op | begin | end
     text: str

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ....models import Task
-from ..schema import Schema
 from ..integrity import cached_intact
+from ..schema import Schema
 from .constants import Constants
 from .distil import FALLBACK_SIZE, MIN_DATABASES
 from .pool import POOL_SIZE

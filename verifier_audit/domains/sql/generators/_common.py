@@ -14,9 +14,9 @@ import sqlglot
 from sqlglot import exp
 
 from ....models import Task
+from ...kit import rng_for  # noqa: F401 - shared seeding, used across this package
 from ..schema import Column, Schema
 from . import _data
-from ...kit import rng_for  # noqa: F401 - shared seeding, used across this package
 
 DIALECT = "duckdb"
 

@@ -11,7 +11,6 @@ from typing import Optional
 from .helpers import FUNCS, docstring, entry, fresh, identifiers, params, stores, top, unparse
 from .lines import Lines
 
-
 _COMMENT_BY_TYPE = {
     ast.For: ("# go through the input one item at a time", "# main loop"),
     ast.While: ("# repeat until the condition no longer holds", "# main loop"),

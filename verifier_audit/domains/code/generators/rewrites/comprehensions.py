@@ -9,8 +9,19 @@ import ast
 import random
 from typing import Iterator, Optional
 
-from .helpers import (FUNCS, INTROSPECTION, SCOPES, fresh, identifiers, introspects, names_in, own_scope, params,
-                      stores, unparse)
+from .helpers import (
+    FUNCS,
+    INTROSPECTION,
+    SCOPES,
+    fresh,
+    identifiers,
+    introspects,
+    names_in,
+    own_scope,
+    params,
+    stores,
+    unparse,
+)
 
 
 def loop_to_comprehension(source: str, entry_point: str, rng: random.Random) -> Optional[str]:

@@ -13,7 +13,6 @@ from ..mutants import normalise
 from . import additions, comprehensions, docstrings, hints, layout, names, structure
 from .helpers import entry
 
-
 # kind -> (severity, description). Severity of a false rejection of this form.
 KINDS: dict[str, tuple[Severity, str]] = {
     "reformat": (Severity.high, "reformatted: ast.unparse layout, other quotes, blank lines"),

@@ -9,7 +9,6 @@ import builtins
 import keyword
 from typing import Iterator, Optional
 
-
 # Calls that can see a function's local names: renaming or moving locals changes them.
 INTROSPECTION = {"locals", "vars", "eval", "exec", "dir", "globals", "super", "__class__"}
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

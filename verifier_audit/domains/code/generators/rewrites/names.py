@@ -9,7 +9,6 @@ from typing import Optional
 
 from .helpers import FUNCS, RESERVED, fresh, identifiers, introspects, names_in, own_scope, params, stores, unparse
 
-
 _NEW_NAMES = ("value", "item", "current", "tmp", "acc", "state", "part", "elem", "res", "count")
 
 

@@ -9,8 +9,18 @@ import copy
 import random
 from typing import Optional
 
-from .helpers import (docstring, entry, fresh, identifiers, introspects, own_scope, params, statement_lists, stores,
-                      unparse)
+from .helpers import (
+    docstring,
+    entry,
+    fresh,
+    identifiers,
+    introspects,
+    own_scope,
+    params,
+    statement_lists,
+    stores,
+    unparse,
+)
 
 
 def result_variable(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
