@@ -6,7 +6,7 @@ looked up here, so a new one is added without touching the suite reader either."
 from __future__ import annotations
 
 import importlib
-from functools import cache, lru_cache
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Callable
 

@@ -46,7 +46,7 @@ def render_text(report: MonitorReport) -> str:
             by = {m.name: m for m in r.metrics}
 
             def mv(n):
-                return f"{_g(by[n].start)} → {_g(by[n].end)}" if n in by else "-"
+                return f"{_g(by[n].start)} → {_g(by[n].end)}" if n in by else "-"  # noqa: B023 (called now)
             rows.append((r.name, ", ".join(f"{a.kind}@{_step(a.step)}" for a in r.alarms) or "none",
                          mv("entropy"), mv("reward"), _g(by["kl"].end) if "kl" in by else "-",
                          f"{_g(r.fit.ceiling)} / {_g(r.fit.gap)}" if r.fit else "-"))

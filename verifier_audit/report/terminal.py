@@ -213,7 +213,7 @@ def _error_lines(report: Report) -> list[str]:
     kinds = ", ".join(f"{k} {n}" for k, n in report.error_kinds.items())
     out = [f"Errors: {report.errors} of {report.n_candidates} calls ({_pct(report.error_rate).strip()}): {kinds}. "
            "Counted apart, not as acceptances or rejections; over max-error-rate they fail the gate."]
-    for kind, messages in report.error_messages.items():
+    for _kind, messages in report.error_messages.items():
         for m in messages:
             flat = " ".join(_printable(m).split())  # the head: where the exception says what
             out.append(f"  {flat[:157] + '...' if len(flat) > 160 else flat}")

@@ -157,7 +157,7 @@ def _colon_answers(text: str, after: int = 0) -> list[str]:
 
 def _last_bold(text: str) -> list[str]:
     last = None
-    for last in _BOLD.finditer(text):
+    for last in _BOLD.finditer(text):  # noqa: B007 -- keeps the last match, read after the loop
         pass
     return _cleaned([last]) if last else []
 

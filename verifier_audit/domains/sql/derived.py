@@ -144,7 +144,7 @@ class WorkDirDatabases:
                 if old is not None and digest == old.seal.digest:
                     continue
             else:
-                same, digest = old.seal.holds(path, lambda p: _digest(p, fmt))
+                same, digest = old.seal.holds(path, lambda p: _digest(p, fmt))  # noqa: B023 (called now)
                 if same:
                     continue
             if digest is None:

@@ -83,7 +83,7 @@ def _layout_chunk(data: bytes, start: int, end: int, plan: list):
     acc: list[list] = [[] for _ in plan]
     rxs = [re.compile(p[0], re.MULTILINE) for p in plan]
     for s, e in _chunk_bounds(data, max(1, (end - start) // SUBCHUNK), start, end):
-        for li, (rx, (_, keys, si, step_keys, want_pos)) in enumerate(zip(rxs, plan)):
+        for li, (rx, (_, keys, _si, _step_keys, want_pos)) in enumerate(zip(rxs, plan)):
             if want_pos:
                 ms = list(rx.finditer(data, s, e))
                 pos = np.fromiter((m.start() for m in ms), dtype=np.int64, count=len(ms))

@@ -48,7 +48,7 @@ NOT_USED = {
 def known_names() -> list[str]:
     """Every metric name recognized without a mapping, for messages and the docs."""
     out = []
-    for canonical, names in ALIASES.items():
+    for _canonical, names in ALIASES.items():
         out += [n for n in names if n not in out]
     out += ["rewards/<fn>/mean", "rewards/<fn>", "val-core/<data source>/<variable>/mean@<n>",
             "val/test_score/<data source>"]

@@ -484,7 +484,7 @@ def write_pngs(r: CompareReport, out_dir) -> list[Path]:
 
     fig, ax = plt.subplots(figsize=(7, 2.6))
     levels = (("problems", r.support.problems), ("answers", r.support.answers))
-    for j, (level, sc) in enumerate(levels):
+    for j, (_level, sc) in enumerate(levels):
         left = 0
         for cat in M.CATEGORIES:
             v = getattr(sc, cat)

@@ -43,7 +43,7 @@ def simple_mutants(gold: str) -> list[str]:
     for i, node in enumerate(nodes):
         def edited(replace):
             copy = tree.copy()
-            target = list(copy.walk())[i]
+            target = list(copy.walk())[i]  # noqa: B023 -- edited() is called in this iteration only
             target.replace(replace(target))
             return copy.sql("duckdb")
 

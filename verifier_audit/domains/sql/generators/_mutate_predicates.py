@@ -144,11 +144,11 @@ def dropped_conjunct(tree, ctx: TaskContext) -> Iterator[Site]:
 
 
 def and_or(tree, ctx: TaskContext) -> Iterator[Site]:
-    for i, node in each(tree, lambda n: isinstance(n, exp.And)):
+    for i, _node in each(tree, lambda n: isinstance(n, exp.And)):
         # OR binds looser than the AND it replaces: parenthesise so it stays one operand.
         yield Site("and_or", i, lambda n: exp.Paren(this=exp.Or(this=n.this, expression=n.expression)),
                    "AND -> OR")
-    for i, node in each(tree, lambda n: isinstance(n, exp.Or)):
+    for i, _node in each(tree, lambda n: isinstance(n, exp.Or)):
         yield Site("and_or", i, lambda n: exp.And(this=n.this, expression=n.expression), "OR -> AND")
 
 
@@ -177,7 +177,7 @@ exists_not_exists = _negation_family("exists_not_exists", exp.Exists, "EXISTS")
 
 def null_check(tree, ctx: TaskContext) -> Iterator[Site]:
     yield from _negation_family("null_check", exp.Is, "IS NULL")(tree, ctx)
-    for i, node in each(tree, lambda n: isinstance(n, exp.Coalesce)):
+    for i, _node in each(tree, lambda n: isinstance(n, exp.Coalesce)):
         yield Site("null_check", i, lambda n: n.this, "COALESCE dropped: NULLs pass through")
 
 

@@ -331,7 +331,7 @@ _RANKINGS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 
 
 def window_partition_dropped(tree, ctx: TaskContext) -> Iterator[Site]:
-    for i, node in each(tree, lambda n: isinstance(n, exp.Window) and n.args.get("partition_by")):
+    for i, _node in each(tree, lambda n: isinstance(n, exp.Window) and n.args.get("partition_by")):
         yield Site("window_partition_dropped", i, replace_with("partition_by", None), "PARTITION BY dropped")
 
 

@@ -54,13 +54,13 @@ def between_range(tree, ctx: TaskContext) -> Iterator[Site]:
     def expand(n):
         return exp.Paren(this=exp.and_(exp.GTE(this=n.this.copy(), expression=n.args["low"]),
                                        exp.LTE(this=n.this.copy(), expression=n.args["high"]), copy=False))
-    for i, node in list(each(tree, lambda n: isinstance(n, exp.Between) and not n.args.get("symmetric")))[:MAX_SITES]:
+    for i, _node in list(each(tree, lambda n: isinstance(n, exp.Between) and not n.args.get("symmetric")))[:MAX_SITES]:
         yield Site("between_range", i, expand, "BETWEEN written as two comparisons")
 
     def is_range(n):
         return (isinstance(n, exp.And) and isinstance(n.this, exp.GTE) and isinstance(n.expression, exp.LTE)
                 and n.this.this == n.expression.this)
-    for i, node in list(each(tree, is_range))[:1]:
+    for i, _node in list(each(tree, is_range))[:1]:
         yield Site("between_range", i,
                    lambda n: exp.Between(this=n.this.this, low=n.this.expression, high=n.expression.expression),
                    "two comparisons written as BETWEEN")

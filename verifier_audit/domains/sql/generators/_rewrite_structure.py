@@ -118,13 +118,13 @@ def join_syntax(tree, ctx: TaskContext) -> Iterator[Site]:
         join.set("kind", None)
         where = select.args.get("where")
         select.set("where", exp.Where(this=exp.and_(condition, where.this) if where else condition))
-    for i, node in each(tree, lambda n: isinstance(n, exp.Select) and _single_join(n, (None,))):
+    for i, _node in each(tree, lambda n: isinstance(n, exp.Select) and _single_join(n, (None,))):
         yield Site("join_syntax", i, implicit, "explicit join written as FROM a, b WHERE ...")
 
     def spelled(join):
         join.set("kind", "OUTER" if join.side else "INNER")
     wanted = lambda n: isinstance(n, exp.Join) and n.args.get("on") and not n.kind
-    for i, node in list(each(tree, wanted))[:1]:
+    for i, _node in list(each(tree, wanted))[:1]:
         yield Site("join_syntax", i, spelled, "INNER / OUTER spelled out")
 
 
