@@ -116,7 +116,8 @@ def _unescape(field_text: str) -> str:
 
 def writable_filesystems() -> list[tuple[str, str]]:
     """(mount point, type) of one mount per writable file system, from mountinfo."""
-    out, seen = [], set()
+    out: list[tuple[str, str]] = []
+    seen = set()
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
             lines = fh.read().splitlines()
@@ -366,7 +367,8 @@ class HostWatch:
             if fsid in self.shown or not remove:  # another process's private scratch goes with that process
                 return text, self._shown(fsid, where), True
             if stat.S_ISDIR(st.st_mode):
-                shutil.rmtree(text, dir_fd=fd, ignore_errors=True)
+                # dir_fd: Python 3.11+ (mypy, run for 3.10, flags it; on 3.10 this raises TypeError).
+                shutil.rmtree(text, dir_fd=fd, ignore_errors=True)  # type: ignore[call-arg]
             else:
                 try:
                     os.unlink(text, dir_fd=fd)

@@ -266,7 +266,7 @@ class _Bounded(Guard):
             except OSError:
                 pass
         if hasattr(self, "_fds"):
-            self._fds = {}
+            self._fds: dict = {}  # a subclass keeps its own keys (CgroupGuard: (file, mode))
 
     def in_run(self) -> None:
         # The highest score: a run is always the OOM killer's first choice, in its cgroup
@@ -406,7 +406,8 @@ class CgroupGuard(_Bounded):
 def _descendants(pid: int) -> list[int]:
     """Every live descendant of ``pid``, from /proc/<pid>/task/*/children (host pids: the
     /proc we read is the host's, inside the PID namespace too)."""
-    out, stack = [], [pid]
+    out: list[int] = []
+    stack = [pid]
     while stack and len(out) < 4096:
         here = stack.pop()
         try:

@@ -186,7 +186,7 @@ def _command_strings(event: str, args: tuple) -> list:
     return out
 
 
-def _places(event: str, args: tuple) -> list[tuple[str, str]]:
+def _places(event: str, args: tuple) -> list[tuple[Optional[str], str]]:
     """The directories, outside the worker's own, where this event's effects may land."""
     if event == "os.chdir":
         return [(_absolute(args[0]), "chdir")] if args else []
@@ -204,6 +204,8 @@ def _places(event: str, args: tuple) -> list[tuple[str, str]]:
 
 
 def _write(line: str) -> None:
+    if _sink is None:  # only _hook writes, after the same check
+        return
     fd, dev, ino = _sink
     st = os.fstat(fd)
     if (st.st_dev, st.st_ino) == (dev, ino):
@@ -307,7 +309,8 @@ class Tripwires:
             os.ftruncate(self.fd, 0)
         except OSError:
             return [], {}
-        events, places = [], {}
+        events: list[tuple[str, str]] = []
+        places: dict[str, list[str]] = {}
         for line in data.decode("utf-8", "replace").splitlines():
             head, _, what = line.partition("\t")
             if head.startswith(_PLACE):

@@ -74,7 +74,7 @@ def _parse(data: bytes) -> set[tuple[str, int]]:
 
 def _read_all(fd: int) -> bytes:
     os.lseek(fd, 0, os.SEEK_SET)
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         chunk = os.read(fd, 1 << 16)
         if not chunk:
@@ -224,7 +224,8 @@ class SocketCovers:
 
     def _mount_over(self, path: str, kind: int) -> None:
         if len(self._wires) >= MAX_TRIPWIRES:
-            isolation.bind_file(self._blank, path)
+            # _blank is made by hide_run when it hid a directory; without one this fails as before.
+            isolation.bind_file(self._blank, path)  # type: ignore[arg-type]
             self._covers += 1
             return
         source = os.path.join(_PRIVATE, f"wire-{self._covers}")

@@ -374,7 +374,7 @@ class Witness:
         indices = {o.index for o in held}
         extra: dict[int, list[str]] = {}
         for key in [k for k in self.extra if k not in self.waiting]:
-            extra.setdefault(key if key in indices else outcome.index, []).extend(self.extra.pop(key))
+            extra.setdefault(key if key is not None and key in indices else outcome.index, []).extend(self.extra.pop(key))
         reported = {_key(e): o.index for o in held for e in o.security if _key(e) is not None}
         unplaced, self.unplaced = self.unplaced, []
         for entry, waited in unplaced:
