@@ -367,8 +367,10 @@ class HostWatch:
             if fsid in self.shown or not remove:  # another process's private scratch goes with that process
                 return text, self._shown(fsid, where), True
             if stat.S_ISDIR(st.st_mode):
-                # dir_fd: Python 3.11+ (mypy, run for 3.10, flags it; on 3.10 this raises TypeError).
-                shutil.rmtree(text, dir_fd=fd, ignore_errors=True)  # type: ignore[call-arg]
+                if sys.version_info >= (3, 11):
+                    shutil.rmtree(text, dir_fd=fd, ignore_errors=True)
+                else:  # rmtree has no dir_fd before 3.11: reach the directory through its descriptor
+                    shutil.rmtree(f"/proc/self/fd/{fd}/{text}", ignore_errors=True)
             else:
                 try:
                     os.unlink(text, dir_fd=fd)
