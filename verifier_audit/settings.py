@@ -11,12 +11,15 @@ plugin). What used to be spelled out six to eight times is derived from here:
 * ``plan.py``: the ranges every front end's values are checked against (``RANGES``) and
   the built-in defaults (``default``), so the CLI, the plugin, ``score`` and the API mean
   the same by an option they do not give;
-* ``cli/options.py`` and ``cli/score.py``: the names of the options they hand to ``plan``.
+* ``cli/options.py`` and ``cli/score.py``: the names of the options they hand to ``plan``;
+* ``cli/options.py`` (``add_settings``): the argparse flags of ``run``, ``score``,
+  ``generate`` (and ``compare``'s executor flags), each built from its row: help,
+  metavar, choices, type, repeatable, argument group. The help is part of the
+  declaration: ``--help`` and docs/config.md quote it.
 
-The argparse flags themselves (with their help, which docs/config.md quotes) are still
-written in ``cli/``; tests/test_settings.py fails when a front end's flags, their types
-or the API's keyword arguments disagree with this table. A new option is one row here,
-its flag in the parser and its field in ``config.ProjectConfig``.
+tests/test_settings.py fails when a front end's flags, their types or help, or the API's
+keyword arguments disagree with this table. A new option is one row here (with its help
+and group) and its field in ``config.ProjectConfig``.
 
 Bottom layer: this module imports only ``argtypes`` and ``models`` (the gate's defaults
 live on ``GateConfig``), so ``config.py``, ``plan.py`` and ``cli/`` use it without the
