@@ -1,6 +1,6 @@
 """Write the generated parts of docs/config.md -- the table of [tool.verifier_audit] keys
-(from settings.AUDIT_SETTINGS and the ``run`` flags' help) and the list of command-line-only flags --
-or check that the page is current (--check).
+(from settings.AUDIT_SETTINGS, whose rows hold the help the ``run`` flags are built with) and
+the list of command-line-only flags -- or check that the page is current (--check).
 
     python scripts/make_config_docs.py [--check]
 

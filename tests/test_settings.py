@@ -16,11 +16,12 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from verifier_audit import api
+from verifier_audit import api, argtypes
 from verifier_audit.cli.app import build_parser
-from verifier_audit.cli.options import given_options
+from verifier_audit.cli.options import add_settings, given_options
 from verifier_audit.config import OPTION_NAMES, GateSection, ProjectConfig
 from verifier_audit.errors import InputError
+from verifier_audit.loading import STYLES
 from verifier_audit.plan import audit_options, check_ranges, inspection, pass_env, suite_choice
 from verifier_audit.settings import (
     API,
@@ -33,8 +34,10 @@ from verifier_audit.settings import (
     SCORE,
     Setting,
     default,
+    setting,
     settings_of,
 )
+from verifier_audit.suites import FORMATS
 
 PARSERS = build_parser().commands.choices
 DECLARED = {s.flag: s for s in AUDIT_SETTINGS}
@@ -200,3 +203,62 @@ def test_the_api_reads_a_suite_file_of_another_format_and_checks_waivers(tmp_pat
     with pytest.raises(InputError, match=r"waive=: waiver of unknown category 'math.near_miss.roundng' "
                                          r"\(nearest: math.near_miss.rounding"):
         api.audit(spec, waive=("math.near_miss.roundng",), **quick)
+
+
+# -- the flags are built from the table (cli/options.py add_settings) -------------------------
+
+@pytest.mark.parametrize("front", [RUN, SCORE, GENERATE])
+def test_each_flags_help_is_its_rows(front):
+    """The help is part of the declaration: what --help (and docs/config.md) says of a
+    setting is its row's ``help`` (``score_help`` in score where the row has one)."""
+    flags = _flags(front)
+    for s in settings_of(front):
+        if s.name == "report_dir":  # added with the report formats (report/writers.py)
+            continue
+        assert flags[s.flag].help == (s.score_help if front == SCORE and s.score_help else s.help), s.flag
+        assert s.help, f"{s.name}: a setting with a flag says what it does"
+
+
+_NEW = Setting("answer_cache_mb", "--answer-cache-mb", "64", check=argtypes.positive_int, value=64,
+               fronts=frozenset({RUN, GENERATE, API}), group="suite", metavar="MB",
+               help="memory the answer cache may hold, MiB (default 64)")
+
+
+@pytest.mark.parametrize("front, groups, first", [
+    (RUN, ("suite",), ()),
+    (GENERATE, ("suite",), ()),
+    (RUN, ("verdicts",), ("timeout", "threshold")),
+    (SCORE, ("suite", "verdicts"), ("threshold",)),
+])
+def test_a_row_added_to_the_table_is_a_flag_of_its_front_ends(front, groups, first):
+    """One row is the whole declaration of a new option's flag: add_settings makes it a flag
+    of each front end it names (with its range, metavar, help and plan's default, None),
+    in the group it names, after the others; and of no other front end or group."""
+    parser = argparse.ArgumentParser(prog=front)
+    add_settings(parser, front, groups, first=first, table=AUDIT_SETTINGS + (_NEW,),
+                 extra={"format": {"choices": ("jsonl",)}})
+    actions = {a.option_strings[0]: a for a in parser._actions if a.option_strings}
+    wanted = front in _NEW.fronts and _NEW.group in groups
+    assert (_NEW.flag in actions) == wanted
+    if wanted:
+        action = actions[_NEW.flag]
+        assert (action.type, action.metavar, action.help, action.default) == (argtypes.positive_int, "MB", _NEW.help, None)
+        assert list(actions)[-1] == _NEW.flag  # the table's order: the new row is the last
+        assert parser.parse_args([_NEW.flag, "8"]).answer_cache_mb == 8
+        with pytest.raises(SystemExit):
+            parser.parse_args([_NEW.flag, "0"])
+    # the first named come first, in their order; the rest of the groups' rows follow
+    assert list(actions)[1:1 + len(first)] == [setting(name).flag for name in first]
+
+
+def test_add_settings_builds_the_same_flags_as_the_front_ends():
+    """The table alone, outside any subcommand, gives the flags run has: every option
+    string, type, action class, choices, metavar, default and help."""
+    parser = argparse.ArgumentParser()
+    add_settings(parser, RUN, ("verifier", "suite", "verdicts"), extra={"style": {"choices": ("auto",) + STYLES},
+                                                                       "format": {"choices": FORMATS}})
+    run = _flags(RUN)
+    for action in parser._actions[1:]:
+        have = run[action.option_strings[0]]
+        assert ((type(action), action.type, action.choices, action.metavar, action.default, action.help, action.dest)
+                == (type(have), have.type, have.choices, have.metavar, have.default, have.help, have.dest))

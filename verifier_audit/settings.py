@@ -11,12 +11,15 @@ plugin). What used to be spelled out six to eight times is derived from here:
 * ``plan.py``: the ranges every front end's values are checked against (``RANGES``) and
   the built-in defaults (``default``), so the CLI, the plugin, ``score`` and the API mean
   the same by an option they do not give;
-* ``cli/options.py`` and ``cli/score.py``: the names of the options they hand to ``plan``.
+* ``cli/options.py`` and ``cli/score.py``: the names of the options they hand to ``plan``;
+* ``cli/options.py`` (``add_settings``): the argparse flags of ``run``, ``score``,
+  ``generate`` (and ``compare``'s executor flags), each built from its row: help,
+  metavar, choices, type, repeatable, argument group. The help is part of the
+  declaration: ``--help`` and docs/config.md quote it.
 
-The argparse flags themselves (with their help, which docs/config.md quotes) are still
-written in ``cli/``; tests/test_settings.py fails when a front end's flags, their types
-or the API's keyword arguments disagree with this table. A new option is one row here,
-its flag in the parser and its field in ``config.ProjectConfig``.
+tests/test_settings.py fails when a front end's flags, their types or help, or the API's
+keyword arguments disagree with this table. A new option is one row here (with its help
+and group) and its field in ``config.ProjectConfig``.
 
 Bottom layer: this module imports only ``argtypes`` and ``models`` (the gate's defaults
 live on ``GateConfig``), so ``config.py``, ``plan.py`` and ``cli/`` use it without the
@@ -28,6 +31,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from . import argtypes
@@ -69,6 +73,15 @@ class Setting:
     value: Any = None
     fronts: frozenset = _AUDIT
     many: bool = False
+    # -- the flag (cli/options.py add_settings builds it from these; --help and docs/config.md quote ``help``)
+    help: str = ""  # what it does, in run's (and generate's) --help
+    score_help: str = ""  # score's words where they differ (its samples, not candidates)
+    group: str = ""  # run's argument group: "verifier" (no group), "suite", "verdicts", "output"
+    metavar: str | None = None
+    choices: tuple | None = None  # fixed choices; those known only above this layer are given by the front end
+    parse: Callable[[str], Any] | None = None  # the flag's type when it has no range check (int, Path)
+    flag_default: Any = None  # what argparse keeps when the flag is not given (None: plan decides)
+    switch: bool = False  # a store_true flag that turns the setting off (--no-format-probe)
 
     @property
     def option_name(self) -> str:
@@ -84,50 +97,135 @@ class Setting:
 
 AUDIT_SETTINGS = (
     Setting("verifiers[].spec", "--verifier", "none: the suite's reference verifiers side by side, no gate",
-            fronts=frozenset({RUN, SCORE}), many=True),
-    Setting("verifiers[].style", "--style", "auto", value="auto", fronts=frozenset({RUN, SCORE, API, PLUGIN})),
-    Setting("verifiers[].options", "--verifier-option", "none", fronts=frozenset({RUN, SCORE, API}), many=True),
-    Setting("suite", "--suite", "math", value="math", fronts=_CALLS),
-    Setting("format", "--format", "jsonl", value="jsonl", fronts=_SUITE),
-    Setting("db_dir", "--db-dir", "beside the suite's JSON", fronts=_SUITE),
-    Setting("fields", "--field", "none", fronts=_SUITE, many=True),
-    Setting("domain", "--domain", "what the suite's lines say, else math", fronts=_SUITE),
-    Setting("split", "--split", "every split", fronts=_SUITE),
-    Setting("limit", "--limit", "every task", check=argtypes.positive_int, fronts=_SUITE),
-    Setting("seed", "--seed", "0", value=0, fronts=_CALLS),
+            fronts=frozenset({RUN, SCORE}), many=True, group="verifier", metavar="SPEC", flag_default=[],
+            help="package.module:function or path/to/file.py:function (repeatable)"),
+    Setting("verifiers[].style", "--style", "auto", value="auto", fronts=frozenset({RUN, SCORE, API, PLUGIN}),
+            group="verifier", flag_default="auto",
+            help="call style: how the reward is loaded and called, as its framework does (default: from the "
+                 "signature or the object; README, 'Frameworks')",
+            score_help="call style (default: from the signature)"),
+    Setting("verifiers[].options", "--verifier-option", "none", fronts=frozenset({RUN, SCORE, API}), many=True,
+            group="verifier", metavar="KEY=VALUE", flag_default=[],
+            help="a setting of the style (repeatable): weights=1,0.5 (trl), data_source=gsm8k (verl), "
+                 "model=NAME and template=FILE (judge), shape=json and field.completion=response (http)",
+            score_help="a setting of the style, as for run (README, 'Frameworks')"),
+    Setting("suite", "--suite", "math", value="math", fronts=_CALLS, group="suite",
+            help="built-in suite name or a JSONL file (default: math, or the config's)",
+            score_help="the suite the samples were made on (default: the files' manifest)"),
+    Setting("format", "--format", "jsonl", value="jsonl", fronts=_SUITE, group="suite",
+            help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution; "
+                 "spider: Spider/BIRD JSON with SQLite databases)"),
+    Setting("db_dir", "--db-dir", "beside the suite's JSON", fronts=_SUITE, group="suite",
+            help="spider format: folder of <db_id>/<db_id>.sqlite (default: beside the JSON)"),
+    Setting("fields", "--field", "none", fronts=_SUITE, many=True, group="suite", metavar="OURS=THEIRS",
+            flag_default=[], help="map a suite field, e.g. --field prompt=question --field reference=answer"),
+    Setting("domain", "--domain", "what the suite's lines say, else math", fronts=_SUITE, group="suite",
+            help="domain of a suite file's tasks when its lines do not say (default: math)"),
+    Setting("split", "--split", "every split", fronts=_SUITE, group="suite", choices=("train", "heldout", "shifted"),
+            help="audit one split only"),
+    Setting("limit", "--limit", "every task", check=argtypes.positive_int, fronts=_SUITE, group="suite",
+            help="audit the first N tasks only (a quick local run)"),
+    Setting("seed", "--seed", "0", value=0, fronts=_CALLS, group="suite", parse=int,
+            help="generation seed (default 0): same seed, same candidates",
+            score_help="seed of the probes' sample (default 0)"),
     Setting("workers", "--workers", "the cores, at most 8", check=argtypes.workers, value=DEFAULT_WORKERS,
-            fronts=_CALLS),
-    Setting("oracle_timeout", "--oracle-timeout", "10", check=argtypes.positive_float, value=10.0, fronts=_CALLS),
-    Setting("memory_mb", "--memory-mb", "4096", check=argtypes.memory_mb, value=4096, fronts=_CALLS),
-    Setting("isolation", "--isolation", "the strongest this machine gives", fronts=_CALLS),
-    Setting("inspect_timeout", "--inspect-timeout", "30", check=argtypes.positive_float, fronts=_CALLS),
+            fronts=_CALLS, group="suite", help="worker processes (default: cores, at most 8)"),
+    Setting("oracle_timeout", "--oracle-timeout", "10", check=argtypes.positive_float, value=10.0, fronts=_CALLS,
+            group="suite", help="hard limit per oracle call, seconds (default 10)",
+            score_help="hard limit per oracle call (default 10)"),
+    Setting("memory_mb", "--memory-mb", "4096", check=argtypes.memory_mb, value=4096, fronts=_CALLS, group="suite",
+            help="address space a worker may add to what it maps at start (default 4096 MiB; 0: no limit)",
+            score_help="address-space limit per worker (default 4096 MiB; 0: no limit)"),
+    Setting("isolation", "--isolation", "the strongest this machine gives", fronts=_CALLS, group="suite",
+            choices=argtypes.ISOLATION_LEVELS,
+            help="how each worker that runs the verifier is isolated: namespaces (read-only file system but its "
+                 "work dir, private /tmp, no network, no capabilities, memory bound per process tree), process "
+                 "(own PID namespace: nothing it starts outlives it), none (warned: runs with your privileges); "
+                 "default: the strongest this machine gives (docs/threat-model.md)"),
+    Setting("inspect_timeout", "--inspect-timeout", "30", check=argtypes.positive_float, fronts=_CALLS,
+            group="suite", metavar="SECONDS",
+            help="time the verifier's import may take when its signature is read, behind the same walls "
+                 "as its calls (default 30)"),
     # file_mb and max_processes: the engine's limits apply when nothing says (engine/limits.py)
-    Setting("file_mb", "--file-mb", "1024", check=argtypes.file_mb, fronts=_CALLS),
-    Setting("max_processes", "--max-processes", "1024", check=argtypes.max_processes, fronts=_CALLS),
-    Setting("pass_env", "--pass-env", "none", check=argtypes.env_name, fronts=_CALLS, many=True),
-    Setting("executor", "--executor", "local", value="local", fronts=_CALLS),
-    Setting("ray_address", "--ray-address", "RAY_ADDRESS, else a local cluster", fronts=_CALLS),
-    Setting("only", "--only", "every origin", option="origins", fronts=_SUITE, many=True),
-    Setting("timeout", "--timeout", "10 (the code domain: 4)", check=argtypes.positive_float, fronts=_VERDICTS),
-    Setting("threshold", "--threshold", "0.5", check=argtypes.rate, value=0.5, fronts=_VERDICTS),
-    Setting("gate.max_debt", "--max-debt", "0.05", check=argtypes.rate, value=_gate("max_debt"), fronts=_VERDICTS),
+    Setting("file_mb", "--file-mb", "1024", check=argtypes.file_mb, fronts=_CALLS, group="suite",
+            help="largest file a worker may write, MiB (default 1024; 0: no limit); a write past it is "
+                 "the call's error, 'file size limit reached'"),
+    Setting("max_processes", "--max-processes", "1024", check=argtypes.max_processes, fronts=_CALLS, group="suite",
+            help="processes and threads a verifier's worker may hold together (default 1024; 0: no "
+                 "limit): a pids cgroup per worker where one can be made, else RLIMIT_NPROC of its own uid"),
+    Setting("pass_env", "--pass-env", "none", check=argtypes.env_name, fronts=_CALLS, many=True, group="suite",
+            metavar="NAME",
+            help="pass this environment variable to the verifier's workers (repeatable; a judge's API "
+                 "key); they get only PATH, locale, thread counts and the like otherwise; its value is "
+                 "masked (***) in results and reports (docs/threat-model.md)"),
+    Setting("executor", "--executor", "local", value="local", fronts=_CALLS, group="suite",
+            choices=argtypes.EXECUTORS,
+            help="where the oracle's and the verifier's calls run: local (this machine's worker pool; "
+                 "default) or ray (the same pool, timeouts and isolation on every node of a Ray cluster, "
+                 "using all its CPUs; needs pip install 'verifier-audit[ray]'; docs/ray.md)"),
+    Setting("ray_address", "--ray-address", "RAY_ADDRESS, else a local cluster", fronts=_CALLS, group="suite",
+            metavar="ADDRESS",
+            help="with --executor ray: the cluster to connect to, auto or HOST:PORT (default: RAY_ADDRESS, "
+                 "else a cluster started on this machine, else a new local one)"),
+    Setting("only", "--only", "every origin", option="origins", fronts=_SUITE, many=True, group="suite",
+            choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
+            help="audit only candidates of this origin (repeatable): near_miss, equivalent, known_bad; "
+                 "--only near_miss is a mutation analysis of the verifier's tests"),
+    Setting("timeout", "--timeout", "10 (the code domain: 4)", check=argtypes.positive_float, fronts=_VERDICTS,
+            group="verdicts", help="hard limit per verifier call, seconds (default 10; the code domain: 4)",
+            score_help="hard limit per verifier call, seconds"),
+    Setting("threshold", "--threshold", "0.5", check=argtypes.rate, value=0.5, fronts=_VERDICTS, group="verdicts",
+            help="a score >= this is an acceptance (default 0.5)"),
+    Setting("gate.max_debt", "--max-debt", "0.05", check=argtypes.rate, value=_gate("max_debt"), fronts=_VERDICTS,
+            group="verdicts", help="gate: coverage debt at most this (default 0.05)",
+            score_help="gate: coverage debt (mean false acceptance of the model/split categories) at most this "
+                       "(default 0.05)"),
     Setting("gate.max_category", "--max-category", "0.5", check=argtypes.rate, value=_gate("max_category"),
-            fronts=_VERDICTS),
+            fronts=_VERDICTS, group="verdicts",
+            help="gate: false acceptance of any one category at most this (default 0.5)",
+            score_help="gate: false acceptance of any one model/split category at most this (default 0.5)"),
     Setting("gate.max_false_rejection", "--max-false-rejection", "0.10", check=argtypes.rate,
-            value=_gate("max_false_rejection"), fronts=_VERDICTS),
+            value=_gate("max_false_rejection"), fronts=_VERDICTS, group="verdicts",
+            help="gate: false rejection at most this (default 0.10)"),
     Setting("gate.max_error_rate", "--max-error-rate", "0.05", check=argtypes.rate, value=_gate("max_error_rate"),
-            fronts=_VERDICTS),
+            fronts=_VERDICTS, group="verdicts", metavar="RATE",
+            help="gate: share of verifier calls that errored (timeout, crash, exception) at most this (default 0.05)",
+            score_help="gate: share of verifier calls that errored at most this (default 0.05)"),
     Setting("gate.max_retry_rate", "--max-retry-rate", "0.05", check=argtypes.rate, value=_gate("max_retry_rate"),
-            fronts=_VERDICTS),
-    Setting("gate.min_slice_n", "--min-slice-n", "10", check=argtypes.positive_int, value=_gate("min_slice_n")),
-    Setting("search", "--search", "0 (no search)", check=argtypes.nonnegative_int, value=0),
-    Setting("weights_from", "--weights-from", "none"),
-    Setting("slice_field", "--slice-field", "slice", value="slice"),
+            fronts=_VERDICTS, group="verdicts", metavar="RATE",
+            help="gate: share of a reward server's or judge's requests that were retried (HTTP 5xx or 429, "
+                 "connection refused or reset) at most this (default 0.05; docs/frameworks-remote.md)",
+            score_help="gate: share of a remote verifier's requests that were retried at most this (default 0.05)"),
+    Setting("gate.min_slice_n", "--min-slice-n", "10", check=argtypes.positive_int, value=_gate("min_slice_n"),
+            group="verdicts", metavar="N",
+            help="gate: --max-category also holds on every slice of a category (integer answers, queries "
+                 "with a join, ...) with at least N candidates scored (default 10)"),
+    Setting("search", "--search", "0 (no search)", check=argtypes.nonnegative_int, value=0, group="verdicts",
+            metavar="CALLS",
+            help="also search for exploits the fixed candidates miss, within CALLS verifier calls per verifier "
+                 "(e.g. 3000): found families are <domain>.search.<family> categories, gated like the rest "
+                 "(docs/search.md)"),
+    Setting("weights_from", "--weights-from", "none", group="verdicts", metavar="TASKS", parse=Path,
+            help="also report, and gate, the coverage debt reweighted to the mix of task slices in this file "
+                 "(your own tasks, any format --suite reads)"),
+    Setting("slice_field", "--slice-field", "slice", value="slice", group="verdicts", metavar="NAME",
+            help="the task metadata field that names a task's slice (default: slice; tasks without it are "
+                 "sliced by the domain: answer type, query features, return type)"),
     Setting("probe_sample", "--probe-sample", "24", check=argtypes.nonnegative_int, value=24,
-            fronts=frozenset({RUN, SCORE, API, PLUGIN})),
-    Setting("answer_formats", "--no-format-probe", "true (false is --no-format-probe)", value=True),
-    Setting("waivers[].category", "--waive", "none", option="waive", fronts=_VERDICTS, many=True),
-    Setting("report_dir", "--report-dir", "none", fronts=frozenset({RUN})),
+            fronts=frozenset({RUN, SCORE, API, PLUGIN}), group="verdicts", metavar="N",
+            help="candidates rescored to check determinism and thread/process safety (default 24; 0: none)",
+            score_help="samples rescored to check determinism and thread/process safety (default 24; 0: none)"),
+    Setting("answer_formats", "--no-format-probe", "true (false is --no-format-probe)", value=True,
+            group="verdicts", switch=True,
+            help="show every verifier its candidates as generated (\\boxed{} in math), without first probing "
+                 "which answer formats it reads (docs/answer-formats.md)"),
+    Setting("waivers[].category", "--waive", "none", option="waive", fronts=_VERDICTS, many=True, group="verdicts",
+            metavar="CATEGORY", flag_default=[],
+            help="do not gate on this category (left out of the per-category check and of the gated debt); "
+                 "a category the domain does not have is an error",
+            score_help="do not gate on this category (one of the domain's or of the samples'; another is an error)"),
+    # run and score add --report-dir with the report formats (cli/options.py add_report_options)
+    Setting("report_dir", "--report-dir", "none", fronts=frozenset({RUN}), group="output"),
 )
 
 #: the settings that are keys of [tool.verifier_audit] (today: every one)

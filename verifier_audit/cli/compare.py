@@ -15,6 +15,7 @@ from pathlib import Path
 from .. import argtypes
 from ..errors import ExitCode
 from .exits import mapped
+from .options import add_executor_options
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -40,7 +41,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=10.0,
                    help="hard limit per oracle (or verifier) call and per answer extraction, seconds (default 10)")
     g.add_argument("--memory-mb", type=argtypes.memory_mb, default=4096, help="address-space limit per worker (default 4096 MiB; 0: none)")
-    argtypes.add_executor_options(g)
+    add_executor_options(g)
     f = p.add_argument_group("figures")
     f.add_argument("--alpha", type=argtypes.open_unit, default=0.05,
                    help="support: epsilon = 1 - alpha^(1/n), confidence 1 - alpha (default 0.05)")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ExitCode
+from ..settings import GENERATE
 from ..suites import FORMATS
 from .exits import mapped
 from .options import add_suite_options, given_options
@@ -18,7 +19,7 @@ from .run import project_config
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     gen = subparsers.add_parser("generate", help="write the oracle-confirmed candidates as JSONL")
-    add_suite_options(gen, FORMATS)
+    add_suite_options(gen, FORMATS, GENERATE)
     gen.add_argument("--out", type=Path, help="output file (default: stdout)")
     gen.add_argument("--dropped", action="store_true", help="also write the candidates the oracle dropped, with the reason")
     return gen

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from .. import argtypes
-from ..settings import RUN, argparse_dest, settings_of
+from ..settings import AUDIT_SETTINGS, RUN, SCORE, Setting, argparse_dest, setting, settings_of
 
 NO_PROGRESS_HELP = "no progress bar"
 
@@ -92,31 +91,65 @@ def report_paths(args, report_dir: Path | None = None, dir_flag: str = "--report
     return outputs
 
 
-def add_suite_options(p: argparse.ArgumentParser, formats) -> None:
-    """The suite, the worker pool and the configuration of ``run`` and ``generate``."""
+def flag_arguments(s: Setting, front: str) -> dict:
+    """The keyword arguments of ``add_argument`` for a setting's flag, all from its row: its
+    range (or type), whether it repeats, its choices, metavar and help (``score_help`` in
+    ``score`` where it has one). Its default is None (plan decides) unless the row says."""
+    words = s.score_help if front == SCORE and s.score_help else s.help
+    if s.switch:
+        return {"action": "store_true", "help": words}
+    kwargs = {"dest": argparse_dest(s), "default": s.flag_default, "help": words}
+    if s.many:
+        kwargs["action"] = "append"
+    if s.check is not None or s.parse is not None:
+        kwargs["type"] = s.check or s.parse
+    if s.choices is not None:
+        kwargs["choices"] = s.choices
+    if s.metavar is not None:
+        kwargs["metavar"] = s.metavar
+    return kwargs
+
+
+def add_settings(p, front: str, groups: tuple[str, ...], first: tuple[str, ...] = (), extra: dict | None = None,
+                 before: dict | None = None, table: tuple[Setting, ...] = AUDIT_SETTINGS) -> None:
+    """Add to ``p`` (a parser or an argument group) the flag of each setting of ``table`` that
+    ``front`` offers in one of ``groups`` (``Setting.group``) and ``p``'s parser does not
+    have yet: those named in ``first`` (option names) in that order, then the others in the
+    table's order -- so a new row is a flag of every front end it names, with no edit here.
+
+    ``extra``: option name -> more ``add_argument`` arguments, for what only a layer above
+    the table knows (the suite formats, the call styles) or only one front end says
+    (score's required ``--verifier``). ``before``: option name -> a function of ``p`` that
+    adds a flag that is no setting just before that one (``--no-cache`` before ``--only``),
+    where the --help has always listed it."""
+    rows = {s.option_name: s for s in table if front in s.fronts}
+    named = [rows[name] for name in first]
+    chosen = named + [s for s in rows.values() if s.group in groups and s not in named]
+    for s in chosen:
+        if s.flag in p._option_string_actions:  # given in an earlier group of the same parser
+            continue
+        if before and s.option_name in before:
+            before[s.option_name](p)
+        p.add_argument(s.flag, **{**flag_arguments(s, front), **(extra or {}).get(s.option_name, {})})
+
+
+def add_executor_options(p) -> None:
+    """``--executor`` and ``--ray-address`` from their rows, for ``compare``: it runs the
+    oracle's calls as an audit does but is no front end of the other settings."""
+    for name in ("executor", "ray_address"):
+        s = setting(name)
+        p.add_argument(s.flag, **flag_arguments(s, RUN))
+
+
+def _add_no_cache(p) -> None:
+    p.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
+
+
+def add_suite_options(p: argparse.ArgumentParser, formats, front: str = RUN) -> None:
+    """The suite, the worker pool and the configuration of ``run`` and ``generate``: the
+    settings of the "suite" group (settings.py) and ``--no-cache``."""
     g = p.add_argument_group("suite")
-    g.add_argument("--suite", default=None, help="built-in suite name or a JSONL file (default: math, or the config's)")
-    g.add_argument("--format", default=None, choices=formats,
-                   help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution; "
-                        "spider: Spider/BIRD JSON with SQLite databases)")
-    g.add_argument("--db-dir", default=None, help="spider format: folder of <db_id>/<db_id>.sqlite (default: beside the JSON)")
-    g.add_argument("--field", action="append", default=[], metavar="OURS=THEIRS",
-                   help="map a suite field, e.g. --field prompt=question --field reference=answer")
-    g.add_argument("--domain", default=None, help="domain of a suite file's tasks when its lines do not say (default: math)")
-    g.add_argument("--split", choices=("train", "heldout", "shifted"), help="audit one split only")
-    g.add_argument("--limit", type=argtypes.positive_int, help="audit the first N tasks only (a quick local run)")
-    g.add_argument("--seed", type=int, default=None, help="generation seed (default 0): same seed, same candidates")
-    g.add_argument("--workers", type=argtypes.workers, default=None, help="worker processes (default: cores, at most 8)")
-    g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=None, help="hard limit per oracle call, seconds (default 10)")
-    g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
-                   help="address space a worker may add to what it maps at start (default 4096 MiB; 0: no limit)")
-    argtypes.add_isolation_option(g)
-    argtypes.add_limit_options(g)
-    argtypes.add_executor_options(g)
-    g.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
-    g.add_argument("--only", action="append", choices=("near_miss", "equivalent", "known_bad"), metavar="ORIGIN",
-                   help="audit only candidates of this origin (repeatable): near_miss, equivalent, known_bad; "
-                        "--only near_miss is a mutation analysis of the verifier's tests")
+    add_settings(g, front, ("suite",), extra={"format": {"choices": formats}}, before={"origins": _add_no_cache})
     c = p.add_argument_group("configuration")
     c.add_argument("--config", type=Path, metavar="PYPROJECT",
                    help="read [tool.verifier_audit] from this file (default: the nearest pyproject.toml that has one)")

@@ -9,12 +9,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import argtypes
 from ..errors import ExitCode
 from ..loading import STYLES
+from ..settings import RUN
 from ..suites import FORMATS
 from .exits import mapped
-from .options import add_no_progress, add_report_options, add_suite_options, config_path, given_options
+from .options import add_no_progress, add_report_options, add_settings, add_suite_options, config_path, given_options
+
+# run's --help lists the call's limits and the gate before --search, the table (docs/config.md) after
+_GATE_FIRST = ("timeout", "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate",
+               "max_retry_rate", "search")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -22,48 +26,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     run = subparsers.add_parser("run", help="audit verifiers (no --verifier: those of [tool.verifier_audit], else the "
                                             "built-in reference verifiers side by side)")
-    run.add_argument("--verifier", action="append", default=[], metavar="SPEC",
-                     help="package.module:function or path/to/file.py:function (repeatable)")
-    run.add_argument("--style", choices=("auto",) + STYLES, default="auto",
-                     help="call style: how the reward is loaded and called, as its framework does (default: from the "
-                          "signature or the object; README, 'Frameworks')")
-    run.add_argument("--verifier-option", action="append", default=[], metavar="KEY=VALUE", dest="verifier_options",
-                     help="a setting of the style (repeatable): weights=1,0.5 (trl), data_source=gsm8k (verl), "
-                          "model=NAME and template=FILE (judge), shape=json and field.completion=response (http)")
+    add_settings(run, RUN, ("verifier",), extra={"style": {"choices": ("auto",) + STYLES}})
     add_suite_options(run, FORMATS)
     g = run.add_argument_group("verdicts and gate")
-    g.add_argument("--timeout", type=argtypes.positive_float, default=None,
-                   help="hard limit per verifier call, seconds (default 10; the code domain: 4)")
-    g.add_argument("--threshold", type=argtypes.rate, default=None, help="a score >= this is an acceptance (default 0.5)")
-    g.add_argument("--max-debt", type=argtypes.rate, default=None, help="gate: coverage debt at most this (default 0.05)")
-    g.add_argument("--max-category", type=argtypes.rate, default=None, help="gate: false acceptance of any one category at most this (default 0.5)")
-    g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
-    g.add_argument("--max-error-rate", type=argtypes.rate, default=None, metavar="RATE",
-                   help="gate: share of verifier calls that errored (timeout, crash, exception) at most this (default 0.05)")
-    g.add_argument("--max-retry-rate", type=argtypes.rate, default=None, metavar="RATE",
-                   help="gate: share of a reward server's or judge's requests that were retried (HTTP 5xx or 429, "
-                        "connection refused or reset) at most this (default 0.05; docs/frameworks-remote.md)")
-    g.add_argument("--search", type=argtypes.nonnegative_int, default=None, metavar="CALLS",
-                   help="also search for exploits the fixed candidates miss, within CALLS verifier calls per verifier "
-                        "(e.g. 3000): found families are <domain>.search.<family> categories, gated like the rest "
-                        "(docs/search.md)")
-    g.add_argument("--min-slice-n", type=argtypes.positive_int, default=None, metavar="N",
-                   help="gate: --max-category also holds on every slice of a category (integer answers, queries "
-                        "with a join, ...) with at least N candidates scored (default 10)")
-    g.add_argument("--weights-from", type=Path, default=None, metavar="TASKS",
-                   help="also report, and gate, the coverage debt reweighted to the mix of task slices in this file "
-                        "(your own tasks, any format --suite reads)")
-    g.add_argument("--slice-field", default=None, metavar="NAME",
-                   help="the task metadata field that names a task's slice (default: slice; tasks without it are "
-                        "sliced by the domain: answer type, query features, return type)")
-    g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
-                   help="candidates rescored to check determinism and thread/process safety (default 24; 0: none)")
-    g.add_argument("--no-format-probe", action="store_true",
-                   help="show every verifier its candidates as generated (\\boxed{} in math), without first probing "
-                        "which answer formats it reads (docs/answer-formats.md)")
-    g.add_argument("--waive", action="append", default=[], metavar="CATEGORY",
-                   help="do not gate on this category (left out of the per-category check and of the gated debt); "
-                        "a category the domain does not have is an error")
+    add_settings(g, RUN, ("verdicts",), first=_GATE_FIRST)
     o = run.add_argument_group("output")
     add_report_options(o)
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")

@@ -15,8 +15,22 @@ from pathlib import Path
 
 from .. import argtypes
 from ..errors import ExitCode
+from ..settings import SCORE
 from .exits import mapped
-from .options import add_no_progress, add_report_options, add_terminal_options, config_path, report_paths, use_color
+from .options import (
+    add_no_progress,
+    add_report_options,
+    add_settings,
+    add_terminal_options,
+    config_path,
+    report_paths,
+    use_color,
+)
+
+# score's --help lists the gate first, then how the calls run
+_SCORE_GATE = ("threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate", "max_retry_rate",
+               "waive", "timeout", "oracle_timeout", "workers", "memory_mb", "isolation", "inspect_timeout",
+               "file_mb", "max_processes", "pass_env", "executor", "ray_address", "seed", "probe_sample")
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -32,37 +46,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     help="samples files (verifier-audit sample or import); with --base, these are the RL policies")
     sc.add_argument("--base", action="append", default=[], type=Path, metavar="FILE",
                     help="a base model's samples file (repeatable): the others are compared with it as RL policies")
-    sc.add_argument("--verifier", action="append", default=[], required=True, metavar="SPEC",
-                    help="package.module:function or path/to/file.py:function (repeatable)")
-    sc.add_argument("--style", choices=("auto",) + STYLES, default="auto", help="call style (default: from the signature)")
-    sc.add_argument("--verifier-option", action="append", default=[], metavar="KEY=VALUE", dest="verifier_options",
-                    help="a setting of the style, as for run (README, 'Frameworks')")
-    sc.add_argument("--suite", default=None, help="the suite the samples were made on (default: the files' manifest)")
+    add_settings(sc, SCORE, (), first=("spec", "style", "options", "suite"),
+                 extra={"spec": {"required": True}, "style": {"choices": ("auto",) + STYLES}})
     sc.add_argument("--suite-format", default="jsonl", choices=FORMATS, help="format of a suite file (default jsonl)")
     g = sc.add_argument_group("verdicts and gate (as for run)")
-    g.add_argument("--threshold", type=argtypes.rate, default=None, help="a score >= this is an acceptance (default 0.5)")
-    g.add_argument("--max-debt", type=argtypes.rate, default=None,
-                   help="gate: coverage debt (mean false acceptance of the model/split categories) at most this (default 0.05)")
-    g.add_argument("--max-category", type=argtypes.rate, default=None,
-                   help="gate: false acceptance of any one model/split category at most this (default 0.5)")
-    g.add_argument("--max-false-rejection", type=argtypes.rate, default=None, help="gate: false rejection at most this (default 0.10)")
-    g.add_argument("--max-error-rate", type=argtypes.rate, default=None, metavar="RATE",
-                   help="gate: share of verifier calls that errored at most this (default 0.05)")
-    g.add_argument("--max-retry-rate", type=argtypes.rate, default=None, metavar="RATE",
-                   help="gate: share of a remote verifier's requests that were retried at most this (default 0.05)")
-    g.add_argument("--waive", action="append", default=[], metavar="CATEGORY",
-                   help="do not gate on this category (one of the domain's or of the samples'; another is an error)")
-    g.add_argument("--timeout", type=argtypes.positive_float, default=None, help="hard limit per verifier call, seconds")
-    g.add_argument("--oracle-timeout", type=argtypes.positive_float, default=None, help="hard limit per oracle call (default 10)")
-    g.add_argument("--workers", type=argtypes.workers, default=None, help="worker processes (default: cores, at most 8)")
-    g.add_argument("--memory-mb", type=argtypes.memory_mb, default=None,
-                   help="address-space limit per worker (default 4096 MiB; 0: no limit)")
-    argtypes.add_isolation_option(g)
-    argtypes.add_limit_options(g)
-    argtypes.add_executor_options(g)
-    g.add_argument("--seed", type=int, default=None, help="seed of the probes' sample (default 0)")
-    g.add_argument("--probe-sample", type=argtypes.nonnegative_int, default=None, metavar="N",
-                   help="samples rescored to check determinism and thread/process safety (default 24; 0: none)")
+    add_settings(g, SCORE, ("suite", "verdicts"), first=_SCORE_GATE)
     o = sc.add_argument_group("output")
     add_report_options(o)  # the JSON and the Markdown carry the samples sections too
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
