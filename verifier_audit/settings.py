@@ -14,7 +14,7 @@ plugin). What used to be spelled out six to eight times is derived from here:
 * ``cli/options.py`` and ``cli/score.py``: the names of the options they hand to ``plan``.
 
 The argparse flags themselves (with their help, which docs/config.md quotes) are still
-written in ``cli/``; tests/test_settings.py fails when a front end's flags, their types
+written in ``cli/``; tests/cli/test_settings.py fails when a front end's flags, their types
 or the API's keyword arguments disagree with this table. A new option is one row here,
 its flag in the parser and its field in ``config.ProjectConfig``.
 
