@@ -48,7 +48,7 @@ def oracle_table():
 
 
 def answer_strings(table) -> list[str]:
-    """Every distinct string of tests/test_math_oracle.py's EQUAL and NOT_EQUAL tables."""
+    """Every distinct string of tests/domains/math/test_math_oracle.py's EQUAL and NOT_EQUAL tables."""
     seen: dict[str, None] = {}
     for gold, cand in [*table.EQUAL, *table.NOT_EQUAL]:
         seen.setdefault(gold)
@@ -151,7 +151,7 @@ def main() -> None:
     texts = answer_strings(table)
     found = backends()
     warnings.filterwarnings("ignore")  # again: sympy installs its own filters on import
-    print(f"\n{len(texts)} distinct answer strings from tests/test_math_oracle.py\n")
+    print(f"\n{len(texts)} distinct answer strings from tests/domains/math/test_math_oracle.py\n")
     print("| parser | parsed | success | median µs | p90 µs |")
     print("|---|---|---|---|---|")
     for name, parse in found.items():

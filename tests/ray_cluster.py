@@ -1,4 +1,4 @@
-"""A real two-node Ray cluster on this machine, for tests/test_ray_executor.py and
+"""A real two-node Ray cluster on this machine, for tests/engine/test_ray_executor.py and
 benchmarks/bench_ray.py: a head and a second node started with the real ``ray start``,
 each with its own temp dir, and stopped by killing their processes by PID (found by their
 temp dirs, with all their descendants) -- ``ray stop --force`` would also stop any other

@@ -82,7 +82,7 @@ def audit(
     the same ranges (a value outside one is an InputError) and the same check of ``waive``
     (a category the domain does not have is an InputError naming the nearest). The API
     reads no ``[tool.verifier_audit]``. Each keyword is a row of settings.py's table
-    (tests/test_settings.py holds them together).
+    (tests/cli/test_settings.py holds them together).
 
     ``format``: the suite file's format (``gsm8k``, ``math``, ``spider``, ``humaneval``, ...;
     as ``--format``) and ``db_dir`` the spider format's database folder; ``domain``: the

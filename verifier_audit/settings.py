@@ -17,7 +17,7 @@ plugin). What used to be spelled out six to eight times is derived from here:
   metavar, choices, type, repeatable, argument group. The help is part of the
   declaration: ``--help`` and docs/config.md quote it.
 
-tests/test_settings.py fails when a front end's flags, their types or help, or the API's
+tests/cli/test_settings.py fails when a front end's flags, their types or help, or the API's
 keyword arguments disagree with this table. A new option is one row here (with its help
 and group) and its field in ``config.ProjectConfig``.
 

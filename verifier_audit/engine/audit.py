@@ -178,7 +178,7 @@ def prepare(
 
 #: The options left out of the results' fingerprint, each with why: none changes what the
 #: verifier receives or how its answers are read, so a resume may change them. Every other
-#: field of AuditOptions is in run_settings (tests/test_resume_fingerprint.py checks both).
+#: field of AuditOptions is in run_settings (tests/engine/test_resume_fingerprint.py checks both).
 #: Of the verifier's spec, --pass-env is left out too: it names variables whose values the
 #: results file must never hold.
 NOT_FINGERPRINTED = {

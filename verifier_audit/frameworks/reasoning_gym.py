@@ -36,7 +36,7 @@ SOURCE = "reasoning-gym"
 
 #: dataset -> the form of its answers. Each one was checked by generating items: the math
 #: oracle parses every answer and judges it equal to itself, and the near-miss generators
-#: write wrong answers for (almost) every task (tests/test_reasoning_gym.py checks both).
+#: write wrong answers for (almost) every task (tests/frameworks/test_reasoning_gym.py checks both).
 #: Left out on purpose: datasets whose task fixes the answer's *form* as well as its value
 #: (fraction_simplification and dice ask for the reduced fraction, prime_factorization for
 #: the factors, power_function and polynomial_equations for a rounding): the oracle judges

@@ -7,7 +7,7 @@ order ``build_report`` would see them (the candidates' order), keeps what the Re
 and error messages, the security findings — and gives the same Report: ``assemble_report``
 does the rest for both. Memory grows with the number of categories, slices, tasks, error
 kinds and security findings, not with the number of candidates. (The property test in
-tests/test_score_scale.py checks that the two agree, byte for byte, on any input.)
+tests/samples/test_score_scale.py checks that the two agree, byte for byte, on any input.)
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ answer: the hedge would disappear), and text after the box in the last line.
 
 The rewrite keeps the answers' text, so it keeps the label: the engine still asks the
 oracle about every rewritten candidate and keeps only those whose label it confirms, and
-tests/test_answer_formats.py checks the same with Hypothesis.
+tests/domains/test_answer_formats.py checks the same with Hypothesis.
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ __all__ = ["LEVELS", "WARM_MODULES", "Sandbox", "SandboxResult", "available_leve
 
 
 def levels() -> list[dict]:
-    """What each level blocks, and the test (in tests/test_code_sandbox.py or
-    tests/test_sandbox_escapes.py) that shows it. Levels are cumulative: a row blocked at
+    """What each level blocks, and the test (in tests/domains/code/test_code_sandbox.py or
+    tests/security/test_sandbox_escapes.py) that shows it. Levels are cumulative: a row blocked at
     ``process`` is blocked at the levels above."""
     rows = [
         ("process", "reading expected outputs", "own process; result serialised, compared in the parent", "test_expected_values_never_reach_child"),

