@@ -25,13 +25,17 @@ def pytest_xdist_auto_num_workers(config):
 
 # Under `--dist loadfile` a file runs whole in one worker, in collection order: the longest
 # files go first, so that none of them starts last and runs alone at the end (seconds per
-# file from `--durations=0` of a whole run, 2026-12-04, largest first).
-_LONGEST_FIRST = ("test_sql_e2e.py", "test_cli_e2e.py", "test_search_sql_code.py", "test_search.py",
-                  "test_ray_executor.py", "test_real_verifiers.py", "test_code_domain.py", "test_code_inputs.py",
-                  "test_pool.py", "test_answer_formats.py", "test_sql_generators.py", "test_score_scale.py",
-                  "test_isolation.py", "test_label_properties.py", "test_code_catalog.py", "test_strategies.py",
-                  "test_code_sandbox.py", "test_math_generators.py", "test_checklist.py", "test_frameworks_inspect.py",
-                  "test_probes.py", "test_example_repo.py")
+# file from `--durations=0` of a whole run, 2026-12-06, largest first).
+_LONGEST_FIRST = (
+    "test_cli_e2e.py", "test_search.py", "test_code_domain.py", "test_env_and_limits.py",
+    "test_score_scale.py", "test_sql_e2e.py", "test_isolation.py", "test_lying_scores.py",
+    "test_blacklist_canaries.py", "test_audit_files.py", "test_math_generators.py", "test_resume_fingerprint.py",
+    "test_sql_limits.py", "test_ray_executor.py", "test_code_inputs.py", "test_search_sql_code.py",
+    "test_real_verifiers.py", "test_call_boundary.py", "test_pytest_plugin.py", "test_report_html.py",
+    "test_terminal_verdict.py", "test_http_style.py", "test_cli_flags.py", "test_pool.py",
+    "test_answer_formats.py", "test_sql_generators.py", "test_strategies.py", "test_code_catalog.py",
+    "test_checklist.py", "test_report_html_cards.py",
+)
 
 
 def pytest_collection_modifyitems(session, config, items):
