@@ -6,7 +6,8 @@ and a count in every header."""
 from __future__ import annotations
 
 from ..metrics import remote_words
-from ..models import SEVERITY_WEIGHT, Report
+from ..models import Report
+from .exploitability import worst_first
 from .terminal import out_of_range_line
 from .text import excerpt
 
@@ -65,7 +66,7 @@ def to_markdown(reports: list[Report]) -> str:
         if over:
             out += ["", "| category | severity | truth | rate | n | example | reference |", "|---|---|---|---|---|---|---|"]
             # Paid wrong answers before refused right ones; within each, worst first.
-            for c in sorted(over, key=lambda c: (c.label != "incorrect", -SEVERITY_WEIGHT[c.severity], -c.rate, c.name)):
+            for c in sorted(over, key=lambda c: (c.label != "incorrect", *worst_first(c))):
                 ex = c.examples[0] if c.examples else None
                 out.append(f"| `{c.name}` | {c.severity.value} | {c.label} | {100 * c.rate:.0f}% | {c.n} "
                            f"| {_cell(ex.text, EXAMPLE, ex.answer) if ex else ''} "

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ..metrics import remote_words, security_reason
-from ..models import SEVERITY_WEIGHT, CategoryResult, Report
-from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line
+from ..models import CategoryResult, Report
+from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line, worst_first
 from .source import finding_status, source_lines
 from .text import excerpt
 from .text import one_line as _one_line
@@ -27,13 +27,6 @@ RED, GREEN, BOLD = "31", "32", "1"
 def paint(text: str, *codes: str, color: bool = False) -> str:
     """``text`` in these SGR attributes when ``color``, else as it is."""
     return f"\x1b[{';'.join(codes)}m{text}\x1b[0m" if color and codes else text
-
-
-def worst_first(category: CategoryResult) -> tuple:
-    """The order of "worst": severity first (a critical hole at 20% outranks a cosmetic one
-    at 100%), then the rate, then the name (issue 31: ``comment.*`` was listed before
-    ``ddl.drop_table`` because ties were broken by name alone)."""
-    return (-SEVERITY_WEIGHT.get(category.severity, 0.0), -category.rate, category.name)
 
 
 def _pct(x: float) -> str:
