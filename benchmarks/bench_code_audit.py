@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT))
 
 from verifier_audit.domains import get_domain  # noqa: E402
 from verifier_audit.engine import audit as engine  # noqa: E402
-from verifier_audit.plan import audit  # noqa: E402
 from verifier_audit.engine.verifier_job import IsolatedCallError, VerifierJob  # noqa: E402
 from verifier_audit.loading import resolve  # noqa: E402
+from verifier_audit.plan import audit  # noqa: E402
 from verifier_audit.suites import load_suite, select  # noqa: E402
 
 
@@ -59,8 +59,11 @@ class _TreeCPU:
                 (path / "cgroup.procs").write_text(str(os.getpid()))
             except OSError:
                 continue
-            self.read = (lambda f=path / name: int(f.read_text()) / 1e9) if name == "cpuacct.usage" else (
-                lambda f=path / name: int(f.read_text().split()[1]) / 1e6)  # usage_usec
+            self.read = (
+                (lambda f=path / name: int(f.read_text()) / 1e9)
+                if name == "cpuacct.usage"
+                else (lambda f=path / name: int(f.read_text().split()[1]) / 1e6)
+            )  # usage_usec
             break
 
     def __call__(self):
@@ -81,11 +84,20 @@ def _timed(name: str, fn, *args, **kwargs):
 def phases(workers: int):
     domain = get_domain("code")
     suite = load_suite("code")
-    options = engine.AuditOptions(workers=workers, timeout=domain.default_timeout,
-                                  cache_dir=pathlib.Path(tempfile.mkdtemp(prefix="va-bench-")), progress=False)
+    options = engine.AuditOptions(
+        workers=workers,
+        timeout=domain.default_timeout,
+        cache_dir=pathlib.Path(tempfile.mkdtemp(prefix="va-bench-")),
+        progress=False,
+    )
     total, total_cpu = time.perf_counter(), _cpu()
-    tasks = _timed("test cases (reference outputs)", domain.prepare_tasks, select(suite, None, None), options.seed,
-                   options.cache_dir)
+    tasks = _timed(
+        "test cases (reference outputs)",
+        domain.prepare_tasks,
+        select(suite, None, None),
+        options.seed,
+        options.cache_dir,
+    )
     prepared = _timed("generation + oracle labels", engine.prepare, suite.name, suite.content_hash, tasks, options)
     reports = {}
     for spec in (resolve(s) for s in domain.reference_verifiers.values()):
@@ -95,8 +107,10 @@ def phases(workers: int):
     used = f"  {_cpu() - total_cpu:7.2f} s CPU" if total_cpu is not None else ""
     print(f"  {'total':<34} {time.perf_counter() - total:7.2f} s{used}  ({len(prepared.candidates)} candidates)")
     for name, r in reports.items():
-        print(f"    {name:<14} debt {r.coverage_debt:.3f}  FA {r.false_acceptance_rate:.3f}  "
-              f"FR {r.false_rejection_rate:.3f}  errors {r.errors}")
+        print(
+            f"    {name:<14} debt {r.coverage_debt:.3f}  FA {r.false_acceptance_rate:.3f}  "
+            f"FR {r.false_rejection_rate:.3f}  errors {r.errors}"
+        )
     return prepared
 
 
@@ -121,8 +135,10 @@ def calls(prepared, n: int = 200) -> None:
                 kept, seconds, ticks = kept + 1, seconds + took, ticks + _busy_ticks() - busy
         if job.sandbox is not None:
             job.sandbox.close()
-        print(f"  {spec.spec.rpartition(':')[2]:<14} {seconds / kept * 1e3:6.2f} ms/call wall  "
-              f"{ticks * 1e3 / 100 / kept:6.2f} ms/call busy CPU  ({kept} ordinary calls)")
+        print(
+            f"  {spec.spec.rpartition(':')[2]:<14} {seconds / kept * 1e3:6.2f} ms/call wall  "
+            f"{ticks * 1e3 / 100 / kept:6.2f} ms/call busy CPU  ({kept} ordinary calls)"
+        )
     sandbox_floor(n)
 
 
@@ -139,9 +155,11 @@ def sandbox_floor(n: int = 200) -> None:
             busy, started, faults = _busy_ticks(), time.perf_counter(), 0.0
             for _ in range(n):
                 faults += box.call(0, timeout=3.0, memory_mb=4096).value
-            print(f"  sandbox no-op ({level:<10}) {(time.perf_counter() - started) / n * 1e3:6.2f} ms/run wall  "
-                  f"{(_busy_ticks() - busy) * 1e3 / 100 / n:6.2f} ms/run busy CPU  "
-                  f"{faults / n:5.0f} page faults in the run before it returns")
+            print(
+                f"  sandbox no-op ({level:<10}) {(time.perf_counter() - started) / n * 1e3:6.2f} ms/run wall  "
+                f"{(_busy_ticks() - busy) * 1e3 / 100 / n:6.2f} ms/run busy CPU  "
+                f"{faults / n:5.0f} page faults in the run before it returns"
+            )
 
 
 def _noop(_index: int) -> float:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from verifier_audit.domains import get_domain
 from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
-from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
+from verifier_audit.plan import audit
 from verifier_audit.suites import load_suite, select
 
 
@@ -33,8 +33,13 @@ def main() -> None:
     start = time.perf_counter()
     suite = load_suite("humaneval")
     tasks = select(suite, None, args.limit)
-    options = AuditOptions(workers=args.workers, cache_dir=None, progress=False, origins=("near_miss",),
-                           results=Path(tempfile.mkdtemp()) / "results.jsonl")
+    options = AuditOptions(
+        workers=args.workers,
+        cache_dir=None,
+        progress=False,
+        origins=("near_miss",),
+        results=Path(tempfile.mkdtemp()) / "results.jsonl",
+    )
     # prepare_tasks writes the per-task cases under cache_dir/code even with no candidate
     # cache; point it at a fresh folder so nothing is reused.
     os.environ["VERIFIER_AUDIT_CACHE"] = tempfile.mkdtemp(prefix="va-bench-")
@@ -47,11 +52,17 @@ def main() -> None:
     end = time.perf_counter()
     ms = report.mutant_survival
     print(f"tasks: {len(tasks)}   workers: {args.workers}")
-    print(f"mutants generated: {ms.generated}   equivalent (dropped by the oracle): {ms.equivalent}   judged: {ms.judged}")
-    print(f"survive HumanEval's tests: {ms.survived} = {100 * ms.rate_after_filtering:.1f}% after filtering, "
-          f"{100 * ms.rate_before_filtering:.1f}% before (field figure before filtering: 11.7%)")
-    print(f"wall: test cases (Hypothesis inputs + reference runs) {t_cases - start:.1f} s, generation + oracle "
-          f"{t_prepared - t_cases:.1f} s, HumanEval tests {end - t_prepared:.1f} s, total {end - start:.1f} s (target <= 120 s)")
+    print(
+        f"mutants generated: {ms.generated}   equivalent (dropped by the oracle): {ms.equivalent}   judged: {ms.judged}"
+    )
+    print(
+        f"survive HumanEval's tests: {ms.survived} = {100 * ms.rate_after_filtering:.1f}% after filtering, "
+        f"{100 * ms.rate_before_filtering:.1f}% before (field figure before filtering: 11.7%)"
+    )
+    print(
+        f"wall: test cases (Hypothesis inputs + reference runs) {t_cases - start:.1f} s, generation + oracle "
+        f"{t_prepared - t_cases:.1f} s, HumanEval tests {end - t_prepared:.1f} s, total {end - start:.1f} s (target <= 120 s)"
+    )
     print(f"throughput: {ms.generated / (end - start):.1f} mutants/s end to end (mutmut: ~5.6 mutants/s)")
 
 

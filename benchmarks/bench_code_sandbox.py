@@ -1,6 +1,6 @@
 """Runs/s for a trivial function: the warm sandbox pool against one cold `python3 -c` per run.
 
-    python benchmarks/bench_code_sandbox.py [N] [level]
+python benchmarks/bench_code_sandbox.py [N] [level]
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def cold(n: int, workers: int = 2) -> float:
 
 def warm(n: int, level: str, workers: int = 2) -> float:
     with Sandbox(workers=workers, level=level) as sb:
+
         def one(_):
             r = sb.run(SRC, call="f", args=(41,))
             assert r.ok and r.value == 42, r
@@ -45,8 +46,13 @@ def warm(n: int, level: str, workers: int = 2) -> float:
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("n", nargs="?", type=int, default=400, help="runs per measurement (default 400)")
-    ap.add_argument("levels", nargs="*", default=["process", "rlimits", "namespaces"],
-                    choices=["process", "rlimits", "namespaces"], help="isolation levels to time (default: all three)")
+    ap.add_argument(
+        "levels",
+        nargs="*",
+        default=["process", "rlimits", "namespaces"],
+        choices=["process", "rlimits", "namespaces"],
+        help="isolation levels to time (default: all three)",
+    )
     args = ap.parse_args(argv)
     if args.n < 1:
         ap.error(f"n: {args.n}; at least 1")

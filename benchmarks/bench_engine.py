@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 from verifier_audit.domains import get_domain  # noqa: E402
 from verifier_audit.domains.math.oracle import label_completion  # noqa: E402
 from verifier_audit.engine.audit import AuditOptions, prepare  # noqa: E402
-from verifier_audit.plan import audit  # noqa: E402
 from verifier_audit.isolation import default_level  # noqa: E402
 from verifier_audit.loading import resolve  # noqa: E402
+from verifier_audit.plan import audit  # noqa: E402
 from verifier_audit.suites import load_suite  # noqa: E402
 
 
@@ -64,8 +64,10 @@ def main() -> None:
         audit(prepared, [noop], options(isolation=level, results=tmp / f"noop-{level}.jsonl"))
         engine = time.perf_counter() - t
         overhead[level] = (engine - direct) / n * 1000
-        print(f"engine overhead per verdict (no-op verifier, {args.workers} workers, {n} verdicts, isolation {level}): "
-              f"{overhead[level]:.3f} ms  [target <= 0.5 ms]  ({n / engine:,.0f} verdicts/s)")
+        print(
+            f"engine overhead per verdict (no-op verifier, {args.workers} workers, {n} verdicts, isolation {level}): "
+            f"{overhead[level]:.3f} ms  [target <= 0.5 ms]  ({n / engine:,.0f} verdicts/s)"
+        )
     if len(overhead) == 2:
         print(f"  namespaces / process: {overhead['namespaces'] / overhead['process']:.2f}x")
 
@@ -73,16 +75,27 @@ def main() -> None:
     specs = [resolve(s) for s in domain.reference_verifiers.values()]
     for label, cache in (("cold", tmp / "cold-cache"), ("warm", tmp / "cold-cache")):
         t = time.perf_counter()
-        p = prepare(suite.name, suite.content_hash, suite.tasks,
-                    AuditOptions(workers=args.workers, progress=False, cache_dir=cache))
-        reports = audit(p, specs, AuditOptions(workers=args.workers, progress=False, results=tmp / f"{label}.jsonl",
-                                               enforce_gate=False))
+        p = prepare(
+            suite.name,
+            suite.content_hash,
+            suite.tasks,
+            AuditOptions(workers=args.workers, progress=False, cache_dir=cache),
+        )
+        reports = audit(
+            p,
+            specs,
+            AuditOptions(workers=args.workers, progress=False, results=tmp / f"{label}.jsonl", enforce_gate=False),
+        )
         wall = time.perf_counter() - t
         verdicts = len(p.candidates) * len(specs)
-        print(f"default audit ({label} cache): {wall:.2f} s wall, {verdicts} verdicts, {verdicts / wall:,.0f} verdicts/s")
+        print(
+            f"default audit ({label} cache): {wall:.2f} s wall, {verdicts} verdicts, {verdicts / wall:,.0f} verdicts/s"
+        )
     for r in reports:
-        print(f"  {r.verifier.rpartition(':')[2]:<15} debt {r.coverage_debt:.3f}  FA {r.false_acceptance_rate:.3f}  "
-              f"FR {r.false_rejection_rate:.3f}  errors {r.errors}")
+        print(
+            f"  {r.verifier.rpartition(':')[2]:<15} debt {r.coverage_debt:.3f}  FA {r.false_acceptance_rate:.3f}  "
+            f"FR {r.false_rejection_rate:.3f}  errors {r.errors}"
+        )
 
     tasks = {t.id: t for t in suite.tasks}
     times = []
@@ -92,8 +105,10 @@ def main() -> None:
         times.append(time.perf_counter() - t)
     times.sort()
     p99 = times[int(0.99 * (len(times) - 1))]
-    print(f"oracle latency over {len(times)} candidates: median {statistics.median(times) * 1000:.3f} ms, "
-          f"p99 {p99 * 1000:.3f} ms, max {times[-1] * 1000:.1f} ms")
+    print(
+        f"oracle latency over {len(times)} candidates: median {statistics.median(times) * 1000:.3f} ms, "
+        f"p99 {p99 * 1000:.3f} ms, max {times[-1] * 1000:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT))
 MODULES = {
     "stdlib (operator)": ["operator:eq"],
     "a user file (tests/fixtures/liars.py)": [f"{ROOT / 'tests' / 'fixtures' / 'liars.py'}:always"],
-    "math references (sympy)": [f"verifier_audit.domains.math.verifiers:{n}"
-                                for n in ("substring", "last_number", "last_box_exact", "strong")],
+    "math references (sympy)": [
+        f"verifier_audit.domains.math.verifiers:{n}" for n in ("substring", "last_number", "last_box_exact", "strong")
+    ],
     "sql references (sqlglot, duckdb)": ["verifier_audit.domains.sql.verifiers:exact_match"],
     "code references": [f"verifier_audit.domains.code.verifiers:{n}" for n in ("exit_code", "strong")],
 }
@@ -37,15 +38,24 @@ MODULES = {
 
 def plain_subprocess(groups: list[list[dict]]) -> list:
     """The old inspection: one plain interpreter per module, as the audit's own user."""
-    code = ("import json, sys; from verifier_audit.loading import inspect_group; "
-            "print(json.dumps(inspect_group(json.load(sys.stdin))))")
+    code = (
+        "import json, sys; from verifier_audit.loading import inspect_group; "
+        "print(json.dumps(inspect_group(json.load(sys.stdin))))"
+    )
     from concurrent.futures import ThreadPoolExecutor
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def one(requests: list[dict]) -> list[dict]:
-        done = subprocess.run([sys.executable, "-c", code], input=json.dumps(requests), capture_output=True,
-                              text=True, env=env, timeout=120, check=False)
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            input=json.dumps(requests),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
         return json.loads(done.stdout.strip().splitlines()[-1])
 
     with ThreadPoolExecutor(max_workers=min(len(groups), os.cpu_count() or 1)) as threads:  # as the old code did
@@ -91,14 +101,18 @@ def main() -> None:
         plain = _time(plain_subprocess, _groups(specs), args.repeat)
         safe = _time(confined, _groups(specs), args.repeat)
         added = statistics.median(safe) - statistics.median(plain)
-        print(f"{name:40s} {statistics.median(plain):6.3f} {min(plain):6.3f} {statistics.median(safe):6.3f} "
-              f"{min(safe):6.3f} {added:+7.3f}")
+        print(
+            f"{name:40s} {statistics.median(plain):6.3f} {min(plain):6.3f} {statistics.median(safe):6.3f} "
+            f"{min(safe):6.3f} {added:+7.3f}"
+        )
     every = [g for specs in MODULES.values() for g in _groups(specs)]
     plain = _time(plain_subprocess, every, args.repeat)
     safe = _time(confined, every, args.repeat)
-    print(f"{'all ' + str(len(every)) + ' modules in one call':40s} {statistics.median(plain):6.3f} {min(plain):6.3f} "
-          f"{statistics.median(safe):6.3f} {min(safe):6.3f} {statistics.median(safe) - statistics.median(plain):+7.3f}"
-          "  (side by side, up to one per core, both ways)")
+    print(
+        f"{'all ' + str(len(every)) + ' modules in one call':40s} {statistics.median(plain):6.3f} {min(plain):6.3f} "
+        f"{statistics.median(safe):6.3f} {min(safe):6.3f} {statistics.median(safe) - statistics.median(plain):+7.3f}"
+        "  (side by side, up to one per core, both ways)"
+    )
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import statistics
 import sys
 import time
 import warnings
-from typing import Callable, Optional
+from collections.abc import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -40,8 +40,7 @@ TIMEOUT_S = 5
 
 
 def oracle_table():
-    spec = importlib.util.spec_from_file_location("oracle_table", ROOT / "tests" /
-                                                  "test_math_oracle.py")
+    spec = importlib.util.spec_from_file_location("oracle_table", ROOT / "tests" / "test_math_oracle.py")
     table = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(table)
     return table
@@ -56,8 +55,8 @@ def answer_strings(table) -> list[str]:
     return list(seen)
 
 
-def backends() -> dict[str, Optional[Callable[[str], object]]]:
-    found: dict[str, Optional[Callable[[str], object]]] = {}
+def backends() -> dict[str, Callable[[str], object] | None]:
+    found: dict[str, Callable[[str], object] | None] = {}
     from verifier_audit.domains.math import latex
 
     found["verifier-audit (ours)"] = latex._parse_cached.__wrapped__  # no memo cache
@@ -159,8 +158,9 @@ def main() -> None:
         ok, times = measure(parse, texts)
         times_us = sorted(t * 1e6 for t in times)
         p90 = times_us[int(0.9 * (len(times_us) - 1))]
-        print(f"| {name} | {ok}/{len(texts)} | {ok / len(texts):.0%} | "
-              f"{statistics.median(times_us):,.0f} | {p90:,.0f} |")
+        print(
+            f"| {name} | {ok}/{len(texts)} | {ok / len(texts):.0%} | {statistics.median(times_us):,.0f} | {p90:,.0f} |"
+        )
     print(f"\n{len(table.EQUAL)} should-be-equal and {len(table.NOT_EQUAL)} near-miss pairs\n")
     print("| parser + comparison | equal pairs right | near-misses right |")
     print("|---|---|---|")
@@ -173,8 +173,7 @@ def main() -> None:
             label = f"{name} + sympy.simplify"
         eq_right = sum(judge(c, g) for g, c in table.EQUAL)
         ne_right = sum(not judge(c, g) for g, c in table.NOT_EQUAL)
-        print(f"| {label} | {eq_right}/{len(table.EQUAL)} | "
-              f"{ne_right}/{len(table.NOT_EQUAL)} |")
+        print(f"| {label} | {eq_right}/{len(table.EQUAL)} | {ne_right}/{len(table.NOT_EQUAL)} |")
 
 
 if __name__ == "__main__":

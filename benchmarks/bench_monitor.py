@@ -33,8 +33,19 @@ from verifier_audit.monitor.alarms import check  # noqa: E402
 from verifier_audit.monitor.fit import fit_entropy_reward  # noqa: E402
 from verifier_audit.monitor.readers import parallel  # noqa: E402
 
-NAMES = ["reward", "reward_std", "frac_reward_zero_std", "entropy", "kl", "completions/mean_length",
-         "rewards/accuracy/mean", "rewards/format/mean", "loss", "grad_norm", "learning_rate"]
+NAMES = [
+    "reward",
+    "reward_std",
+    "frac_reward_zero_std",
+    "entropy",
+    "kl",
+    "completions/mean_length",
+    "rewards/accuracy/mean",
+    "rewards/format/mean",
+    "loss",
+    "grad_norm",
+    "learning_rate",
+]
 EVAL_EVERY = 1000
 
 
@@ -89,16 +100,24 @@ def write_csv(path: pathlib.Path, c: dict, n: int) -> None:
 
 def bench(path: pathlib.Path) -> dict:
     t0 = time.perf_counter()
-    run, = readers.read_logs([path])
+    (run,) = readers.read_logs([path])
     t1 = time.perf_counter()
     alarms = check(run)
     t2 = time.perf_counter()
     fit = fit_entropy_reward(run)
     t3 = time.perf_counter()
     assert any(a.kind == "entropy_collapse" for a in alarms), [a.kind for a in alarms]
-    return {"read": t1 - t0, "alarms": t2 - t1, "fit": t3 - t2, "total": t3 - t0, "metrics": len(run.metrics),
-            "points": sum(len(s) for s in run.metrics.values()), "alarms_fired": [a.kind for a in alarms],
-            "fit_result": fit, "format": run.format}
+    return {
+        "read": t1 - t0,
+        "alarms": t2 - t1,
+        "fit": t3 - t2,
+        "total": t3 - t0,
+        "metrics": len(run.metrics),
+        "points": sum(len(s) for s in run.metrics.values()),
+        "alarms_fired": [a.kind for a in alarms],
+        "fit_result": fit,
+        "format": run.format,
+    }
 
 
 def main(argv: list[str]) -> None:
@@ -111,8 +130,10 @@ def main(argv: list[str]) -> None:
         ap.error(f"rows: {n}; at least 10 (the alarms need a few points to smooth)")
     if args.serial:
         parallel.PARALLEL_MIN_BYTES = 1 << 62
-    print(f"{n:,} rows; cores: {os.cpu_count()}, usable now: {parallel._idle_cores()} "
-          f"(load {os.getloadavg()[0]:.2f}){'; serial' if args.serial else ''}")
+    print(
+        f"{n:,} rows; cores: {os.cpu_count()}, usable now: {parallel._idle_cores()} "
+        f"(load {os.getloadavg()[0]:.2f}){'; serial' if args.serial else ''}"
+    )
     c = curves(n)
     with tempfile.TemporaryDirectory(prefix="va-bench-monitor-") as tmp:
         for kind, writer in (("jsonl", write_jsonl), ("csv", write_csv)):
@@ -124,7 +145,9 @@ def main(argv: list[str]) -> None:
             r = bench(path)
             print(f"  read_logs   {r['read']:6.2f} s   ({r['format']}, {r['metrics']} metrics, {r['points']:,} points)")
             print(f"  alarms      {r['alarms']:6.2f} s   ({', '.join(r['alarms_fired'])})")
-            print(f"  fit         {r['fit']:6.2f} s   (a {r['fit_result'].a:.3g}, b {r['fit_result'].b:.3g}, ceiling {r['fit_result'].ceiling:.3g})")
+            print(
+                f"  fit         {r['fit']:6.2f} s   (a {r['fit_result'].a:.3g}, b {r['fit_result'].b:.3g}, ceiling {r['fit_result'].ceiling:.3g})"
+            )
             print(f"  total       {r['total']:6.2f} s")
             path.unlink()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -51,7 +51,7 @@ def read(path: pathlib.Path, *, fast: bool, serial: bool, loads) -> tuple[float,
         parallel.PARALLEL_MIN_BYTES = 1 << 62
     try:
         start = time.perf_counter()
-        run, = readers.read_logs([path])
+        (run,) = readers.read_logs([path])
         took = time.perf_counter() - start
     finally:
         J._FAST, J.json, parallel.PARALLEL_MIN_BYTES = saved
@@ -67,10 +67,16 @@ def main(argv: list[str]) -> None:
         import orjson
     except ImportError:
         sys.exit("orjson is not installed: pip install orjson (the comparison needs it)")
-    print(f"{args.rows:,} rows; orjson {orjson.__version__}; cores: {os.cpu_count()}, usable now: "
-          f"{parallel._idle_cores()} (load {os.getloadavg()[0]:.2f})")
-    kinds = [("fast", True, False, json.loads), ("fast, serial", True, True, json.loads),
-             ("reference + json", False, True, json.loads), ("reference + orjson", False, True, orjson.loads)]
+    print(
+        f"{args.rows:,} rows; orjson {orjson.__version__}; cores: {os.cpu_count()}, usable now: "
+        f"{parallel._idle_cores()} (load {os.getloadavg()[0]:.2f})"
+    )
+    kinds = [
+        ("fast", True, False, json.loads),
+        ("fast, serial", True, True, json.loads),
+        ("reference + json", False, True, json.loads),
+        ("reference + orjson", False, True, orjson.loads),
+    ]
     with tempfile.TemporaryDirectory(prefix="va-bench-orjson-") as tmp:
         path = pathlib.Path(tmp) / "metrics.jsonl"
         write_jsonl(path, curves(args.rows), args.rows)
@@ -86,8 +92,10 @@ def main(argv: list[str]) -> None:
     for name, got in series.items():
         assert got.keys() == reference.keys(), name
         for k, (steps, values) in got.items():
-            assert np.array_equal(steps, reference[k][0]) and np.array_equal(values, reference[k][1],
-                                                                              equal_nan=True), (name, k)
+            assert np.array_equal(steps, reference[k][0]) and np.array_equal(values, reference[k][1], equal_nan=True), (
+                name,
+                k,
+            )
     print(f"{'reader':<20} {'read_logs':>9}  vs fast, serial")
     for name, *_ in kinds:
         print(f"{name:<20} {best[name]:8.2f} s  {best[name] / best['fast, serial']:5.2f}x")

@@ -60,10 +60,10 @@ def main() -> None:
 
     from verifier_audit.domains import get_domain
     from verifier_audit.engine.audit import AuditOptions, _OracleJob, prepare
-    from verifier_audit.plan import audit
     from verifier_audit.engine.executor import run_calls
     from verifier_audit.engine.verifier_job import VerifierJob
     from verifier_audit.loading import resolve
+    from verifier_audit.plan import audit
     from verifier_audit.suites import load_suite
 
     tmp = Path(tempfile.mkdtemp(prefix="va-bench-ray-"))
@@ -113,9 +113,11 @@ def main() -> None:
         t = time.perf_counter()
         timed(job, 32, "ray", ray_address=cluster.address, **verifier_kw(job))
         first = time.perf_counter() - t
-        print(f"ray: two nodes started and connected in {started:.1f} s (ray start, both); the first 32 calls of a "
-              f"fresh driver took {first:.1f} s (Ray's worker processes start, import the domains, start their "
-              "clean servers)")
+        print(
+            f"ray: two nodes started and connected in {started:.1f} s (ray start, both); the first 32 calls of a "
+            f"fresh driver took {first:.1f} s (Ray's worker processes start, import the domains, start their "
+            "clean servers)"
+        )
         timed(oracle, 64, "ray", ray_address=cluster.address)  # its Ray workers warm too (imports before forking)
         for name, n in sizes.items():
             job = job_of(name)
@@ -124,8 +126,10 @@ def main() -> None:
         seconds, ok = timed(oracle, len(generated), "ray", ray_address=cluster.address)
         rows.append(("ray", "oracle", len(generated), seconds, ok))
 
-        print(f"\n{'executor':8} {'calls':14} {'n':>6} {'seconds':>8} {'verdicts/s':>11} {'ok':>6} "
-              f"{'overhead/verdict vs local':>26} {'rate ratio ray/local':>21}")
+        print(
+            f"\n{'executor':8} {'calls':14} {'n':>6} {'seconds':>8} {'verdicts/s':>11} {'ok':>6} "
+            f"{'overhead/verdict vs local':>26} {'rate ratio ray/local':>21}"
+        )
         for executor, name, n, seconds, ok in rows:
             extra = ""
             if executor == "ray":
@@ -142,8 +146,16 @@ def kill_test(cluster, prepared, tmp: Path, n: int, audit, AuditOptions, resolve
 
     view = dataclasses.replace(prepared, candidates=prepared.candidates[:n])
     results = tmp / "killed.jsonl"
-    options = AuditOptions(workers=2, progress=False, cache_dir=None, results=results, probe_sample=0,
-                           answer_formats=False, executor="ray", ray_address=cluster.address)
+    options = AuditOptions(
+        workers=2,
+        progress=False,
+        cache_dir=None,
+        results=results,
+        probe_sample=0,
+        answer_formats=False,
+        executor="ray",
+        ray_address=cluster.address,
+    )
     killed: dict = {}
 
     def killer() -> None:
@@ -166,10 +178,12 @@ def kill_test(cluster, prepared, tmp: Path, n: int, audit, AuditOptions, resolve
     lost = len(expected - set(ids))
     doubled = len(ids) - len(set(ids))
     errors = sum(json.loads(line)["status"] == "error" for line in results.read_text().splitlines()[1:])
-    print(f"\nkill test: audit of {n} candidates (20 ms verifier) on 2 nodes; the second node SIGKILLed "
-          f"({killed.get('processes', 0)} processes) after {killed.get('at', '?')} verdicts; audit done in "
-          f"{seconds:.1f} s ({seconds - (killed['when'] - t) if killed else 0:.1f} s after the kill) with "
-          f"{len(ids)} verdicts: lost {lost}, doubled {doubled}, error verdicts {errors}")
+    print(
+        f"\nkill test: audit of {n} candidates (20 ms verifier) on 2 nodes; the second node SIGKILLed "
+        f"({killed.get('processes', 0)} processes) after {killed.get('at', '?')} verdicts; audit done in "
+        f"{seconds:.1f} s ({seconds - (killed['when'] - t) if killed else 0:.1f} s after the kill) with "
+        f"{len(ids)} verdicts: lost {lost}, doubled {doubled}, error verdicts {errors}"
+    )
 
 
 if __name__ == "__main__":

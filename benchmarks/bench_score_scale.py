@@ -39,10 +39,10 @@ sys.path.insert(0, str(ROOT))
 from verifier_audit.samples.records import Manifest, manifest_line  # noqa: E402
 from verifier_audit.suites import load_suite  # noqa: E402
 
-VERIFIER = '''
+VERIFIER = """
 def verify(completion, reference):
     return 1.0 if ("\\\\boxed{" + reference + "}") in completion else 0.0
-'''
+"""
 
 
 def write_files(folder: Path, n: int) -> tuple[Path, Path]:
@@ -51,8 +51,15 @@ def write_files(folder: Path, n: int) -> tuple[Path, Path]:
     out = []
     for name, role, count, offset in (("bench-base", "base", n // 2, 0), ("bench-rl", "rl", n - n // 2, n // 2)):
         path = folder / f"{name}.jsonl"
-        manifest = Manifest(model=str(path), model_name=name, suite="math", task_count=len(tasks),
-                            tool_version="bench", source="import:jsonl", role=role)
+        manifest = Manifest(
+            model=str(path),
+            model_name=name,
+            suite="math",
+            task_count=len(tasks),
+            tool_version="bench",
+            source="import:jsonl",
+            role=role,
+        )
         index = [0] * len(tasks)
         with path.open("w", encoding="utf-8") as fh:
             fh.write(manifest_line(manifest) + "\n")
@@ -70,8 +77,14 @@ def write_files(folder: Path, n: int) -> tuple[Path, Path]:
                     text = f"\\boxed{{{r}}} or \\boxed{{{r}1}}"
                 else:  # a text of its own: right or wrong by the sample's number
                     text = f"Attempt {g}: so the result is \\boxed{{{r if g % 2 else r + '2'}}}."
-                row = {"task_id": task.id, "sample_index": index[t], "split": task.split, "model": name,
-                       "prompt": task.prompt[:40], "text": text}
+                row = {
+                    "task_id": task.id,
+                    "sample_index": index[t],
+                    "split": task.split,
+                    "model": name,
+                    "prompt": task.prompt[:40],
+                    "text": text,
+                }
                 index[t] += 1
                 fh.write(json.dumps(row, ensure_ascii=True, separators=(",", ":")) + "\n")
         out.append(path)
@@ -130,9 +143,26 @@ def run_one(n: int, workers: int, extra: list[str], keep: bool) -> dict:
     base, rl = write_files(folder, n)
     verifier = folder / "bench_verifier.py"
     verifier.write_text(VERIFIER, encoding="utf-8")
-    cmd = [sys.executable, "-m", "verifier_audit", "score", str(rl), "--base", str(base),
-           "--verifier", f"{verifier}:verify", "--no-config", "--no-progress", "--workers", str(workers),
-           "--results", str(folder / "results.jsonl"), "--json", str(folder / "report.json"), *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "verifier_audit",
+        "score",
+        str(rl),
+        "--base",
+        str(base),
+        "--verifier",
+        f"{verifier}:verify",
+        "--no-config",
+        "--no-progress",
+        "--workers",
+        str(workers),
+        "--results",
+        str(folder / "results.jsonl"),
+        "--json",
+        str(folder / "report.json"),
+        *extra,
+    ]
     env = dict(os.environ, VERIFIER_AUDIT_CACHE=str(folder / "cache"))
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -158,14 +188,27 @@ def run_one(n: int, workers: int, extra: list[str], keep: bool) -> dict:
     if report.is_file():
         data = json.loads(report.read_text())
         r, s = data["reports"][0], data["samples"][0]
-        figures = {"n_candidates": r["n_candidates"], "fa": r["false_acceptance_rate"],
-                   "fr": r["false_rejection_rate"], "undecidable": s["undecidable_reasons"],
-                   "accepted_but_wrong": s["accepted_but_wrong"], "errors": r["error_kinds"]}
+        figures = {
+            "n_candidates": r["n_candidates"],
+            "fa": r["false_acceptance_rate"],
+            "fr": r["false_rejection_rate"],
+            "undecidable": s["undecidable_reasons"],
+            "accepted_but_wrong": s["accepted_but_wrong"],
+            "errors": r["error_kinds"],
+        }
     if not keep:
         subprocess.run(["rm", "-rf", str(folder)], check=False)
-    return {"n": n, "rc": proc.returncode, "wall": wall, "max_rss_kb": usage.ru_maxrss, "tree_kb": peak[0],
-            "tree_pss_kb": peak[1],
-            "figures": figures, "stderr_tail": err.strip().splitlines()[-3:], "folder": str(folder)}
+    return {
+        "n": n,
+        "rc": proc.returncode,
+        "wall": wall,
+        "max_rss_kb": usage.ru_maxrss,
+        "tree_kb": peak[0],
+        "tree_pss_kb": peak[1],
+        "figures": figures,
+        "stderr_tail": err.strip().splitlines()[-3:],
+        "folder": str(folder),
+    }
 
 
 def main() -> None:
@@ -179,15 +222,22 @@ def main() -> None:
     sizes = [int(x) for x in args.sizes.split(",") if x]
     if args.million:
         sizes.append(1_000_000)
-    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; workers {args.workers}; "
-          f"score options: {' '.join(args.extra) or '(none)'}")
-    print(f"{'N':>9} {'rc':>3} {'wall s':>8} {'samples/s':>10} {'max RSS MB':>11} {'tree PSS MB':>12} "
-          f"{'tree RSS MB':>12}  figures")
+    print(
+        f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; workers {args.workers}; "
+        f"score options: {' '.join(args.extra) or '(none)'}"
+    )
+    print(
+        f"{'N':>9} {'rc':>3} {'wall s':>8} {'samples/s':>10} {'max RSS MB':>11} {'tree PSS MB':>12} "
+        f"{'tree RSS MB':>12}  figures"
+    )
     for n in sizes:
         r = run_one(n, args.workers, args.extra, args.keep)
-        print(f"{r['n']:>9} {r['rc']:>3} {r['wall']:>8.1f} {r['n'] / r['wall']:>10.0f} {r['max_rss_kb'] / 1024:>11.0f} "
-              f"{r['tree_pss_kb'] / 1024:>12.0f} {r['tree_kb'] / 1024:>12.0f}  {r['figures']}  "
-              f"(load {os.getloadavg()[0]:.1f})", flush=True)
+        print(
+            f"{r['n']:>9} {r['rc']:>3} {r['wall']:>8.1f} {r['n'] / r['wall']:>10.0f} {r['max_rss_kb'] / 1024:>11.0f} "
+            f"{r['tree_pss_kb'] / 1024:>12.0f} {r['tree_kb'] / 1024:>12.0f}  {r['figures']}  "
+            f"(load {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
         if r["rc"] not in (0, 1):
             print("   stderr: " + " | ".join(r["stderr_tail"]), flush=True)
 

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from verifier_audit.engine.audit import AuditOptions, prepare  # noqa: E402
-from verifier_audit.plan import audit  # noqa: E402
 from verifier_audit.loading import resolve  # noqa: E402
+from verifier_audit.plan import audit  # noqa: E402
 from verifier_audit.suites import load_suite  # noqa: E402
 
 VERIFIERS = {
@@ -54,8 +54,10 @@ def main() -> None:
     suite = load_suite("math")
     tasks = [t for t in suite.tasks if t.metadata.get("answer_type") == "integer"][:50]
     print(f"search budget {args.budget} calls, {len(tasks)} integer tasks, seeds 0..{args.seeds - 1}")
-    print(f"{'verifier':18} {'fixed exam max FA':>17} {'calls to 1st':>12} {'exploits/1k':>11} "
-          f"{'families':>8} {'best reach':>11} {'seconds':>8}")
+    print(
+        f"{'verifier':18} {'fixed exam max FA':>17} {'calls to 1st':>12} {'exploits/1k':>11} "
+        f"{'families':>8} {'best reach':>11} {'seconds':>8}"
+    )
     for name, spec in VERIFIERS.items():
         firsts, rates, fams, reaches, secs, fixed = [], [], [], [], [], []
         for seed in range(args.seeds):
@@ -64,15 +66,29 @@ def main() -> None:
             firsts.append(s.first_exploit_after)
             rates.append(1000 * s.exploits_found / s.calls if s.calls else 0.0)
             fams.append(len(s.families))
-            reaches.append(max((f.reach_misjudged / f.reach_tasks for f in s.families
-                                if f.reach_tasks and f.direction == "false_acceptance"), default=0.0))
+            reaches.append(
+                max(
+                    (
+                        f.reach_misjudged / f.reach_tasks
+                        for f in s.families
+                        if f.reach_tasks and f.direction == "false_acceptance"
+                    ),
+                    default=0.0,
+                )
+            )
             secs.append(took)
-            fixed.append(max((c.rate for c in report.categories if c.label == "incorrect" and c.origin != "search"
-                              and c.n), default=0.0))
+            fixed.append(
+                max(
+                    (c.rate for c in report.categories if c.label == "incorrect" and c.origin != "search" and c.n),
+                    default=0.0,
+                )
+            )
         found = [f for f in firsts if f is not None]
         first = f"{statistics.median(found):.0f}" if len(found) == len(firsts) else f"{len(found)}/{len(firsts)} found"
-        print(f"{name:18} {statistics.median(fixed):17.2f} {first:>12} {statistics.median(rates):11.1f} "
-              f"{statistics.median(fams):8.0f} {statistics.median(reaches):11.2f} {statistics.median(secs):8.1f}")
+        print(
+            f"{name:18} {statistics.median(fixed):17.2f} {first:>12} {statistics.median(rates):11.1f} "
+            f"{statistics.median(fams):8.0f} {statistics.median(reaches):11.2f} {statistics.median(secs):8.1f}"
+        )
     falsepass_side_by_side(tasks, args.budget)
 
 

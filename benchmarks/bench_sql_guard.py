@@ -46,8 +46,10 @@ def _time(views, repeat: int) -> list[float]:
 
 
 def _report(what: str, times: list[float]) -> None:
-    print(f"  {what}: median {1000 * statistics.median(times):.3f} ms, "
-          f"p95 {1000 * times[int(0.95 * len(times))]:.3f} ms, mean {1000 * statistics.mean(times):.3f} ms per call")
+    print(
+        f"  {what}: median {1000 * statistics.median(times):.3f} ms, "
+        f"p95 {1000 * times[int(0.95 * len(times))]:.3f} ms, mean {1000 * statistics.mean(times):.3f} ms per call"
+    )
 
 
 def main(argv=None) -> int:
@@ -64,14 +66,17 @@ def main(argv=None) -> int:
     time.sleep(integrity.CTIME_MARGIN_NS / 1e9 + 0.1)  # the copies' signatures become trustworthy
     for task, view in views:
         assert guard.check_and_restore(task, view) == [], task.id  # first check: baselines
-    sizes = [sum(os.path.getsize(p) for p in [view.database, *task.metadata.get("databases", [])])
-             for task, view in views]
+    sizes = [
+        sum(os.path.getsize(p) for p in [view.database, *task.metadata.get("databases", [])]) for task, view in views
+    ]
     print(f"{len(tasks)} tasks x {args.repeat} checks, nothing changed:")
     _report("steady state (signatures trusted)", _time(views, args.repeat))
     integrity.CTIME_MARGIN_NS = 10**18  # no signature trusted: every file hashed on every check
     _report("every file hashed", _time(views, args.repeat))
-    print(f"  bytes a full check hashes: median {statistics.median(sizes) / 1e6:.2f} MB, "
-          f"max {max(sizes) / 1e6:.2f} MB (the DuckDB copy + the task's distilled databases)")
+    print(
+        f"  bytes a full check hashes: median {statistics.median(sizes) / 1e6:.2f} MB, "
+        f"max {max(sizes) / 1e6:.2f} MB (the DuckDB copy + the task's distilled databases)"
+    )
     return 0
 
 

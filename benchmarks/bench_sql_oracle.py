@@ -98,11 +98,16 @@ def main() -> None:
         warm = time.perf_counter() - start
         counts = [len(t.metadata["databases"]) for t in distilled]
         print(f"distillation of {len(tasks)} tasks: cold {cold:.1f} s ({args.workers} workers), warm {warm:.2f} s")
-        print("fuzzed databases per task: " + ", ".join(f"{k}: {v} tasks" for k, v in fuzz.distribution(distilled).items())
-              + f" (mean {statistics.mean(counts):.2f}, pool {fuzz.POOL_SIZE} per schema)")
+        print(
+            "fuzzed databases per task: "
+            + ", ".join(f"{k}: {v} tasks" for k, v in fuzz.distribution(distilled).items())
+            + f" (mean {statistics.mean(counts):.2f}, pool {fuzz.POOL_SIZE} per schema)"
+        )
         labels, executions = bench_labels(distilled)
-        print(f"oracle on the suite, one core: {labels:,.0f} labels/s ({executions:,} query executions/s, "
-              f"base + fuzzed databases, gold answers cached)")
+        print(
+            f"oracle on the suite, one core: {labels:,.0f} labels/s ({executions:,} query executions/s, "
+            f"base + fuzzed databases, gold answers cached)"
+        )
         database.close_all()
 
 

@@ -68,8 +68,12 @@ def main() -> None:
         print(json.dumps(_measure(args.calls, args.child == "armed")))
         return
     for mode in ("bare", "armed"):
-        raw = subprocess.run([sys.executable, __file__, "--calls", str(args.calls), "--child", mode],
-                             capture_output=True, text=True, check=True).stdout
+        raw = subprocess.run(
+            [sys.executable, __file__, "--calls", str(args.calls), "--child", mode],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         print(mode, ", ".join(f"{k} {v:.1f}" for k, v in json.loads(raw).items()))
 
 

@@ -25,7 +25,9 @@ def main(argv: list[str]) -> int:
         return 2
     before, after = verdicts(Path(argv[0])), verdicts(Path(argv[1]))
     print(f"{len(before)} verdicts before, {len(after)} after")
-    differ = [k for k in sorted(before.keys() | after.keys()) if before.get(k, (None,))[:2] != after.get(k, (None,))[:2]]
+    differ = [
+        k for k in sorted(before.keys() | after.keys()) if before.get(k, (None,))[:2] != after.get(k, (None,))[:2]
+    ]
     for key in differ:
         print(f"  {key[0]} {key[1]}: {before.get(key)} -> {after.get(key)}")
     print(f"{len(differ)} differ")

@@ -60,7 +60,7 @@ import re as _re
 import sys
 import types
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 MODEL_NAME = "verifier-audit-bfcl"  # no "_": convert_func_name turns "_" into "/" to look it up
 STOOD_IN = "bfcl_eval.constants.model_config"
@@ -77,8 +77,11 @@ class _StandInModelConfig:
 
 
 def _stand_in_module() -> types.ModuleType:
-    module = types.ModuleType(STOOD_IN, "Stand-in made by examples/bfcl_checker.py: only what "
-                                        "ast_checker.py reads (MODEL_CONFIG_MAPPING[..].underscore_to_dot).")
+    module = types.ModuleType(
+        STOOD_IN,
+        "Stand-in made by examples/bfcl_checker.py: only what "
+        "ast_checker.py reads (MODEL_CONFIG_MAPPING[..].underscore_to_dot).",
+    )
     module.ModelConfig = _StandInModelConfig
     module.MODEL_CONFIG_MAPPING = {MODEL_NAME: _StandInModelConfig()}
     module.__file__ = __file__
@@ -103,27 +106,40 @@ def load_checker() -> types.SimpleNamespace:
         if stood_in:  # nobody else sees the stand-in
             del sys.modules[STOOD_IN]
             constants = sys.modules.get("bfcl_eval.constants")
-            if constants is not None and getattr(constants, "model_config", None) is not None \
-                    and getattr(constants.model_config, "__file__", None) == __file__:
+            if (
+                constants is not None
+                and getattr(constants, "model_config", None) is not None
+                and getattr(constants.model_config, "__file__", None) == __file__
+            ):
                 delattr(constants, "model_config")
     from bfcl_eval.constants.enums import Language, ReturnFormat
     from bfcl_eval.model_handler.utils import default_decode_ast_prompting
     from bfcl_eval.utils import is_empty_output, is_function_calling_format_output
 
     mapping = ast_checker.MODEL_CONFIG_MAPPING
-    model = MODEL_NAME if MODEL_NAME in mapping else next(
-        (name for name, cfg in mapping.items() if "_" not in name and not cfg.underscore_to_dot), None)
+    model = (
+        MODEL_NAME
+        if MODEL_NAME in mapping
+        else next((name for name, cfg in mapping.items() if "_" not in name and not cfg.underscore_to_dot), None)
+    )
     if model is None:
         raise RuntimeError("no BFCL model config with underscore_to_dot=False to check against")
     _checker = types.SimpleNamespace(
-        module=ast_checker, ast_checker=ast_checker.ast_checker, Language=Language,
-        ReturnFormat=ReturnFormat, decode=default_decode_ast_prompting, is_empty_output=is_empty_output,
-        is_format=is_function_calling_format_output, model=model, stood_in=stood_in,
+        module=ast_checker,
+        ast_checker=ast_checker.ast_checker,
+        Language=Language,
+        ReturnFormat=ReturnFormat,
+        decode=default_decode_ast_prompting,
+        is_empty_output=is_empty_output,
+        is_format=is_function_calling_format_output,
+        model=model,
+        stood_in=stood_in,
     )
     return _checker
 
 
 # -- decoding -----------------------------------------------------------------------------
+
 
 class _Undecodable(Exception):
     pass
@@ -149,8 +165,15 @@ def decode(completion: str, *, structured_fallback: bool) -> list:
 
 # -- our tool schema / reference -> BFCL's shapes --------------------------------------------
 
-_BFCL_TYPES = {"object": "dict", "number": "float", "integer": "integer", "string": "string",
-               "boolean": "boolean", "array": "array", "null": "any"}
+_BFCL_TYPES = {
+    "object": "dict",
+    "number": "float",
+    "integer": "integer",
+    "string": "string",
+    "boolean": "boolean",
+    "array": "array",
+    "null": "any",
+}
 
 
 def _bfcl_type(schema: dict, example: Any = None) -> str:
@@ -162,8 +185,14 @@ def _bfcl_type(schema: dict, example: Any = None) -> str:
     if kind in _BFCL_TYPES:
         return _BFCL_TYPES[kind]
     if example is not None:  # no type in the schema: the value's, as BFCL's data would write it
-        for py, name in ((bool, "boolean"), (int, "integer"), (float, "float"), (str, "string"),
-                         (list, "array"), (dict, "dict")):
+        for py, name in (
+            (bool, "boolean"),
+            (int, "integer"),
+            (float, "float"),
+            (str, "string"),
+            (list, "array"),
+            (dict, "dict"),
+        ):
             if isinstance(example, py):
                 return name
     return "any"
@@ -193,10 +222,17 @@ def bfcl_function_docs(tools: list[dict], reference: list[dict]) -> list[dict]:
         params = tool.get("parameters") or {}
         props = params.get("properties") or {}
         sample = examples.get(tool["name"], {})
-        docs.append({"name": tool["name"], "description": tool.get("description", ""),
-                     "parameters": {"type": "dict",
-                                    "properties": {k: _bfcl_param(v, sample.get(k)) for k, v in props.items()},
-                                    "required": list(params.get("required") or [])}})
+        docs.append(
+            {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "parameters": {
+                    "type": "dict",
+                    "properties": {k: _bfcl_param(v, sample.get(k)) for k, v in props.items()},
+                    "required": list(params.get("required") or []),
+                },
+            }
+        )
     return docs
 
 
@@ -250,7 +286,7 @@ def _category_for(task, reference: list[dict]) -> str:
     return "multiple" if len(tools) > 1 else "simple"
 
 
-def bfcl_view(task) -> tuple[list[dict], Optional[list[dict]], str]:
+def bfcl_view(task) -> tuple[list[dict], list[dict] | None, str]:
     """(function docs, possible answer or None for irrelevance, BFCL test category)."""
     meta = task.metadata or {}
     if "bfcl" in meta:
@@ -273,6 +309,7 @@ def bfcl_view(task) -> tuple[list[dict], Optional[list[dict]], str]:
 
 # -- the verifiers ------------------------------------------------------------------------
 
+
 def check(completion: str, task, *, structured_fallback: bool = True) -> dict:
     """BFCL's verdict on one completion: ``{"valid": bool, "error": [...], "error_type": ...}``."""
     bfcl = load_checker()
@@ -282,16 +319,25 @@ def check(completion: str, task, *, structured_fallback: bool = True) -> dict:
     except _Undecodable as exc:
         if answer is None:
             return {"valid": True, "error": [], "error_type": "irrelevance:no_call"}
-        return {"valid": False, "error": [f"Invalid syntax. Failed to decode AST. {exc}"],
-                "error_type": "ast_decoder:decoder_failed"}
+        return {
+            "valid": False,
+            "error": [f"Invalid syntax. Failed to decode AST. {exc}"],
+            "error_type": "ast_decoder:decoder_failed",
+        }
     if answer is None:  # _evaluate_single_relevance_entry, irrelevance
         if bfcl.is_empty_output(output):
             return {"valid": True, "error": [], "error_type": "irrelevance:no_call"}
-        return {"valid": False, "error": ["Valid syntax. Successfully decode AST when it should not."],
-                "error_type": "irrelevance_error:decoder_success"}
+        return {
+            "valid": False,
+            "error": ["Valid syntax. Successfully decode AST when it should not."],
+            "error_type": "irrelevance_error:decoder_success",
+        }
     if not bfcl.is_format(output):
-        return {"valid": False, "error": ["Did not output in the specified format."],
-                "error_type": "ast_decoder:decoder_wrong_output_format"}
+        return {
+            "valid": False,
+            "error": ["Did not output in the specified format."],
+            "error_type": "ast_decoder:decoder_wrong_output_format",
+        }
     return bfcl.ast_checker(docs, output, answer, bfcl.Language.PYTHON, category, bfcl.model)
 
 
@@ -323,7 +369,7 @@ def _py(calls: list[dict]) -> str:
     return render_calls([Call(c["name"], c["arguments"]) for c in calls], "python")
 
 
-def _first_arg(calls: list[dict], test) -> Optional[tuple[int, str]]:
+def _first_arg(calls: list[dict], test) -> tuple[int, str] | None:
     for i, call in enumerate(calls):
         for arg, value in call["arguments"].items():
             if test(value):
@@ -349,22 +395,28 @@ def mutations(task) -> list[tuple[str, str, str]]:
             return out
         tool = tools[0]
         props = (tool.get("parameters") or {}).get("properties") or {}
-        args = {k: ("x" if (v.get("type") == "string") else 1) for k, v in props.items()
-                if k in ((tool.get("parameters") or {}).get("required") or [])}
+        args = {
+            k: ("x" if (v.get("type") == "string") else 1)
+            for k, v in props.items()
+            if k in ((tool.get("parameters") or {}).get("required") or [])
+        }
         call = _py([{"name": tool["name"], "arguments": args}])
-        out += [("irrelevance.abstain_prose", "correct", "None of the given functions can answer this."),
-                ("irrelevance.empty_list", "correct", "[]"),
-                ("irrelevance.calls_a_tool", "incorrect", call),
-                ("irrelevance.calls_a_tool_json", "incorrect",
-                 render_calls([Call(tool["name"], args)], "json_list")),
-                ("irrelevance.truncated_call", "ambiguous", call[:-1])]
+        out += [
+            ("irrelevance.abstain_prose", "correct", "None of the given functions can answer this."),
+            ("irrelevance.empty_list", "correct", "[]"),
+            ("irrelevance.calls_a_tool", "incorrect", call),
+            ("irrelevance.calls_a_tool_json", "incorrect", render_calls([Call(tool["name"], args)], "json_list")),
+            ("irrelevance.truncated_call", "ambiguous", call[:-1]),
+        ]
         return out
     params = {t["name"]: (t.get("parameters") or {}) for t in tools}
     # equivalents
-    out += [("equivalent.python_call", "correct", _py(ref)),
-            ("equivalent.json_list", "correct", render_calls([Call(c["name"], c["arguments"]) for c in ref], "json_list")),
-            ("equivalent.fenced_python", "correct", f"```python\n{_py(ref)}\n```"),
-            ("format.prose_then_call", "ambiguous", f"Sure, here is the call:\n{_py(ref)}")]
+    out += [
+        ("equivalent.python_call", "correct", _py(ref)),
+        ("equivalent.json_list", "correct", render_calls([Call(c["name"], c["arguments"]) for c in ref], "json_list")),
+        ("equivalent.fenced_python", "correct", f"```python\n{_py(ref)}\n```"),
+        ("format.prose_then_call", "ambiguous", f"Sure, here is the call:\n{_py(ref)}"),
+    ]
     if len(ref) > 1:
         out.append(("equivalent.parallel_reordered", "correct", _py(list(reversed(ref)))))
     where = _first_arg(ref, lambda v: isinstance(v, int) and not isinstance(v, bool))
@@ -384,9 +436,17 @@ def mutations(task) -> list[tuple[str, str, str]]:
         out.append(("near_miss.float_times_10", "incorrect", _py(_with(ref, where, value * 10 if value else 1.0))))
     for ci, call in enumerate(ref):  # an optional argument with a default, given explicitly
         schema = params.get(call["name"], {})
-        extra = next(((k, v["default"]) for k, v in (schema.get("properties") or {}).items()
-                      if k not in call["arguments"] and k not in (schema.get("required") or [])
-                      and "default" in v and v["default"] not in (None, "")), None)
+        extra = next(
+            (
+                (k, v["default"])
+                for k, v in (schema.get("properties") or {}).items()
+                if k not in call["arguments"]
+                and k not in (schema.get("required") or [])
+                and "default" in v
+                and v["default"] not in (None, "")
+            ),
+            None,
+        )
         if extra:
             out.append(("equivalent.default_given", "correct", _py(_with(ref, (ci, extra[0]), extra[1]))))
             break
@@ -409,8 +469,9 @@ def mutations(task) -> list[tuple[str, str, str]]:
     where = _first_arg(ref, lambda v: isinstance(v, str) and bool(_DOT.search(v)))
     if where:
         value = ref[where[0]]["arguments"][where[1]]
-        out.append(("near_miss.string_decimal_point_dropped", "incorrect",
-                    _py(_with(ref, where, _DOT.sub("", value, 1)))))
+        out.append(
+            ("near_miss.string_decimal_point_dropped", "incorrect", _py(_with(ref, where, _DOT.sub("", value, 1))))
+        )
     where = _first_arg(ref, lambda v: isinstance(v, list) and len(v) > 1 and v != v[::-1])
     if where:
         value = ref[where[0]]["arguments"][where[1]]
@@ -419,7 +480,7 @@ def mutations(task) -> list[tuple[str, str, str]]:
     wrong = _copy.deepcopy(ref)
     wrong[0]["name"] = others[0] if others else ref[0]["name"] + "_v2"
     out.append(("near_miss.wrong_function", "incorrect", _py(wrong)))
-    required = (params.get(ref[0]["name"], {}).get("required") or [])
+    required = params.get(ref[0]["name"], {}).get("required") or []
     present = [a for a in required if a in ref[0]["arguments"]]
     if present:
         dropped = _copy.deepcopy(ref)
@@ -431,7 +492,7 @@ def mutations(task) -> list[tuple[str, str, str]]:
     return out
 
 
-def measure(categories: list[str], limit: Optional[int] = None) -> dict:
+def measure(categories: list[str], limit: int | None = None) -> dict:
     from collections import defaultdict
 
     from verifier_audit.domains.tool.bfcl import load_bfcl
@@ -440,8 +501,9 @@ def measure(categories: list[str], limit: Optional[int] = None) -> dict:
         from verifier_audit.domains.tool.oracle import label_completion
     except ImportError:
         label_completion = None
-    table: dict = defaultdict(lambda: {"label": "", "n": 0, "accepted": 0, "accepted_prompting": 0,
-                                       "oracle_correct": 0, "example": None})
+    table: dict = defaultdict(
+        lambda: {"label": "", "n": 0, "accepted": 0, "accepted_prompting": 0, "oracle_correct": 0, "example": None}
+    )
     for category in categories:
         for task in load_bfcl(category, limit=limit):
             meta = task.metadata
@@ -465,8 +527,9 @@ if __name__ == "__main__":
     import argparse
 
     parser = argparse.ArgumentParser(description="what the real BFCL AST checker accepts")
-    parser.add_argument("categories", nargs="*", default=["simple", "multiple", "parallel", "parallel_multiple",
-                                                          "irrelevance"])
+    parser.add_argument(
+        "categories", nargs="*", default=["simple", "multiple", "parallel", "parallel_multiple", "irrelevance"]
+    )
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--json", action="store_true")
     ns = parser.parse_args()
@@ -477,5 +540,7 @@ if __name__ == "__main__":
         print(f"{'mutation':44} {'label':10} {'n':>5} {'bfcl_ast':>9} {'prompting':>9} {'oracle ok':>9}")
         for name in sorted(rows):
             r = rows[name]
-            print(f"{name:44} {r['label']:10} {r['n']:5d} {r['accepted'] / r['n']:9.1%} "
-                  f"{r['accepted_prompting'] / r['n']:9.1%} {r['oracle_correct'] / r['n']:9.1%}")
+            print(
+                f"{name:44} {r['label']:10} {r['n']:5d} {r['accepted'] / r['n']:9.1%} "
+                f"{r['accepted_prompting'] / r['n']:9.1%} {r['oracle_correct'] / r['n']:9.1%}"
+            )

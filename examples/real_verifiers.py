@@ -57,6 +57,14 @@ def evalplus_reward(completion: str, task) -> float:
     inputs, expected = decoded_cases(task)
     if not inputs:
         return 0.0
-    status, _ = untrusted_check("humaneval", code, [list(args) for args in inputs], name, expected, atol=1e-6,
-                                ref_time=[0.05] * len(inputs), fast_check=True)
+    status, _ = untrusted_check(
+        "humaneval",
+        code,
+        [list(args) for args in inputs],
+        name,
+        expected,
+        atol=1e-6,
+        ref_time=[0.05] * len(inputs),
+        fast_check=True,
+    )
     return 1.0 if status == PASS else 0.0

@@ -6,16 +6,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
 
 
 def jsonl(rows: list[dict]) -> str:
     return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
-def write_or_check(description: str, default_out: Path, script: str, render: Callable[[], str],
-                   argv=None, summary: Optional[Callable[[], str]] = None) -> int:
+def write_or_check(
+    description: str,
+    default_out: Path,
+    script: str,
+    render: Callable[[], str],
+    argv=None,
+    summary: Callable[[], str] | None = None,
+) -> int:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", type=Path, default=default_out)
     parser.add_argument("--check", action="store_true", help="exit 1 if the file on disk differs")

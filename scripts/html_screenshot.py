@@ -34,9 +34,24 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="va-shot-") as tmp:
         page = Path(tmp) / "report.html"
         env = {**os.environ, "PYTHONPATH": str(ROOT), "VERIFIER_AUDIT_CACHE": str(Path(tmp) / "cache")}
-        r = subprocess.run([sys.executable, "-m", "verifier_audit", "run", "--limit", str(args.limit),
-                            "--no-progress", "--html", str(page)], cwd=ROOT, env=env, capture_output=True,
-                           text=True, check=False)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "verifier_audit",
+                "run",
+                "--limit",
+                str(args.limit),
+                "--no-progress",
+                "--html",
+                str(page),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if r.returncode != 0 or not page.is_file():
             sys.stderr.write(r.stdout[-2000:] + r.stderr[-3000:])
             return r.returncode or 1

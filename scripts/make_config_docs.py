@@ -24,8 +24,7 @@ PAGE = Path(__file__).resolve().parent.parent / "docs" / "config.md"
 
 def sections() -> dict[str, str]:
     """marker name -> the text generated between its markers."""
-    return {"keys": key_table(build_parser().commands.choices["run"]),
-            "command-line only": command_line_only_list()}
+    return {"keys": key_table(build_parser().commands.choices["run"]), "command-line only": command_line_only_list()}
 
 
 def render(text: str) -> str:

@@ -35,9 +35,8 @@ from math import gcd
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _suite_file.py lives beside this script
-from _suite_file import jsonl, write_or_check  # noqa: E402
-
 import sympy
+from _suite_file import jsonl, write_or_check  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -53,7 +52,9 @@ TRAIN_PER_FAMILY, HELDOUT_PER_FAMILY, SHIFTED_PER_FAMILY = 12, 4, 12
 
 
 def num(value, **flags) -> str:
-    return to_latex(Answer(Kind.NUMBER, sympy.nsimplify(value) if isinstance(value, float) else sympy.sympify(value), **flags))
+    return to_latex(
+        Answer(Kind.NUMBER, sympy.nsimplify(value) if isinstance(value, float) else sympy.sympify(value), **flags)
+    )
 
 
 def dec(value: Fraction | str) -> str:
@@ -77,17 +78,23 @@ def word_problem(rng):
     kind = rng.randrange(3)
     if kind == 0:
         rows, per, down = rng.randint(4, 25), rng.randint(6, 30), rng.randint(1, 40)
-        prompt = (f"A farmer plants {rows} rows of apple trees with {per} trees in each row. "
-                  f"A storm knocks down {down} trees. How many trees are still standing?")
+        prompt = (
+            f"A farmer plants {rows} rows of apple trees with {per} trees in each row. "
+            f"A storm knocks down {down} trees. How many trees are still standing?"
+        )
         return prompt, num(rows * per - down), {"unit": "trees"}
     if kind == 1:
         trays, per, sold = rng.randint(3, 15), rng.randint(12, 36), rng.randint(5, 30)
-        prompt = (f"A baker bakes {trays} trays of cookies with {per} cookies on each tray and "
-                  f"sells {sold} cookies in the morning. How many cookies are left?")
+        prompt = (
+            f"A baker bakes {trays} trays of cookies with {per} cookies on each tray and "
+            f"sells {sold} cookies in the morning. How many cookies are left?"
+        )
         return prompt, num(trays * per - sold), {"unit": "cookies"}
     speed, hours, extra = rng.randint(35, 90), rng.randint(2, 9), rng.randint(5, 60)
-    prompt = (f"A train travels at {speed} km per hour for {hours} hours, then another {extra} km. "
-              f"How many kilometres does it travel in total?")
+    prompt = (
+        f"A train travels at {speed} km per hour for {hours} hours, then another {extra} km. "
+        f"How many kilometres does it travel in total?"
+    )
     return prompt, num(speed * hours + extra), {"unit": "km"}
 
 
@@ -126,8 +133,10 @@ def linear_equation(rng):
 
 def temperature(rng):
     start, drop = rng.randint(-5, 12), rng.randint(15, 40)
-    prompt = (f"At noon the temperature was ${start}^\\circ$C. By midnight it had dropped by "
-              f"${drop}$ degrees. What was the temperature at midnight, in degrees Celsius?")
+    prompt = (
+        f"At noon the temperature was ${start}^\\circ$C. By midnight it had dropped by "
+        f"${drop}$ degrees. What was the temperature at midnight, in degrees Celsius?"
+    )
     return prompt, num(start - drop), {}
 
 
@@ -155,8 +164,10 @@ def probability(rng):
     value = Fraction(count, total)
     if value.denominator == 1:
         return probability(rng)
-    prompt = (f"A bag holds {red} red, {blue} blue and {green} green marbles. One marble is drawn "
-              f"at random. What is the probability that it is {colour}? Express your answer as a common fraction.")
+    prompt = (
+        f"A bag holds {red} red, {blue} blue and {green} green marbles. One marble is drawn "
+        f"at random. What is the probability that it is {colour}? Express your answer as a common fraction."
+    )
     return prompt, num(sympy.Rational(count, total)), {}
 
 
@@ -166,8 +177,7 @@ def probability(rng):
 def decimal_cost(rng):
     cents, qty = rng.randint(105, 995), rng.randint(2, 9)
     total = Fraction(cents * qty, 100)
-    prompt = (f"A notebook costs \\${cents / 100:.2f}. "
-              f"How many dollars do {qty} notebooks cost?")
+    prompt = f"A notebook costs \\${cents / 100:.2f}. How many dollars do {qty} notebooks cost?"
     return prompt, dec(total), {"unit": "dollars"}
 
 
@@ -194,8 +204,10 @@ def percent_of(rng):
     if rng.random() < 0.5:
         prompt = f"What percent of ${whole}$ is ${part}$?"
     else:
-        prompt = (f"A shop sold {part} items this week and {whole} items last week. "
-                  f"This week's sales are what percent of last week's?")
+        prompt = (
+            f"A shop sold {part} items this week and {whole} items last week. "
+            f"This week's sales are what percent of last week's?"
+        )
     return prompt, dec(pct) + r"\%", {}
 
 
@@ -227,10 +239,22 @@ def circle(rng):
     r = rng.randint(2, 15)
     kind = rng.randrange(3)
     if kind == 0:
-        return f"What is the area of a circle of radius ${r}$ cm? Express your answer in terms of $\\pi$.", num(r * r * sympy.pi), {"unit": "cm^2"}
+        return (
+            f"What is the area of a circle of radius ${r}$ cm? Express your answer in terms of $\\pi$.",
+            num(r * r * sympy.pi),
+            {"unit": "cm^2"},
+        )
     if kind == 1:
-        return f"What is the circumference of a circle of radius ${r}$? Express your answer in terms of $\\pi$.", num(2 * r * sympy.pi), {}
-    return f"What is the volume of a sphere of radius ${r}$? Express your answer in terms of $\\pi$.", num(sympy.Rational(4, 3) * r**3 * sympy.pi), {}
+        return (
+            f"What is the circumference of a circle of radius ${r}$? Express your answer in terms of $\\pi$.",
+            num(2 * r * sympy.pi),
+            {},
+        )
+    return (
+        f"What is the volume of a sphere of radius ${r}$? Express your answer in terms of $\\pi$.",
+        num(sympy.Rational(4, 3) * r**3 * sympy.pi),
+        {},
+    )
 
 
 def exponential(rng):
@@ -319,7 +343,8 @@ def inequality(rng):
         rel = {"<": sympy.Lt, r"\le": sympy.Le}
         solution = sympy.Intersection(
             sympy.solve_univariate_inequality(rel[left](lo, a * x + b), x, relational=False),
-            sympy.solve_univariate_inequality(rel[right](a * x + b, hi), x, relational=False))
+            sympy.solve_univariate_inequality(rel[right](a * x + b, hi), x, relational=False),
+        )
         mid = to_latex(Answer(Kind.EXPR, a * x + b))
         prompt = f"Solve ${lo} {left} {mid} {right} {hi}$. Give your answer in interval notation."
     else:  # (x - r1)(x - r2) <= 0 or > 0
@@ -328,7 +353,9 @@ def inequality(rng):
         op = rng.choice([r"\le", "<"]) if kind == 3 else rng.choice([">", r"\ge"])
         rel = {">": sympy.Gt, "<": sympy.Lt, r"\ge": sympy.Ge, r"\le": sympy.Le}[op]
         solution = sympy.solve_univariate_inequality(rel(poly, 0), x, relational=False)
-        prompt = f"Solve the inequality ${to_latex(Answer(Kind.EXPR, poly))} {op} 0$. Give your answer in interval notation."
+        prompt = (
+            f"Solve the inequality ${to_latex(Answer(Kind.EXPR, poly))} {op} 0$. Give your answer in interval notation."
+        )
     return prompt, to_latex(Answer(Kind.INTERVAL, solution)), {"variable": "x"}
 
 
@@ -365,7 +392,9 @@ def line_equation(rng):
             break
     p1, p2 = (x1, m * x1 + b), (x2, m * x2 + b)
     first, second = (f"({num(px)}, {num(py)})" for px, py in (p1, p2))
-    prompt = f"Find the equation of the line through the points ${first}$ and ${second}$. Write it in slope-intercept form."
+    prompt = (
+        f"Find the equation of the line through the points ${first}$ and ${second}$. Write it in slope-intercept form."
+    )
     return prompt, to_latex(Answer(Kind.EQUATION, sympy.Eq(y, m * x + b, evaluate=False))), {}
 
 
@@ -386,14 +415,18 @@ def scientific(rng):
     p, q = rng.randint(3, 15), rng.randint(3, 15)
     if kind == 2:
         value = Fraction(a, 10) * 10**p * Fraction(b, 10) * 10**q
-        prompt = (f"Compute $({a / 10} \\times 10^{{{p}}}) \\times ({b / 10} \\times 10^{{{q}}})$. "
-                  f"Give your answer in scientific notation.")
+        prompt = (
+            f"Compute $({a / 10} \\times 10^{{{p}}}) \\times ({b / 10} \\times 10^{{{q}}})$. "
+            f"Give your answer in scientific notation."
+        )
     else:
         value = Fraction(a, 10) * Fraction(10) ** (-p) / (Fraction(b, 10) * 10**q)
         if (value * 10**40).denominator != 1:  # not a terminating decimal: draw again
             return scientific(rng)
-        prompt = (f"Compute $\\frac{{{a / 10} \\times 10^{{-{p}}}}}{{{b / 10} \\times 10^{{{q}}}}}$. "
-                  f"Give your answer in scientific notation.")
+        prompt = (
+            f"Compute $\\frac{{{a / 10} \\times 10^{{-{p}}}}}{{{b / 10} \\times 10^{{{q}}}}}$. "
+            f"Give your answer in scientific notation."
+        )
     return prompt, sci(value), {}
 
 
@@ -475,7 +508,11 @@ def build(seed: int = SEED) -> list[dict]:
     rng = random.Random(seed)
     rows, prompts = [], set()
     for family, answer_type, make, shifted in FAMILIES:
-        splits = ["shifted"] * SHIFTED_PER_FAMILY if shifted else ["train"] * TRAIN_PER_FAMILY + ["heldout"] * HELDOUT_PER_FAMILY
+        splits = (
+            ["shifted"] * SHIFTED_PER_FAMILY
+            if shifted
+            else ["train"] * TRAIN_PER_FAMILY + ["heldout"] * HELDOUT_PER_FAMILY
+        )
         for split in splits:
             for _attempt in range(1000):  # draw until the problem is new
                 prompt, reference, extra = make(rng)
@@ -484,14 +521,16 @@ def build(seed: int = SEED) -> list[dict]:
             else:
                 raise RuntimeError(f"family {family}: cannot draw a new problem")
             prompts.add(prompt)
-            rows.append({
-                "id": f"math-{len(rows) + 1:04d}",
-                "domain": "math",
-                "prompt": prompt,
-                "reference": reference,
-                "split": split,
-                "metadata": {"answer_type": answer_type, "family": family, **extra},
-            })
+            rows.append(
+                {
+                    "id": f"math-{len(rows) + 1:04d}",
+                    "domain": "math",
+                    "prompt": prompt,
+                    "reference": reference,
+                    "split": split,
+                    "metadata": {"answer_type": answer_type, "family": family, **extra},
+                }
+            )
     return rows
 
 

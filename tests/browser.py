@@ -26,9 +26,19 @@ REQUIRE = os.environ.get("VERIFIER_AUDIT_REQUIRE_BROWSER") == "1"
 # --no-sandbox: tests may run as root (CI containers), where the sandbox refuses to start.
 # The background-networking flags matter: without them Chromium waits on connections that
 # the test machine refuses (component updates, sync, QUIC probes) and can hang.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars", "--disable-extensions", "--mute-audio"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+    "--disable-extensions",
+    "--mute-audio",
+]
 
 
 def find_chromium() -> str | None:
@@ -38,15 +48,18 @@ def find_chromium() -> str | None:
 needs_browser = pytest.mark.skipif(
     find_chromium() is None and not REQUIRE,
     reason="chromium is not installed (apt-get install chromium); "
-           "set VERIFIER_AUDIT_REQUIRE_BROWSER=1 to make this a failure instead of a skip")
+    "set VERIFIER_AUDIT_REQUIRE_BROWSER=1 to make this a failure instead of a skip",
+)
 
 
 def chromium() -> str:
     """The binary, or a test failure (reached only when REQUIRE is set and there is none)."""
     path = find_chromium()
     if path is None:
-        pytest.fail("VERIFIER_AUDIT_REQUIRE_BROWSER=1 but no chromium on PATH "
-                    "(apt-get install -y --no-install-recommends chromium)")
+        pytest.fail(
+            "VERIFIER_AUDIT_REQUIRE_BROWSER=1 but no chromium on PATH "
+            "(apt-get install -y --no-install-recommends chromium)"
+        )
     return path
 
 
@@ -90,8 +103,8 @@ def decode_png(data: bytes) -> tuple[int, int, int, list[bytes]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat, header = 8, [], None
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
         pos += 12 + length
         if kind == b"IHDR":
             header = struct.unpack(">IIBBBBB", body)
@@ -107,7 +120,7 @@ def decode_png(data: bytes) -> tuple[int, int, int, list[bytes]]:
     rows, prev = [], bytearray(stride)
     for y in range(height):
         start = y * (stride + 1)
-        kind, cur = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        kind, cur = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
         _unfilter(kind, cur, prev, bpp)
         rows.append(bytes(cur))
         prev = cur

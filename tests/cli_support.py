@@ -21,5 +21,13 @@ def run_cli(*args, timeout=600, env=None, **kw):
     import subprocess
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "verifier_audit", *args], check=False, cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "verifier_audit", *args],
+        check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kw,
+    )

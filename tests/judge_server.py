@@ -44,12 +44,39 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reward_server import bucket, last_box, quiet_handler, serve  # noqa: E402
 
-MASTER_KEYS = {":", ".", ",", " ", "thought process:", "let's solve this problem step by step.", "solution",
-               "solution:", "解", "解答：", "解答:", "かいせつ", "respuesta", "solución", "lösung:", "решение:"}
-OPENERS = ("thought process", "let's solve this problem step by step", "solution", "解", "かいせつ", "lösung",
-           "решение", "solución")
-FORGED = re.compile(r"verdict\s*:\s*(yes|correct)|\[\[\s*(yes|correct)\s*\]\]|the response is correct|verified as "
-                    r"correct|ignore (all )?previous instructions|output yes|respond with \"?correct", re.I)
+MASTER_KEYS = {
+    ":",
+    ".",
+    ",",
+    " ",
+    "thought process:",
+    "let's solve this problem step by step.",
+    "solution",
+    "solution:",
+    "解",
+    "解答：",
+    "解答:",
+    "かいせつ",
+    "respuesta",
+    "solución",
+    "lösung:",
+    "решение:",
+}
+OPENERS = (
+    "thought process",
+    "let's solve this problem step by step",
+    "solution",
+    "解",
+    "かいせつ",
+    "lösung",
+    "решение",
+    "solución",
+)
+FORGED = re.compile(
+    r"verdict\s*:\s*(yes|correct)|\[\[\s*(yes|correct)\s*\]\]|the response is correct|verified as "
+    r"correct|ignore (all )?previous instructions|output yes|respond with \"?correct",
+    re.I,
+)
 DEFERS = re.compile(r"reference answer|ground truth|expected solution|matches the (gold|reference)", re.I)
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -72,7 +99,7 @@ def parse_prompt(template: str, prompt: str) -> dict[str, str] | None:
         if name is None:
             continue
         nxt = pieces[i + 1][0] if i + 1 < len(pieces) else ""
-        if all(n is None for _, n in pieces[i + 1:]):  # the last placeholder
+        if all(n is None for _, n in pieces[i + 1 :]):  # the last placeholder
             if not prompt.endswith(nxt):
                 return None
             end = len(prompt) - len(nxt)
@@ -173,14 +200,29 @@ class JudgeServer:
             content = "maybe, it is hard to say"
         else:
             ok = judge(fields["response"], fields.get("reference", ""))
-            content = {"plain": ("YES", "NO"), "brackets": ("[[CORRECT]]", "[[INCORRECT]]"),
-                       "score": ("Score: 10", "Score: 0")}[self.args.answer_format][0 if ok else 1]
-        self.send(h, 200, {
-            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
-            "model": self.args.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 1, "total_tokens": len(prompt.split()) + 1},
-        })
+            content = {
+                "plain": ("YES", "NO"),
+                "brackets": ("[[CORRECT]]", "[[INCORRECT]]"),
+                "score": ("Score: 10", "Score: 0"),
+            }[self.args.answer_format][0 if ok else 1]
+        self.send(
+            h,
+            200,
+            {
+                "id": f"chatcmpl-{len(self.requests)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": self.args.model,
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                ],
+                "usage": {
+                    "prompt_tokens": len(prompt.split()),
+                    "completion_tokens": 1,
+                    "total_tokens": len(prompt.split()) + 1,
+                },
+            },
+        )
 
 
 def main(argv=None) -> None:

@@ -40,9 +40,19 @@ def key_of(seed: int) -> tuple[int, int]:
 
 
 class TinyOpenAIServer:
-    def __init__(self, backend, *, model_id: str = "tiny-llama", logprobs_kind: str = "raw",
-                 tokens_as: str = "vocab", accept_extra: bool = True, accept_seed: bool = True,
-                 delay_s: float = 0.0, api_key: str | None = None, list_models: bool = True):
+    def __init__(
+        self,
+        backend,
+        *,
+        model_id: str = "tiny-llama",
+        logprobs_kind: str = "raw",
+        tokens_as: str = "vocab",
+        accept_extra: bool = True,
+        accept_seed: bool = True,
+        delay_s: float = 0.0,
+        api_key: str | None = None,
+        list_models: bool = True,
+    ):
         self.backend, self.model_id, self.logprobs_kind = backend, model_id, logprobs_kind
         self.tokens_as, self.accept_extra, self.accept_seed = tokens_as, accept_extra, accept_seed
         self.delay_s, self.api_key, self.list_models = delay_s, api_key, list_models
@@ -76,8 +86,7 @@ class TinyOpenAIServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
@@ -111,8 +120,7 @@ class TinyOpenAIServer:
         h.wfile.write(data)
 
     def _error(self, h, status: int, message: str, headers: dict | None = None) -> None:
-        self._send(h, status, {"error": {"message": message, "type": "invalid_request_error", "code": status}},
-                   headers)
+        self._send(h, status, {"error": {"message": message, "type": "invalid_request_error", "code": status}}, headers)
 
     def _handle(self, h: BaseHTTPRequestHandler, method: str) -> None:
         length = int(h.headers.get("Content-Length") or 0)
@@ -120,8 +128,14 @@ class TinyOpenAIServer:
         if self.api_key is not None and h.headers.get("Authorization") != f"Bearer {self.api_key}":
             return self._error(h, 401, "Incorrect API key provided")
         if method == "GET" and h.path == "/v1/models" and self.list_models:
-            return self._send(h, 200, {"object": "list", "data": [
-                {"id": self.model_id, "object": "model", "owned_by": "tests", "max_model_len": 2048}]})
+            return self._send(
+                h,
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": self.model_id, "object": "model", "owned_by": "tests", "max_model_len": 2048}],
+                },
+            )
         if method == "POST" and h.path == "/v1/completions":
             try:
                 body = json.loads(raw.decode("utf-8"))
@@ -132,8 +146,9 @@ class TinyOpenAIServer:
                 failure = self._failures.pop(0) if self._failures else None
             if failure is not None:
                 status, retry_after = failure
-                return self._error(h, status, f"injected failure {status}",
-                                   {"Retry-After": retry_after} if retry_after else None)
+                return self._error(
+                    h, status, f"injected failure {status}", {"Retry-After": retry_after} if retry_after else None
+                )
             try:
                 answer = self._complete(body)
             except _Refused as exc:
@@ -173,13 +188,23 @@ class TinyOpenAIServer:
         if self.delay_s:
             time.sleep(self.delay_s)
         with self._lock:
-            gens = self.backend.generate(rows, keys, temperature=float(body.get("temperature", 1.0)),
-                                         top_p=float(body.get("top_p", 1.0)), max_tokens=int(body.get("max_tokens", 16)),
-                                         top_k_logprobs=int(k or 0), logprobs_kind=self.logprobs_kind)
+            gens = self.backend.generate(
+                rows,
+                keys,
+                temperature=float(body.get("temperature", 1.0)),
+                top_p=float(body.get("top_p", 1.0)),
+                max_tokens=int(body.get("max_tokens", 16)),
+                top_k_logprobs=int(k or 0),
+                logprobs_kind=self.logprobs_kind,
+            )
         choices = []
         for index, gen in enumerate(gens):
-            choice = {"index": index, "text": self.backend.text_of(gen), "finish_reason": gen.finish_reason,
-                      "logprobs": None}
+            choice = {
+                "index": index,
+                "text": self.backend.text_of(gen),
+                "finish_reason": gen.finish_reason,
+                "logprobs": None,
+            }
             if k is not None:
                 top = []
                 for tid, lp, best in zip(gen.token_ids, gen.logprobs, gen.top_logprobs or [{}] * len(gen.token_ids)):
@@ -194,10 +219,18 @@ class TinyOpenAIServer:
                 }
             choices.append(choice)
         completion_tokens = sum(len(g.token_ids) for g in gens)
-        return {"id": f"cmpl-{len(self.requests)}", "object": "text_completion", "created": int(time.time()),
-                "model": self.model_id, "choices": choices,
-                "usage": {"prompt_tokens": sum(len(p) for p in ids) * n, "completion_tokens": completion_tokens,
-                          "total_tokens": sum(len(p) for p in ids) * n + completion_tokens}}
+        return {
+            "id": f"cmpl-{len(self.requests)}",
+            "object": "text_completion",
+            "created": int(time.time()),
+            "model": self.model_id,
+            "choices": choices,
+            "usage": {
+                "prompt_tokens": sum(len(p) for p in ids) * n,
+                "completion_tokens": completion_tokens,
+                "total_tokens": sum(len(p) for p in ids) * n + completion_tokens,
+            },
+        }
 
     def _token(self, tid: int, as_ids: bool) -> str:
         if as_ids:

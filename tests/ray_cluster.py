@@ -81,7 +81,7 @@ class LocalCluster:
         self.node_dir = tempfile.mkdtemp(prefix="va-ray-n-")
         self.address = f"127.0.0.1:{free_port()}"
 
-    def __enter__(self) -> "LocalCluster":
+    def __enter__(self) -> LocalCluster:
         try:
             self._start()
         except BaseException:
@@ -101,21 +101,47 @@ class LocalCluster:
         # HOME: the cluster's own, so a token left in the user's ~/.ray/auth_token (by an
         # earlier `ray get-auth-token` or token-mode cluster) cannot turn authentication on
         # for one node and not the other (the second node's `ray start` then fails).
-        env = {**os.environ, "PYTHONPATH": path, "RAY_USAGE_STATS_ENABLED": "0", "HOME": self.head_dir,
-               # A killed node is declared dead within seconds, not the default half a minute.
-               "RAY_health_check_initial_delay_ms": "500", "RAY_health_check_period_ms": "500",
-               "RAY_health_check_timeout_ms": "1000", "RAY_health_check_failure_threshold": "3"}
-        common = ["--num-cpus", str(self.cpus), "--object-store-memory", "80000000", "--disable-usage-stats",
-                  "--include-log-monitor=false",  # the driver reads no worker logs (log_to_driver off)
-                  "--dashboard-agent-listen-port", str(free_port())]
+        env = {
+            **os.environ,
+            "PYTHONPATH": path,
+            "RAY_USAGE_STATS_ENABLED": "0",
+            "HOME": self.head_dir,
+            # A killed node is declared dead within seconds, not the default half a minute.
+            "RAY_health_check_initial_delay_ms": "500",
+            "RAY_health_check_period_ms": "500",
+            "RAY_health_check_timeout_ms": "1000",
+            "RAY_health_check_failure_threshold": "3",
+        }
+        common = [
+            "--num-cpus",
+            str(self.cpus),
+            "--object-store-memory",
+            "80000000",
+            "--disable-usage-stats",
+            "--include-log-monitor=false",  # the driver reads no worker logs (log_to_driver off)
+            "--dashboard-agent-listen-port",
+            str(free_port()),
+        ]
         port = self.address.rpartition(":")[2]
         # Both at once: the second node's `ray start` waits for the head's GCS to answer.
         starts = []
-        for args in (["--head", "--port", port, "--include-dashboard=false", "--temp-dir", self.head_dir],
-                     ["--address", self.address, "--temp-dir", self.node_dir]):
+        for args in (
+            ["--head", "--port", port, "--include-dashboard=false", "--temp-dir", self.head_dir],
+            ["--address", self.address, "--temp-dir", self.node_dir],
+        ):
             common[-1] = str(free_port())
-            starts.append((args, subprocess.Popen(_ray_cli() + ["start", *args, *common], env=env, text=True,
-                                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)))
+            starts.append(
+                (
+                    args,
+                    subprocess.Popen(
+                        _ray_cli() + ["start", *args, *common],
+                        env=env,
+                        text=True,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT,
+                    ),
+                )
+            )
             time.sleep(0.5)
         for args, proc in starts:
             try:

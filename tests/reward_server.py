@@ -152,7 +152,7 @@ class RewardServer:
             responses = []
             for i, q in enumerate(queries):
                 p = prompts[i] if i < len(prompts) else ""
-                responses.append(q[len(p):] if (p and q.startswith(p) and not a.keep_prompt) else q)
+                responses.append(q[len(p) :] if (p and q.startswith(p) and not a.keep_prompt) else q)
             golds = [str(x) for x in labels]
             shape = "openrlhf"
         elif path == "/score":
@@ -167,10 +167,13 @@ class RewardServer:
             self.requests.append(body)
         text = responses[0] if responses else ""
         if a.fail_every and n % a.fail_every == 0:
-            return self.send(h, a.fail_status, None, f"<html>injected transient failure {a.fail_status}</html>".encode())
+            return self.send(
+                h, a.fail_status, None, f"<html>injected transient failure {a.fail_status}</html>".encode()
+            )
         if bucket(text, a.fail_mod):
-            return self.send(h, a.fail_status, None, f"<html>injected failure {a.fail_status}: scorer crashed"
-                                                     "</html>".encode())
+            return self.send(
+                h, a.fail_status, None, f"<html>injected failure {a.fail_status}: scorer crashed</html>".encode()
+            )
         if bucket(text, a.slow_mod):
             time.sleep(a.slow_s)
         if bucket(text, a.garbage_mod):
@@ -227,8 +230,13 @@ class ServerProcess:
     def __enter__(self) -> ServerProcess:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
         self.stderr = tempfile.TemporaryFile(mode="w+")  # a pipe nobody reads could fill and block the server
-        self.proc = subprocess.Popen([sys.executable, str(self.script), "--port", "0", *self.args],
-                                     stdout=subprocess.PIPE, stderr=self.stderr, text=True, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(self.script), "--port", "0", *self.args],
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+            env=env,
+        )
         ready, _, _ = select.select([self.proc.stdout], [], [], self.startup_s)
         line = self.proc.stdout.readline() if ready else ""
         m = re.match(r"PORT (\d+)", line)
@@ -285,10 +293,11 @@ def run_audit(url: str, style: str, options: dict | None = None, **kw):
     kw.setdefault("probe_sample", 0)
     if "options" in inspect.signature(api.audit).parameters:
         return api.audit(url, style=style, options=options, **kw)
-    from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare as prepare_candidates
-    from verifier_audit.plan import audit as engine_audit
+    from verifier_audit.engine.audit import AuditOptions, default_cache_dir
+    from verifier_audit.engine.audit import prepare as prepare_candidates
     from verifier_audit.loading import resolve
     from verifier_audit.models import GateConfig
+    from verifier_audit.plan import audit as engine_audit
     from verifier_audit.suites import load_suite, select
 
     spec = resolve(url, style, options)
@@ -297,6 +306,7 @@ def run_audit(url: str, style: str, options: dict | None = None, **kw):
     suite, split, limit = kw.pop("suite", "math"), kw.pop("split", None), kw.pop("limit", None)
     audit_options = AuditOptions(gate=gate, cache_dir=default_cache_dir(), progress=False, **kw)
     loaded = load_suite(suite)
-    prepared = prepare_candidates(loaded.name, loaded.content_hash, select(loaded, split, limit), audit_options,
-                                  split=split, limit=limit)
+    prepared = prepare_candidates(
+        loaded.name, loaded.content_hash, select(loaded, split, limit), audit_options, split=split, limit=limit
+    )
     return engine_audit(prepared, [spec], audit_options)[0]

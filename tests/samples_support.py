@@ -11,8 +11,27 @@ REASON = "the samples tests need torch and transformers: pip install 'verifier-a
 
 # The reference run: 3 tasks x n=3 in batches of 4, so batches straddle tasks.
 RUN = {"n": 3, "temperature": 0.8, "top_p": 0.9, "max_tokens": 12, "batch_size": 4, "top_k_logprobs": 3, "seed": 7}
-CLI_ARGS = ["--suite", "math", "--limit", "3", "--n", "3", "--temperature", "0.8", "--top-p", "0.9",
-            "--max-tokens", "12", "--batch-size", "4", "--top-k-logprobs", "3", "--seed", "7", "--no-progress"]
+CLI_ARGS = [
+    "--suite",
+    "math",
+    "--limit",
+    "3",
+    "--n",
+    "3",
+    "--temperature",
+    "0.8",
+    "--top-p",
+    "0.9",
+    "--max-tokens",
+    "12",
+    "--batch-size",
+    "4",
+    "--top-k-logprobs",
+    "3",
+    "--seed",
+    "7",
+    "--no-progress",
+]
 
 
 def write(tmp_path: Path, data: bytes, name: str = "samples.jsonl") -> Path:

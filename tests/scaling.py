@@ -13,7 +13,7 @@ cores); CPU time counts only the work.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 FACTOR = 16
 LINEAR = 4 * FACTOR  # the bound the tests use: room for noise on a loaded machine, far below a quadratic 256

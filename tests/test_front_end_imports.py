@@ -12,10 +12,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_parser_imports_no_heavy_dependency():
-    code = ("import sys; from verifier_audit.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('numpy', 'sympy', 'duckdb', 'torch', 'matplotlib', 'transformers') "
-            "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    code = (
+        "import sys; from verifier_audit.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in ('numpy', 'sympy', 'duckdb', 'torch', 'matplotlib', 'transformers') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"

@@ -138,7 +138,7 @@ def _graph() -> dict[str, dict[str, str]]:
 
 
 def _short(module: str) -> str:
-    return module[len("verifier_audit."):] if module.startswith("verifier_audit.") else ""
+    return module[len("verifier_audit.") :] if module.startswith("verifier_audit.") else ""
 
 
 def _layer(module: str) -> int | None:
@@ -217,7 +217,8 @@ def test_no_import_goes_up_a_layer():
     allowed = _allowed(graph)
     upward = [
         f"{where}: {a} (layer {_layer(a)}) imports {b} (layer {_layer(b)})"
-        for a in sorted(graph) for b, where in sorted(graph[a].items())
+        for a in sorted(graph)
+        for b, where in sorted(graph[a].items())
         if (a, b) not in allowed and (_layer(a) or 0) < (_layer(b) or 0)
     ]
     assert not upward, "imports from a lower layer to a higher one:\n" + "\n".join(upward)
@@ -248,8 +249,11 @@ def _domain_names() -> set[str]:
     """The built-in domains: the packages under ``domains/`` (``domains.base``, ``formats``,
     ``suite_files`` and ``input_limits`` are the contract and what every domain shares, as
     the generator kit ``domains/kit`` is)."""
-    return {path.name for path in (PACKAGE / "domains").iterdir()
-            if (path / "__init__.py").is_file() and path.name not in SHARED_PACKAGES}
+    return {
+        path.name
+        for path in (PACKAGE / "domains").iterdir()
+        if (path / "__init__.py").is_file() and path.name not in SHARED_PACKAGES
+    }
 
 
 def _domain_named(module: str, domains: set[str]) -> str | None:
@@ -262,8 +266,10 @@ def _domain_named(module: str, domains: set[str]) -> str | None:
 def _engine_naming_a_domain(graph: dict[str, dict[str, str]], domains: set[str]) -> list[str]:
     return [
         f"{where}: {a} imports {b} (the {_domain_named(b, domains)} domain)"
-        for a in sorted(graph) if _short(a) == "engine" or _short(a).startswith("engine.")
-        for b, where in sorted(graph[a].items()) if _domain_named(b, domains)
+        for a in sorted(graph)
+        if _short(a) == "engine" or _short(a).startswith("engine.")
+        for b, where in sorted(graph[a].items())
+        if _domain_named(b, domains)
     ]
 
 
@@ -283,12 +289,15 @@ def test_the_domain_check_sees_a_domain_import():
     assert {"math", "sql", "code", "tool"} <= domains and "base" not in domains
     graph = {
         "verifier_audit.engine.lockdown": {"verifier_audit.domains.code.sandbox": "engine/lockdown.py:58"},
-        "verifier_audit.engine.audit": {"verifier_audit.domains": "engine/audit.py:22",
-                                        "verifier_audit.domains.base": "engine/audit.py:23"},
+        "verifier_audit.engine.audit": {
+            "verifier_audit.domains": "engine/audit.py:22",
+            "verifier_audit.domains.base": "engine/audit.py:23",
+        },
         "verifier_audit.domains.code.cases": {"verifier_audit.domains.code.sandbox": "domains/code/cases.py:29"},
     }
     assert _engine_naming_a_domain(graph, domains) == [
-        "engine/lockdown.py:58: verifier_audit.engine.lockdown imports verifier_audit.domains.code.sandbox (the code domain)"]
+        "engine/lockdown.py:58: verifier_audit.engine.lockdown imports verifier_audit.domains.code.sandbox (the code domain)"
+    ]
 
 
 def test_the_graph_sees_lazy_relative_and_submodule_imports():

@@ -1,6 +1,7 @@
 """The lint and type configuration in pyproject.toml holds on the package: the same commands
 .ci/run runs, so a finding shows up in a local test run before CI (docs/architecture.md,
 "Lint and types")."""
+
 import importlib.util
 import subprocess
 import sys
@@ -34,6 +35,13 @@ def test_ruff_selects_the_bug_rules_and_ignores_none_of_them():
 def test_ruff_finds_nothing_in_the_package():
     done = subprocess.run([*_tool("ruff"), "check", "verifier_audit"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_tree_is_formatted():
+    # The same folders .ci/run checks; `ruff format` on them is the fix.
+    folders = ["verifier_audit", "tests", "scripts", "benchmarks", "examples"]
+    done = subprocess.run([*_tool("ruff"), "format", "--check", *folders], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr + "\nfix: ruff format " + " ".join(folders)
 
 
 def test_mypy_passes_on_the_contract_and_the_walls():

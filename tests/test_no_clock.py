@@ -19,8 +19,17 @@ from pathlib import Path
 from hypothesis import settings
 
 TESTS = Path(__file__).resolve().parent
-CLOCKS = {"perf_counter", "monotonic", "time", "process_time", "perf_counter_ns", "monotonic_ns", "time_ns",
-          "process_time_ns", "thread_time"}
+CLOCKS = {
+    "perf_counter",
+    "monotonic",
+    "time",
+    "process_time",
+    "perf_counter_ns",
+    "monotonic_ns",
+    "time_ns",
+    "process_time_ns",
+    "thread_time",
+}
 ALLOWED = {"scaling.py"}  # growth / relative_cost: ratios against a baseline in the same test
 
 
@@ -92,14 +101,19 @@ def clock_assertions(source: str, filename: str) -> list[str]:
 
 
 def test_no_test_asserts_wall_clock_or_cpu_time():
-    hits = [hit for path in sorted(TESTS.rglob("*.py")) if path.name not in ALLOWED
-            for hit in clock_assertions(path.read_text(encoding="utf-8"), f"{path.relative_to(TESTS.parent)}")]
-    assert hits == [], "assertions on elapsed time (bound work instead: tests/scaling.py, counts, sizes):\n" + \
-        "\n".join(hits)
+    hits = [
+        hit
+        for path in sorted(TESTS.rglob("*.py"))
+        if path.name not in ALLOWED
+        for hit in clock_assertions(path.read_text(encoding="utf-8"), f"{path.relative_to(TESTS.parent)}")
+    ]
+    assert hits == [], (
+        "assertions on elapsed time (bound work instead: tests/scaling.py, counts, sizes):\n" + "\n".join(hits)
+    )
 
 
 def test_the_scan_finds_what_it_is_for():
-    caught = '''
+    caught = """
 import time
 from time import monotonic, process_time
 def test_a():
@@ -118,9 +132,9 @@ def test_c():
 def test_d():
     start = process_time()
     assert round(process_time() - start, 1) <= 5 and True
-'''
+"""
     assert clock_assertions(caught, "t.py") == ["t.py:7", "t.py:12", "t.py:16", "t.py:19"]
-    passed = '''
+    passed = """
 import time
 def test_hang_guard():
     deadline = time.monotonic() + 120
@@ -131,7 +145,7 @@ def test_counts():
     assert len(calls) == 1 and growth(f, build, 100) < LINEAR
 def test_server_stamp():
     assert reply["created"] <= int(time.time())
-'''
+"""
     assert clock_assertions(passed, "t.py") == []
 
 

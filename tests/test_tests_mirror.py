@@ -13,8 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-ROOT_TESTS = {"test_layers.py", "test_no_clock.py", "test_front_end_imports.py", "test_tests_mirror.py",
-              "test_lint.py"}
+ROOT_TESTS = {"test_layers.py", "test_no_clock.py", "test_front_end_imports.py", "test_tests_mirror.py", "test_lint.py"}
 FOLDERS = {"domains", "engine", "report", "samples", "monitor", "frameworks", "cli", "security"}
 
 
@@ -27,8 +26,11 @@ def test_the_root_keeps_only_the_cross_cutting_tests():
 
 
 def test_every_test_file_sits_in_a_folder_of_the_package():
-    stray = [str(p.relative_to(TESTS)) for p in _test_files()
-             if p.parent != TESTS and p.relative_to(TESTS).parts[0] not in FOLDERS]
+    stray = [
+        str(p.relative_to(TESTS))
+        for p in _test_files()
+        if p.parent != TESTS and p.relative_to(TESTS).parts[0] not in FOLDERS
+    ]
     assert stray == []
 
 
@@ -41,8 +43,13 @@ def test_no_test_imports_from_conftest():
     found = []
     for path in _test_files():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([node.module] if isinstance(node, ast.ImportFrom) else
-                     [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            names = (
+                [node.module]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
             if "conftest" in names:
                 found.append(f"{path.relative_to(TESTS)}:{node.lineno}")
     assert found == []

@@ -1,9 +1,9 @@
 """The Python API: the same audit as the CLI, for notebooks, scripts and test suites.
 
-    from verifier_audit import audit
-    report = audit("rewards.py:compute_score", suite="math", limit=50)
-    report = audit(my_function, max_debt=0.02)          # a callable works too
-    reports = audit_parts("train.py:REWARDS")            # a composite reward, whole and each part
+from verifier_audit import audit
+report = audit("rewards.py:compute_score", suite="math", limit=50)
+report = audit(my_function, max_debt=0.02)          # a callable works too
+reports = audit_parts("train.py:REWARDS")            # a composite reward, whole and each part
 """
 
 from __future__ import annotations
@@ -153,10 +153,15 @@ def _given(values: dict) -> dict:
 def _audit_specs(specs, given: dict) -> list[Report]:
     """The specs audited as one group of ``plan``, as ``run`` and the pytest plugin audit."""
     options, timeout = audit_options(given, None)
-    group = Group(suite_choice(given, None), options, specs, timeout, waiver_sources(given, None, "waive="),
-                  weights_path(given, None))
+    group = Group(
+        suite_choice(given, None),
+        options,
+        specs,
+        timeout,
+        waiver_sources(given, None, "waive="),
+        weights_path(given, None),
+    )
     return audit_group(group, given["results"])[1]
 
 
-_DEFAULTS = {name: p.default for name, p in inspect.signature(audit).parameters.items()
-             if name not in _NOT_SETTINGS}
+_DEFAULTS = {name: p.default for name, p in inspect.signature(audit).parameters.items() if name not in _NOT_SETTINGS}

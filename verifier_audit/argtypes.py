@@ -39,8 +39,11 @@ top_p = _checked(float, lambda v: 0 < v <= 1, "in (0, 1]")
 temperature = _checked(float, lambda v: v >= 0, ">= 0 (0 is greedy)")
 file_mb = _checked(int, lambda v: v >= 0, ">= 0 (0: no limit)")
 max_processes = _checked(int, lambda v: v == 0 or v >= MIN_PROCESSES, f"0 (no limit) or >= {MIN_PROCESSES}")
-env_name = _checked(str, lambda v: re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) is not None,
-                    "an environment variable's name (letters, digits, _)")
+env_name = _checked(
+    str,
+    lambda v: re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) is not None,
+    "an environment variable's name (letters, digits, _)",
+)
 
 
 # --isolation: a worker's levels, weakest first (the one table: isolation/_levels.py).

@@ -53,6 +53,7 @@ _SYSTEM_TREES = ("/proc", "/sys")  # kernel views: nothing there is a file a rep
 
 # -- keys ------------------------------------------------------------------------------
 
+
 def key_path(folder: str | os.PathLike, name: str) -> Path:
     """Where the key ``name`` of ``folder`` is kept: ``folder/.verifier-audit-keys/name.key``."""
     return Path(folder) / KEYS_FOLDER / f"{name}.key"
@@ -98,8 +99,7 @@ def _read_key_file(path: Path) -> bytes | None:
         os.close(fd)
 
 
-def folder_key(folder: str | os.PathLike, name: str, *, create: bool = False,
-               fresh: bool = False) -> bytes | None:
+def folder_key(folder: str | os.PathLike, name: str, *, create: bool = False, fresh: bool = False) -> bytes | None:
     """The key ``name`` of ``folder`` (32 random bytes), None when there is none the audit
     can trust. ``create``: make it when missing (two processes sharing a cache folder that
     make it at once end with the same key: the second one's link fails and it reads the
@@ -109,13 +109,17 @@ def folder_key(folder: str | os.PathLike, name: str, *, create: bool = False,
     try:
         keys = _keys_folder(folder, create=create or fresh)
     except OSError as exc:
-        raise InputError(f"{folder / KEYS_FOLDER}: cannot keep the audit's keys there ({exc.strerror}); "
-                         "pass a folder you can write (--results, VERIFIER_AUDIT_CACHE)") from None
+        raise InputError(
+            f"{folder / KEYS_FOLDER}: cannot keep the audit's keys there ({exc.strerror}); "
+            "pass a folder you can write (--results, VERIFIER_AUDIT_CACHE)"
+        ) from None
     path = key_path(folder, name)
     if keys is None:
         if create or fresh:
-            raise InputError(f"{folder / KEYS_FOLDER}: not a folder of this user's with mode 0700, so the keys in it "
-                             "cannot be trusted; remove it (the audit makes it again)")
+            raise InputError(
+                f"{folder / KEYS_FOLDER}: not a folder of this user's with mode 0700, so the keys in it "
+                "cannot be trusted; remove it (the audit makes it again)"
+            )
         return None
     if not fresh:
         key = _read_key_file(path)
@@ -155,6 +159,7 @@ def mac_matches(key: bytes | None, data: bytes, recorded: object) -> bool:
 
 # -- signed cache files ------------------------------------------------------------------
 
+
 def write_signed(path: Path, body: bytes, *, key_name: str = "cache") -> None:
     """Write ``body`` and its MAC line atomically (a concurrent reader never sees half a
     file), mode 0600 (what is cached holds labels), under the key ``key_name`` of the
@@ -188,14 +193,19 @@ def read_signed(path: Path, what: str, *, key_name: str = "cache") -> bytes | No
     key = folder_key(path.parent, key_name)
     if mac_matches(key, body, recorded):
         return body
-    why = ("has no key the audit can trust (the key folder is missing, or not this user's)" if key is None
-           else "has no signature" if recorded is None
-           else "does not match its signature (written or edited by something other than the audit)")
+    why = (
+        "has no key the audit can trust (the key folder is missing, or not this user's)"
+        if key is None
+        else "has no signature"
+        if recorded is None
+        else "does not match its signature (written or edited by something other than the audit)"
+    )
     print(f"verifier-audit: warning: {what} {path} {why}: regenerating it", file=sys.stderr)
     return None
 
 
 # -- outputs -----------------------------------------------------------------------------
+
 
 def write_atomic(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """``path`` holds ``data`` whole, or what it held before: a temporary file in the same
@@ -234,8 +244,10 @@ def check_output(flag: str, path: str | os.PathLike, *, folder: bool = False, pa
     real = os.path.realpath(path)
     for tree in _SYSTEM_TREES:
         if real == tree or real.startswith(tree + "/"):
-            raise InputError(f"{flag} {path}: under {tree}, a view of the kernel, not a place for a file; pass a "
-                             "path in a folder of yours")
+            raise InputError(
+                f"{flag} {path}: under {tree}, a view of the kernel, not a place for a file; pass a "
+                "path in a folder of yours"
+            )
     if folder:
         if path.exists() and not path.is_dir():
             raise InputError(f"{flag} {path}: not a folder; pass a folder (it is made when missing)")
@@ -254,8 +266,9 @@ def check_output(flag: str, path: str | os.PathLike, *, folder: bool = False, pa
         try:
             parent.mkdir(parents=True)
         except OSError as exc:
-            raise InputError(f"{flag} {path}: cannot make its folder {parent} ({exc.strerror}); pass another "
-                             "path") from None
+            raise InputError(
+                f"{flag} {path}: cannot make its folder {parent} ({exc.strerror}); pass another path"
+            ) from None
     if not parent.is_dir():
         raise InputError(f"{flag} {path}: its folder {parent} does not exist; make it first or pass another path")
     _probe(flag, path, parent)
@@ -268,14 +281,14 @@ def _probe(flag: str, path: Path, parent: Path) -> None:
     try:
         fd, tmp = tempfile.mkstemp(dir=parent, prefix=".verifier-audit.", suffix=".probe")
     except OSError as exc:
-        raise InputError(f"{flag} {path}: cannot write in {parent} ({exc.strerror}); pass a path in a folder "
-                         "you can write") from None
+        raise InputError(
+            f"{flag} {path}: cannot write in {parent} ({exc.strerror}); pass a path in a folder you can write"
+        ) from None
     os.close(fd)
     os.unlink(tmp)
 
 
-def write_output(flag: str, path: str | os.PathLike, text: str | bytes, *,
-                 mode: int | None = None) -> None:
+def write_output(flag: str, path: str | os.PathLike, text: str | bytes, *, mode: int | None = None) -> None:
     """Write an output the user asked for (a report, ``generate --out``) through
     ``write_atomic``; a failure (a full disk, a file size limit, the folder gone) is an
     InputError naming the flag and the path and saying the previous file is intact."""
@@ -286,11 +299,14 @@ def write_output(flag: str, path: str | os.PathLike, text: str | bytes, *,
         sign_output(path, data)
     except OSError as exc:
         kept = "the previous file is left as it was" if path.is_file() else "nothing was written"
-        raise InputError(f"{flag} {path}: cannot write ({exc.strerror or exc}); {kept}. Free space or pass "
-                         "another path, then run again") from None
+        raise InputError(
+            f"{flag} {path}: cannot write ({exc.strerror or exc}); {kept}. Free space or pass "
+            "another path, then run again"
+        ) from None
 
 
 # -- reports' signatures -----------------------------------------------------------------
+
 
 def _signature_path(path: Path) -> Path:
     return path.parent / KEYS_FOLDER / f"{path.name}.mac"
@@ -320,5 +336,7 @@ def output_edited(path: str | os.PathLike) -> str | None:
         return None
     if mac_matches(folder_key(path.parent, "reports"), data, recorded):
         return None
-    return (f"{path} was changed after verifier-audit wrote it (it does not match the signature the audit "
-            f"kept in {_signature_path(path)}): do not trust it; run the audit again")
+    return (
+        f"{path} was changed after verifier-audit wrote it (it does not match the signature the audit "
+        f"kept in {_signature_path(path)}): do not trust it; run the audit again"
+    )

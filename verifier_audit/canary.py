@@ -61,7 +61,6 @@ import os
 import re
 import shutil
 import unicodedata
-from typing import Optional
 
 PREFIX = "va_canary_"  # marker files and directories: PREFIX + token
 MODULE_PREFIX = "vacanary"  # marker modules: MODULE_PREFIX + token (an identifier without "_")
@@ -121,7 +120,7 @@ def payload(token: str, form: str = "mkdir") -> str:
     raise ValueError(f"unknown canary form {form!r}; one of {', '.join(FORMS)}")
 
 
-def fired(directory: str = ".", since_ns: Optional[int] = None, listed: Optional[str] = None) -> list[str]:
+def fired(directory: str = ".", since_ns: int | None = None, listed: str | None = None) -> list[str]:
     """Tokens of the canaries that fired in ``directory``; removes their traces. With
     ``since_ns``, only markers whose inode changed at or after that time (``st_ctime_ns``):
     in a directory others share, an older marker is not this call's. ``listed``: where to
@@ -141,7 +140,7 @@ def fired(directory: str = ".", since_ns: Optional[int] = None, listed: Optional
                         continue
                 except OSError:
                     continue
-            tokens.append(name[len(PREFIX):])
+            tokens.append(name[len(PREFIX) :])
             if os.path.isdir(path) and not os.path.islink(path):
                 shutil.rmtree(path, ignore_errors=True)
             else:  # a file (COPY TO, ATTACH) or a link: gone too, so it fires only once
@@ -168,8 +167,10 @@ def tokens_in(text: str) -> set[str]:
         text = unicodedata.normalize("NFKC", text)  # full-width digits and letters as Python reads them
     decoded = [text]
     if "chr(" in text:
-        decoded += ["".join(chr(int(n)) for n in re.findall(r"\d+", run.group(0)) if int(n) < 0x110000)
-                    for run in _CHR_RUN.finditer(text)]
+        decoded += [
+            "".join(chr(int(n)) for n in re.findall(r"\d+", run.group(0)) if int(n) < 0x110000)
+            for run in _CHR_RUN.finditer(text)
+        ]
     if "fromhex(" in text:
         for digits in _HEX_RUN.findall(text):
             try:
@@ -177,12 +178,13 @@ def tokens_in(text: str) -> set[str]:
             except ValueError:
                 pass
     if "bytes(" in text:
-        decoded += ["".join(chr(int(n)) for n in re.findall(r"\d+", run) if int(n) < 256)
-                    for run in _BYTES_RUN.findall(text)]
+        decoded += [
+            "".join(chr(int(n)) for n in re.findall(r"\d+", run) if int(n) < 256) for run in _BYTES_RUN.findall(text)
+        ]
     return {token for part in decoded for token in _NAMED.findall(part)}
 
 
-def token_of(marker: str) -> Optional[str]:
+def token_of(marker: str) -> str | None:
     """The token in a marker's name (``va_canary_<token>.csv``, ``vacanary<token>``), if any."""
     match = _NAMED.search(marker)
     return match.group(1) if match else None

@@ -40,7 +40,7 @@ import difflib
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
 
@@ -61,6 +61,7 @@ TABLE = "tool.verifier_audit"
 def _range(check):
     """A command-line range type (argtypes) as a pydantic check, so an option and its key
     accept exactly the same values."""
+
     def validate(value):
         try:
             return check(value)
@@ -84,12 +85,12 @@ class _Section(BaseModel):
 
 
 class GateSection(_Section):
-    max_debt: Optional[_ranged("max_debt")] = None
-    max_category: Optional[_ranged("max_category")] = None
-    max_false_rejection: Optional[_ranged("max_false_rejection")] = None
-    max_error_rate: Optional[_ranged("max_error_rate")] = None
-    max_retry_rate: Optional[_ranged("max_retry_rate")] = None
-    min_slice_n: Optional[_ranged("min_slice_n")] = None
+    max_debt: _ranged("max_debt") | None = None
+    max_category: _ranged("max_category") | None = None
+    max_false_rejection: _ranged("max_false_rejection") | None = None
+    max_error_rate: _ranged("max_error_rate") | None = None
+    max_retry_rate: _ranged("max_retry_rate") | None = None
+    min_slice_n: _ranged("min_slice_n") | None = None
 
 
 class VerifierEntry(_Section):
@@ -97,11 +98,11 @@ class VerifierEntry(_Section):
 
     spec: str = Field(min_length=3)  # "rewards.py:fn" or "package.module:fn"
     style: Literal[("auto",) + STYLES] = "auto"  # type: ignore[valid-type]  # the styles' registry
-    suite: Optional[str] = None
-    format: Optional[str] = None
-    split: Optional[Literal["train", "heldout", "shifted"]] = None
-    limit: Optional[_ranged("limit")] = None
-    threshold: Optional[_ranged("threshold")] = None
+    suite: str | None = None
+    format: str | None = None
+    split: Literal["train", "heldout", "shifted"] | None = None
+    limit: _ranged("limit") | None = None
+    threshold: _ranged("threshold") | None = None
     gate: GateSection = Field(default_factory=GateSection)
     #: the style's settings, as --verifier-option KEY=VALUE: weights = [1.0, 0.5], model = "judge"
     options: dict[str, Any] = Field(default_factory=dict)
@@ -112,10 +113,10 @@ class Waiver(_Section):
 
     category: str = Field(min_length=3)
     reason: str = Field(min_length=3)
-    expires: Optional[_dt.date] = None  # the waiver stops applying the day after
-    verifier: Optional[str] = None  # spec of the one verifier it applies to (default: all)
-    max_rate: Optional[Rate] = None  # accepted FA (FR for right answers; default: any)
-    _line: Optional[int] = PrivateAttr(default=None)  # its category's line in the file (set by the loader)
+    expires: _dt.date | None = None  # the waiver stops applying the day after
+    verifier: str | None = None  # spec of the one verifier it applies to (default: all)
+    max_rate: Rate | None = None  # accepted FA (FR for right answers; default: any)
+    _line: int | None = PrivateAttr(default=None)  # its category's line in the file (set by the loader)
 
     def active(self, today: _dt.date) -> bool:
         return self.expires is None or today <= self.expires
@@ -125,33 +126,33 @@ class ProjectConfig(_Section):
     # Types, ranges and defaults of the options come from their settings (settings.py).
     suite: str = default("suite")
     format: str = default("format")
-    split: Optional[Literal["train", "heldout", "shifted"]] = None
-    limit: Optional[_ranged("limit")] = None
+    split: Literal["train", "heldout", "shifted"] | None = None
+    limit: _ranged("limit") | None = None
     seed: int = default("seed")
-    workers: Optional[_ranged("workers")] = None
-    timeout: Optional[_ranged("timeout")] = None
-    oracle_timeout: Optional[_ranged("oracle_timeout")] = None
-    memory_mb: Optional[_ranged("memory_mb")] = None  # 0: no limit
-    file_mb: Optional[_ranged("file_mb")] = None  # largest file a worker writes; 0: no limit
-    max_processes: Optional[_ranged("max_processes")] = None  # per worker tree; 0: no limit
+    workers: _ranged("workers") | None = None
+    timeout: _ranged("timeout") | None = None
+    oracle_timeout: _ranged("oracle_timeout") | None = None
+    memory_mb: _ranged("memory_mb") | None = None  # 0: no limit
+    file_mb: _ranged("file_mb") | None = None  # largest file a worker writes; 0: no limit
+    max_processes: _ranged("max_processes") | None = None  # per worker tree; 0: no limit
     #: environment variables passed to the verifier's workers beyond the allow-list (environment.py)
     pass_env: list[_ranged("pass_env")] = Field(default_factory=list)
     threshold: _ranged("threshold") = default("threshold")
-    probe_sample: Optional[_ranged("probe_sample")] = None  # determinism/thread probes; 0: none
-    answer_formats: Optional[StrictBool] = None  # the answer-format probe (docs/answer-formats.md); false: off
-    isolation: Optional[Literal[argtypes.ISOLATION_LEVELS]] = None  # type: ignore[valid-type]  # isolation/_levels.py; None: the strongest here
-    slice_field: Optional[str] = None  # the task metadata field naming a task's slice (engine/slices.py)
-    search: Optional[_ranged("search")] = None  # exploit search budget (calls); 0: none
-    executor: Optional[Literal[argtypes.EXECUTORS]] = None  # type: ignore[valid-type]  # where calls run; None: local
-    ray_address: Optional[str] = Field(default=None, min_length=1)  # executor "ray": the cluster (docs/ray.md)
-    weights_from: Optional[str] = None  # your own tasks: the debt is reweighted to their slices (relative to this file)
+    probe_sample: _ranged("probe_sample") | None = None  # determinism/thread probes; 0: none
+    answer_formats: StrictBool | None = None  # the answer-format probe (docs/answer-formats.md); false: off
+    isolation: Literal[argtypes.ISOLATION_LEVELS] | None = None  # type: ignore[valid-type]  # isolation/_levels.py; None: the strongest here
+    slice_field: str | None = None  # the task metadata field naming a task's slice (engine/slices.py)
+    search: _ranged("search") | None = None  # exploit search budget (calls); 0: none
+    executor: Literal[argtypes.EXECUTORS] | None = None  # type: ignore[valid-type]  # where calls run; None: local
+    ray_address: str | None = Field(default=None, min_length=1)  # executor "ray": the cluster (docs/ray.md)
+    weights_from: str | None = None  # your own tasks: the debt is reweighted to their slices (relative to this file)
     #: [fields]: the suite's field names, ours = theirs, as --field OURS=THEIRS (reference = "answer")
     fields: dict[str, str] = Field(default_factory=dict)
-    domain: Optional[str] = None  # the domain of a suite file's tasks when its lines do not say
-    db_dir: Optional[str] = None  # spider format: the folder of <db_id>/<db_id>.sqlite (relative to this file)
-    inspect_timeout: Optional[_ranged("inspect_timeout")] = None  # the verifier's import when its signature is read
+    domain: str | None = None  # the domain of a suite file's tasks when its lines do not say
+    db_dir: str | None = None  # spider format: the folder of <db_id>/<db_id>.sqlite (relative to this file)
+    inspect_timeout: _ranged("inspect_timeout") | None = None  # the verifier's import when its signature is read
     only: list[Literal["near_miss", "equivalent", "known_bad"]] = Field(default_factory=list)  # candidate origins
-    report_dir: Optional[str] = None  # write every report format here after each run
+    report_dir: str | None = None  # write every report format here after each run
     gate: GateSection = Field(default_factory=GateSection)
     verifiers: list[VerifierEntry] = Field(default_factory=list)
     waivers: list[Waiver] = Field(default_factory=list)
@@ -159,7 +160,7 @@ class ProjectConfig(_Section):
     #: verifier_audit.monitor.alarms.Thresholds (checked by load_config; see docs/monitor.md)
     monitor: dict[str, Any] = Field(default_factory=dict)
     #: where the configuration came from (set by the loader; not a key of the file)
-    path: Optional[Path] = Field(default=None, exclude=True)
+    path: Path | None = Field(default=None, exclude=True)
 
     def resolve_path(self, value: str) -> str:
         """A path written in the file, as seen from the current directory."""
@@ -173,13 +174,19 @@ class ProjectConfig(_Section):
             return f"{self.resolve_path(target)}{sep}{attr}"
         return spec
 
-    def entry_for(self, spec: str) -> Optional[VerifierEntry]:
+    def entry_for(self, spec: str) -> VerifierEntry | None:
         """The [[verifiers]] entry of this spec, if the file has one."""
         key = spec_key(spec)
         return next((e for e in self.verifiers if spec_key(self.resolve_spec(e.spec)) == key), None)
 
-    def gate_for(self, spec: str, entry: Optional[VerifierEntry] = None, *,
-                 today: Optional[_dt.date] = None, extra_waived: tuple[str, ...] = ()) -> GateConfig:
+    def gate_for(
+        self,
+        spec: str,
+        entry: VerifierEntry | None = None,
+        *,
+        today: _dt.date | None = None,
+        extra_waived: tuple[str, ...] = (),
+    ) -> GateConfig:
         """The gate one verifier is held to: defaults < [gate] < the verifier's own [gate],
         with the waivers that apply to it today."""
         today = today or _dt.date.today()
@@ -189,7 +196,9 @@ class ProjectConfig(_Section):
             values.update({k: v for k, v in entry.gate.model_dump().items() if v is not None})
         waived, limits = list(extra_waived), {}
         for w in self.waivers:
-            if not w.active(today) or (w.verifier is not None and spec_key(self.resolve_spec(w.verifier)) != spec_key(spec)):
+            if not w.active(today) or (
+                w.verifier is not None and spec_key(self.resolve_spec(w.verifier)) != spec_key(spec)
+            ):
                 continue
             if w.max_rate is None:
                 waived.append(w.category)
@@ -202,12 +211,12 @@ class ProjectConfig(_Section):
         where = os.path.relpath(self.path) if self.path else "configuration"
         return {w.category: f"{where}:{w._line}" if w._line else where for w in self.waivers}
 
-    def expired_waivers(self, today: Optional[_dt.date] = None) -> list[Waiver]:
+    def expired_waivers(self, today: _dt.date | None = None) -> list[Waiver]:
         today = today or _dt.date.today()
         return [w for w in self.waivers if not w.active(today)]
 
 
-def key_for_flag(flag: str) -> Optional[Setting]:
+def key_for_flag(flag: str) -> Setting | None:
     return next((k for k in KEYS if k.flag == flag), None)
 
 
@@ -224,8 +233,10 @@ def check_option_names(names: Any, where: str) -> None:
         if name not in OPTION_NAMES:
             close = difflib.get_close_matches(name, OPTION_NAMES, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            raise InputError(f"{where}: unknown option {name}{hint}; options: {', '.join(OPTION_NAMES)} "
-                             "(docs/config.md; the keys of [tool.verifier_audit] by their last name)")
+            raise InputError(
+                f"{where}: unknown option {name}{hint}; options: {', '.join(OPTION_NAMES)} "
+                "(docs/config.md; the keys of [tool.verifier_audit] by their last name)"
+            )
 
 
 def option_flags(values: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str]:
@@ -277,7 +288,7 @@ def spec_key(spec: str) -> str:
     return spec
 
 
-def find_config(start: Optional[Path] = None) -> Optional[Path]:
+def find_config(start: Path | None = None) -> Path | None:
     """The nearest pyproject.toml at or above ``start`` that has a [tool.verifier_audit] table."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
@@ -317,9 +328,11 @@ def load_config(path: Path) -> ProjectConfig:
     if config.ray_address is not None and config.executor != "ray":
         line = _line_of(text, "ray_address")
         prefix = f"{path}:{line}" if line else str(path)
-        raise InputError(f"invalid configuration:\n  {prefix}: {TABLE}.ray_address = {config.ray_address!r} needs "
-                         f"executor = \"ray\" (executor is {config.executor or 'local, the default'}); add "
-                         "executor = \"ray\" or remove ray_address")
+        raise InputError(
+            f"invalid configuration:\n  {prefix}: {TABLE}.ray_address = {config.ray_address!r} needs "
+            f'executor = "ray" (executor is {config.executor or "local, the default"}); add '
+            'executor = "ray" or remove ray_address'
+        )
     if config.monitor:
         config.monitor = check_monitor_section(path, text, config.monitor)
     _check_fields(path, text, config.fields)
@@ -338,8 +351,10 @@ def _check_fields(path: Path, text: str, fields: dict[str, str]) -> None:
             line = _line_of(text, ours)
             close = difflib.get_close_matches(ours, list(Task.model_fields), n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            lines.append(f"{f'{path}:{line}' if line else path}: {TABLE}.fields.{ours}: not a task field{hint}; "
-                         f"ours = theirs maps one of {', '.join(Task.model_fields)} to your suite's field")
+            lines.append(
+                f"{f'{path}:{line}' if line else path}: {TABLE}.fields.{ours}: not a task field{hint}; "
+                f"ours = theirs maps one of {', '.join(Task.model_fields)} to your suite's field"
+            )
     if lines:
         raise InputError("invalid configuration:\n  " + "\n  ".join(lines))
 
@@ -391,8 +406,9 @@ def _explain(path: Path, text: str, exc: ValidationError) -> str:
         prefix = f"{path}:{line}" if line else str(path)
         if err["type"] == "extra_forbidden":
             allowed = _allowed_keys(loc[:-1])
-            lines.append(f"{prefix}: unknown key {where!s}{_did_you_mean(key, allowed)}; allowed keys here: "
-                         f"{', '.join(allowed)}")
+            lines.append(
+                f"{prefix}: unknown key {where!s}{_did_you_mean(key, allowed)}; allowed keys here: {', '.join(allowed)}"
+            )
         elif err["type"] == "literal_error":
             lines.append(f"{prefix}: {where} = {err['input']!r} is not allowed; {err['msg'].lower()}")
         elif err["type"] == "missing":
@@ -429,14 +445,21 @@ def _toml(value: Any) -> str:
 
 
 def _toml_type(value: Any) -> str:
-    for kind, name in ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"),
-                       (list, "an array"), (dict, "a table"), (_dt.date, "a date")):
+    for kind, name in (
+        (bool, "a boolean"),
+        (int, "an integer"),
+        (float, "a number"),
+        (str, "a string"),
+        (list, "an array"),
+        (dict, "a table"),
+        (_dt.date, "a date"),
+    ):
         if isinstance(value, kind):
             return name
     return type(value).__name__
 
 
-def _wrong_type(err: dict, key: str) -> Optional[str]:
+def _wrong_type(err: dict, key: str) -> str | None:
     """For a value of the wrong type: what the key takes, what it got, and the line to
     write instead (the value itself when it converts: ``max_debt = 0.5`` for ``"0.5"``)."""
     if err["type"] not in _EXPECTED:
@@ -497,9 +520,9 @@ def _allowed_keys(loc: list[str]) -> list[str]:
     return [name for name, f in model.model_fields.items() if not f.exclude]
 
 
-def _waiver_lines(text: str) -> list[Optional[int]]:
+def _waiver_lines(text: str) -> list[int | None]:
     """For each [[tool.verifier_audit.waivers]] table in order, the line of its category."""
-    lines: list[Optional[int]] = []
+    lines: list[int | None] = []
     inside = False
     for number, line in enumerate(text.splitlines(), 1):
         header = re.match(r"^\s*\[\[?\s*([^\]]+?)\s*\]", line)
@@ -512,7 +535,7 @@ def _waiver_lines(text: str) -> list[Optional[int]]:
     return lines
 
 
-def _line_of(text: str, key: str) -> Optional[int]:
+def _line_of(text: str, key: str) -> int | None:
     """Line number of the first ``key =`` (or ``[...key]`` table) inside our tables."""
     inside = False
     pattern = re.compile(rf"^\s*(\"?{re.escape(key)}\"?\s*=|\[\[?\s*{re.escape(TABLE)}\.{re.escape(key)}\b)")

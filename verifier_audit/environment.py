@@ -30,29 +30,60 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 #: Passed to every worker as they are in the audit's environment (when set there).
-ALLOWED = frozenset({
-    # the interpreter, its paths and its text encoding
-    "PATH", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONDONTWRITEBYTECODE",
-    "PYTHONWARNINGS", "PYTHONNOUSERSITE", "LD_LIBRARY_PATH",
-    # the locale and the clock
-    "LANG", "LANGUAGE", "TZ",
-    # who and where (a home's caches: pip, Hugging Face, torch)
-    "HOME", "USER", "LOGNAME",
-    # the environment the verifier's packages live in
-    "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV",
-    # devices and thread counts, as the training job sets them
-    "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
-    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS", "RAYON_NUM_THREADS", "TOKENIZERS_PARALLELISM",
-    # offline switches and cache places of the libraries verifiers load
-    "HF_HOME", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "TRANSFORMERS_CACHE", "TORCH_HOME",
-    "XDG_CACHE_HOME",
-    # TLS roots (a remote style's client checks certificates)
-    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
-})
+ALLOWED = frozenset(
+    {
+        # the interpreter, its paths and its text encoding
+        "PATH",
+        "PYTHONPATH",
+        "PYTHONHASHSEED",
+        "PYTHONIOENCODING",
+        "PYTHONUTF8",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONWARNINGS",
+        "PYTHONNOUSERSITE",
+        "LD_LIBRARY_PATH",
+        # the locale and the clock
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        # who and where (a home's caches: pip, Hugging Face, torch)
+        "HOME",
+        "USER",
+        "LOGNAME",
+        # the environment the verifier's packages live in
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "CONDA_DEFAULT_ENV",
+        # devices and thread counts, as the training job sets them
+        "CUDA_VISIBLE_DEVICES",
+        "CUDA_HOME",
+        "NVIDIA_VISIBLE_DEVICES",
+        "HIP_VISIBLE_DEVICES",
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "NUMEXPR_NUM_THREADS",
+        "VECLIB_MAXIMUM_THREADS",
+        "RAYON_NUM_THREADS",
+        "TOKENIZERS_PARALLELISM",
+        # offline switches and cache places of the libraries verifiers load
+        "HF_HOME",
+        "HF_HUB_OFFLINE",
+        "HF_DATASETS_OFFLINE",
+        "TRANSFORMERS_OFFLINE",
+        "TRANSFORMERS_CACHE",
+        "TORCH_HOME",
+        "XDG_CACHE_HOME",
+        # TLS roots (a remote style's client checks certificates)
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
+    }
+)
 #: Names with these prefixes pass too (the locale's categories).
 ALLOWED_PREFIXES = ("LC_",)
 #: A remote style's own client (the HTTP and judge styles) reaches its server through the
@@ -85,9 +116,13 @@ def secret_values(environ: Mapping[str, str], passed: Iterable[str] = ()) -> lis
     not masked unless its name looks like a secret's: a path says where something is
     (a database, a data directory), and a finding that names it must stay readable."""
     passed = set(passed) | set(PROXY)
-    found = {v for k, v in environ.items()
-             if len(v) >= MIN_SECRET and not is_allowed(k)
-             and (SECRET_NAME.search(k) or (k in passed and not (os.path.isabs(v) and os.path.exists(v))))}
+    found = {
+        v
+        for k, v in environ.items()
+        if len(v) >= MIN_SECRET
+        and not is_allowed(k)
+        and (SECRET_NAME.search(k) or (k in passed and not (os.path.isabs(v) and os.path.exists(v))))
+    }
     return sorted(found, key=len, reverse=True)
 
 

@@ -11,9 +11,10 @@ import importlib.util
 import inspect
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from .errors import VerifierLoadError
 from .frameworks import STYLES, get_style
@@ -130,7 +131,11 @@ def _file_module_name(path: Path) -> str:
     stem, where = path.stem, path.resolve()
     loaded = sys.modules.get(stem)
     if loaded is not None:
-        return stem if getattr(loaded, "__file__", None) and Path(loaded.__file__).resolve() == where else _unique(stem, where)
+        return (
+            stem
+            if getattr(loaded, "__file__", None) and Path(loaded.__file__).resolve() == where
+            else _unique(stem, where)
+        )
     if not stem.isidentifier() or stem in sys.stdlib_module_names:
         return _unique(stem, where)
     try:
@@ -152,11 +157,14 @@ def load_function(spec: str) -> Any:
     for part in attr.split("."):
         if not hasattr(fn, part):
             found = sorted(
-                name for name, obj in vars(module).items()
+                name
+                for name, obj in vars(module).items()
                 if callable(obj) and not name.startswith("_") and not inspect.ismodule(obj)
             )
             hint = f"callables defined there: {', '.join(found)}" if found else "it defines no public callable"
-            raise VerifierLoadError(f"verifier {spec!r}: {module.__name__ if not hasattr(module, '__file__') else module.__file__} has no {attr!r}; {hint}")
+            raise VerifierLoadError(
+                f"verifier {spec!r}: {module.__name__ if not hasattr(module, '__file__') else module.__file__} has no {attr!r}; {hint}"
+            )
         fn = getattr(fn, part)
     if inspect.ismodule(fn) or isinstance(fn, (str, bytes, int, float)) or fn is None:
         raise VerifierLoadError(f"verifier {spec!r}: {attr!r} is {article(type(fn).__name__)}, not a function")
@@ -172,8 +180,10 @@ def detect_style(fn: Any) -> str:
         if style.detect(fn):
             return style.name
     if not callable(fn):
-        raise VerifierLoadError(f"{type(fn).__name__} {fn!r:.60} is not a function, and no framework style reads it: "
-                                f"pass --style ({', '.join(STYLES)})")
+        raise VerifierLoadError(
+            f"{type(fn).__name__} {fn!r:.60} is not a function, and no framework style reads it: "
+            f"pass --style ({', '.join(STYLES)})"
+        )
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError) as exc:
@@ -195,8 +205,10 @@ def parse_options(pairs: list[str] | dict | None) -> tuple[tuple[str, str], ...]
     if not pairs:
         return ()
     if isinstance(pairs, dict):
-        items = [(str(k), v if isinstance(v, str) else ",".join(map(str, v)) if isinstance(v, list) else str(v))
-                 for k, v in pairs.items()]
+        items = [
+            (str(k), v if isinstance(v, str) else ",".join(map(str, v)) if isinstance(v, list) else str(v))
+            for k, v in pairs.items()
+        ]
     else:
         items = []
         for pair in pairs:
@@ -220,8 +232,14 @@ def with_parts(spec: VerifierSpec) -> list[VerifierSpec]:
     return [spec] + [replace(spec, name=f"{spec.name}[{p}]", part=p, parts=()) for p in spec.parts]
 
 
-def resolve(spec: str, style: str | None = None, options: list[str] | dict | None = None, *,
-            inspect: Inspector | None = None, pass_env: tuple[str, ...] = ()) -> VerifierSpec:
+def resolve(
+    spec: str,
+    style: str | None = None,
+    options: list[str] | dict | None = None,
+    *,
+    inspect: Inspector | None = None,
+    pass_env: tuple[str, ...] = (),
+) -> VerifierSpec:
     """Check ``spec`` and fix its style -- without importing the verifier in this process.
 
     The verifier under audit is not trusted, and import-time code runs with the power of
@@ -248,8 +266,12 @@ def set_inspector(inspect: Inspector) -> None:
     _INSPECTOR[:] = [inspect]
 
 
-def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]], *,
-                 inspect: Inspector | None = None, pass_env: tuple[str, ...] = ()) -> list[VerifierSpec]:
+def resolve_many(
+    requests: list[tuple[str, str | None, list[str] | dict | None]],
+    *,
+    inspect: Inspector | None = None,
+    pass_env: tuple[str, ...] = (),
+) -> list[VerifierSpec]:
     """``resolve`` for several (spec, style, options) at once, in order; raises the first
     load error. Specs of one module (or file) are read by one interpreter, which imports it
     once (the default math audit's four reference verifiers: one import of ~1 s instead of
@@ -272,8 +294,18 @@ def resolve_many(requests: list[tuple[str, str | None, list[str] | dict | None]]
         if p.key in failed:
             raise failed[p.key]
         found_style, parts, calls, picked = _RESOLVED[p.key]
-        out.append(VerifierSpec(spec=p.spec, name=p.name, style=found_style, options=p.options, parts=tuple(parts),
-                                pass_env=tuple(pass_env), calls=calls, picked=picked))
+        out.append(
+            VerifierSpec(
+                spec=p.spec,
+                name=p.name,
+                style=found_style,
+                options=p.options,
+                parts=tuple(parts),
+                pass_env=tuple(pass_env),
+                calls=calls,
+                picked=picked,
+            )
+        )
     return out
 
 
@@ -311,18 +343,22 @@ def _builtin_spec(spec: str, style: str | None) -> tuple[str, str] | None:
     """(name, style) for specs that name no Python object: a URL, ``reasoning-gym``."""
     if spec.startswith(("http://", "https://")):
         if style in (None, "auto"):
-            raise VerifierLoadError(f"verifier {spec!r}: a URL needs --style http (a reward server) or --style judge "
-                                    "(an LLM judge behind an OpenAI-compatible endpoint)")
+            raise VerifierLoadError(
+                f"verifier {spec!r}: a URL needs --style http (a reward server) or --style judge "
+                "(an LLM judge behind an OpenAI-compatible endpoint)"
+            )
         if not get_style(style).remote:
-            raise VerifierLoadError(f"verifier {spec!r}: --style {style} calls Python functions; a URL takes "
-                                    "--style http or --style judge")
+            raise VerifierLoadError(
+                f"verifier {spec!r}: --style {style} calls Python functions; a URL takes --style http or --style judge"
+            )
         from urllib.parse import urlsplit
 
         parts = urlsplit(spec)
         return f"{style}:{parts.netloc}{parts.path.rstrip('/')}", style
     if style in STYLES and get_style(style).remote:
-        raise VerifierLoadError(f"verifier {spec!r}: --style {style} takes the server's URL, "
-                                "e.g. http://127.0.0.1:8000/reward")
+        raise VerifierLoadError(
+            f"verifier {spec!r}: --style {style} takes the server's URL, e.g. http://127.0.0.1:8000/reward"
+        )
     if spec == "reasoning-gym":
         if style not in (None, "auto", "reasoning-gym"):
             raise VerifierLoadError("verifier 'reasoning-gym' is scored by its own style; leave --style out")
@@ -333,8 +369,9 @@ def _builtin_spec(spec: str, style: str | None) -> tuple[str, str] | None:
 _RESOLVED: dict[tuple, tuple[str, list[str], tuple[dict, ...], str]] = {}
 
 
-def _inspect_in_groups(planned: list[_Planned], inspect: Inspector,
-                       pass_env: tuple[str, ...] = ()) -> dict[tuple, VerifierLoadError]:
+def _inspect_in_groups(
+    planned: list[_Planned], inspect: Inspector, pass_env: tuple[str, ...] = ()
+) -> dict[tuple, VerifierLoadError]:
     """Inspect ``planned`` (from ``_plan``) through ``inspect``, one group per module (a
     module's specs share one import; different modules never share one); fills
     ``_RESOLVED``, returns the load errors by key. Each request names the environment
@@ -348,9 +385,18 @@ def _inspect_in_groups(planned: list[_Planned], inspect: Inspector,
     if not groups:
         return {}
     failed: dict[tuple, VerifierLoadError] = {}
-    requests = [[{"spec": p.spec, "style": p.style, "options": list(p.options),
-                  "env_names": list(dict.fromkeys([*pass_env, *env_names(dict(p.options))]))} for p in group]
-                for group in groups.values()]
+    requests = [
+        [
+            {
+                "spec": p.spec,
+                "style": p.style,
+                "options": list(p.options),
+                "env_names": list(dict.fromkeys([*pass_env, *env_names(dict(p.options))])),
+            }
+            for p in group
+        ]
+        for group in groups.values()
+    ]
     for group, asked, raw in zip(groups.values(), requests, inspect(requests)):
         for p, answer in zip(group, _answers(asked, raw)):
             if isinstance(answer, VerifierLoadError):
@@ -360,22 +406,31 @@ def _inspect_in_groups(planned: list[_Planned], inspect: Inspector,
     return failed
 
 
-def _answers(requests: list[dict], raw: "list[dict] | str") -> list:
+def _answers(requests: list[dict], raw: list[dict] | str) -> list:
     """The (style, parts, calls, picked) of each request, or its load error, from what the inspecting
     process sent back (checked: it ran the verifier's code) or the group's error message."""
     first = requests[0]["spec"]
     if isinstance(raw, str):
         return [VerifierLoadError(f"verifier {first!r}: {raw}")] * len(requests)
-    if (not isinstance(raw, list) or len(raw) != len(requests)
-            or not all(isinstance(a, dict) and isinstance(a.get("style", ""), str)
-                       and isinstance(a.get("parts", []), list) and all(isinstance(x, str) for x in a.get("parts", []))
-                       for a in raw)):
+    if (
+        not isinstance(raw, list)
+        or len(raw) != len(requests)
+        or not all(
+            isinstance(a, dict)
+            and isinstance(a.get("style", ""), str)
+            and isinstance(a.get("parts", []), list)
+            and all(isinstance(x, str) for x in a.get("parts", []))
+            for a in raw
+        )
+    ):
         error = VerifierLoadError(f"verifier {first!r}: the process that imports it sent no answer per spec")
         return [error] * len(requests)
-    return [(a["style"], a.get("parts", []), valid_reads(a.get("calls")), str(a.get("picked") or ""))
-            if a.get("ok") is True else
-            VerifierLoadError(str(a.get("error") or f"verifier {r['spec']!r}: could not be loaded"))
-            for r, a in zip(requests, raw)]
+    return [
+        (a["style"], a.get("parts", []), valid_reads(a.get("calls")), str(a.get("picked") or ""))
+        if a.get("ok") is True
+        else VerifierLoadError(str(a.get("error") or f"verifier {r['spec']!r}: could not be loaded"))
+        for r, a in zip(requests, raw)
+    ]
 
 
 def inspect_group(requests: list[dict]) -> list[dict]:
@@ -390,8 +445,13 @@ def _inspect_one(request: dict) -> dict:
         given = request["style"] not in (None, "auto")
         style = request["style"] if given else detect_style(fn)
         options = dict(map(tuple, request["options"]))
-        return {"ok": True, "style": style, "parts": style_parts(fn, style, options),
-                "calls": style_calls(fn, style, options), "picked": picked_by(fn, style, given)}
+        return {
+            "ok": True,
+            "style": style,
+            "parts": style_parts(fn, style, options),
+            "calls": style_calls(fn, style, options),
+            "picked": picked_by(fn, style, given),
+        }
     except VerifierLoadError as exc:
         return {"ok": False, "error": str(exc)}
     except BaseException as exc:  # noqa: BLE001 - anything the import does is the verifier's error
@@ -462,9 +522,16 @@ def from_callable(fn: Any, style: str | None = None, options: list[str] | dict |
         raise VerifierLoadError(f"{fn!r} is not callable")
     opts = parse_options(options)
     name = getattr(fn, "__name__", type(fn).__name__)
-    return VerifierSpec(spec=f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', name)}", name=name,
-                        style=style, function=fn, options=opts, parts=tuple(style_parts(fn, style, dict(opts))),
-                        calls=tuple(style_calls(fn, style, dict(opts))), picked=picked_by(fn, style, given))
+    return VerifierSpec(
+        spec=f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', name)}",
+        name=name,
+        style=style,
+        function=fn,
+        options=opts,
+        parts=tuple(style_parts(fn, style, dict(opts))),
+        calls=tuple(style_calls(fn, style, dict(opts))),
+        picked=picked_by(fn, style, given),
+    )
 
 
 def make_caller(target: Any, style: str | VerifierSpec) -> Callable[[str, Task], Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 from .models import (
     SEVERITY_WEIGHT,
@@ -71,7 +71,7 @@ def beyond_variance(disagreed: int, sampled: int, own_disagreed: int, own_sample
     if own_disagreed <= 0:
         return True
     rate = wilson(own_disagreed, own_sampled, Z99).high
-    tail = sum(math.comb(sampled, k) * rate ** k * (1 - rate) ** (sampled - k) for k in range(disagreed, sampled + 1))
+    tail = sum(math.comb(sampled, k) * rate**k * (1 - rate) ** (sampled - k) for k in range(disagreed, sampled + 1))
     return tail < AUDIT_AWARE_P
 
 
@@ -112,8 +112,12 @@ def category_results(
                 measured=bool(ok) or len(scored) == 0,
                 examples=[
                     Example(
-                        candidate_id=c.id, task_id=c.task_id, text=_clip(c.text),
-                        reference=_clip(tasks[c.task_id].reference), note=c.note, score=v.score,
+                        candidate_id=c.id,
+                        task_id=c.task_id,
+                        text=_clip(c.text),
+                        reference=_clip(tasks[c.task_id].reference),
+                        note=c.note,
+                        score=v.score,
                     )
                     for c, v in wrong[:examples]
                 ],
@@ -134,9 +138,18 @@ def slice_results(candidates: list[Candidate], verdicts: dict[str, Verdict]) -> 
         scored = [(c, verdicts[c.id]) for c in members if c.id in verdicts]
         ok = [(c, v) for c, v in scored if v.status == "ok"]
         k = sum(1 for c, v in ok if _misjudged(c, v))
-        out.append(SliceResult(category=category, slice=name, label=members[0].label, n=len(ok),
-                               accepted=sum(1 for _, v in ok if v.accepted), rate=k / len(ok) if ok else 0.0,
-                               ci=wilson(k, len(ok)), errors=len(scored) - len(ok)))
+        out.append(
+            SliceResult(
+                category=category,
+                slice=name,
+                label=members[0].label,
+                n=len(ok),
+                accepted=sum(1 for _, v in ok if v.accepted),
+                rate=k / len(ok) if ok else 0.0,
+                ci=wilson(k, len(ok)),
+                errors=len(scored) - len(ok),
+            )
+        )
     return out
 
 
@@ -177,9 +190,13 @@ def slice_words(name: str) -> str:
     """ "answer:integer" -> "integer answers", for sentences a reader can take in at once."""
     dimension, _, value = name.partition(":")
     value = value.replace("_", " ")
-    return {"answer": f"{value} answers", "magnitude": f"answers of magnitude {value}",
-            "query": f"queries with {value}" if value != "plain" else "plain queries",
-            "returns": f"functions returning {value}", "family": f"{value} tasks"}.get(dimension, name)
+    return {
+        "answer": f"{value} answers",
+        "magnitude": f"answers of magnitude {value}",
+        "query": f"queries with {value}" if value != "plain" else "plain queries",
+        "returns": f"functions returning {value}",
+        "family": f"{value} tasks",
+    }.get(dimension, name)
 
 
 def _clip(text: str, limit: int = 400) -> str:
@@ -188,7 +205,7 @@ def _clip(text: str, limit: int = 400) -> str:
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if len(text) <= limit:
         return text
-    return f"{text[: limit // 2]} … [{len(text) - limit} chars] … {text[-limit // 2:]}"
+    return f"{text[: limit // 2]} … [{len(text) - limit} chars] … {text[-limit // 2 :]}"
 
 
 def coverage_debt(categories: Iterable[CategoryResult]) -> tuple[float, Interval]:
@@ -225,9 +242,9 @@ def gate(
     enforced: bool = True,
     errors: int = 0,
     calls: int = 0,
-    first_error: Optional[str] = None,
-    slices: Optional[list[SliceResult]] = None,
-    weighted: Optional[WeightedDebt] = None,
+    first_error: str | None = None,
+    slices: list[SliceResult] | None = None,
+    weighted: WeightedDebt | None = None,
     remote: RemoteHealth | None = None,
 ) -> GateResult:
     """The gate's verdict with every reason it failed. ``errors`` of ``calls`` verifier
@@ -265,16 +282,19 @@ def gate(
             continue
         s = worst.get(c.name)
         if s is not None and s.rate > limit:
-            reasons.append(f"category {c.name} on {slice_words(s.slice)} ({s.slice}): false acceptance "
-                           f"{s.rate:.2f} ({s.accepted}/{s.n}) > {flag} {limit:g} (all slices: {c.rate:.2f}, "
-                           f"{c.accepted}/{c.n})")
+            reasons.append(
+                f"category {c.name} on {slice_words(s.slice)} ({s.slice}): false acceptance "
+                f"{s.rate:.2f} ({s.accepted}/{s.n}) > {flag} {limit:g} (all slices: {c.rate:.2f}, "
+                f"{c.accepted}/{c.n})"
+            )
     fr_reasons, notes = _false_rejection_reasons(categories, false_rejection, config)
     reasons += fr_reasons
     return GateResult(passed=not reasons, enforced=enforced, reasons=reasons, notes=notes)
 
 
-def _false_rejection_reasons(categories: list[CategoryResult], false_rejection: float,
-                             config: GateConfig) -> tuple[list[str], list[str]]:
+def _false_rejection_reasons(
+    categories: list[CategoryResult], false_rejection: float, config: GateConfig
+) -> tuple[list[str], list[str]]:
     """The false-rejection check, waivers treated as for false acceptance: a waived category
     of correct answers leaves the pooled rate the gate checks (the report's
     false_rejection_rate still counts it), and one waived with ``max_rate`` is held to that
@@ -290,19 +310,27 @@ def _false_rejection_reasons(categories: list[CategoryResult], false_rejection: 
     reasons = []
     for c in correct:
         if c.name in limits and c.name not in waived and c.n and c.rate > limits[c.name]:
-            reasons.append(f"category {c.name}: false rejection {c.rate:.2f} ({c.n - c.accepted}/{c.n}) > waiver "
-                           f"max_rate {limits[c.name]:g}")
+            reasons.append(
+                f"category {c.name}: false rejection {c.rate:.2f} ({c.n - c.accepted}/{c.n}) > waiver "
+                f"max_rate {limits[c.name]:g}"
+            )
     gated, _, n = pooled_rate((c for c in correct if c.name not in left_out), "correct")
     names = ", ".join(left_out)
     if not n:
-        note = (f"false rejection not gated: every category of correct answers is waived ({names}); "
-                f"the reported false rejection {false_rejection:.3f} counts them")
+        note = (
+            f"false rejection not gated: every category of correct answers is waived ({names}); "
+            f"the reported false rejection {false_rejection:.3f} counts them"
+        )
     else:
-        note = (f"false rejection gated without the waived categories ({names}): {gated:.3f}; the reported "
-                f"false rejection {false_rejection:.3f} counts them")
+        note = (
+            f"false rejection gated without the waived categories ({names}): {gated:.3f}; the reported "
+            f"false rejection {false_rejection:.3f} counts them"
+        )
         if gated > config.max_false_rejection:
-            reasons.append(f"false rejection (waived categories left out) {gated:.3f} > max-false-rejection "
-                           f"{config.max_false_rejection:g}")
+            reasons.append(
+                f"false rejection (waived categories left out) {gated:.3f} > max-false-rejection "
+                f"{config.max_false_rejection:g}"
+            )
     return reasons, [note]
 
 
@@ -320,6 +348,7 @@ _FINDING_NOUNS = {
 def findings_phrase(kinds: dict[str, int]) -> str:
     """Security findings counted by what they are, most first: "60 sandbox escapes",
     "3 sandbox escapes, 1 disguised score" (a kind this table lacks is named as it is)."""
+
     def counted(kind: str, n: int) -> str:
         one, many = _FINDING_NOUNS.get(kind, (f"{kind} finding", f"{kind} findings"))
         return f"{n} {one if n == 1 else many}"
@@ -340,25 +369,37 @@ def security_reason(findings: int | Sequence[SecurityFinding]) -> str:
 def _weight_reasons(weighted: WeightedDebt, config: GateConfig) -> list[str]:
     unmatched = sum(weighted.unmatched.values())
     if weighted.debt is None:
-        return [f"coverage debt weighted to {weighted.source}: not measured, the audit has no candidate of any of "
-                f"its slices ({', '.join(sorted(weighted.unmatched))})"]
+        return [
+            f"coverage debt weighted to {weighted.source}: not measured, the audit has no candidate of any of "
+            f"its slices ({', '.join(sorted(weighted.unmatched))})"
+        ]
     if unmatched > config.max_error_rate:
         names = ", ".join(f"{k} {v:.0%}" for k, v in sorted(weighted.unmatched.items(), key=lambda kv: -kv[1]))
-        return [f"{unmatched:.0%} of the tasks in {weighted.source} are of slices this audit has no candidate of "
-                f"({names}) > max-error-rate {config.max_error_rate:g}: not measured"]
+        return [
+            f"{unmatched:.0%} of the tasks in {weighted.source} are of slices this audit has no candidate of "
+            f"({names}) > max-error-rate {config.max_error_rate:g}: not measured"
+        ]
     return []
 
 
-def _error_reasons(categories: list[CategoryResult], errors: int, calls: int, first_error: Optional[str],
-                   config: GateConfig, waived: set[str]) -> list[str]:
+def _error_reasons(
+    categories: list[CategoryResult],
+    errors: int,
+    calls: int,
+    first_error: str | None,
+    config: GateConfig,
+    waived: set[str],
+) -> list[str]:
     """Errors hide behaviour: what the audit could not measure counts against the gate."""
     if calls and errors == calls:
         quoted = f": {_clip(first_error, 200)!r}" if first_error else ""
         return [f"no successful call: all {calls} verifier calls errored (first error{quoted})"]
     reasons = []
     if calls and errors / calls > config.max_error_rate:
-        reasons.append(f"error rate {errors / calls:.3f} ({errors}/{calls} calls) > max-error-rate "
-                       f"{config.max_error_rate:g}: errored calls measure nothing")
+        reasons.append(
+            f"error rate {errors / calls:.3f} ({errors}/{calls} calls) > max-error-rate "
+            f"{config.max_error_rate:g}: errored calls measure nothing"
+        )
     for c in categories:
         if not c.measured and c.name not in waived:
             kinds = ", ".join(f"{k} {n}" for k, n in c.error_kinds.items()) or "errors"
@@ -371,9 +412,13 @@ def _retry_reasons(remote: RemoteHealth | None, config: GateConfig) -> list[str]
     if remote is None or remote.retry_rate <= config.max_retry_rate:
         return []
     retried = sum(remote.retried.values())
-    return [(f"retry rate {remote.retry_rate:.3f} ({retried:,} of {remote.requests:,} requests retried: "
-             f"{_by_count(remote.retried)}) > max-retry-rate {config.max_retry_rate:g}: the server failed requests "
-             "that only the retries answered")]
+    return [
+        (
+            f"retry rate {remote.retry_rate:.3f} ({retried:,} of {remote.requests:,} requests retried: "
+            f"{_by_count(remote.retried)}) > max-retry-rate {config.max_retry_rate:g}: the server failed requests "
+            "that only the retries answered"
+        )
+    ]
 
 
 def _by_count(counts: dict[str, int]) -> str:
@@ -391,8 +436,12 @@ def remote_words(remote: RemoteHealth) -> str:
     elif not order:
         said = f"{n:,} requests for {remote.calls:,} calls, none retried"
     else:
-        said = ", ".join(f"{status} on {_share(k, n)} of requests ({k:,} of {n:,})" if i == 0
-                         else f"{status} on {_share(k, n)} ({k:,})" for i, (status, k) in enumerate(order))
+        said = ", ".join(
+            f"{status} on {_share(k, n)} of requests ({k:,} of {n:,})"
+            if i == 0
+            else f"{status} on {_share(k, n)} ({k:,})"
+            for i, (status, k) in enumerate(order)
+        )
         said += ", retried"
     failed = sum(remote.failed.values())
     after = " after retries" if order else ""
@@ -404,5 +453,5 @@ def _share(k: int, n: int) -> str:
     return "<1%" if 0 < k < n / 100 else f"{k / n:.0%}"
 
 
-def accepted(score: Optional[float], threshold: float) -> Optional[bool]:
+def accepted(score: float | None, threshold: float) -> bool | None:
     return None if score is None else score >= threshold

@@ -9,11 +9,13 @@ away (adding a field is a minor bump).
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.8"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+SCHEMA_VERSION = (
+    "1.8"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+)
 # 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
 # 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan);
 # 1.7: out_of_range (scores outside [0, 1]); 1.8 (issue 31): Example.answer, GateResult.notes, remote
@@ -48,7 +50,7 @@ class Task(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     # Domain fields. sql: path of a DuckDB file the verifier may open, set by the
     # domain at run time to a private copy of the task's fixture.
-    database: Optional[str] = None
+    database: str | None = None
 
 
 class Candidate(BaseModel):
@@ -65,7 +67,7 @@ class Candidate(BaseModel):
     note: str = ""  # what was done to the reference, for humans reading the report
     # The answer format the text is written in (domains/formats.py): "boxed", "gsm8k", ...
     # None: not known (a domain without formats, a completion that states no answer).
-    format: Optional[str] = None
+    format: str | None = None
     # Its task's slices, "dimension:value" (engine/slices.py): math "answer:integer",
     # "magnitude:1-999"; sql "query:join"; code "returns:list". The first is the primary one.
     slices: list[str] = Field(default_factory=list)
@@ -90,9 +92,9 @@ class Verdict(BaseModel):
     verifier: str
     candidate_id: str
     status: VerdictStatus
-    score: Optional[float] = None
-    accepted: Optional[bool] = None
-    error: Optional[str] = None  # "timeout after 10s", "crash: exit code 1", "ValueError: ..."
+    score: float | None = None
+    accepted: bool | None = None
+    error: str | None = None  # "timeout after 10s", "crash: exit code 1", "ValueError: ..."
     security: list[str] = Field(default_factory=list)  # canaries that fired during the call
     seconds: float = 0.0
 
@@ -108,7 +110,7 @@ class Example(BaseModel):
     text: str
     reference: str
     note: str = ""
-    score: Optional[float] = None
+    score: float | None = None
     # The part of ``text`` the domain reads as the final answer, when it can say (1.8):
     # renderers clip an example around it, never through it (report.text.excerpt).
     answer: str = ""
@@ -164,9 +166,11 @@ class WeightedDebt(BaseModel):
     weights: dict[str, float]  # slice -> share of the user's tasks
     # Sum over the slices audited of weight x the slice's coverage debt, renormalised over
     # them; None when the audit has no candidate of any of the user's slices.
-    debt: Optional[float] = None
+    debt: float | None = None
     per_slice: dict[str, float] = Field(default_factory=dict)  # slice -> its coverage debt
-    unmatched: dict[str, float] = Field(default_factory=dict)  # slices of the user's tasks the audit has no candidate of
+    unmatched: dict[str, float] = Field(
+        default_factory=dict
+    )  # slices of the user's tasks the audit has no candidate of
 
 
 class SearchFamily(BaseModel):
@@ -205,8 +209,8 @@ class SearchSummary(BaseModel):
     calls: int  # verifier calls spent: exploration, shrinking, reach and lazy policies
     errors: int = 0
     error_kinds: dict[str, int] = Field(default_factory=dict)
-    stopped_early: Optional[str] = None  # why the search stopped before its budget, if it did
-    first_exploit_after: Optional[int] = None  # calls spent when the first exploit was found
+    stopped_early: str | None = None  # why the search stopped before its budget, if it did
+    first_exploit_after: int | None = None  # calls spent when the first exploit was found
     exploits_found: int = 0  # distinct paid, wrong texts met during exploration
     tasks_searched: int = 0
     families: list[SearchFamily] = Field(default_factory=list)
@@ -319,11 +323,13 @@ class CrossCheck(ProbeResult):
     schema 1.6). ``disagreed`` counts scores unequal to the audit's on both sides, each
     scored twice; ``errors`` the candidates it could not score there (not counted)."""
 
-    disagreeing: list[tuple[str, str]] = Field(default_factory=list)  # (candidate id, task id) scored differently, a few
+    disagreeing: list[tuple[str, str]] = Field(
+        default_factory=list
+    )  # (candidate id, task id) scored differently, a few
     # Scored differently once but not again (in the same process, or the audit's score not
     # again in a fresh worker): the verifier's own variance, not counted in ``disagreed``.
     unconfirmed: int = 0
-    not_run: Optional[str] = None  # why the cross-check did not run or stopped (a domain it cannot run, a crash)
+    not_run: str | None = None  # why the cross-check did not run or stopped (a domain it cannot run, a crash)
 
 
 class Checks(BaseModel):
@@ -332,10 +338,10 @@ class Checks(BaseModel):
 
     sample: int  # sample size asked for (AuditOptions.probe_sample); 0: no probe ran
     # Rescored in fresh worker processes, compared exactly with the audit's scores.
-    determinism: Optional[ProbeResult] = None
+    determinism: ProbeResult | None = None
     # Scored from thread_count threads at once inside one worker (inside the sandbox when
     # the domain isolates verifier calls: isolated), compared with the audit's scores.
-    threads: Optional[ProbeResult] = None
+    threads: ProbeResult | None = None
     thread_count: int = 4
     isolated: bool = False
     # The determinism rescoring ran in other processes than the verdicts: it is also the
@@ -343,12 +349,12 @@ class Checks(BaseModel):
     cross_process: bool = False
     # Re-scored in a process shaped like a training job (its own cwd, argv, environment, uid
     # and PID namespace, no verifier_audit in sys.modules), compared with the audit's scores.
-    training_like: Optional[CrossCheck] = None
+    training_like: CrossCheck | None = None
     splits: dict[str, int] = Field(default_factory=dict)  # candidates audited per task split
     # What the domain's fixture guard could not observe (1.3; sql: a database the verifier
     # holds open that the audit did not hand out, a link out of its work directory...):
     # distinct, sorted, a few. None: not recorded (a report written before 1.3).
-    unobserved: Optional[list[str]] = None
+    unobserved: list[str] | None = None
 
 
 class FormatProbe(BaseModel):
@@ -360,7 +366,7 @@ class FormatProbe(BaseModel):
     sampled: int  # references scored (those of the sample that can be written in the format)
     accepted: int
     errors: int = 0  # of those, calls that raised (counted as not accepted), timed out or crashed
-    read: Optional[bool] = None  # accepted on most of them; None: unknown (nothing sampled, probe stopped)
+    read: bool | None = None  # accepted on most of them; None: unknown (nothing sampled, probe stopped)
 
 
 class Formats(BaseModel):
@@ -373,9 +379,9 @@ class Formats(BaseModel):
     read: list[str] = Field(default_factory=list)  # names of the formats read
     summary: str = ""  # "reads only: `#### n`, `#### n.`"; "reads no known format: ..."
     stopped_early: bool = False  # the probe stopped after a timeout or crash: some formats unknown
-    audited_in: Optional[str] = None  # the format the candidates were rewritten into; None: as generated
-    tasks_in_scope: Optional[int] = None  # tasks whose reference audited_in can write (of tasks_total)
-    tasks_total: Optional[int] = None
+    audited_in: str | None = None  # the format the candidates were rewritten into; None: as generated
+    tasks_in_scope: int | None = None  # tasks whose reference audited_in can write (of tasks_total)
+    tasks_total: int | None = None
     rewritten: int = 0  # candidates shown rewritten into audited_in (the oracle confirmed their label)
     kept: int = 0  # shown as written: already in a format it reads, or wrong and not writable
     left_out: int = 0  # right answers not writable in audited_in, candidates of tasks out of scope
@@ -399,7 +405,7 @@ class SourceFinding(BaseModel):
     # Audit category prefixes whose misjudgement would confirm the finding behaviourally
     # ("math.hedge" covers math.hedge.two_boxes, ...); empty: no category measures it.
     categories: list[str] = Field(default_factory=list)
-    confirmed: Optional[bool] = None
+    confirmed: bool | None = None
     evidence: str = ""
     # Where the code is, so that confirm() only uses a report of a verifier that runs it:
     # function is the enclosing def ("Grader.__call__", "timeout.decorator.wrapper", "" at
@@ -419,7 +425,7 @@ class Report(BaseModel):
     verifier: str
     style: str
     suite: str
-    split: Optional[str] = None
+    split: str | None = None
     seed: int
     threshold: float
     n_candidates: int
@@ -438,17 +444,17 @@ class Report(BaseModel):
     categories: list[CategoryResult]
     security_findings: list[SecurityFinding] = Field(default_factory=list)
     dropped: dict[str, int] = Field(default_factory=dict)  # reason -> count
-    mutant_survival: Optional[MutantSurvival] = None  # when the suite has near-miss mutants
+    mutant_survival: MutantSurvival | None = None  # when the suite has near-miss mutants
     gate: GateResult
     settings: dict[str, Any] = Field(default_factory=dict)
-    checks: Optional[Checks] = None  # 1.2; None in older reports
-    formats: Optional[Formats] = None  # 1.4; None in older reports and when not probed
+    checks: Checks | None = None  # 1.2; None in older reports
+    formats: Formats | None = None  # 1.4; None in older reports and when not probed
     slices: list[SliceResult] = Field(default_factory=list)  # 1.5
     exploitable_tasks: list[ExploitableTasks] = Field(default_factory=list)  # 1.5
-    weighted_debt: Optional[WeightedDebt] = None  # 1.5; only with --weights-from
-    search: Optional[SearchSummary] = None  # 1.5; only with --search
+    weighted_debt: WeightedDebt | None = None  # 1.5; only with --weights-from
+    search: SearchSummary | None = None  # 1.5; only with --search
     # 1.6; None: no source to read (a server, a judge, reasoning-gym); []: read, nothing found
-    source_findings: Optional[list[SourceFinding]] = None
+    source_findings: list[SourceFinding] | None = None
     out_of_range: OutOfRange = Field(default_factory=OutOfRange)  # 1.7
     remote: RemoteHealth | None = None  # 1.8; a remote style's requests; None for a local one
 

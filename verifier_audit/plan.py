@@ -13,9 +13,10 @@ import dataclasses
 import difflib
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from . import argtypes
 from .config import ProjectConfig, VerifierEntry
@@ -46,11 +47,11 @@ from .suites import load_suite, select
 class SuiteChoice:
     suite: str = "math"
     format: str = "jsonl"
-    split: Optional[str] = None
-    limit: Optional[int] = None
+    split: str | None = None
+    limit: int | None = None
     fields: list[str] = field(default_factory=list)
-    domain: Optional[str] = None
-    db_dir: Optional[str] = None
+    domain: str | None = None
+    db_dir: str | None = None
 
     def key(self) -> tuple:
         return (self.suite, self.format, self.split, self.limit, tuple(self.fields), self.domain, self.db_dir)
@@ -58,8 +59,11 @@ class SuiteChoice:
     def reading(self) -> dict:
         """How the suite file is read, for the results' fingerprint (``Prepared.reading``):
         the database folder resolved, so that two spellings of one folder are one setting."""
-        return {"format": self.format, "fields": list(self.fields),
-                "db_dir": str(Path(self.db_dir).resolve()) if self.db_dir else None}
+        return {
+            "format": self.format,
+            "fields": list(self.fields),
+            "db_dir": str(Path(self.db_dir).resolve()) if self.db_dir else None,
+        }
 
 
 @dataclass
@@ -69,14 +73,14 @@ class Group:
     choice: SuiteChoice
     options: AuditOptions
     specs: list[VerifierSpec]
-    timeout: Optional[float] = None  # None: the domain's default_timeout, else 10 s
+    timeout: float | None = None  # None: the domain's default_timeout, else 10 s
     #: waived category -> where it was waived ("--waive", "pyproject.toml:14"), for messages
     waiver_sources: dict[str, str] = field(default_factory=dict)
     #: the user's own tasks, whose slice mix the debt is reweighted to (--weights-from)
-    weights_from: Optional[Path] = None
+    weights_from: Path | None = None
 
 
-def weights_path(given: dict[str, Any], config: Optional[ProjectConfig]) -> Optional[Path]:
+def weights_path(given: dict[str, Any], config: ProjectConfig | None) -> Path | None:
     """The --weights-from file (or the config's weights_from, relative to the config),
     checked before the longer candidate preparation."""
     if given.get("weights_from") is not None:
@@ -90,7 +94,7 @@ def weights_path(given: dict[str, Any], config: Optional[ProjectConfig]) -> Opti
     return path
 
 
-def pass_env(given: dict[str, Any], config: Optional[ProjectConfig]) -> tuple[str, ...]:
+def pass_env(given: dict[str, Any], config: ProjectConfig | None) -> tuple[str, ...]:
     """The environment variables the verifiers' workers get beyond the allow-list: those of
     ``--pass-env`` and of the config's ``pass_env`` together (environment.py)."""
     names = [*(config.pass_env if config is not None else ()), *(given.get("pass_env") or ())]
@@ -106,7 +110,9 @@ def _first(*values):
     return next((v for v in values if v is not None), None)
 
 
-def suite_choice(given: dict[str, Any], config: Optional[ProjectConfig], entry: Optional[VerifierEntry] = None) -> SuiteChoice:
+def suite_choice(
+    given: dict[str, Any], config: ProjectConfig | None, entry: VerifierEntry | None = None
+) -> SuiteChoice:
     e = entry or VerifierEntry.model_construct(spec="")  # all-None overrides
     c = config or ProjectConfig()
     suite = _first(given.get("suite"), e.suite, c.suite)
@@ -123,7 +129,7 @@ def suite_choice(given: dict[str, Any], config: Optional[ProjectConfig], entry: 
     )
 
 
-def field_mapping(given: dict[str, Any], config: Optional[ProjectConfig]) -> list[str]:
+def field_mapping(given: dict[str, Any], config: ProjectConfig | None) -> list[str]:
     """The suite's field mapping as --field OURS=THEIRS items: the config's [fields], then
     the command line's (which wins for a field both map)."""
     items = list(given.get("fields") or [])
@@ -151,13 +157,22 @@ def check_ranges(given: dict[str, Any]) -> None:
                 raise InputError(f"{key} = {value!r}: {exc}") from None
 
 
-def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: str = "",
-                  entry: Optional[VerifierEntry] = None, *, enforce_gate: bool = True) -> tuple[AuditOptions, Optional[float]]:
+def audit_options(
+    given: dict[str, Any],
+    config: ProjectConfig | None,
+    spec: str = "",
+    entry: VerifierEntry | None = None,
+    *,
+    enforce_gate: bool = True,
+) -> tuple[AuditOptions, float | None]:
     """Options for one verifier, and the explicit per-call timeout (None: domain default)."""
     check_ranges(given)
     c = config or ProjectConfig()
-    gate = c.gate_for(spec, entry, extra_waived=tuple(given.get("waive") or ())) if config else \
-        GateConfig(waived_categories=list(given.get("waive") or ()))
+    gate = (
+        c.gate_for(spec, entry, extra_waived=tuple(given.get("waive") or ()))
+        if config
+        else GateConfig(waived_categories=list(given.get("waive") or ()))
+    )
     gate = gate.model_copy(update={k: given[k] for k in GATE_OPTIONS if given.get(k) is not None})
     options = AuditOptions(
         seed=_first(given.get("seed"), c.seed, default("seed")),
@@ -190,7 +205,7 @@ def audit_options(given: dict[str, Any], config: Optional[ProjectConfig], spec: 
     return options, _first(given.get("timeout"), c.timeout)
 
 
-def check_executor_options(executor: str, ray_address: Optional[str]) -> None:
+def check_executor_options(executor: str, ray_address: str | None) -> None:
     """The executor named, and usable here, before the (longer) candidate preparation: an
     unknown one, --ray-address without Ray, Ray not installed or its cluster unreachable is
     an InputError. With Ray, the cluster's workers start warming up meanwhile."""
@@ -205,7 +220,7 @@ def check_executor_options(executor: str, ray_address: Optional[str]) -> None:
         ray_executor.start(ray_address)  # connect (a wrong address fails here) and warm the nodes meanwhile
 
 
-def waiver_sources(given: dict[str, Any], config: Optional[ProjectConfig], option: str = "--waive") -> dict[str, str]:
+def waiver_sources(given: dict[str, Any], config: ProjectConfig | None, option: str = "--waive") -> dict[str, str]:
     """Where each waived category comes from, for check_waivers' messages: the file's line,
     or ``option`` for those given directly (the command line wins when both name one)."""
     sources = config.waiver_sources() if config is not None else {}
@@ -234,14 +249,23 @@ def check_waivers(gate: GateConfig, domain: str, present: Iterable[str], sources
             continue
         near = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.5)
         hint = f"nearest: {', '.join(near)}" if near else "no category is close"
-        problems.append(f"{sources.get(name, 'waiver')}: waiver of unknown category {name!r} ({hint}; "
-                        f"`verifier-audit catalog --domain {owner if foreign else domain}` lists them)")
+        problems.append(
+            f"{sources.get(name, 'waiver')}: waiver of unknown category {name!r} ({hint}; "
+            f"`verifier-audit catalog --domain {owner if foreign else domain}` lists them)"
+        )
     if problems:
-        raise InputError(problems[0] if len(problems) == 1 else "unknown waived categories:\n  " + "\n  ".join(problems))
+        raise InputError(
+            problems[0] if len(problems) == 1 else "unknown waived categories:\n  " + "\n  ".join(problems)
+        )
 
 
-def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifiers: list[str],
-                style: str = "auto", verifier_options: Optional[list[str]] = None) -> list[Group]:
+def make_groups(
+    given: dict[str, Any],
+    config: ProjectConfig | None,
+    verifiers: list[str],
+    style: str = "auto",
+    verifier_options: list[str] | None = None,
+) -> list[Group]:
     """One group per distinct (suite, options); verifiers keep their order inside a group.
 
     ``verifiers`` empty: those of the config. The specs are resolved here, so a typo fails
@@ -251,36 +275,47 @@ def make_groups(given: dict[str, Any], config: Optional[ProjectConfig], verifier
         verifiers = [config.resolve_spec(e.spec) for e in config.verifiers]
     groups: dict[str, Group] = {}
     entries = [config.entry_for(spec) if config is not None else None for spec in verifiers]
-    requests = [(spec, style if style != "auto" or entry is None else entry.style,
-                 verifier_options if verifier_options or entry is None else entry.options)
-                for spec, entry in zip(verifiers, entries)]
-    for spec, entry, resolved in zip(verifiers, entries, resolve_many(requests, **inspection(given, config),
-                                                                     pass_env=pass_env(given, config))):
+    requests = [
+        (
+            spec,
+            style if style != "auto" or entry is None else entry.style,
+            verifier_options if verifier_options or entry is None else entry.options,
+        )
+        for spec, entry in zip(verifiers, entries)
+    ]
+    for spec, entry, resolved in zip(
+        verifiers, entries, resolve_many(requests, **inspection(given, config), pass_env=pass_env(given, config))
+    ):
         choice = suite_choice(given, config, entry)
         options, timeout = audit_options(given, config, spec, entry)
         key = json.dumps([choice.key(), options.threshold, options.gate.model_dump(), timeout], default=str)
         if key not in groups:
-            groups[key] = Group(choice, options, [], timeout, waiver_sources(given, config), weights_path(given, config))
+            groups[key] = Group(
+                choice, options, [], timeout, waiver_sources(given, config), weights_path(given, config)
+            )
         groups[key].specs.extend(with_parts(resolved))
     return list(groups.values())
 
 
-def inspection(given: dict[str, Any], config: Optional[ProjectConfig]) -> dict[str, Any]:
+def inspection(given: dict[str, Any], config: ProjectConfig | None) -> dict[str, Any]:
     """How the verifiers' signatures are read (engine/inspection.py): at the audit's
     isolation level and memory bound, within ``--inspect-timeout``."""
     c = config or ProjectConfig()
-    return {"isolation": _first(given.get("isolation"), c.isolation),
-            "timeout": _first(given.get("inspect_timeout"), c.inspect_timeout),
-            "memory_mb": _memory_mb(given, c)}
+    return {
+        "isolation": _first(given.get("isolation"), c.isolation),
+        "timeout": _first(given.get("inspect_timeout"), c.inspect_timeout),
+        "memory_mb": _memory_mb(given, c),
+    }
 
 
-def _memory_mb(given: dict[str, Any], c: ProjectConfig) -> Optional[int]:
+def _memory_mb(given: dict[str, Any], c: ProjectConfig) -> int | None:
     """``--memory-mb`` (or the config's; default 4096), None for 0 (no limit)."""
     return _first(given.get("memory_mb"), c.memory_mb, default("memory_mb")) or None
 
 
-def load_weights(path: Path, domain, *, fmt: str = "jsonl", fields: Optional[list[str]] = None,
-                 field: str = DEFAULT_SLICE_FIELD) -> SliceWeights:
+def load_weights(
+    path: Path, domain, *, fmt: str = "jsonl", fields: list[str] | None = None, field: str = DEFAULT_SLICE_FIELD
+) -> SliceWeights:
     """Read the user's tasks (any format ``--suite`` reads) and count their primary slices."""
     if not Path(path).is_file():
         raise InputError(f"--weights-from {path}: no such file (give your own tasks, in a format --suite reads)")
@@ -295,15 +330,18 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
 
 
 def prepare_group(choice: SuiteChoice, options: AuditOptions) -> Prepared:
-    suite = load_suite(choice.suite, fields=choice.fields, fmt=choice.format, domain=choice.domain, db_dir=choice.db_dir)
+    suite = load_suite(
+        choice.suite, fields=choice.fields, fmt=choice.format, domain=choice.domain, db_dir=choice.db_dir
+    )
     if choice.limit is not None and choice.limit < 1:
         raise InputError(f"--limit {choice.limit}: must be at least 1")
     tasks = select(suite, choice.split, choice.limit)
-    return prepare(suite.name, suite.content_hash, tasks, options, split=choice.split, limit=choice.limit,
-                   reading=choice.reading())
+    return prepare(
+        suite.name, suite.content_hash, tasks, options, split=choice.split, limit=choice.limit, reading=choice.reading()
+    )
 
 
-def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared, list[Report]]:
+def audit_group(group: Group, results: Path | None = None) -> tuple[Prepared, list[Report]]:
     """Prepare the group's candidates and audit its verifiers (the suite's reference
     verifiers when it names none). Results stream to ``results`` (default: the cache)."""
     options = group.options
@@ -314,15 +352,22 @@ def audit_group(group: Group, results: Optional[Path] = None) -> tuple[Prepared,
     present = {c.category for c in prepared.candidates} | {d.category for d in prepared.dropped}
     check_waivers(options.gate, prepared.domain, present, group.waiver_sources)
     references = [(spec, None, None) for spec in domain.reference_verifiers.values()]
-    specs = unique_names(group.specs or resolve_many(references, isolation=options.isolation,
-                                                     memory_mb=options.memory_mb))
+    specs = unique_names(
+        group.specs or resolve_many(references, isolation=options.isolation, memory_mb=options.memory_mb)
+    )
     # Hangs are part of some domains' catalogs: those domains have their own default.
     options.timeout = group.timeout or domain.default_timeout
     if not prepared.candidates:
-        raise InputError(f"suite {group.choice.suite!r}: no candidates survived generation and labelling; nothing to audit")
+        raise InputError(
+            f"suite {group.choice.suite!r}: no candidates survived generation and labelling; nothing to audit"
+        )
     if group.weights_from is not None:
-        options.weights = load_weights(group.weights_from, domain, fields=group.choice.fields, field=options.slice_field)
-    options.results = results or default_cache_dir() / f"results-{fingerprint(run_settings(prepared, specs, options))}.jsonl"
+        options.weights = load_weights(
+            group.weights_from, domain, fields=group.choice.fields, field=options.slice_field
+        )
+    options.results = (
+        results or default_cache_dir() / f"results-{fingerprint(run_settings(prepared, specs, options))}.jsonl"
+    )
     return prepared, audit(prepared, specs, options)
 
 

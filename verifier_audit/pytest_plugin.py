@@ -20,8 +20,9 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
 import pytest
 
@@ -34,18 +35,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("verifier-audit")
     from .report.writers import WRITERS
 
-    group.addoption("--verifier-audit-report", metavar="DIR", default=None,
-                    help="write each audit's report into DIR, as <verifier>-<suite>.json and .md (or the formats "
-                         "of --verifier-audit-format)")
-    group.addoption("--verifier-audit-format", action="append", default=None, choices=list(WRITERS), metavar="FORMAT",
-                    help=f"a format --verifier-audit-report writes (repeatable; {', '.join(WRITERS)}: those of "
-                         f"verifier-audit run; default: {' and '.join(REPORT_FORMATS)})")
-    group.addoption("--verifier-audit-limit", metavar="N", type=int, default=None,
-                    help="audit at most the first N tasks of each suite: a quick local run")
-    group.addoption("--verifier-audit-workers", metavar="N", type=int, default=None,
-                    help="worker processes per audit (default: the config's, else the cores)")
-    group.addoption("--verifier-audit-no-config", action="store_true",
-                    help="ignore [tool.verifier_audit] in pyproject.toml")
+    group.addoption(
+        "--verifier-audit-report",
+        metavar="DIR",
+        default=None,
+        help="write each audit's report into DIR, as <verifier>-<suite>.json and .md (or the formats "
+        "of --verifier-audit-format)",
+    )
+    group.addoption(
+        "--verifier-audit-format",
+        action="append",
+        default=None,
+        choices=list(WRITERS),
+        metavar="FORMAT",
+        help=f"a format --verifier-audit-report writes (repeatable; {', '.join(WRITERS)}: those of "
+        f"verifier-audit run; default: {' and '.join(REPORT_FORMATS)})",
+    )
+    group.addoption(
+        "--verifier-audit-limit",
+        metavar="N",
+        type=int,
+        default=None,
+        help="audit at most the first N tasks of each suite: a quick local run",
+    )
+    group.addoption(
+        "--verifier-audit-workers",
+        metavar="N",
+        type=int,
+        default=None,
+        help="worker processes per audit (default: the config's, else the cores)",
+    )
+    group.addoption(
+        "--verifier-audit-no-config", action="store_true", help="ignore [tool.verifier_audit] in pyproject.toml"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,7 +88,7 @@ class _AuditSession:
         self.rows: list[dict] = []  # terminal summary, in audit order
         self.flags: dict[int, list[str]] = {}  # id(Report) -> what its reproduce: line adds to the report's own
         self._project: Any = False  # not read yet
-        self._tmpdir: Optional[tempfile.TemporaryDirectory] = None
+        self._tmpdir: tempfile.TemporaryDirectory | None = None
 
     def _tmp(self) -> tempfile.TemporaryDirectory:
         if self._tmpdir is None:
@@ -95,7 +117,7 @@ class _AuditSession:
             raise self._project
         return self._project
 
-    def _spec(self, verifier: Union[str, Callable], style: Optional[str], confine: dict):
+    def _spec(self, verifier: str | Callable, style: str | None, confine: dict):
         """``confine``: how a spec string's signature is read (``plan.inspection``)."""
         from .engine.inspection import resolve
         from .loading import from_callable
@@ -109,7 +131,7 @@ class _AuditSession:
             verifier = f"{root / target}{sep}{attr}"
         return resolve(verifier, style, **confine)
 
-    def audit(self, verifier: Union[str, Callable], suite: Optional[str] = None, **options) -> Any:
+    def audit(self, verifier: str | Callable, suite: str | None = None, **options) -> Any:
         from .config import check_option_names
         from .plan import Group, audit_group, audit_options, inspection, pass_env, suite_choice, waiver_sources
 
@@ -127,9 +149,20 @@ class _AuditSession:
         entry = project.entry_for(spec.spec) if project is not None else None
         choice = suite_choice(given, project, entry)
         audit_opts, timeout = audit_options(given, project, spec.spec, entry)
-        key = json.dumps([spec.spec, id(spec.function) if spec.function else None, spec.style, choice.key(),
-                          audit_opts.seed, audit_opts.threshold, audit_opts.gate.model_dump(), timeout,
-                          audit_opts.origins], default=str)
+        key = json.dumps(
+            [
+                spec.spec,
+                id(spec.function) if spec.function else None,
+                spec.style,
+                choice.key(),
+                audit_opts.seed,
+                audit_opts.threshold,
+                audit_opts.gate.model_dump(),
+                timeout,
+                audit_opts.origins,
+            ],
+            default=str,
+        )
         if key not in self.reports:
             # Results go to a private file: xdist workers may audit the same verifier at once.
             results = Path(self._tmp().name) / f"results-{len(self.reports)}.jsonl"
@@ -159,12 +192,19 @@ class _AuditSession:
         return flags
 
     def _record(self, report) -> None:
-        self.rows.append({
-            "verifier": report.verifier, "suite": report.suite, "n": report.n_candidates,
-            "debt": report.coverage_debt, "debt_low": report.coverage_debt_ci.low,
-            "debt_high": report.coverage_debt_ci.high, "fa": report.false_acceptance_rate,
-            "fr": report.false_rejection_rate, "passed": report.gate.passed,
-        })
+        self.rows.append(
+            {
+                "verifier": report.verifier,
+                "suite": report.suite,
+                "n": report.n_candidates,
+                "debt": report.coverage_debt,
+                "debt_low": report.coverage_debt_ci.low,
+                "debt_high": report.coverage_debt_ci.high,
+                "fa": report.false_acceptance_rate,
+                "fr": report.false_rejection_rate,
+                "passed": report.gate.passed,
+            }
+        )
         out = self.pytest_config.getoption("verifier_audit_report")
         if out:
             from .report.writers import WRITERS, write_reports
@@ -173,14 +213,16 @@ class _AuditSession:
             folder.mkdir(parents=True, exist_ok=True)
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{report.verifier}-{report.suite}").strip("_")[-120:]
             formats = self.pytest_config.getoption("verifier_audit_format") or REPORT_FORMATS
-            write_reports({name: ("--verifier-audit-report", folder / f"{stem}{WRITERS[name].suffix}")
-                           for name in formats}, [report])
+            write_reports(
+                {name: ("--verifier-audit-report", folder / f"{stem}{WRITERS[name].suffix}") for name in formats},
+                [report],
+            )
 
 
 class VerifierAudit:
     """The ``verifier_audit`` fixture."""
 
-    def __init__(self, session: _AuditSession, item: Optional[pytest.Item] = None):
+    def __init__(self, session: _AuditSession, item: pytest.Item | None = None):
         self._session = session
         self._item = item
 
@@ -192,7 +234,7 @@ class VerifierAudit:
             raise RuntimeError("no verifier_audit marker on this test: call verifier_audit.audit(...) instead")
         return report
 
-    def audit(self, verifier: Union[str, Callable], suite: Optional[str] = None, **options) -> Any:
+    def audit(self, verifier: str | Callable, suite: str | None = None, **options) -> Any:
         """Audit ``verifier`` (a ``path.py:function`` / ``module:function`` spec, or a callable)
         on ``suite`` and return its Report. Options are those of ``verifier_audit.audit``."""
         from .errors import InputError
@@ -202,15 +244,28 @@ class VerifierAudit:
         except InputError as exc:  # a bad spec, suite or config: the message is the whole story
             pytest.fail(f"verifier-audit: {exc}", pytrace=False)
 
-    def assert_coverage(self, verifier: Union[str, Callable], suite: Optional[str] = None, *,
-                        max_debt: Optional[float] = None, max_false_rejection: Optional[float] = None,
-                        max_category: Optional[float] = None, **options) -> Any:
+    def assert_coverage(
+        self,
+        verifier: str | Callable,
+        suite: str | None = None,
+        *,
+        max_debt: float | None = None,
+        max_false_rejection: float | None = None,
+        max_category: float | None = None,
+        **options,
+    ) -> Any:
         """Audit and fail the test, with the worst escapes and the command that reproduces
         it, when the verifier does not pass its gate. Returns the Report."""
         from .report.failure import explain_failure
 
-        report = self.audit(verifier, suite, max_debt=max_debt, max_false_rejection=max_false_rejection,
-                            max_category=max_category, **options)
+        report = self.audit(
+            verifier,
+            suite,
+            max_debt=max_debt,
+            max_false_rejection=max_false_rejection,
+            max_category=max_category,
+            **options,
+        )
         if not report.gate.passed:
             pytest.fail(explain_failure(report, flags=self._session.flags.get(id(report), [])), pytrace=False)
         return report
@@ -231,8 +286,10 @@ def pytest_runtest_call(item: pytest.Item) -> None:
     kwargs = dict(marker.kwargs)
     verifier = marker.args[0] if marker.args else kwargs.pop("verifier", None)
     if verifier is None:
-        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.verifier_audit needs the verifier, "
-                                "e.g. @pytest.mark.verifier_audit('rewards.py:accuracy_reward', suite='math')")
+        raise pytest.UsageError(
+            f"{item.nodeid}: @pytest.mark.verifier_audit needs the verifier, "
+            "e.g. @pytest.mark.verifier_audit('rewards.py:accuracy_reward', suite='math')"
+        )
     fixture = VerifierAudit(item.config.stash[_STASH], item)
     item._verifier_audit_report = fixture.assert_coverage(verifier, **kwargs)  # type: ignore[attr-defined]
 
@@ -267,4 +324,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         terminalreporter.write_line(
             f"{display_spec(r['verifier'])} on {r['suite']} ({r['n']} candidates): coverage debt {r['debt']:.3f} "
             f"[{r['debt_low']:.3f}, {r['debt_high']:.3f}], FA {100 * r['fa']:.1f}%, FR {100 * r['fr']:.1f}% "
-            f"— gate {'passed' if r['passed'] else 'FAILED'}")
+            f"— gate {'passed' if r['passed'] else 'FAILED'}"
+        )

@@ -98,8 +98,11 @@ def _library_base(cls: type) -> type | None:
     for a subclass of it, torch's TensorBase for torch.Tensor); None for other types. Only a
     C type counts: a class statement can give itself any ``__module__``."""
     for base in cls.__mro__:
-        if (str(getattr(base, "__module__", "")).partition(".")[0] in _LIBRARIES
-                and not base.__flags__ & _HEAPTYPE and hasattr(base, "item")):
+        if (
+            str(getattr(base, "__module__", "")).partition(".")[0] in _LIBRARIES
+            and not base.__flags__ & _HEAPTYPE
+            and hasattr(base, "item")
+        ):
             return base
     return None
 
@@ -134,22 +137,28 @@ def _stored(value: Any) -> tuple[float, list[tuple[str, Any, Any]]]:
         try:
             stored = float(stored_int)
         except OverflowError:
-            raise ScoreError(f"returned an int too large for a float ({_shown(stored_int)}); return a number in "
-                             "[0, 1]") from None
+            raise ScoreError(
+                f"returned an int too large for a float ({_shown(stored_int)}); return a number in [0, 1]"
+            ) from None
         if cls is int:
             return stored, []
-        return stored, [("float()", _claim(float, value), stored), ("int()", _claim(int, value), stored_int),
-                        ("__index__", _claim(lambda v: v.__index__(), value), stored_int)]
+        return stored, [
+            ("float()", _claim(float, value), stored),
+            ("int()", _claim(int, value), stored_int),
+            ("__index__", _claim(lambda v: v.__index__(), value), stored_int),
+        ]
     base = _library_base(cls)
     if base is not None:
         try:
             item = _library_item(base, value)
         except (TypeError, ValueError, RuntimeError) as exc:
-            raise ScoreError(f"returned {cls.__name__} {_shown(value)} ({type(exc).__name__}: {exc}); return one "
-                             "number") from None
+            raise ScoreError(
+                f"returned {cls.__name__} {_shown(value)} ({type(exc).__name__}: {exc}); return one number"
+            ) from None
         if type(item) not in (bool, int, float):
-            raise ScoreError(f"returned {cls.__name__} {_shown(value)} holding {article(type(item).__name__)}; return a "
-                             "real number")
+            raise ScoreError(
+                f"returned {cls.__name__} {_shown(value)} holding {article(type(item).__name__)}; return a real number"
+            )
         stored, _ = _stored(item)
         return stored, ([] if cls is base else [("float()", _claim(float, value), stored)])
     try:  # another number type (Decimal, Fraction): its own conversion is its only value
@@ -186,9 +195,12 @@ def read_score(value: Any) -> Score:
     stored, claims = _stored(value)
     if not math.isfinite(stored):
         raise ScoreOutOfRange(stored)
-    disguises = tuple(f"{type(value).__name__}: {how} gives {_shown(claim)}, but the value it holds -- what sum, "
-                      f">=, json.dumps and trainers read -- is {stored!r}"
-                      for how, claim, expected in claims if not _same(claim, expected))
+    disguises = tuple(
+        f"{type(value).__name__}: {how} gives {_shown(claim)}, but the value it holds -- what sum, "
+        f">=, json.dumps and trainers read -- is {stored!r}"
+        for how, claim, expected in claims
+        if not _same(claim, expected)
+    )
     return Score(stored, disguises)
 
 

@@ -52,9 +52,11 @@ from .models import Candidate, Task
 __all__ = ["StrategyError", "candidates", "equivalent", "known_bad", "near_miss", "prepared_task", "tasks"]
 
 ORIGINS = ("near_miss", "equivalent", "known_bad")
-_DESCRIBED = {"near_miss": "near-miss (wrong answers derived from the reference)",
-              "equivalent": "equivalent (right answers written differently)",
-              "known_bad": "known-bad (catalog: hedges, hacks, hostile inputs)"}
+_DESCRIBED = {
+    "near_miss": "near-miss (wrong answers derived from the reference)",
+    "equivalent": "equivalent (right answers written differently)",
+    "known_bad": "known-bad (catalog: hedges, hacks, hostile inputs)",
+}
 
 # Tasks whose candidates stay in memory; a math task holds about 2 MB of them (the catalog's
 # hostile outputs), so the cache is bounded and the least recently used task goes first.
@@ -112,8 +114,9 @@ def equivalent(task: Task | dict, *, confirmed: bool = True, seed: int = 0) -> s
     return _strategy("equivalent", task, origins=("equivalent",), confirmed=confirmed, seed=seed)
 
 
-def known_bad(task: Task | dict, *, confirmed: bool = True, seed: int = 0,
-              probes: bool = False) -> st.SearchStrategy[Candidate]:
+def known_bad(
+    task: Task | dict, *, confirmed: bool = True, seed: int = 0, probes: bool = False
+) -> st.SearchStrategy[Candidate]:
     """Entries of the domain's catalog of known attacks, filled in for ``task`` (label
     ``"incorrect"``): hedges, last-number traps, prompt injection, reward hacks, hostile
     inputs (huge, deeply nested, NUL bytes) and canaries. A verifier should reject every draw.
@@ -137,8 +140,9 @@ def candidates(task: Task | dict, *, confirmed: bool = True, seed: int = 0) -> s
     An origin the task has no candidate of is skipped; it is an error only when there is
     none at all. ``confirmed`` and ``seed``: see :func:`near_miss`.
     """
-    return _strategy("candidates", task, origins=ORIGINS, confirmed=confirmed, seed=seed,
-                     labels=("incorrect", "correct"))
+    return _strategy(
+        "candidates", task, origins=ORIGINS, confirmed=confirmed, seed=seed, labels=("incorrect", "correct")
+    )
 
 
 def prepared_task(task: Task | dict, *, seed: int = 0) -> Task:
@@ -162,8 +166,15 @@ def prepared_task(task: Task | dict, *, seed: int = 0) -> Task:
 # ----------------------------------------------------------------------- construction
 
 
-def _strategy(name: str, task: Task | dict, *, origins: tuple[str, ...], confirmed: bool, seed: int,
-              labels: tuple[str, ...] = ("incorrect", "correct")) -> st.SearchStrategy[Candidate]:
+def _strategy(
+    name: str,
+    task: Task | dict,
+    *,
+    origins: tuple[str, ...],
+    confirmed: bool,
+    seed: int,
+    labels: tuple[str, ...] = ("incorrect", "correct"),
+) -> st.SearchStrategy[Candidate]:
     # Lazy, like Hypothesis's own strategies: nothing is generated (and no error raised)
     # until a test draws from it, so `@given(near_miss(task))` costs nothing at import.
     def build() -> st.SearchStrategy[Candidate]:
@@ -246,10 +257,13 @@ def _as_task(task: Task | dict, name: str = "prepared_task") -> Task:
             return Task.model_validate(task)
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'task'}: {e['msg']}" for e in exc.errors())
-            raise StrategyError(f"{name}(task=...): not a valid task ({problems}); a task needs id, domain, "
-                                "prompt and reference") from None
-    raise StrategyError(f"{name}(task={task!r}): expected a verifier_audit.models.Task (or a dict of its "
-                        "fields), e.g. verifier_audit.strategies.tasks('math')[0]")
+            raise StrategyError(
+                f"{name}(task=...): not a valid task ({problems}); a task needs id, domain, prompt and reference"
+            ) from None
+    raise StrategyError(
+        f"{name}(task={task!r}): expected a verifier_audit.models.Task (or a dict of its "
+        "fields), e.g. verifier_audit.strategies.tasks('math')[0]"
+    )
 
 
 # --------------------------------------------------------------- generation and oracle
@@ -288,8 +302,9 @@ class _Entry:
             return
         options = AuditOptions()
         job = _OracleCalls(self.domain, self.task, self.generated)
-        for out in pool.run(job, todo, workers=options.workers, timeout=options.oracle_timeout,
-                            memory_mb=options.memory_mb):
+        for out in pool.run(
+            job, todo, workers=options.workers, timeout=options.oracle_timeout, memory_mb=options.memory_mb
+        ):
             self.oracle[out.index] = out.value if out.ok else (None, f"oracle {out.error_kind}: {out.error}")
 
 
@@ -337,26 +352,33 @@ def _make_entry(task: Task, seed: int) -> _Entry:
     try:
         domain = get_domain(task.domain)
     except InputError as exc:
-        raise StrategyError(f"task {task.id!r}: {exc}. Set the task's domain to one of them, or install the "
-                            f"package that provides {task.domain!r}.") from None
+        raise StrategyError(
+            f"task {task.id!r}: {exc}. Set the task's domain to one of them, or install the "
+            f"package that provides {task.domain!r}."
+        ) from None
     if domain.prepares_tasks:
         from .engine.audit import default_cache_dir
 
         try:
             task = domain.prepare_tasks([task], seed, default_cache_dir())[0]
         except (InputError, ValueError) as exc:  # the task lacks what the domain needs
-            raise StrategyError(f"task {task.id!r}: the {task.domain} domain cannot prepare it: {exc}. Fix the "
-                                f"task or use another task, {_another(domain, task)}.") from None
+            raise StrategyError(
+                f"task {task.id!r}: the {task.domain} domain cannot prepare it: {exc}. Fix the "
+                f"task or use another task, {_another(domain, task)}."
+            ) from None
     problem = domain.check_task(task)
     if problem:
-        raise StrategyError(f"task {task.id!r} ({task.domain}): {problem}. No candidate can be generated "
-                            f"for it; fix its reference or use another task, {_another(domain, task)}.")
+        raise StrategyError(
+            f"task {task.id!r} ({task.domain}): {problem}. No candidate can be generated "
+            f"for it; fix its reference or use another task, {_another(domain, task)}."
+        )
     generated = [_Shown.model_construct(**dict(c)) for c in domain.generate([task], seed) if c.task_id == task.id]
     return _Entry(domain, task, generated)
 
 
-def _nothing_to_draw(name: str, entry: _Entry, origins: tuple[str, ...], labels: tuple[str, ...],
-                     confirmed: bool) -> str:
+def _nothing_to_draw(
+    name: str, entry: _Entry, origins: tuple[str, ...], labels: tuple[str, ...], confirmed: bool
+) -> str:
     task = entry.task
     what = " or ".join(_DESCRIBED[o] for o in origins) if len(origins) > 1 else _DESCRIBED[origins[0]]
     of_origin = [(i, c) for i, c in enumerate(entry.generated) if c.origin in origins]
@@ -376,11 +398,15 @@ def _nothing_to_draw(name: str, entry: _Entry, origins: tuple[str, ...], labels:
             else:
                 continue
             reasons[key] = reasons.get(key, 0) + 1
-        why = (f"the generators made {len(made)} {what} candidate(s) but the oracle confirmed none ("
-               + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items()))
-               + "); confirmed=False draws them with their intended labels, which the oracle disputes")
-    return (f"{name}(task={task.id!r}): nothing to draw: {why}. Use another task, "
-            f"{_another(entry.domain, task, origins)}, or another strategy (candidates(task) draws any origin).")
+        why = (
+            f"the generators made {len(made)} {what} candidate(s) but the oracle confirmed none ("
+            + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items()))
+            + "); confirmed=False draws them with their intended labels, which the oracle disputes"
+        )
+    return (
+        f"{name}(task={task.id!r}): nothing to draw: {why}. Use another task, "
+        f"{_another(entry.domain, task, origins)}, or another strategy (candidates(task) draws any origin)."
+    )
 
 
 def _another(domain: Domain, task: Task, origins: tuple[str, ...] = ORIGINS) -> str:
@@ -394,8 +420,11 @@ def _another(domain: Domain, task: Task, origins: tuple[str, ...] = ORIGINS) -> 
         return hint  # candidates need the task prepared first: too slow to search for one here
     try:
         for other in load_suite(task.domain).tasks[:50]:
-            if other.id != task.id and not domain.check_task(other) and any(
-                    c.origin in origins for c in domain.generate([other], 0)):
+            if (
+                other.id != task.id
+                and not domain.check_task(other)
+                and any(c.origin in origins for c in domain.generate([other], 0))
+            ):
                 return f"e.g. task {other.id!r} of tasks({task.domain!r}) (reference {_short(other.reference)})"
     except Exception:  # noqa: BLE001 - only a hint: never hide the real error behind another
         return hint

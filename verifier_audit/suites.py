@@ -18,7 +18,6 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Optional
 
 from . import domains
 
@@ -60,10 +59,10 @@ def builtin_suites() -> dict[str, Path]:
 def load_suite(
     name_or_path: str,
     *,
-    fields: Optional[list[str]] = None,
+    fields: list[str] | None = None,
     fmt: str = "jsonl",
-    domain: Optional[str] = None,
-    db_dir: Optional[str] = None,
+    domain: str | None = None,
+    db_dir: str | None = None,
 ) -> Suite:
     for scheme in suite_schemes():
         if name_or_path.startswith(scheme.prefix) and not Path(name_or_path).is_file():
@@ -119,19 +118,33 @@ def _rows_of_any_shape(path: Path) -> list[tuple[str, dict]]:
         data = json.loads(read_text(path))
     except (InputError, ValueError, RecursionError):
         return []
-    return [(f"entry {i}", row) for i, row in enumerate(data, 1) if isinstance(row, dict)] if isinstance(data, list) else []
+    return (
+        [(f"entry {i}", row) for i, row in enumerate(data, 1) if isinstance(row, dict)]
+        if isinstance(data, list)
+        else []
+    )
 
 
 def format_hint(path: Path) -> str | None:
     """The ``--format`` that most of the file's rows look like, as a sentence; None if none."""
     rows = _rows_of_any_shape(path)
     for fmt, (_, sign) in domains.suite_signs().items():
-        fits = [where for where, row in rows if all(k in row for k in sign.fields) and (
-            not sign.pattern or (isinstance(row.get(sign.field), str) and re.search(sign.pattern, row[sign.field])))]
+        fits = [
+            where
+            for where, row in rows
+            if all(k in row for k in sign.fields)
+            and (
+                not sign.pattern or (isinstance(row.get(sign.field), str) and re.search(sign.pattern, row[sign.field]))
+            )
+        ]
         if rows and 2 * len(fits) > len(rows):
-            shape = f"the fields {', '.join(sign.fields)}" + (f", {sign.field} holding {sign.what}" if sign.what else "")
-            return (f"{len(fits)} of {len(rows)} rows have {shape}, as {fmt} rows do ({fits[0]} of {path}): "
-                    f"read it with --format {fmt}" + (f", {sign.reads}" if sign.reads else "") + ".")
+            shape = f"the fields {', '.join(sign.fields)}" + (
+                f", {sign.field} holding {sign.what}" if sign.what else ""
+            )
+            return (
+                f"{len(fits)} of {len(rows)} rows have {shape}, as {fmt} rows do ({fits[0]} of {path}): "
+                f"read it with --format {fmt}" + (f", {sign.reads}" if sign.reads else "") + "."
+            )
     return None
 
 
@@ -145,12 +158,20 @@ def check_references(source: SuiteFile, tasks: list[Task]) -> None:
         worked = sum(1 for t in tasks if t.domain == domain and re.search(sign.pattern, t.reference))
         if 2 * worked <= len(tasks):
             continue
-        line = next((n for n, row in read_jsonl(source.path)
-                     if isinstance(row.get(mapped or "reference"), str)
-                     and re.search(sign.pattern, row[mapped or "reference"])), 1)
+        line = next(
+            (
+                n
+                for n, row in read_jsonl(source.path)
+                if isinstance(row.get(mapped or "reference"), str)
+                and re.search(sign.pattern, row[mapped or "reference"])
+            ),
+            1,
+        )
         flag = f"--field reference={mapped}" if mapped else f"{source.path}: the field reference"
-        raise InputError(f"{flag}: {worked} of {len(tasks)} references are {sign.what} (line {line} of "
-                         f"{source.path}): use --format {fmt}, {sign.reads}")
+        raise InputError(
+            f"{flag}: {worked} of {len(tasks)} references are {sign.what} (line {line} of "
+            f"{source.path}): use --format {fmt}, {sign.reads}"
+        )
 
 
 def _cache_dir() -> Path:
@@ -160,7 +181,7 @@ def _cache_dir() -> Path:
     return default_cache_dir()
 
 
-def select(suite: Suite, split: Optional[str] = None, limit: Optional[int] = None) -> list[Task]:
+def select(suite: Suite, split: str | None = None, limit: int | None = None) -> list[Task]:
     tasks = suite.tasks
     if split:
         tasks = [t for t in tasks if t.split == split]

@@ -18,7 +18,7 @@ def _boxed_contents(text: str) -> list[str]:
             j += 1
         if depth:  # unbalanced: no answer
             return []
-        found.append(text[i + len(_BOXED): j - 1])
+        found.append(text[i + len(_BOXED) : j - 1])
         start = j
     return found
 

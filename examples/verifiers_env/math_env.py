@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import verifiers as vf
 from datasets import Dataset
-from verifiers.utils.data_utils import extract_boxed_answer
-
 from problems import PROBLEMS, SYSTEM_PROMPT  # beside this file
+from verifiers.utils.data_utils import extract_boxed_answer
 
 
 def correct_answer(parser, completion, answer, **kwargs) -> float:
@@ -51,5 +50,6 @@ def load_environment(num_examples: int = -1, format_weight: float = 0.2, **kwarg
     rows = PROBLEMS if num_examples < 0 else PROBLEMS[:num_examples]
     parser = vf.Parser(extract_fn=extract_boxed_answer)
     rubric = vf.Rubric(funcs=[correct_answer, boxed_format], weights=[1.0, format_weight], parser=parser)
-    return vf.SingleTurnEnv(dataset=Dataset.from_list(rows), system_prompt=SYSTEM_PROMPT, parser=parser,
-                            rubric=rubric, **kwargs)
+    return vf.SingleTurnEnv(
+        dataset=Dataset.from_list(rows), system_prompt=SYSTEM_PROMPT, parser=parser, rubric=rubric, **kwargs
+    )

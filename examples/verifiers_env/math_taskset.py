@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import verifiers.v1 as vf
-
 from problems import PROBLEMS, SYSTEM_PROMPT  # beside this file
 
 
@@ -36,8 +35,9 @@ class MathTask(vf.Task[MathData]):
 class MathTaskset(vf.Taskset[MathTask]):
     def load(self) -> Iterable[MathTask]:
         for row in PROBLEMS:
-            yield MathTask(MathData(prompt=row["question"], answer=row["answer"], system_prompt=SYSTEM_PROMPT),
-                           self.config.task)
+            yield MathTask(
+                MathData(prompt=row["question"], answer=row["answer"], system_prompt=SYSTEM_PROMPT), self.config.task
+            )
 
 
 def load_taskset(**kwargs) -> MathTaskset:

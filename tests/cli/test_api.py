@@ -22,12 +22,30 @@ def test_audit_a_callable_in_every_style():
 
 def test_gsm8k_file_through_the_cli(tmp_path, capsys):
     path = tmp_path / "gsm.jsonl"
-    rows = [{"question": f"Tom has {i} apples and buys {i + 2} more. How many?", "answer": f"He has {2 * i + 2}.\n#### {2 * i + 2}"}
-            for i in range(1, 6)]
+    rows = [
+        {
+            "question": f"Tom has {i} apples and buys {i + 2} more. How many?",
+            "answer": f"He has {2 * i + 2}.\n#### {2 * i + 2}",
+        }
+        for i in range(1, 6)
+    ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     out = tmp_path / "r.json"
-    code = main(["run", "--verifier", "verifier_audit.domains.math.verifiers:strong", "--suite", str(path),
-                 "--format", "gsm8k", "--json", str(out), "--no-progress", "--no-cache"])
+    code = main(
+        [
+            "run",
+            "--verifier",
+            "verifier_audit.domains.math.verifiers:strong",
+            "--suite",
+            str(path),
+            "--format",
+            "gsm8k",
+            "--json",
+            str(out),
+            "--no-progress",
+            "--no-cache",
+        ]
+    )
     assert code == 0, capsys.readouterr()
     report = json.loads(out.read_text())
     assert report["n_candidates"] > 20 and report["coverage_debt"] == 0.0
@@ -46,8 +64,11 @@ def test_a_closed_pipe_is_not_an_internal_error():
     import sys
 
     # generate writes far more than a pipe buffer (64 KiB), so the writer must meet the closed pipe
-    proc = subprocess.Popen([sys.executable, "-m", "verifier_audit", "generate", "--limit", "40"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "verifier_audit", "generate", "--limit", "40"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.readline()
     proc.stdout.close()  # like `| head -1`
     err = proc.stderr.read().decode()

@@ -33,12 +33,23 @@ def test_default_run_compares_the_reference_verifiers(cli, tmp_path):
 
 def test_weak_verifier_fails_the_gate_and_strong_passes(cli, tmp_path):
     out = tmp_path / "weak.json"
-    r = cli("run", "--verifier", "examples/math_verifiers.py:substring", "--suite", "math", "--json", str(out), "--no-progress")
+    r = cli(
+        "run",
+        "--verifier",
+        "examples/math_verifiers.py:substring",
+        "--suite",
+        "math",
+        "--json",
+        str(out),
+        "--no-progress",
+    )
     assert r.returncode == 1, r.stderr
     report = Report.model_validate_json(out.read_text())
     assert not report.gate.passed and "gate: FAILED" in r.stdout
     assert report.coverage_debt >= 0.3
-    r = cli("run", "--verifier", "examples/math_verifiers.py:strong", "--suite", "math", "--json", str(out), "--no-progress")
+    r = cli(
+        "run", "--verifier", "examples/math_verifiers.py:strong", "--suite", "math", "--json", str(out), "--no-progress"
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert Report.model_validate_json(out.read_text()).gate.passed
 
@@ -56,8 +67,16 @@ def test_one_open_category_fails_through_max_category(cli, tmp_path):
 
 def test_a_verifier_that_executes_model_output_is_a_security_finding(cli, tmp_path):
     out = tmp_path / "exec.json"
-    r = cli("run", "--verifier", "examples/executes_output.py:sympify_grader", "--json", str(out), "--no-progress",
-            "--limit", "60")
+    r = cli(
+        "run",
+        "--verifier",
+        "examples/executes_output.py:sympify_grader",
+        "--json",
+        str(out),
+        "--no-progress",
+        "--limit",
+        "60",
+    )
     report = Report.model_validate_json(out.read_text())
     assert report.security_findings, r.stdout
     assert r.returncode == 1 and any("security" in reason for reason in report.gate.reasons)
@@ -75,18 +94,31 @@ def _triggered(cli, tmp_path, limit):
     return len(cands), sum(TRIGGER in c["text"] for c in cands)
 
 
-@pytest.mark.parametrize("verifier,kind,timeout", [
-    ("loops_forever", "timeout", "1"),
-    ("exits_process", "crash", "1"),
-    ("uses_signal_alarm", "TimeoutError", "4"),  # its own 1 s alarm must fire before ours
-])
+@pytest.mark.parametrize(
+    "verifier,kind,timeout",
+    [
+        ("loops_forever", "timeout", "1"),
+        ("exits_process", "crash", "1"),
+        ("uses_signal_alarm", "TimeoutError", "4"),  # its own 1 s alarm must fire before ours
+    ],
+)
 def test_hostile_verifiers_complete_with_exact_error_counts(cli, tmp_path, verifier, kind, timeout):
     limit = 3
     total, expected = _triggered(cli, tmp_path, limit)
     assert 0 < expected < total
     out = tmp_path / "h.json"
-    r = cli("run", "--verifier", f"examples/hostile_verifiers.py:{verifier}", "--limit", str(limit),
-            "--timeout", timeout, "--json", str(out), "--no-progress")
+    r = cli(
+        "run",
+        "--verifier",
+        f"examples/hostile_verifiers.py:{verifier}",
+        "--limit",
+        str(limit),
+        "--timeout",
+        timeout,
+        "--json",
+        str(out),
+        "--no-progress",
+    )
     assert r.returncode in (0, 1), r.stderr
     report = Report.model_validate_json(out.read_text())
     assert report.n_candidates == total
@@ -96,16 +128,29 @@ def test_hostile_verifiers_complete_with_exact_error_counts(cli, tmp_path, verif
 
 def test_kill_9_then_resume_gives_the_same_report(cli, tmp_path):
     # No probes: they run after the verdicts, and what is checked here is the verdicts' file.
-    args = ["run", "--verifier", "examples/hostile_verifiers.py:slow", "--limit", "40", "--no-progress",
-            "--probe-sample", "0"]
+    args = [
+        "run",
+        "--verifier",
+        "examples/hostile_verifiers.py:slow",
+        "--limit",
+        "40",
+        "--no-progress",
+        "--probe-sample",
+        "0",
+    ]
     whole = tmp_path / "whole.json"
     r = cli(*args, "--results", str(tmp_path / "whole.jsonl"), "--json", str(whole))
     assert r.returncode in (0, 1), r.stderr
 
     results = tmp_path / "cut.jsonl"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "verifier_audit", *args, "--results", str(results)],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "verifier_audit", *args, "--results", str(results)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if results.exists() and results.read_text().count("\n") > 150:
@@ -128,7 +173,16 @@ def test_kill_9_then_resume_gives_the_same_report(cli, tmp_path):
 
 def test_resume_refuses_other_settings(cli, tmp_path):
     results = tmp_path / "r.jsonl"
-    base = ["run", "--verifier", "examples/math_verifiers.py:substring", "--limit", "3", "--no-progress", "--results", str(results)]
+    base = [
+        "run",
+        "--verifier",
+        "examples/math_verifiers.py:substring",
+        "--limit",
+        "3",
+        "--no-progress",
+        "--results",
+        str(results),
+    ]
     assert cli(*base).returncode == 1
     r = cli(*base, "--seed", "7", "--resume")
     assert r.returncode == 2 and "settings that differ" in r.stderr and "seed" in r.stderr

@@ -20,8 +20,12 @@ QUICK = ("--limit", "2", "--probe-sample", "0", "--no-progress", "--no-config")
 
 
 def _run(factory, *args: str, env: dict | None = None):
-    env = {"VERIFIER_AUDIT_CACHE": str(factory.getbasetemp() / "va-cache"), "NO_COLOR": "", "FORCE_COLOR": "",
-           **(env or {})}
+    env = {
+        "VERIFIER_AUDIT_CACHE": str(factory.getbasetemp() / "va-cache"),
+        "NO_COLOR": "",
+        "FORCE_COLOR": "",
+        **(env or {}),
+    }
     r = run_cli("run", "--verifier", SUBSTRING, *QUICK, *args, env=env)
     assert r.returncode == 1, r.stderr[-3000:]
     return r
@@ -30,10 +34,17 @@ def _run(factory, *args: str, env: dict | None = None):
 # -------------------------------------------------------------------------------- did you mean
 
 
-@pytest.mark.parametrize("command, typo, meant", [
-    ("run", "--limt", "--limit"), ("run", "--verifer", "--verifier"), ("run", "--colour", "--color"),
-    ("run", "--max-dept", "--max-debt"), ("generate", "--sed", "--seed"), ("checklist", "--markdwn", "--markdown"),
-])
+@pytest.mark.parametrize(
+    "command, typo, meant",
+    [
+        ("run", "--limt", "--limit"),
+        ("run", "--verifer", "--verifier"),
+        ("run", "--colour", "--color"),
+        ("run", "--max-dept", "--max-debt"),
+        ("generate", "--sed", "--seed"),
+        ("checklist", "--markdwn", "--markdown"),
+    ],
+)
 def test_a_misspelt_flag_gets_did_you_mean(capsys, command, typo, meant):
     with pytest.raises(SystemExit) as exit_:
         main([command, typo, "3"])
@@ -53,8 +64,10 @@ def test_several_misspelt_flags_each_get_theirs_and_an_unlike_one_none(capsys):
     assert "did you mean" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, meant", [(["rn"], "'run'"), (["run", "--style", "verll"], "'verl'"),
-                                         (["run", "--format", "gsm8"], "'gsm8k'")])
+@pytest.mark.parametrize(
+    "argv, meant",
+    [(["rn"], "'run'"), (["run", "--style", "verll"], "'verl'"), (["run", "--format", "gsm8"], "'gsm8k'")],
+)
 def test_a_misspelt_choice_gets_did_you_mean(capsys, argv, meant):
     with pytest.raises(SystemExit) as exit_:
         main(argv)
@@ -73,7 +86,9 @@ def test_use_color_follows_the_flag_then_no_color_then_force_color_then_the_tty(
                 monkeypatch.delenv(name, raising=False)
             auto = Namespace(color="auto")
             assert options.use_color(auto, tty) and not options.use_color(auto, pipe)
-            assert options.use_color(Namespace(color="always"), pipe) and not options.use_color(Namespace(color="never"), tty)
+            assert options.use_color(Namespace(color="always"), pipe) and not options.use_color(
+                Namespace(color="never"), tty
+            )
             monkeypatch.setenv("NO_COLOR", "1")
             assert not options.use_color(auto, tty) and options.use_color(Namespace(color="always"), tty)
             monkeypatch.setenv("FORCE_COLOR", "1")
@@ -90,8 +105,17 @@ def test_use_color_follows_the_flag_then_no_color_then_force_color_then_the_tty(
 @pytest.fixture(scope="module")
 def coloured(tmp_path_factory):
     folder = tmp_path_factory.mktemp("colour")
-    r = _run(tmp_path_factory, "--color", "always", "--json", str(folder / "r.json"),
-             "--markdown", str(folder / "r.md"), "--html", str(folder / "r.html"))
+    r = _run(
+        tmp_path_factory,
+        "--color",
+        "always",
+        "--json",
+        str(folder / "r.json"),
+        "--markdown",
+        str(folder / "r.md"),
+        "--html",
+        str(folder / "r.html"),
+    )
     return r, folder
 
 
@@ -130,6 +154,12 @@ def test_quiet_prints_the_verdict_line_alone(tmp_path_factory):
 
 
 def test_quiet_still_says_what_is_wrong_with_the_input(tmp_path_factory):
-    r = run_cli("run", "--verifier", "no/such/file.py:f", "-q", *QUICK,
-                env={"VERIFIER_AUDIT_CACHE": str(tmp_path_factory.getbasetemp() / "va-cache")})
+    r = run_cli(
+        "run",
+        "--verifier",
+        "no/such/file.py:f",
+        "-q",
+        *QUICK,
+        env={"VERIFIER_AUDIT_CACHE": str(tmp_path_factory.getbasetemp() / "va-cache")},
+    )
     assert r.returncode == 2 and "no/such/file.py" in r.stderr

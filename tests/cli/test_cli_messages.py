@@ -49,21 +49,27 @@ def _usage_error(capsys, *argv: str) -> list[str]:
 # ---------------------------------------------------------------- usage errors: one line
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["run", "--threshold", "2"], "argument --threshold: must be in [0, 1], got 2"),
-    (["run", "--workers", "0"], "argument --workers: must be in [1, 256], got 0"),
-    (["run", "--limit", "0"], "argument --limit: must be >= 1, got 0"),
-    (["run", "--probe-sample", "-1"], "argument --probe-sample: must be >= 0, got -1"),
-    (["run", "--memory-mb", "10"], "argument --memory-mb: must be 0 (no limit) or >= 64, got 10"),
-    (["run", "--max-error-rate", "1.5"], "argument --max-error-rate: must be in [0, 1], got 1.5"),
-    (["run", "--timeout", "inf"], "argument --timeout: must be > 0 and at most 86400 (a day), got inf"),
-    (["run", "--threshold", "nan"], "argument --threshold: must be in [0, 1], got nan"),
-    (["generate", "--workers", "-3"], "argument --workers: must be in [1, 256], got -3"),
-    (["score", "x.jsonl", "--verifier", "a.py:f", "--threshold", "1.01"], "argument --threshold: must be in [0, 1]"),
-    (["score", "x.jsonl", "--verifier", "a.py:f", "--workers", "0"], "argument --workers: must be in [1, 256]"),
-    (["run", "--bogus", "x"], "unrecognized arguments: --bogus x"),
-    (["diff"], "the following arguments are required: old, new"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["run", "--threshold", "2"], "argument --threshold: must be in [0, 1], got 2"),
+        (["run", "--workers", "0"], "argument --workers: must be in [1, 256], got 0"),
+        (["run", "--limit", "0"], "argument --limit: must be >= 1, got 0"),
+        (["run", "--probe-sample", "-1"], "argument --probe-sample: must be >= 0, got -1"),
+        (["run", "--memory-mb", "10"], "argument --memory-mb: must be 0 (no limit) or >= 64, got 10"),
+        (["run", "--max-error-rate", "1.5"], "argument --max-error-rate: must be in [0, 1], got 1.5"),
+        (["run", "--timeout", "inf"], "argument --timeout: must be > 0 and at most 86400 (a day), got inf"),
+        (["run", "--threshold", "nan"], "argument --threshold: must be in [0, 1], got nan"),
+        (["generate", "--workers", "-3"], "argument --workers: must be in [1, 256], got -3"),
+        (
+            ["score", "x.jsonl", "--verifier", "a.py:f", "--threshold", "1.01"],
+            "argument --threshold: must be in [0, 1]",
+        ),
+        (["score", "x.jsonl", "--verifier", "a.py:f", "--workers", "0"], "argument --workers: must be in [1, 256]"),
+        (["run", "--bogus", "x"], "unrecognized arguments: --bogus x"),
+        (["diff"], "the following arguments are required: old, new"),
+    ],
+)
 def test_a_usage_error_is_one_line_and_where_the_help_is(capsys, argv, message):
     lines = _usage_error(capsys, *argv)
     command = f"verifier-audit {argv[0]}"
@@ -81,8 +87,12 @@ def test_an_unknown_command_points_at_the_top_help(capsys):
 
 
 _RANGED = {  # config key -> the command line's type
-    "workers": argtypes.workers, "limit": argtypes.positive_int, "memory_mb": argtypes.memory_mb,
-    "probe_sample": argtypes.nonnegative_int, "threshold": argtypes.rate, "timeout": argtypes.positive_float,
+    "workers": argtypes.workers,
+    "limit": argtypes.positive_int,
+    "memory_mb": argtypes.memory_mb,
+    "probe_sample": argtypes.nonnegative_int,
+    "threshold": argtypes.rate,
+    "timeout": argtypes.positive_float,
     "oracle_timeout": argtypes.positive_float,
 }
 
@@ -104,9 +114,14 @@ def _config_accepts(key, value) -> bool:
 
 
 @settings(max_examples=300, deadline=None)
-@given(key=st.sampled_from(sorted(_RANGED)),
-       value=st.one_of(st.integers(-1000, 100_000), st.floats(-10, 200_000),
-                       st.sampled_from([float("nan"), float("inf"), 0.0, 1.0, 64, 63, 256, 257, 86_400, 86_400.5])))
+@given(
+    key=st.sampled_from(sorted(_RANGED)),
+    value=st.one_of(
+        st.integers(-1000, 100_000),
+        st.floats(-10, 200_000),
+        st.sampled_from([float("nan"), float("inf"), 0.0, 1.0, 64, 63, 256, 257, 86_400, 86_400.5]),
+    ),
+)
 def test_the_config_and_the_command_line_accept_the_same_values(key, value):
     if isinstance(value, float) and _RANGED[key].__name__ == "int":
         value = round(value) if value == value and abs(value) != float("inf") else 0  # TOML ints are ints
@@ -114,8 +129,10 @@ def test_the_config_and_the_command_line_accept_the_same_values(key, value):
 
 
 @settings(max_examples=100, deadline=None)
-@given(key=st.sampled_from(["max_debt", "max_category", "max_false_rejection", "max_error_rate"]),
-       value=st.one_of(st.floats(-2, 3), st.just(float("nan"))))
+@given(
+    key=st.sampled_from(["max_debt", "max_category", "max_false_rejection", "max_error_rate"]),
+    value=st.one_of(st.floats(-2, 3), st.just(float("nan"))),
+)
 def test_gate_rates_in_both_gate_tables_are_checked_like_the_options(key, value):
     ok = _cli_accepts(argtypes.rate, value)
     for table in ({"gate": {key: value}}, {"verifiers": [{"spec": "r.py:f", "gate": {key: value}}]}):
@@ -129,8 +146,10 @@ def test_gate_rates_in_both_gate_tables_are_checked_like_the_options(key, value)
 
 def test_a_config_value_out_of_range_names_file_line_key_and_range(tmp_path):
     path = tmp_path / "pyproject.toml"
-    path.write_text('[tool.verifier_audit]\nsuite = "math"\nworkers = 0\nmemory_mb = 10\n\n'
-                    "[tool.verifier_audit.gate]\nmax_error_rate = 2\n")
+    path.write_text(
+        '[tool.verifier_audit]\nsuite = "math"\nworkers = 0\nmemory_mb = 10\n\n'
+        "[tool.verifier_audit.gate]\nmax_error_rate = 2\n"
+    )
     with pytest.raises(InputError) as info:
         load_config(path)
     message = str(info.value)
@@ -159,10 +178,13 @@ def _config(tmp_path: Path, body: str) -> ProjectConfig:
 def test_max_error_rate_from_the_option_and_both_gate_tables(tmp_path):
     assert audit_options({}, None)[0].gate.max_error_rate == GateConfig().max_error_rate == 0.05
     assert audit_options({"max_error_rate": 0.2}, None)[0].gate.max_error_rate == 0.2
-    config = _config(tmp_path, "\n[tool.verifier_audit.gate]\nmax_error_rate = 0.3\n\n"
-                               f'[[tool.verifier_audit.verifiers]]\nspec = "{ROOT}/{STRONG}"\n'
-                               "[tool.verifier_audit.verifiers.gate]\nmax_error_rate = 0.01\n\n"
-                               f'[[tool.verifier_audit.verifiers]]\nspec = "{ROOT}/{SUBSTRING}"\n')
+    config = _config(
+        tmp_path,
+        "\n[tool.verifier_audit.gate]\nmax_error_rate = 0.3\n\n"
+        f'[[tool.verifier_audit.verifiers]]\nspec = "{ROOT}/{STRONG}"\n'
+        "[tool.verifier_audit.verifiers.gate]\nmax_error_rate = 0.01\n\n"
+        f'[[tool.verifier_audit.verifiers]]\nspec = "{ROOT}/{SUBSTRING}"\n',
+    )
     groups = make_groups({}, config, [])
     by_name = {s.name.rpartition(":")[2]: g.options.gate.max_error_rate for g in groups for s in g.specs}
     assert by_name == {"strong": 0.01, "substring": 0.3}  # the verifier's own [gate] wins over [gate]
@@ -176,8 +198,12 @@ def test_max_error_rate_on_the_command_line_decides_the_errors_gate(tmp_path):
     for limit in (None, "0.1"):
         out = tmp_path / f"r{limit}.json"
         extra = ["--max-error-rate", limit] if limit else []
-        assert main(["run", "--verifier", "examples/hostile_verifiers.py:exits_process", *QUICK, *extra,
-                     "--json", str(out)]) == 1
+        assert (
+            main(
+                ["run", "--verifier", "examples/hostile_verifiers.py:exits_process", *QUICK, *extra, "--json", str(out)]
+            )
+            == 1
+        )
         report = Report.model_validate_json(out.read_text())
         assert 0.05 < report.error_rate < 0.1
         assert report.settings["max_error_rate"] == float(limit or 0.05)
@@ -206,10 +232,12 @@ def test_a_waiver_of_a_real_category_without_candidates_in_this_run_is_valid(cap
 
 def test_a_misspelled_waiver_in_the_config_names_its_file_and_line(tmp_path, monkeypatch, capsys):
     path = tmp_path / "pyproject.toml"
-    path.write_text(f'[tool.verifier_audit]\nsuite = "math"\nlimit = 2\nworkers = 2\nprobe_sample = 0\n\n'
-                    f'[[tool.verifier_audit.verifiers]]\nspec = "{ROOT}/{STRONG}"\n\n'
-                    '[[tool.verifier_audit.waivers]]\ncategory = "math.hedge.or"\nreason = "a real one"\n\n'
-                    '[[tool.verifier_audit.waivers]]\nreason = "a typo"\ncategory = "math.near_miss.sign_flp"\n')
+    path.write_text(
+        f'[tool.verifier_audit]\nsuite = "math"\nlimit = 2\nworkers = 2\nprobe_sample = 0\n\n'
+        f'[[tool.verifier_audit.verifiers]]\nspec = "{ROOT}/{STRONG}"\n\n'
+        '[[tool.verifier_audit.waivers]]\ncategory = "math.hedge.or"\nreason = "a real one"\n\n'
+        '[[tool.verifier_audit.waivers]]\nreason = "a typo"\ncategory = "math.near_miss.sign_flp"\n'
+    )
     monkeypatch.chdir(tmp_path)
     assert main(["run", "--no-progress"]) == 2
     err = capsys.readouterr().err
@@ -218,27 +246,42 @@ def test_a_misspelled_waiver_in_the_config_names_its_file_and_line(tmp_path, mon
 
 
 def test_check_waivers_knows_candidates_categories_and_other_domains():
-    gate = GateConfig(waived_categories=["math.sampled.m.train.incorrect", "sql.hack.gold_string"],
-                      category_limits={"math.hedge.or": 0.2})
+    gate = GateConfig(
+        waived_categories=["math.sampled.m.train.incorrect", "sql.hack.gold_string"],
+        category_limits={"math.hedge.or": 0.2},
+    )
     check_waivers(gate, "math", {"math.sampled.m.train.incorrect"}, {})  # present in the candidates: fine
     with pytest.raises(InputError, match="math.sampled.m.train.incorrect"):
         check_waivers(gate, "math", set(), {})
-    with pytest.raises(InputError, match=r"pyproject.toml:9: waiver of unknown category 'sql.hack.gold_strin'.*"
-                                         r"nearest: sql.hack.gold_string.*--domain sql"):
-        check_waivers(GateConfig(waived_categories=["sql.hack.gold_strin"]), "math", set(),
-                      {"sql.hack.gold_strin": "pyproject.toml:9"})
+    with pytest.raises(
+        InputError,
+        match=r"pyproject.toml:9: waiver of unknown category 'sql.hack.gold_strin'.*"
+        r"nearest: sql.hack.gold_string.*--domain sql",
+    ):
+        check_waivers(
+            GateConfig(waived_categories=["sql.hack.gold_strin"]),
+            "math",
+            set(),
+            {"sql.hack.gold_strin": "pyproject.toml:9"},
+        )
 
 
 def test_the_plugin_fails_a_test_on_a_misspelled_config_waiver(pytester):
-    pytester.makepyprojecttoml('[tool.verifier_audit]\nsuite = "math"\nworkers = 2\nprobe_sample = 0\n\n'
-                               '[[tool.verifier_audit.waivers]]\ncategory = "math.hedge.orr"\nreason = "typo"\n')
-    pytester.makepyfile(test_r=f'''
+    pytester.makepyprojecttoml(
+        '[tool.verifier_audit]\nsuite = "math"\nworkers = 2\nprobe_sample = 0\n\n'
+        '[[tool.verifier_audit.waivers]]\ncategory = "math.hedge.orr"\nreason = "typo"\n'
+    )
+    pytester.makepyfile(
+        test_r=f'''
 def test_strong(verifier_audit):
     verifier_audit.assert_coverage("{ROOT}/{STRONG}")
-''')
+'''
+    )
     result = pytester.runpytest("--verifier-audit-limit", "2")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*pyproject.toml:7: waiver of unknown category 'math.hedge.orr' (nearest: math.hedge.or*"])
+    result.stdout.fnmatch_lines(
+        ["*pyproject.toml:7: waiver of unknown category 'math.hedge.orr' (nearest: math.hedge.or*"]
+    )
 
 
 # ------------------------------------------------------- exit 1 always says why
@@ -251,7 +294,8 @@ def test_run_exit_1_prints_each_failing_verifiers_reasons(capsys):
     assert "examples/math_verifiers.py:strong: gate: PASSED" in out
     lines = [line for line in err.splitlines() if "gate FAILED" in line]
     assert len(lines) == 1 and lines[0].startswith(
-        "verifier-audit: gate FAILED for examples/math_verifiers.py:substring: coverage debt ")
+        "verifier-audit: gate FAILED for examples/math_verifiers.py:substring: coverage debt "
+    )
     assert "> max-debt 0.05" in lines[0]
 
 
@@ -265,8 +309,10 @@ def test_run_of_one_verifier_says_why_on_stderr_too(capsys):
 
 def test_a_bare_run_with_a_config_says_why(tmp_path, monkeypatch, capsys):
     path = tmp_path / "pyproject.toml"
-    path.write_text(f'[tool.verifier_audit]\nsuite = "math"\nlimit = 2\nworkers = 2\nprobe_sample = 0\n\n'
-                    f'[[tool.verifier_audit.verifiers]]\nspec = "{ROOT}/{SUBSTRING}"\n')
+    path.write_text(
+        f'[tool.verifier_audit]\nsuite = "math"\nlimit = 2\nworkers = 2\nprobe_sample = 0\n\n'
+        f'[[tool.verifier_audit.verifiers]]\nspec = "{ROOT}/{SUBSTRING}"\n'
+    )
     monkeypatch.chdir(tmp_path)
     assert main(["run", "--no-progress"]) == 1
     assert "gate FAILED for " in capsys.readouterr().err
@@ -276,8 +322,13 @@ def test_score_exit_1_prints_why(tmp_path, capsys):
     task = load_suite("math").tasks[0]
     rows = tmp_path / "rows.jsonl"
     wrong = f"Not {task.reference}; the answer is \\boxed{{{task.reference}1}}."  # substring pays for it
-    rows.write_text("\n".join(json.dumps({"task_id": task.id, "text": t, "model": "m"})
-                              for t in (wrong, wrong + " ", f"\\boxed{{{task.reference}}}")) + "\n")
+    rows.write_text(
+        "\n".join(
+            json.dumps({"task_id": task.id, "text": t, "model": "m"})
+            for t in (wrong, wrong + " ", f"\\boxed{{{task.reference}}}")
+        )
+        + "\n"
+    )
     samples = tmp_path / "s.jsonl"
     assert main(["import", str(rows), "--format", "jsonl", "--suite", "math", "--out", str(samples)]) == 0
     capsys.readouterr()
@@ -285,8 +336,22 @@ def test_score_exit_1_prints_why(tmp_path, capsys):
     assert main(["score", str(samples), "--verifier", SUBSTRING, *common, "--results", str(tmp_path / "a.jsonl")]) == 1
     err = capsys.readouterr().err
     assert "verifier-audit: gate FAILED for examples/math_verifiers.py:substring: " in err
-    assert main(["score", str(samples), "--verifier", SUBSTRING, *common, "--waive", "math.sampled.n.train.incorrect",
-                 "--results", str(tmp_path / "b.jsonl")]) == 2
+    assert (
+        main(
+            [
+                "score",
+                str(samples),
+                "--verifier",
+                SUBSTRING,
+                *common,
+                "--waive",
+                "math.sampled.n.train.incorrect",
+                "--results",
+                str(tmp_path / "b.jsonl"),
+            ]
+        )
+        == 2
+    )
     assert "nearest: math.sampled.m." in capsys.readouterr().err
 
 
@@ -340,11 +405,16 @@ def test_the_terminal_report_shows_false_rejections_beside_the_reference(substri
 
 
 @settings(max_examples=60, deadline=None)
-@given(text=st.text(st.characters(blacklist_categories=()), max_size=300).map(
-    lambda s: s + "\x1b[2J\x00\u202e\ud800" + "9" * 5000 + "\r\n\t"))
+@given(
+    text=st.text(st.characters(blacklist_categories=()), max_size=300).map(
+        lambda s: s + "\x1b[2J\x00\u202e\ud800" + "9" * 5000 + "\r\n\t"
+    )
+)
 def test_false_rejection_examples_are_clipped_and_escaped(substring_report, text):
-    cats = [c.model_copy(update={"examples": [Example(candidate_id="x", task_id="t", text=text, reference=text)]})
-            for c in substring_report.categories]
+    cats = [
+        c.model_copy(update={"examples": [Example(candidate_id="x", task_id="t", text=text, reference=text)]})
+        for c in substring_report.categories
+    ]
     rendered = render_report(substring_report.model_copy(update={"categories": cats}))
     block = rendered.split("Worst false rejections, right answers refused")[1].split("\n", 1)[1].split("\n\n")[0]
     assert block.strip()
@@ -354,12 +424,17 @@ def test_false_rejection_examples_are_clipped_and_escaped(substring_report, text
 
 
 def test_gate_failure_lines_escape_hostile_reasons(substring_report):
-    hostile = substring_report.model_copy(update={
-        "verifier": "a.py:f\x1b", "gate": GateResult(passed=False, enforced=True, reasons=["boom '\x1b[31m\x00'"] * 5)})
+    hostile = substring_report.model_copy(
+        update={
+            "verifier": "a.py:f\x1b",
+            "gate": GateResult(passed=False, enforced=True, reasons=["boom '\x1b[31m\x00'"] * 5),
+        }
+    )
     passed = substring_report.model_copy(update={"gate": GateResult(passed=True, enforced=True, reasons=[])})
     assert render_gate_failures([hostile, passed]) == [
         "verifier-audit: gate FAILED for a.py:f\\x1b: boom '\\x1b[31m\\x00'; boom '\\x1b[31m\\x00'; "
-        "boom '\\x1b[31m\\x00'; and 2 more"]
+        "boom '\\x1b[31m\\x00'; and 2 more"
+    ]
 
 
 # ----------------------------------------------------------------------- catalog

@@ -23,8 +23,9 @@ def _project(tmp_path: Path, body: str, tasks: int = 6) -> Path:
     shutil.copy(EXAMPLE / "rewards.py", tmp_path / "rewards.py")
     lines = (EXAMPLE / "data" / "gsm_style.jsonl").read_text().splitlines()
     (tmp_path / "tasks.jsonl").write_text("\n".join(lines[:tasks]) + "\n")
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.verifier_audit]\nsuite = "tasks.jsonl"\n'
-                                             'workers = 2\n' + body)
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.verifier_audit]\nsuite = "tasks.jsonl"\nworkers = 2\n' + body
+    )
     return tmp_path / "pyproject.toml"
 
 
@@ -42,14 +43,18 @@ def test_unknown_key_names_file_line_and_allowed_keys(tmp_path):
 
 
 def test_unknown_key_in_a_verifier_entry_lists_that_tables_keys(tmp_path):
-    path = _project(tmp_path, '\n[[tool.verifier_audit.verifiers]]\nspec = "rewards.py:accuracy_reward"\nstlye = "pair"\n')
+    path = _project(
+        tmp_path, '\n[[tool.verifier_audit.verifiers]]\nspec = "rewards.py:accuracy_reward"\nstlye = "pair"\n'
+    )
     message = _error(path)
     assert "verifiers[0].stlye" in message and ":10:" in message
     assert "allowed keys here: spec, style, suite" in message
 
 
 def test_bad_values_name_the_allowed_ones(tmp_path):
-    path = _project(tmp_path, '\n[[tool.verifier_audit.verifiers]]\nspec = "rewards.py:accuracy_reward"\nstyle = "pari"\n')
+    path = _project(
+        tmp_path, '\n[[tool.verifier_audit.verifiers]]\nspec = "rewards.py:accuracy_reward"\nstyle = "pari"\n'
+    )
     message = _error(path)
     assert "'pari' is not allowed" in message and "'pair'" in message and "'verl'" in message
     path = _project(tmp_path, "\n[tool.verifier_audit.gate]\nmax_debt = 1.5\n")
@@ -76,15 +81,25 @@ def test_find_config_walks_up_to_the_nearest_table(tmp_path):
 
 
 def _category(name: str, rate: float, n: int = 10) -> CategoryResult:
-    return CategoryResult(name=name, origin="known_bad", severity="high", label="incorrect", n=n,
-                          accepted=round(rate * n), rate=rate, ci=Interval(low=0, high=1))
+    return CategoryResult(
+        name=name,
+        origin="known_bad",
+        severity="high",
+        label="incorrect",
+        n=n,
+        accepted=round(rate * n),
+        rate=rate,
+        ci=Interval(low=0, high=1),
+    )
 
 
 def test_a_waiver_silences_exactly_its_category_until_it_expires():
-    cats = [_category("math.hedge.or", 1.0), _category("math.trap.last_number", 1.0)] + \
-           [_category(f"math.near_miss.k{i}", 0.0) for i in range(30)]
-    config = ProjectConfig.model_validate({"waivers": [
-        {"category": "math.hedge.or", "reason": "known, fixed in v2", "expires": dt.date(2026, 12, 31)}]})
+    cats = [_category("math.hedge.or", 1.0), _category("math.trap.last_number", 1.0)] + [
+        _category(f"math.near_miss.k{i}", 0.0) for i in range(30)
+    ]
+    config = ProjectConfig.model_validate(
+        {"waivers": [{"category": "math.hedge.or", "reason": "known, fixed in v2", "expires": dt.date(2026, 12, 31)}]}
+    )
     before = config.gate_for("r.py:f", today=dt.date(2026, 12, 31))
     assert before.waived_categories == ["math.hedge.or"]
     reasons = gate(0.06, cats, 0.0, 0, before).reasons
@@ -105,21 +120,31 @@ def test_waived_categories_leave_the_gated_debt():
 
 def test_a_waiver_with_max_rate_and_one_for_another_verifier():
     cats = [_category("math.hedge.or", 0.3), _category("math.trap.last_number", 0.0)]
-    config = ProjectConfig.model_validate({"gate": {"max_category": 0.1}, "waivers": [
-        {"category": "math.hedge.or", "reason": "tolerated up to 40%", "max_rate": 0.4},
-        {"category": "math.trap.last_number", "reason": "other verifier", "verifier": "other.py:g"}]})
+    config = ProjectConfig.model_validate(
+        {
+            "gate": {"max_category": 0.1},
+            "waivers": [
+                {"category": "math.hedge.or", "reason": "tolerated up to 40%", "max_rate": 0.4},
+                {"category": "math.trap.last_number", "reason": "other verifier", "verifier": "other.py:g"},
+            ],
+        }
+    )
     mine = config.gate_for("r.py:f")
     assert mine.category_limits == {"math.hedge.or": 0.4} and mine.waived_categories == []
     assert gate(0.0, cats, 0.0, 0, mine).passed
-    stricter = ProjectConfig.model_validate({"waivers": [
-        {"category": "math.hedge.or", "reason": "tolerated up to 20%", "max_rate": 0.2}]}).gate_for("r.py:f")
+    stricter = ProjectConfig.model_validate(
+        {"waivers": [{"category": "math.hedge.or", "reason": "tolerated up to 20%", "max_rate": 0.2}]}
+    ).gate_for("r.py:f")
     assert "waiver max_rate 0.2" in gate(0.0, cats, 0.0, 0, stricter).reasons[0]
     assert config.gate_for("other.py:g").waived_categories == ["math.trap.last_number"]
 
 
 def test_bare_run_gates_from_the_config_and_writes_every_report(tmp_path, monkeypatch, capsys):
-    _project(tmp_path, 'report_dir = "out"\n\n[[tool.verifier_audit.verifiers]]\nspec = "rewards.py:accuracy_reward"\n'
-                       '\n[[tool.verifier_audit.verifiers]]\nspec = "rewards.py:last_number_reward"\n')
+    _project(
+        tmp_path,
+        'report_dir = "out"\n\n[[tool.verifier_audit.verifiers]]\nspec = "rewards.py:accuracy_reward"\n'
+        '\n[[tool.verifier_audit.verifiers]]\nspec = "rewards.py:last_number_reward"\n',
+    )
     monkeypatch.chdir(tmp_path)
     assert main(["run", "--no-progress"]) == 1
     err = capsys.readouterr().err
@@ -140,11 +165,16 @@ def test_waivers_in_the_file_gate_exactly_their_categories(tmp_path, monkeypatch
     body = '\n[[tool.verifier_audit.verifiers]]\nspec = "rewards.py:last_number_reward"\n'
     _project(tmp_path, body)
     main(["run", "--no-progress", "--json", "before.json"])
-    failing = {r.split(":")[0].removeprefix("category ") for r in json.loads(Path("before.json").read_text())["gate"]["reasons"]
-               if r.startswith("category ")}
+    failing = {
+        r.split(":")[0].removeprefix("category ")
+        for r in json.loads(Path("before.json").read_text())["gate"]["reasons"]
+        if r.startswith("category ")
+    }
     assert "math.trap.last_number" in failing and len(failing) > 1
-    waivers = "".join(f'\n[[tool.verifier_audit.waivers]]\ncategory = "{c}"\nreason = "accepted for the test"\n'
-                      f'expires = 2999-01-01\n' for c in sorted(failing - {"math.trap.last_number"}))
+    waivers = "".join(
+        f'\n[[tool.verifier_audit.waivers]]\ncategory = "{c}"\nreason = "accepted for the test"\nexpires = 2999-01-01\n'
+        for c in sorted(failing - {"math.trap.last_number"})
+    )
     _project(tmp_path, body + waivers)
     main(["run", "--no-progress", "--json", "after.json", "--max-debt", "1", "--max-false-rejection", "1"])
     after = json.loads(Path("after.json").read_text())

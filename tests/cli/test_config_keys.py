@@ -60,18 +60,36 @@ def test_every_key_of_the_models_is_declared_and_every_declared_key_exists():
     # Keys of the file with no flag: the tables that hold others, what a waiver says beside
     # its category, the monitor's alarms (another command), a verifier's per-entry overrides
     # of top-level keys.
-    no_flag = {"gate", "verifiers", "waivers", "monitor", "path", "waivers[].reason", "waivers[].expires",
-               "waivers[].verifier", "waivers[].max_rate", *(f"verifiers[].{k}" for k in
-                                                            ("suite", "format", "split", "limit", "threshold", "gate"))}
-    fields = [*ProjectConfig.model_fields, *(f"gate.{k}" for k in GateSection.model_fields),
-              *(f"verifiers[].{k}" for k in VerifierEntry.model_fields), *(f"waivers[].{k}" for k in Waiver.model_fields)]
+    no_flag = {
+        "gate",
+        "verifiers",
+        "waivers",
+        "monitor",
+        "path",
+        "waivers[].reason",
+        "waivers[].expires",
+        "waivers[].verifier",
+        "waivers[].max_rate",
+        *(f"verifiers[].{k}" for k in ("suite", "format", "split", "limit", "threshold", "gate")),
+    }
+    fields = [
+        *ProjectConfig.model_fields,
+        *(f"gate.{k}" for k in GateSection.model_fields),
+        *(f"verifiers[].{k}" for k in VerifierEntry.model_fields),
+        *(f"waivers[].{k}" for k in Waiver.model_fields),
+    ]
     undeclared = [f for f in fields if f not in declared and f not in no_flag]
     assert not undeclared, f"keys of config.py's models with no line in config.KEYS: {undeclared}"
 
 
 def test_docs_config_md_is_generated_from_the_declaration():
-    result = subprocess.run([sys.executable, "scripts/make_config_docs.py", "--check"], cwd=ROOT, check=False,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "scripts/make_config_docs.py", "--check"],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     page = (ROOT / "docs" / "config.md").read_text()
     assert all(f"`{k.name}` | `{k.flag}`" in page for k in KEYS)
@@ -81,9 +99,18 @@ def test_docs_config_md_is_generated_from_the_declaration():
 # -- a key says what its flag says ------------------------------------------------------------
 
 # A value of each flag's type, as typed on the command line (argparse converts it).
-_SAMPLE_TEXT = {argtypes.rate: "0.25", argtypes.positive_int: "3", argtypes.nonnegative_int: "3",
-                argtypes.positive_float: "2.5", int: "7", argtypes.workers: "3", argtypes.memory_mb: "512",
-                argtypes.file_mb: "64", argtypes.max_processes: "64", argtypes.env_name: "MY_TOKEN"}
+_SAMPLE_TEXT = {
+    argtypes.rate: "0.25",
+    argtypes.positive_int: "3",
+    argtypes.nonnegative_int: "3",
+    argtypes.positive_float: "2.5",
+    int: "7",
+    argtypes.workers: "3",
+    argtypes.memory_mb: "512",
+    argtypes.file_mb: "64",
+    argtypes.max_processes: "64",
+    argtypes.env_name: "MY_TOKEN",
+}
 # Keys that this comparison cannot make: they name verifiers or waivers (tests/cli/test_config.py
 # and the plugin's tests audit with them), or need a Ray cluster (tests/engine/test_ray_executor.py).
 _NOT_COMPARED = {"--verifier", "--style", "--verifier-option", "--waive", "--executor", "--ray-address"}
@@ -112,8 +139,15 @@ def _effect(args, config):
     signature is read, the environment passed, the reweighting file, the report files."""
     given = given_options(args)
     options, timeout = audit_options(given, config)
-    return (suite_choice(given, config), options, timeout, inspection(given, config), pass_env(given, config),
-            weights_path(given, config), {kind: path for kind, (_, path) in output_paths(args, config).items()})
+    return (
+        suite_choice(given, config),
+        options,
+        timeout,
+        inspection(given, config),
+        pass_env(given, config),
+        weights_path(given, config),
+        {kind: path for kind, (_, path) in output_paths(args, config).items()},
+    )
 
 
 @pytest.mark.parametrize("flag", sorted(f for f in KEY_OF if f not in _NOT_COMPARED))
@@ -137,11 +171,31 @@ def test_the_command_line_wins_and_field_mappings_merge():
 
 
 def test_option_flags_write_options_back_as_the_flags_that_say_them():
-    flags = option_flags({"fields": ["prompt=q", "reference=a"], "max_debt": 0.1, "answer_formats": False,
-                          "origins": ["near_miss"], "limit": 3, "waive": ["math.x.y"], "progress": False},
-                         skip=("limit",))
-    assert flags == ["--field", "prompt=q", "--field", "reference=a", "--only", "near_miss", "--max-debt", "0.1",
-                     "--no-format-probe", "--waive", "math.x.y"]
+    flags = option_flags(
+        {
+            "fields": ["prompt=q", "reference=a"],
+            "max_debt": 0.1,
+            "answer_formats": False,
+            "origins": ["near_miss"],
+            "limit": 3,
+            "waive": ["math.x.y"],
+            "progress": False,
+        },
+        skip=("limit",),
+    )
+    assert flags == [
+        "--field",
+        "prompt=q",
+        "--field",
+        "reference=a",
+        "--only",
+        "near_miss",
+        "--max-debt",
+        "0.1",
+        "--no-format-probe",
+        "--waive",
+        "math.x.y",
+    ]
     assert build_parser().parse_args(["run", *flags])  # they parse
 
 
@@ -154,17 +208,21 @@ def test_option_names_are_the_keys_last_names_and_a_misspelt_one_is_an_input_err
 
 # -- unknown keys ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("line, hint", [
-    ("workrs = 2", "(did you mean workers?)"),
-    ("field = { reference = \"answer\" }", "(did you mean fields?)"),
-    ("max_debt = 0.1", "(did you mean max_debt in [tool.verifier_audit.gate]?)"),
-    ("style = \"trl\"", "(did you mean style in a [[tool.verifier_audit.verifiers]] entry?)"),
-    ("max-processes = 8", "(did you mean max_processes?)"),
-    ("resume = true", "(--resume is a command-line option only: continues one interrupted run"),
-])
+
+@pytest.mark.parametrize(
+    "line, hint",
+    [
+        ("workrs = 2", "(did you mean workers?)"),
+        ('field = { reference = "answer" }', "(did you mean fields?)"),
+        ("max_debt = 0.1", "(did you mean max_debt in [tool.verifier_audit.gate]?)"),
+        ('style = "trl"', "(did you mean style in a [[tool.verifier_audit.verifiers]] entry?)"),
+        ("max-processes = 8", "(did you mean max_processes?)"),
+        ("resume = true", "(--resume is a command-line option only: continues one interrupted run"),
+    ],
+)
 def test_an_unknown_key_names_the_file_the_line_and_the_key_meant(tmp_path, line, hint):
     path = tmp_path / "pyproject.toml"
-    path.write_text(f"[project]\nname = \"x\"\n\n[tool.verifier_audit]\nsuite = \"math\"\n{line}\n")
+    path.write_text(f'[project]\nname = "x"\n\n[tool.verifier_audit]\nsuite = "math"\n{line}\n')
     with pytest.raises(InputError) as info:
         load_config(path)
     message = str(info.value)
@@ -174,20 +232,27 @@ def test_an_unknown_key_names_the_file_the_line_and_the_key_meant(tmp_path, line
 def test_a_field_mapping_of_no_task_field_names_the_line_and_the_field_meant(tmp_path):
     path = tmp_path / "pyproject.toml"
     path.write_text('[tool.verifier_audit.fields]\nprompt = "question"\nrefrence = "answer"\n')
-    with pytest.raises(InputError, match=r"pyproject.toml:3: tool.verifier_audit.fields.refrence: not a task field "
-                                         r"\(did you mean reference\?\)"):
+    with pytest.raises(
+        InputError,
+        match=r"pyproject.toml:3: tool.verifier_audit.fields.refrence: not a task field "
+        r"\(did you mean reference\?\)",
+    ):
         load_config(path)
 
 
 def test_an_unknown_key_in_a_sub_table_gets_its_neighbour(tmp_path):
     path = tmp_path / "pyproject.toml"
     path.write_text("[tool.verifier_audit.gate]\nmax_dept = 0.1\n")
-    with pytest.raises(InputError, match=r"pyproject.toml:2: unknown key tool.verifier_audit.gate.max_dept "
-                                         r"\(did you mean max_debt\?\)"):
+    with pytest.raises(
+        InputError,
+        match=r"pyproject.toml:2: unknown key tool.verifier_audit.gate.max_dept "
+        r"\(did you mean max_debt\?\)",
+    ):
         load_config(path)
 
 
 # -- end to end: the real command, a suite that needs a mapping, the mapping in the file ------
+
 
 def _gsm_style_with_other_field_names(path: Path, n: int = 3) -> None:
     rows = (ROOT / "examples" / "verifier-repo" / "data" / "gsm_style.jsonl").read_text().splitlines()[:n]
@@ -206,10 +271,19 @@ def test_cli_reads_the_field_mapping_and_the_run_options_from_the_file(cli, tmp_
     (tmp_path / "v.py").write_text("def exact(completion, reference):\n    return float(reference in completion)\n")
     (tmp_path / "pyproject.toml").write_text(
         '[tool.verifier_audit]\nsuite = "tasks.jsonl"\nlimit = 2\nonly = ["near_miss"]\nprobe_sample = 0\n'
-        'answer_formats = false\n\n[tool.verifier_audit.fields]\nprompt = "question"\nreference = "final"\n')
+        'answer_formats = false\n\n[tool.verifier_audit.fields]\nprompt = "question"\nreference = "final"\n'
+    )
     out = tmp_path / "report.json"
-    r = cli("run", "--config", str(tmp_path / "pyproject.toml"), "--verifier", f"{tmp_path}/v.py:exact",
-            "--no-progress", "--json", str(out))
+    r = cli(
+        "run",
+        "--config",
+        str(tmp_path / "pyproject.toml"),
+        "--verifier",
+        f"{tmp_path}/v.py:exact",
+        "--no-progress",
+        "--json",
+        str(out),
+    )
     assert r.returncode in (0, 1), r.stderr[-3000:]
     report = json.loads(out.read_text())
     assert report["n_candidates"] > 0 and report["settings"]["origins"] == ["near_miss"]

@@ -21,13 +21,22 @@ LITERAL = re.compile(r"\breturn\s+\(?\s*(0|1|2|3|130)\b(?!\.)|\bexit\(\s*\d|\bEX
 
 
 def test_exit_codes_are_the_documented_ones():
-    assert [(c.name, int(c)) for c in ExitCode] == [("OK", 0), ("GATE", 1), ("INPUT", 2), ("INTERNAL", 3),
-                                                   ("INTERRUPTED", 130)]
+    assert [(c.name, int(c)) for c in ExitCode] == [
+        ("OK", 0),
+        ("GATE", 1),
+        ("INPUT", 2),
+        ("INTERNAL", 3),
+        ("INTERRUPTED", 130),
+    ]
 
 
 def test_no_subcommand_writes_an_exit_code_as_a_number():
-    found = [f"{path.name}:{n}: {line.strip()}" for path in sorted(CLI.glob("*.py"))
-             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if LITERAL.search(line)]
+    found = [
+        f"{path.name}:{n}: {line.strip()}"
+        for path in sorted(CLI.glob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if LITERAL.search(line)
+    ]
     assert found == []
 
 
@@ -51,16 +60,29 @@ def _raising(exc: BaseException):
     return run
 
 
-@pytest.mark.parametrize("exc, code, said", [
-    (InputError("suite.jsonl:3: no reference"), ExitCode.INPUT, "verifier-audit: error: suite.jsonl:3: no reference"),
-    (VerifierLoadError("m:f: no such function"), ExitCode.INPUT, "verifier-audit: error: m:f: no such function"),
-    (PoolError("worker setup failed: x"), ExitCode.INPUT, "verifier-audit: error: worker setup failed: x"),
-    (KeyboardInterrupt(), ExitCode.INTERRUPTED,
-     "\nverifier-audit: interrupted; run the same command with --resume to continue"),
-    (Interrupted("run the same command again to resume out.jsonl"), ExitCode.INTERRUPTED,
-     "\nverifier-audit: interrupted; run the same command again to resume out.jsonl"),
-    (ZeroDivisionError("a bug"), ExitCode.INTERNAL, "internal error (exit 3)"),
-])
+@pytest.mark.parametrize(
+    "exc, code, said",
+    [
+        (
+            InputError("suite.jsonl:3: no reference"),
+            ExitCode.INPUT,
+            "verifier-audit: error: suite.jsonl:3: no reference",
+        ),
+        (VerifierLoadError("m:f: no such function"), ExitCode.INPUT, "verifier-audit: error: m:f: no such function"),
+        (PoolError("worker setup failed: x"), ExitCode.INPUT, "verifier-audit: error: worker setup failed: x"),
+        (
+            KeyboardInterrupt(),
+            ExitCode.INTERRUPTED,
+            "\nverifier-audit: interrupted; run the same command with --resume to continue",
+        ),
+        (
+            Interrupted("run the same command again to resume out.jsonl"),
+            ExitCode.INTERRUPTED,
+            "\nverifier-audit: interrupted; run the same command again to resume out.jsonl",
+        ),
+        (ZeroDivisionError("a bug"), ExitCode.INTERNAL, "internal error (exit 3)"),
+    ],
+)
 def test_each_error_has_its_code_and_its_line(exc, code, said, capsys):
     assert exits.call(_raising(exc), None) == code
     assert said in capsys.readouterr().err

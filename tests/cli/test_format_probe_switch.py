@@ -50,8 +50,22 @@ def test_with_the_probe_off_a_one_format_grader_is_shown_the_boxed_candidates(tm
     reports = {}
     for name, extra in (("on", []), ("off", ["--no-format-probe"])):
         out = tmp_path / f"{name}.json"
-        code = main(["run", "--verifier", GSM8K_STRICT, "--limit", "3", "--probe-sample", "0", "--no-progress",
-                     "--no-config", "--json", str(out), *extra])
+        code = main(
+            [
+                "run",
+                "--verifier",
+                GSM8K_STRICT,
+                "--limit",
+                "3",
+                "--probe-sample",
+                "0",
+                "--no-progress",
+                "--no-config",
+                "--json",
+                str(out),
+                *extra,
+            ]
+        )
         assert code in (0, 1), capsys.readouterr().err
         reports[name] = json.loads(out.read_text())
     assert reports["on"]["formats"]["audited_in"] == "gsm8k", reports["on"]["formats"]

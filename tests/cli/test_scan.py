@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from verifier_audit.cli import scan as scan_cli
 from verifier_audit.models import (
     CategoryResult,
     Checks,
@@ -26,7 +27,6 @@ from verifier_audit.models import (
 )
 from verifier_audit.report.source import scan_targets, source_lines
 from verifier_audit.scan import RULES, ScanError, SourceFinding, confirm, scan_source, scan_text
-from verifier_audit.cli import scan as scan_cli
 from verifier_audit.scan._targets import module_location
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,8 +46,15 @@ def scan(source: str, function: str | None = None) -> list[SourceFinding]:
 
 
 def test_every_rule_has_an_id_a_title_a_severity_a_source_and_a_way_to_be_judged():
-    assert [r.id for r in RULES] == ["exec-model-output", "substring-match", "last-number-regex", "signal-alarm",
-                                     "relative-tolerance", "swallowed-exception", "unparseable-gold-rewarded"]
+    assert [r.id for r in RULES] == [
+        "exec-model-output",
+        "substring-match",
+        "last-number-regex",
+        "signal-alarm",
+        "relative-tolerance",
+        "swallowed-exception",
+        "unparseable-gold-rewarded",
+    ]
     for rule in RULES:
         assert rule.title and "\n" not in rule.title
         assert rule.severity.value in ("low", "medium", "high", "critical")
@@ -85,13 +92,16 @@ def test_the_eval_in_the_executes_output_example_is_flagged():
     assert "last-number-regex" in rules_in(findings)
 
 
-@pytest.mark.parametrize("spec", [
-    "math/verifiers.py:strong",
-    "sql/verifiers.py:strong",
-    "code/verifiers.py:strong",
-    "code/verifiers.py:visible_tests",
-    "sql/verifiers.py:exact_match",
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "math/verifiers.py:strong",
+        "sql/verifiers.py:strong",
+        "code/verifiers.py:strong",
+        "code/verifiers.py:visible_tests",
+        "sql/verifiers.py:exact_match",
+    ],
+)
 def test_the_strong_reference_verifiers_are_clean(spec):
     assert scan_source(str(DOMAINS / spec)) == []
 
@@ -100,11 +110,14 @@ def test_the_same_strong_verifier_by_module_name_is_clean_too():
     assert scan_source("verifier_audit.domains.math.verifiers:strong") == []
 
 
-@pytest.mark.parametrize("spec, expected", [
-    ("math/verifiers.py:substring", {"substring-match"}),
-    ("math/verifiers.py:last_number", {"last-number-regex", "relative-tolerance"}),
-    ("code/verifiers.py:in_process", {"exec-model-output"}),
-])
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("math/verifiers.py:substring", {"substring-match"}),
+        ("math/verifiers.py:last_number", {"last-number-regex", "relative-tolerance"}),
+        ("code/verifiers.py:in_process", {"exec-model-output"}),
+    ],
+)
 def test_the_naive_reference_verifiers_are_flagged_with_their_holes(spec, expected):
     findings = scan_source(str(DOMAINS / spec))
     assert rules_in(findings) == expected
@@ -165,18 +178,23 @@ def test_exec_model_output_follows_model_text_through_assignments_and_calls():
             return sympify(answer[:50]) == sympify(reference)
     """)
     assert [(f.rule, f.line, f.severity.value) for f in findings] == [
-        ("exec-model-output", 9, "critical"), ("exec-model-output", 10, "critical")]
+        ("exec-model-output", 9, "critical"),
+        ("exec-model-output", 10, "critical"),
+    ]
     assert "program]`" in findings[0].message and "`completion`" in findings[0].message
 
 
 def test_exec_model_output_near_misses():
-    assert scan("""
+    assert (
+        scan("""
         import ast, sympy
         def grade(completion, reference):
             value = ast.literal_eval(completion)   # parses literals only
             gold = sympy.sympify(reference)        # the gold, not the model's text
             return eval("1 + 1") == 2 and len(completion) < 10
-    """) == []
+    """)
+        == []
+    )
     # An eval of something not traced to model output: reported, at lower confidence.
     (low,) = scan("""
         def grade(expr_text, gold):
@@ -187,7 +205,8 @@ def test_exec_model_output_near_misses():
 
 
 def test_taint_crosses_one_call_into_a_helper_of_the_module():
-    (finding,) = scan("""
+    (finding,) = scan(
+        """
         def _value(s):
             return eval(s)
 
@@ -196,7 +215,9 @@ def test_taint_crosses_one_call_into_a_helper_of_the_module():
 
         def score(completion, reference):
             return _value(completion) == float(reference)
-    """, function="score")
+    """,
+        function="score",
+    )
     assert finding.function == "_value" and finding.confidence == "high"
     assert finding.scope == ["_value", "grade", "score"]
 
@@ -211,19 +232,24 @@ def test_substring_match():
             return completion.find(task.reference) != -1 or completion.endswith(f"\\\\boxed{{{task.reference}}}")
     """)
     assert [(f.rule, f.function) for f in findings] == [
-        ("substring-match", "accuracy_reward"), ("substring-match", "native")]
+        ("substring-match", "accuracy_reward"),
+        ("substring-match", "native"),
+    ]
     assert "`sol.strip()`" in findings[0].message and "`in`" in findings[0].message
 
 
 def test_substring_match_near_misses():
-    assert scan("""
+    assert (
+        scan("""
         def grade(completion, reference):
             if "\\\\boxed" not in completion:      # a format check, no reference in it
                 return 0.0
             if completion in reference:            # the other way round: not this rule
                 return 0.0
             return float(reference.strip() == completion.strip())
-    """) == []
+    """)
+        == []
+    )
 
 
 def test_last_number_regex():
@@ -252,13 +278,15 @@ def test_last_number_regex():
             return final == ground_truth
     """)
     assert [(f.rule, f.function) for f in findings] == [
-        ("last-number-regex", name) for name in ("last", "first", "last_box", "first_match", "flexible")]
+        ("last-number-regex", name) for name in ("last", "first", "last_box", "first_match", "flexible")
+    ]
     assert "last number" in findings[0].message and "first number" in findings[1].message
     assert "last \\boxed{}" in findings[2].message
 
 
 def test_last_number_regex_near_misses():
-    assert scan("""
+    assert (
+        scan("""
         import re
 
         def anchored(completion, reference):
@@ -280,7 +308,9 @@ def test_last_number_regex_near_misses():
 
         def gold_only(completion, reference):
             return re.findall(r"-?\\d+", reference)[-1] in ("1", "2")
-    """) == []
+    """)
+        == []
+    )
 
 
 def test_signal_alarm():
@@ -301,19 +331,24 @@ def test_signal_alarm():
             return completion == reference
     """)
     assert [(f.rule, f.line, f.function) for f in findings] == [
-        ("signal-alarm", 6, "with_timeout"), ("signal-alarm", 14, "itimer")]
+        ("signal-alarm", 6, "with_timeout"),
+        ("signal-alarm", 14, "itimer"),
+    ]
     assert "signal.alarm() at line 7" in findings[0].message
 
 
 def test_signal_alarm_near_misses():
-    assert scan("""
+    assert (
+        scan("""
         import signal
 
         def cancel_only(completion, reference):
             signal.alarm(0)                                   # cancels; arms nothing
             signal.signal(signal.SIGTERM, signal.SIG_DFL)     # not a timer signal
             return completion == reference
-    """) == []
+    """)
+        == []
+    )
 
 
 def test_relative_tolerance():
@@ -334,12 +369,14 @@ def test_relative_tolerance():
             return abs(a - b) / abs(b) < 1e-3
     """)
     assert [(f.rule, f.function, f.severity.value) for f in findings] == [
-        ("relative-tolerance", name, "medium") for name in ("loose", "numpy_default", "by_hand", "ratio")]
+        ("relative-tolerance", name, "medium") for name in ("loose", "numpy_default", "by_hand", "ratio")
+    ]
     assert "rtol defaulting to 1e-05" in findings[1].message
 
 
 def test_relative_tolerance_near_misses():
-    assert scan("""
+    assert (
+        scan("""
         import math
 
         def absolute(a, b):
@@ -347,7 +384,9 @@ def test_relative_tolerance_near_misses():
 
         def exact_isclose(a, b):
             return math.isclose(a, b, rel_tol=0, abs_tol=1e-12)
-    """) == []
+    """)
+        == []
+    )
 
 
 def test_swallowed_exception():
@@ -392,7 +431,8 @@ def test_swallowed_exception():
 
 
 def test_swallowed_exception_near_misses():
-    assert scan("""
+    assert (
+        scan("""
         def returns_zero(completion, reference):
             try:
                 return float(completion) == float(reference)
@@ -428,7 +468,9 @@ def test_swallowed_exception_near_misses():
                 return completion == reference
             except Exception:
                 raise
-    """) == []
+    """)
+        == []
+    )
 
 
 def test_unparseable_gold_rewarded():
@@ -453,13 +495,16 @@ def test_unparseable_gold_rewarded():
             return rewards
     """)
     assert [(f.rule, f.function) for f in findings] == [
-        ("unparseable-gold-rewarded", "tries"), ("unparseable-gold-rewarded", "accuracy_reward")]
+        ("unparseable-gold-rewarded", "tries"),
+        ("unparseable-gold-rewarded", "accuracy_reward"),
+    ]
     assert "float(reference)" in findings[0].message
     assert "appends `1.0` to `rewards`" in findings[1].message and "len(gold_parsed) == 0" in findings[1].message
 
 
 def test_unparseable_gold_near_misses():
-    assert scan("""
+    assert (
+        scan("""
         from math_verify import parse
 
         def compares_strings(completion, reference):
@@ -477,7 +522,9 @@ def test_unparseable_gold_near_misses():
                     continue
                 rewards.append(1.0 if parse(content) == gold else 0.0)
             return rewards
-    """) == []
+    """)
+        == []
+    )
 
 
 # --------------------------------------------------------------------------- inputs
@@ -525,8 +572,9 @@ _EXPRESSIONS = st.one_of(
 
 @st.composite
 def _statements(draw, depth=0):
-    kind = draw(st.sampled_from(["assign", "return", "expr", "try", "if", "for"] if depth < 2 else
-                                ["assign", "return", "expr"]))
+    kind = draw(
+        st.sampled_from(["assign", "return", "expr", "try", "if", "for"] if depth < 2 else ["assign", "return", "expr"])
+    )
     e = draw(_EXPRESSIONS)
     if kind == "assign":
         return [f"{draw(st.sampled_from(['x', 'm', 'score']))} = {e}"]
@@ -548,8 +596,15 @@ def _statements(draw, depth=0):
 def _sources(draw):
     params = draw(st.sampled_from(["completion, reference", "completions, solution", "a, b", "text, task"]))
     body = [ln for _ in range(draw(st.integers(1, 4))) for ln in draw(_statements())]
-    return "\n".join(["import re, math, signal", "from sympy import sympify", f"def grade({params}):",
-                      *("    " + b for b in body), ""])
+    return "\n".join(
+        [
+            "import re, math, signal",
+            "from sympy import sympify",
+            f"def grade({params}):",
+            *("    " + b for b in body),
+            "",
+        ]
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -567,18 +622,42 @@ def test_scanning_any_valid_source_never_raises_and_points_at_real_lines(source)
 
 
 def _category(name: str, accepted: int, n: int, label: str = "incorrect") -> CategoryResult:
-    return CategoryResult(name=name, origin="known_bad", severity="high", label=label, n=n, accepted=accepted,
-                          rate=accepted / n if n else 0.0, ci=Interval(low=0.0, high=1.0), measured=n > 0)
+    return CategoryResult(
+        name=name,
+        origin="known_bad",
+        severity="high",
+        label=label,
+        n=n,
+        accepted=accepted,
+        rate=accepted / n if n else 0.0,
+        ci=Interval(low=0.0, high=1.0),
+        measured=n > 0,
+    )
 
 
 def _report(verifier: str, categories=(), security=(), threads: ProbeResult | None = None) -> Report:
     zero = Interval(low=0.0, high=0.0)
-    return Report(tool_version="test", verifier=verifier, style="pair", suite="math", seed=0, threshold=0.5,
-                  n_candidates=sum(c.n for c in categories), coverage_debt=0.0, coverage_debt_ci=zero,
-                  false_acceptance_rate=0.0, false_acceptance_ci=zero, false_rejection_rate=0.0,
-                  false_rejection_ci=zero, error_rate=0.0, errors=0, categories=list(categories),
-                  security_findings=list(security), gate=GateResult(passed=True),
-                  checks=Checks(sample=8 if threads else 0, threads=threads))
+    return Report(
+        tool_version="test",
+        verifier=verifier,
+        style="pair",
+        suite="math",
+        seed=0,
+        threshold=0.5,
+        n_candidates=sum(c.n for c in categories),
+        coverage_debt=0.0,
+        coverage_debt_ci=zero,
+        false_acceptance_rate=0.0,
+        false_acceptance_ci=zero,
+        false_rejection_rate=0.0,
+        false_rejection_ci=zero,
+        error_rate=0.0,
+        errors=0,
+        categories=list(categories),
+        security_findings=list(security),
+        gate=GateResult(passed=True),
+        checks=Checks(sample=8 if threads else 0, threads=threads),
+    )
 
 
 def _verdicts(findings: list[SourceFinding]) -> dict[str, tuple]:
@@ -588,7 +667,8 @@ def _verdicts(findings: list[SourceFinding]) -> dict[str, tuple]:
 @pytest.fixture
 def grader(tmp_path) -> Path:
     path = tmp_path / "grader.py"
-    path.write_text(textwrap.dedent("""
+    path.write_text(
+        textwrap.dedent("""
         import math, re, signal
         from sympy import sympify
 
@@ -604,29 +684,53 @@ def grader(tmp_path) -> Path:
             except ValueError:
                 return True
             return sympify(got) == gold
-    """))
+    """)
+    )
     return path
 
 
 def test_confirm_marks_confirmed_not_confirmed_and_unknown(grader):
     findings = scan_source(str(grader))
-    assert rules_in(findings) == {"signal-alarm", "substring-match", "last-number-regex", "relative-tolerance",
-                                  "unparseable-gold-rewarded", "exec-model-output"}
-    fired = SecurityFinding(kind="executes_model_output", candidate_id="t1/math.security.eval_canary/eval_canary",
-                            task_id="t1", detail="a canary fired")
-    report = _report(f"{grader}:grade", categories=[
-        _category("math.hedge.two_boxes", 5, 12), _category("math.hedge.or", 0, 12),
-        _category("math.trap.last_number", 12, 12), _category("math.near_miss.rel_error_1e4", 0, 24),
-        _category("math.security.eval_canary", 0, 12), _category("math.equivalent.dfrac", 3, 12, label="correct"),
-    ], security=[fired], threads=ProbeResult(sampled=8, disagreed=8, errors=8))
+    assert rules_in(findings) == {
+        "signal-alarm",
+        "substring-match",
+        "last-number-regex",
+        "relative-tolerance",
+        "unparseable-gold-rewarded",
+        "exec-model-output",
+    }
+    fired = SecurityFinding(
+        kind="executes_model_output",
+        candidate_id="t1/math.security.eval_canary/eval_canary",
+        task_id="t1",
+        detail="a canary fired",
+    )
+    report = _report(
+        f"{grader}:grade",
+        categories=[
+            _category("math.hedge.two_boxes", 5, 12),
+            _category("math.hedge.or", 0, 12),
+            _category("math.trap.last_number", 12, 12),
+            _category("math.near_miss.rel_error_1e4", 0, 24),
+            _category("math.security.eval_canary", 0, 12),
+            _category("math.equivalent.dfrac", 3, 12, label="correct"),
+        ],
+        security=[fired],
+        threads=ProbeResult(sampled=8, disagreed=8, errors=8),
+    )
     got = _verdicts(confirm(findings, report))
     assert got["exec-model-output"][0] is True and "math.security.eval_canary 1" in got["exec-model-output"][1]
-    assert got["substring-match"] == (True, "confirmed: math.trap.last_number accepted 12/12, "
-                                            "math.hedge.two_boxes accepted 5/12")
+    assert got["substring-match"] == (
+        True,
+        "confirmed: math.trap.last_number accepted 12/12, math.hedge.two_boxes accepted 5/12",
+    )
     assert got["last-number-regex"][0] is True
     assert got["signal-alarm"][0] is True and "8 of 8 candidates disagreed" in got["signal-alarm"][1]
-    assert got["relative-tolerance"] == (False, "not confirmed: math.near_miss.rel_error_1e4, "
-                                                "math.near_miss.rel_error_1e7 all rejected (0/24 over 1 categories)")
+    assert got["relative-tolerance"] == (
+        False,
+        "not confirmed: math.near_miss.rel_error_1e4, "
+        "math.near_miss.rel_error_1e7 all rejected (0/24 over 1 categories)",
+    )
     assert got["unparseable-gold-rewarded"][0] is None
     assert got["unparseable-gold-rewarded"][1].startswith("unknown: cannot be confirmed by behaviour")
 
@@ -643,9 +747,16 @@ def test_confirm_never_claims_what_was_not_measured(grader):
     errored = _verdicts(confirm(findings, _report(f"{grader}:grade", categories=[_category("math.hedge.or", 0, 0)])))
     assert errored["substring-match"][0] is None
     # Measured and held: False, never True.
-    held = _verdicts(confirm(findings, _report(f"{grader}:grade", categories=[
-        _category("math.security.sympify_canary", 0, 12), _category("math.hedge.or", 0, 12)],
-        threads=ProbeResult(sampled=8, disagreed=0, errors=0))))
+    held = _verdicts(
+        confirm(
+            findings,
+            _report(
+                f"{grader}:grade",
+                categories=[_category("math.security.sympify_canary", 0, 12), _category("math.hedge.or", 0, 12)],
+                threads=ProbeResult(sampled=8, disagreed=0, errors=0),
+            ),
+        )
+    )
     assert held["exec-model-output"] == (False, "not confirmed: no canary fired over 12 candidates in math.security.*")
     assert held["signal-alarm"][0] is False and held["substring-match"][0] is False
 
@@ -658,8 +769,9 @@ def test_confirm_uses_only_a_report_of_the_code_the_finding_is_in(grader, tmp_pa
     assert all(f.confirmed is None and "another()" in f.evidence for f in confirm(findings, other_function))
     # A module spec names the same file: verifier_audit.domains.math.verifiers:substring.
     substring = scan_source(str(DOMAINS / "math" / "verifiers.py") + ":substring")
-    report = _report("verifier_audit.domains.math.verifiers:substring",
-                     categories=[_category("math.shotgun.listing", 3, 4)])
+    report = _report(
+        "verifier_audit.domains.math.verifiers:substring", categories=[_category("math.shotgun.listing", 3, 4)]
+    )
     assert [f.confirmed for f in confirm(substring, report)] == [True]
 
 
@@ -671,8 +783,14 @@ def test_a_real_audit_of_the_executes_output_example_confirms_the_eval():
     (execs,) = [f for f in confirmed if f.rule == "exec-model-output"]
     assert execs.confirmed is True and execs.evidence.startswith("confirmed: executes_model_output on ")
     (last,) = [f for f in confirmed if f.rule == "last-number-regex"]
-    paid = [c for c in report.categories if c.label == "incorrect" and c.n and c.accepted
-            and any(c.name == p or c.name.startswith(p + ".") for p in last.categories)]
+    paid = [
+        c
+        for c in report.categories
+        if c.label == "incorrect"
+        and c.n
+        and c.accepted
+        and any(c.name == p or c.name.startswith(p + ".") for p in last.categories)
+    ]
     assert last.confirmed is bool(paid)  # whatever the audit saw, and nothing else
     # Every report carries the same section, confirmed against its own verdicts.
     assert [(f.rule, f.confirmed) for f in report.source_findings] == [(f.rule, f.confirmed) for f in confirmed]
@@ -680,8 +798,8 @@ def test_a_real_audit_of_the_executes_output_example_confirms_the_eval():
 
 
 def test_what_a_report_scans_for_each_kind_of_verifier():
-    from verifier_audit.loading import VerifierSpec, from_callable
     from verifier_audit.domains.math.verifiers import strong
+    from verifier_audit.loading import VerifierSpec, from_callable
 
     assert scan_targets(VerifierSpec("x.py:f", "f", "pair")) == ["x.py:f"]
     assert scan_targets(VerifierSpec("x.py:R", "R", "trl", parts=("a", "b"))) == ["x.py:a", "x.py:b"]
@@ -724,11 +842,22 @@ def test_the_command_exits_0_when_clean_and_2_on_bad_input(capsys, tmp_path):
 
 
 def test_the_command_writes_json_and_confirms_against_a_report(capsys, tmp_path):
-    fired = SecurityFinding(kind="executes_model_output", candidate_id="t/math.security.sympify_canary/x",
-                            task_id="t", detail="a canary fired")
+    fired = SecurityFinding(
+        kind="executes_model_output",
+        candidate_id="t/math.security.sympify_canary/x",
+        task_id="t",
+        detail="a canary fired",
+    )
     report_path = tmp_path / "report.json"
-    report_path.write_text(to_json(_report(f"{EXECUTES}:sympify_grader", categories=[
-        _category("math.security.sympify_canary", 0, 2), _category("math.hedge.two_boxes", 0, 6)], security=[fired])))
+    report_path.write_text(
+        to_json(
+            _report(
+                f"{EXECUTES}:sympify_grader",
+                categories=[_category("math.security.sympify_canary", 0, 2), _category("math.hedge.two_boxes", 0, 6)],
+                security=[fired],
+            )
+        )
+    )
     out_json = tmp_path / "out" / "findings.json"
     code, out, _ = _run(["scan", str(EXECUTES), "--report", str(report_path), "--json", str(out_json)], capsys)
     assert code == 1

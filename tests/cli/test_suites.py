@@ -19,7 +19,9 @@ def good(i):
 
 
 def test_broken_line_7_is_named(tmp_path, capsys):
-    path = _write(tmp_path / "suite.jsonl", [good(i) for i in range(1, 7)] + ['{"id": "q7", "prompt": oops}'] + [good(8)])
+    path = _write(
+        tmp_path / "suite.jsonl", [good(i) for i in range(1, 7)] + ['{"id": "q7", "prompt": oops}'] + [good(8)]
+    )
     with pytest.raises(InputError, match=r"suite.jsonl:7: invalid JSON"):
         load_suite(str(path))
     assert main(["run", "--verifier", "operator:eq", "--suite", str(path)]) == 2

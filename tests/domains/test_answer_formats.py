@@ -20,8 +20,8 @@ from verifier_audit.domains.math.oracle import label_completion
 from verifier_audit.domains.sql.formats import FORMATS as SQL_FORMATS
 from verifier_audit.engine import formats as engine_formats
 from verifier_audit.engine.audit import AuditOptions, prepare
-from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
+from verifier_audit.plan import audit
 from verifier_audit.report.html import to_html
 from verifier_audit.report.markdown import to_markdown
 from verifier_audit.report.terminal import render_report, render_side_by_side
@@ -64,20 +64,26 @@ def test_the_lead_in_on_the_line_before_the_box_goes_too():
 
 
 def test_a_hedge_becomes_two_statements_and_the_rest_of_the_line_moves_down():
-    hedge = ("First attempt: $\\boxed{12}$. Checking again from a different angle: $\\boxed{13}$.\n"
-             "I am not sure which one is intended.")
-    assert MATH["gsm8k"].rewrite(hedge) == ("First attempt:\n#### 12\nChecking again from a different angle:\n"
-                                            "#### 13\nI am not sure which one is intended.")
+    hedge = (
+        "First attempt: $\\boxed{12}$. Checking again from a different angle: $\\boxed{13}$.\n"
+        "I am not sure which one is intended."
+    )
+    assert MATH["gsm8k"].rewrite(hedge) == (
+        "First attempt:\n#### 12\nChecking again from a different angle:\n#### 13\nI am not sure which one is intended."
+    )
     trap = "The answer is $\\boxed{12}$, not 13."
     assert MATH["gsm8k"].rewrite(trap) == "#### 12\nnot 13."
     assert MATH["gsm8k"].rewrite("The final answer is $\\boxed{12 \\text{ or } 13}$.") == "#### 12 or 13"
 
 
-@pytest.mark.parametrize("text", [
-    "After all that work, the final answer is $\\boxed{}$.",  # empty
-    "The answer is $\\boxed{\\boxed{\\boxed{3}}}$.",  # nested
-    "No box at all: 12",  # not canonical
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "After all that work, the final answer is $\\boxed{}$.",  # empty
+        "The answer is $\\boxed{\\boxed{\\boxed{3}}}$.",  # nested
+        "No box at all: 12",  # not canonical
+    ],
+)
 def test_what_a_format_cannot_write_is_none(text):
     assert all(f.rewrite(text) is None for f in FORMATS[1:])
 
@@ -100,8 +106,8 @@ def test_catalog_traps_ending_in_a_number_and_a_period_also_come_without_it():
 
 
 _NUMBER = st.one_of(
-    st.integers(-10**6, 10**6).map(str),
-    st.integers(-10**6, 10**6).map(lambda n: f"{n:,}"),
+    st.integers(-(10**6), 10**6).map(str),
+    st.integers(-(10**6), 10**6).map(lambda n: f"{n:,}"),
     st.tuples(st.integers(-999, 999), st.integers(1, 99)).map(lambda t: f"{t[0]}.{t[1]:02d}"),
     st.tuples(st.integers(-99, 99), st.integers(2, 99)).map(lambda t: f"\\frac{{{t[0]}}}{{{t[1]}}}"),
     st.integers(2, 50).map(lambda n: f"{n}\\sqrt{{2}}"),
@@ -152,8 +158,9 @@ def test_code_formats():
 
 @pytest.fixture(scope="module")
 def options(tmp_path_factory):
-    return AuditOptions(workers=2, timeout=10.0, probe_sample=0, cache_dir=tmp_path_factory.mktemp("cache"),
-                        results=None)
+    return AuditOptions(
+        workers=2, timeout=10.0, probe_sample=0, cache_dir=tmp_path_factory.mktemp("cache"), results=None
+    )
 
 
 @pytest.fixture(scope="module")
@@ -168,8 +175,13 @@ def _audit(prepared, name, options, tmp_path):
 
 
 def _totals(report, origin=None, group=None, label=None):
-    cats = [c for c in report.categories if (origin is None or c.origin == origin)
-            and (group is None or c.name.split(".")[1] == group) and (label is None or c.label == label)]
+    cats = [
+        c
+        for c in report.categories
+        if (origin is None or c.origin == origin)
+        and (group is None or c.name.split(".")[1] == group)
+        and (label is None or c.label == label)
+    ]
     return sum(c.n for c in cats), sum(c.accepted for c in cats)
 
 

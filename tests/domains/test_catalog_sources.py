@@ -17,8 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PRIVATE_NOTES = re.compile(r"ANCHORS", re.I)
 # What a public source looks like: a paper (a year), an arXiv id, a CVE or CWE, a
 # repository path (owner/name ...), or named documentation.
-PUBLIC = re.compile(r"\b(19|20)\d\d\b|arXiv:\d|CVE-\d{4}-\d+|CWE-\d+|\b[\w.-]+/[\w.-]+|documentation|\bdocs?\b|\(\d\)"
-                    r"|\bPyPI\b|\bRFC\b", re.I)
+PUBLIC = re.compile(
+    r"\b(19|20)\d\d\b|arXiv:\d|CVE-\d{4}-\d+|CWE-\d+|\b[\w.-]+/[\w.-]+|documentation|\bdocs?\b|\(\d\)"
+    r"|\bPyPI\b|\bRFC\b",
+    re.I,
+)
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -38,8 +41,11 @@ def test_catalog_files_do_not_cite_the_private_notes(domain):
 
 
 def test_shipped_code_and_user_docs_do_not_cite_the_private_notes():
-    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
-             *sorted((ROOT / "verifier_audit").rglob("*.py"))]
+    files = [
+        ROOT / "README.md",
+        *sorted((ROOT / "docs").rglob("*.md")),
+        *sorted((ROOT / "verifier_audit").rglob("*.py")),
+    ]
     assert len(files) > 20
     cited = [str(f.relative_to(ROOT)) for f in files if PRIVATE_NOTES.search(f.read_text(encoding="utf-8"))]
     assert cited == []

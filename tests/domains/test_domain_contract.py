@@ -37,8 +37,12 @@ PROBE = re.compile(r"(getattr|hasattr)\((domain|dom|pkg|package)")
 HOOKS = sorted(name for name, value in vars(Domain).items() if not name.startswith("_") and callable(value))
 FLAGS = ("prepares_tasks", "sandboxes_calls", "private_view", "guards_fixtures", "calls_tools")
 # flag -> the hooks a domain overrides exactly when it sets the flag
-FLAG_HOOKS = {"prepares_tasks": ("prepare_tasks",), "sandboxes_calls": ("isolate_verifier_calls",),
-              "private_view": ("verifier_view",), "guards_fixtures": ("after_call",)}
+FLAG_HOOKS = {
+    "prepares_tasks": ("prepare_tasks",),
+    "sandboxes_calls": ("isolate_verifier_calls",),
+    "private_view": ("verifier_view",),
+    "guards_fixtures": ("after_call",),
+}
 
 
 def _sources():
@@ -48,20 +52,31 @@ def _sources():
 
 
 def test_no_module_probes_a_domain_for_a_hook():
-    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path, text in _sources()
-             for n, line in enumerate(text.splitlines(), 1) if PROBE.search(line)]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path, text in _sources()
+        for n, line in enumerate(text.splitlines(), 1)
+        if PROBE.search(line)
+    ]
     assert found == []
 
 
 def test_no_module_probes_for_a_hook_by_name():
     """Stricter than the issue's grep: whatever the variable is called (``self.domain``,
     ``entry.domain``, ``get_domain(x)``), no ``getattr``/``hasattr`` names a hook."""
-    names = "|".join(re.escape(h) for h in HOOKS + list(FLAGS) + ["default_timeout", "survival_verifier",
-                                                                    "suite_formats", "suite_datasets",
-                                                                    "suite_signs", "suite_schemes"])
+    names = "|".join(
+        re.escape(h)
+        for h in HOOKS
+        + list(FLAGS)
+        + ["default_timeout", "survival_verifier", "suite_formats", "suite_datasets", "suite_signs", "suite_schemes"]
+    )
     by_name = re.compile(rf"(getattr|hasattr)\([^,()]+(\([^()]*\))?,\s*[\"']({names})[\"']")
-    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path, text in _sources()
-             for n, line in enumerate(text.splitlines(), 1) if by_name.search(line)]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path, text in _sources()
+        for n, line in enumerate(text.splitlines(), 1)
+        if by_name.search(line)
+    ]
     assert found == []
 
 
@@ -80,11 +95,21 @@ def test_every_method_hook_has_a_default_and_a_docstring(hook):
 def test_every_attribute_hook_has_a_default_and_a_comment():
     """Each annotated attribute of ``Domain`` has a value and a ``#:`` comment above it."""
     lines = BASE.read_text(encoding="utf-8").splitlines()
-    cls = next(n for n in ast.parse(BASE.read_text(encoding="utf-8")).body
-               if isinstance(n, ast.ClassDef) and n.name == "Domain")
+    cls = next(
+        n
+        for n in ast.parse(BASE.read_text(encoding="utf-8")).body
+        if isinstance(n, ast.ClassDef) and n.name == "Domain"
+    )
     attributes = [n for n in cls.body if isinstance(n, ast.AnnAssign)]
-    assert {a.target.id for a in attributes} >= {"name", "reference_verifiers", "suite_formats", "suite_schemes",
-                                                  "default_timeout", "survival_verifier", *FLAGS}
+    assert {a.target.id for a in attributes} >= {
+        "name",
+        "reference_verifiers",
+        "suite_formats",
+        "suite_schemes",
+        "default_timeout",
+        "survival_verifier",
+        *FLAGS,
+    }
     for a in attributes:
         assert a.value is not None, f"Domain.{a.target.id} has no default"
         assert lines[a.lineno - 2].strip().startswith("#:"), f"Domain.{a.target.id} has no #: comment"
@@ -141,8 +166,15 @@ class Toy(Domain):
 
     def generate(self, tasks, seed):
         for t in tasks:
-            yield Candidate(id=f"{t.id}/toy.wrong/0", task_id=t.id, text=t.reference + "!", origin="near_miss",
-                            category="toy.near_miss.bang", severity=Severity.low, label="incorrect")
+            yield Candidate(
+                id=f"{t.id}/toy.wrong/0",
+                task_id=t.id,
+                text=t.reference + "!",
+                origin="near_miss",
+                category="toy.near_miss.bang",
+                severity=Severity.low,
+                label="incorrect",
+            )
 
     def label(self, text, task):
         return OracleLabel("correct" if text.strip() == task.reference else "incorrect")
@@ -155,7 +187,7 @@ class Toy(Domain):
 
 
 def toy_suite(spec, *, fields=None, fmt="jsonl", domain=None) -> Suite:
-    n = int(spec[len("toy:"):] or 1)
+    n = int(spec[len("toy:") :] or 1)
     tasks = [Task(id=f"toy-{i}", domain="toy", prompt="?", reference=f'{{"a": {i}}}') for i in range(n)]
     return Suite(name=spec, path=Path(spec), tasks=tasks, content_hash="0" * 16)
 
@@ -208,10 +240,16 @@ def test_the_schemes_are_declared_not_named_by_the_suite_reader():
     tree = ast.parse((PACKAGE / "suites.py").read_text(encoding="utf-8"))
     imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert not [m for m in imported if "tool" in m or "reasoning_gym" in m or "verifiers_env" in m]
-    docstrings = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(n, (ast.Module, ast.FunctionDef))
-                  and n.body and isinstance(n.body[0], ast.Expr)}
-    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-               and id(n) not in docstrings]
+    docstrings = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.FunctionDef)) and n.body and isinstance(n.body[0], ast.Expr)
+    }
+    strings = [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+    ]
     assert not [s for s in strings if any(p in s for p in prefixes)]
     with pytest.raises(InputError, match=r"reasoning-gym:NAME, bfcl:CATEGORY"):
         load_suite("no-such-suite")
@@ -234,12 +272,35 @@ def test_the_default_canonical_answer_ignores_layout(name, text):
 
 def _toy_report() -> Report:
     ci = Interval(low=0.0, high=0.5)
-    cat = CategoryResult(name="toy.near_miss.bang", origin="near_miss", severity=Severity.low, label="incorrect",
-                         n=4, accepted=0, rate=0.0, ci=ci)
-    return Report(tool_version="0", verifier="v.py:f", style="native", suite="toy:4", seed=0, threshold=0.5,
-                  n_candidates=4, coverage_debt=0.0, coverage_debt_ci=ci, false_acceptance_rate=0.0,
-                  false_acceptance_ci=ci, false_rejection_rate=0.0, false_rejection_ci=ci, error_rate=0.0, errors=0,
-                  categories=[cat], gate=GateResult(passed=True))
+    cat = CategoryResult(
+        name="toy.near_miss.bang",
+        origin="near_miss",
+        severity=Severity.low,
+        label="incorrect",
+        n=4,
+        accepted=0,
+        rate=0.0,
+        ci=ci,
+    )
+    return Report(
+        tool_version="0",
+        verifier="v.py:f",
+        style="native",
+        suite="toy:4",
+        seed=0,
+        threshold=0.5,
+        n_candidates=4,
+        coverage_debt=0.0,
+        coverage_debt_ci=ci,
+        false_acceptance_rate=0.0,
+        false_acceptance_ci=ci,
+        false_rejection_rate=0.0,
+        false_rejection_ci=ci,
+        error_rate=0.0,
+        errors=0,
+        categories=[cat],
+        gate=GateResult(passed=True),
+    )
 
 
 def test_the_checklist_reads_the_flags_not_the_hooks(toy, monkeypatch):

@@ -49,7 +49,8 @@ def test_the_kit_imports_no_domain():
             if isinstance(node, ast.ImportFrom) and node.level:
                 target = ".".join(["verifier_audit", "domains", "kit"][: 4 - node.level] + [node.module or ""])
                 assert target.startswith("verifier_audit.domains.kit") or target.rstrip(".") in allowed, (
-                    f"{path.name}:{node.lineno} imports {target}")
+                    f"{path.name}:{node.lineno} imports {target}"
+                )
 
 
 def test_make_candidates_is_written_once():
@@ -57,8 +58,11 @@ def test_make_candidates_is_written_once():
     defined = []
     for path in PACKAGE.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        defined += [f"{path.relative_to(PACKAGE)}" for node in ast.walk(tree)
-                    if isinstance(node, ast.FunctionDef) and node.name == "make_candidates"]
+        defined += [
+            f"{path.relative_to(PACKAGE)}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef) and node.name == "make_candidates"
+        ]
     assert defined == ["domains/kit/_generation.py"]
 
 
@@ -68,10 +72,19 @@ KINDS = {"sign_flip": (Severity.high, "sign flipped"), "rounding": ("medium", "r
 
 
 def test_make_candidates_per_category_ids_and_fields():
-    made = make_candidates("math", "t1", [("sign_flip", "a", "n1"), ("rounding", "b", "n2"), ("sign_flip", "c", "n3")],
-                           origin="near_miss", label="incorrect", kinds=KINDS)
-    assert [c.id for c in made] == ["t1/math.near_miss.sign_flip/0", "t1/math.near_miss.rounding/0",
-                                    "t1/math.near_miss.sign_flip/1"]
+    made = make_candidates(
+        "math",
+        "t1",
+        [("sign_flip", "a", "n1"), ("rounding", "b", "n2"), ("sign_flip", "c", "n3")],
+        origin="near_miss",
+        label="incorrect",
+        kinds=KINDS,
+    )
+    assert [c.id for c in made] == [
+        "t1/math.near_miss.sign_flip/0",
+        "t1/math.near_miss.rounding/0",
+        "t1/math.near_miss.sign_flip/1",
+    ]
     assert [c.text for c in made] == ["a", "b", "c"] and [c.note for c in made] == ["n1", "n2", "n3"]
     assert {c.task_id for c in made} == {"t1"} and {c.origin for c in made} == {"near_miss"}
     assert {c.label for c in made} == {"incorrect"} and {c.label_source for c in made} == {"construction+oracle"}
@@ -92,8 +105,14 @@ def test_make_candidates_running_and_kind_ids_and_formats():
 
 @given(st.lists(st.sampled_from(sorted(KINDS)), max_size=30))
 def test_make_candidates_numbers_each_category_from_zero(kinds):
-    made = make_candidates("tool", "t", [(k, f"text {i}", "") for i, k in enumerate(kinds)], origin="near_miss",
-                           label="incorrect", kinds=KINDS)
+    made = make_candidates(
+        "tool",
+        "t",
+        [(k, f"text {i}", "") for i, k in enumerate(kinds)],
+        origin="near_miss",
+        label="incorrect",
+        kinds=KINDS,
+    )
     assert len({c.id for c in made}) == len(made) == len(kinds)
     seen: Counter = Counter()
     for kind, c in zip(kinds, made):

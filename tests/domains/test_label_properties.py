@@ -6,15 +6,23 @@ database (base or distilled), a kept rewrite agrees with it on all of them."""
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from verifier_audit.domains import get_domain
 from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
 from verifier_audit.suites import load_suite
 
 SUITES = {name: load_suite(name) for name in ("math", "sql")}
-ALLOWED_DROPS = {"equivalent_mutant", "not_equivalent", "oracle_unknown", "oracle_timeout", "oracle_crash",
-                 "oracle_exception", "gold_unusable"}
+ALLOWED_DROPS = {
+    "equivalent_mutant",
+    "not_equivalent",
+    "oracle_unknown",
+    "oracle_timeout",
+    "oracle_crash",
+    "oracle_exception",
+    "gold_unusable",
+}
 
 
 @pytest.mark.parametrize("name", ["math", "sql"])
@@ -24,12 +32,18 @@ def test_kept_candidates_carry_the_label_the_oracle_gives(name):
 
     # Each example prepares a fresh suite (generation and oracle labelling, uncached seeds).
     @settings(max_examples=5 if name == "math" else 3, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(seed=st.integers(0, 2**31 - 1),
-           picks=st.lists(st.integers(0, len(suite.tasks) - 1), min_size=1, max_size=4, unique=True))
+    @given(
+        seed=st.integers(0, 2**31 - 1),
+        picks=st.lists(st.integers(0, len(suite.tasks) - 1), min_size=1, max_size=4, unique=True),
+    )
     def check(seed, picks):
         tasks = [suite.tasks[i] for i in sorted(picks)]
-        prepared = prepare(name, suite.content_hash, tasks,
-                           AuditOptions(seed=seed, workers=2, progress=False, cache_dir=default_cache_dir()))
+        prepared = prepare(
+            name,
+            suite.content_hash,
+            tasks,
+            AuditOptions(seed=seed, workers=2, progress=False, cache_dir=default_cache_dir()),
+        )
         by_id = {t.id: t for t in prepared.tasks}
         # From 4 threads: the catalog's query bombs each wait out the oracle's 0.5 s limit
         # (12 of them in a 4-task SQL example), and those waits overlap.

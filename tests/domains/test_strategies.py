@@ -354,8 +354,11 @@ def _smoke(suite: str, task_id: str, strong, monkeypatch):
     task = _task(suite, task_id)
     ready = prepared_task(task)
     domain = get_domain(suite)
-    for origin, strategy in (("near_miss", near_miss(task)), ("equivalent", equivalent(task)),
-                             ("known_bad", known_bad(task))):
+    for origin, strategy in (
+        ("near_miss", near_miss(task)),
+        ("equivalent", equivalent(task)),
+        ("known_bad", known_bad(task)),
+    ):
         _check_labels(suite, origin, strategy, domain, ready, strong)
 
     # Same seeds, same draws, even after the candidates are generated and labelled again.

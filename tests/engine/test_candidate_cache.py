@@ -28,12 +28,16 @@ def test_machines_sharing_one_cache_directory_reuse_each_others_work(tmp_path, m
 
     from verifier_audit.domains import get_domain
 
-    script = ("import sys; from pathlib import Path; from verifier_audit.engine.audit import AuditOptions, prepare; "
-              "from verifier_audit.suites import load_suite; s = load_suite('math'); "
-              "p = prepare('math', s.content_hash, s.tasks[:2], AuditOptions(progress=False, workers=1, "
-              "cache_dir=Path(sys.argv[1]))); print(len(p.candidates), len(p.dropped))")
-    procs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    script = (
+        "import sys; from pathlib import Path; from verifier_audit.engine.audit import AuditOptions, prepare; "
+        "from verifier_audit.suites import load_suite; s = load_suite('math'); "
+        "p = prepare('math', s.content_hash, s.tasks[:2], AuditOptions(progress=False, workers=1, "
+        "cache_dir=Path(sys.argv[1]))); print(len(p.candidates), len(p.dropped))"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     outputs = [p.communicate(timeout=600)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0] and outputs[0] == outputs[1]
     assert len(list(tmp_path.glob("candidates-*.jsonl"))) == 1 and not list(tmp_path.glob("*.tmp"))

@@ -15,15 +15,36 @@ FIXTURES = ROOT / "tests" / "fixtures" / "process_verifiers.py"
 
 
 def _category(name: str, n: int, errors: int, accepted: int = 0) -> CategoryResult:
-    return CategoryResult(name=name, origin="near_miss", severity=Severity.medium, label="incorrect", n=n,
-                          accepted=accepted, rate=accepted / n if n else 0.0, ci=wilson(accepted, n), errors=errors,
-                          measured=n > 0 or errors == 0, error_kinds={"ValueError": errors} if errors else {})
+    return CategoryResult(
+        name=name,
+        origin="near_miss",
+        severity=Severity.medium,
+        label="incorrect",
+        n=n,
+        accepted=accepted,
+        rate=accepted / n if n else 0.0,
+        ci=wilson(accepted, n),
+        errors=errors,
+        measured=n > 0 or errors == 0,
+        error_kinds={"ValueError": errors} if errors else {},
+    )
 
 
 def test_a_verifier_that_errors_on_every_call_fails_and_the_reason_quotes_the_error(cli, tmp_path):
     out = tmp_path / "report.json"
-    r = cli("run", "--verifier", f"{FIXTURES}:broken_import", "--limit", "3", "--no-progress", "--no-config",
-            "--json", str(out), "--probe-sample", "0")
+    r = cli(
+        "run",
+        "--verifier",
+        f"{FIXTURES}:broken_import",
+        "--limit",
+        "3",
+        "--no-progress",
+        "--no-config",
+        "--json",
+        str(out),
+        "--probe-sample",
+        "0",
+    )
     assert r.returncode == 1, r.stderr
     report = json.loads(out.read_text())
     assert report["error_rate"] == 1.0
@@ -36,8 +57,21 @@ def test_a_verifier_that_errors_on_every_call_fails_and_the_reason_quotes_the_er
 
 def test_a_category_whose_calls_all_errored_is_not_measured_and_gated(cli, tmp_path):
     out = tmp_path / "report.json"
-    r = cli("run", "--verifier", f"{FIXTURES}:errors_on_two_boxes", "--limit", "8", "--no-progress",
-            "--no-config", "--json", str(out), "--probe-sample", "0", "--max-error-rate", "1")
+    r = cli(
+        "run",
+        "--verifier",
+        f"{FIXTURES}:errors_on_two_boxes",
+        "--limit",
+        "8",
+        "--no-progress",
+        "--no-config",
+        "--json",
+        str(out),
+        "--probe-sample",
+        "0",
+        "--max-error-rate",
+        "1",
+    )
     report = json.loads(out.read_text())
     blind = [c for c in report["categories"] if not c["measured"]]
     assert blind and all(c["n"] == 0 and c["errors"] > 0 for c in blind)
@@ -59,10 +93,13 @@ def test_waiving_a_category_silences_its_not_measured_reason():
 def test_the_error_gate_fails_exactly_over_its_limit(errors, ok, limit):
     calls = errors + ok
     cats = [_category("math.x", ok, errors)]
-    result = gate(0.0, cats, 0.0, 0, GateConfig(max_error_rate=limit), errors=errors, calls=calls,
-                  first_error="KeyError: 'x'")
+    result = gate(
+        0.0, cats, 0.0, 0, GateConfig(max_error_rate=limit), errors=errors, calls=calls, first_error="KeyError: 'x'"
+    )
     over = calls > 0 and errors / calls > limit
     all_errored = calls > 0 and errors == calls
     assert result.passed == (not over and not all_errored)
     if all_errored:
-        assert result.reasons == [f"no successful call: all {calls} verifier calls errored (first error: \"KeyError: 'x'\")"]
+        assert result.reasons == [
+            f"no successful call: all {calls} verifier calls errored (first error: \"KeyError: 'x'\")"
+        ]

@@ -1,6 +1,7 @@
 """Intervals and the coverage debt."""
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from verifier_audit.metrics import coverage_debt, gate, wilson
 from verifier_audit.models import CategoryResult, GateConfig, Interval
@@ -19,8 +20,16 @@ def test_wilson_known_value():
 
 
 def cat(name, severity, n, wrong, label="incorrect"):
-    return CategoryResult(name=name, origin="near_miss" if label == "incorrect" else "equivalent", severity=severity,
-                          label=label, n=n, accepted=wrong, rate=wrong / n, ci=Interval(low=0, high=1))
+    return CategoryResult(
+        name=name,
+        origin="near_miss" if label == "incorrect" else "equivalent",
+        severity=severity,
+        label=label,
+        n=n,
+        accepted=wrong,
+        rate=wrong / n,
+        ci=Interval(low=0, high=1),
+    )
 
 
 def test_debt_weighs_categories_not_candidates():

@@ -46,7 +46,8 @@ def test_every_failure_becomes_an_outcome_and_the_rest_completes():
     assert outs[8].error.startswith("SystemExit")
     assert outs[11].error.startswith("MemoryError")
     assert outs[12].ok and outs[12].security == [
-        "executes_model_output:va_canary_tok12: os.mkdir (audit hook); left in the verifier's working directory"]
+        "executes_model_output:va_canary_tok12: os.mkdir (audit hook); left in the verifier's working directory"
+    ]
     bad = {3, 4, 5, 7, 8, 11}
     assert all(outs[i].ok and outs[i].value == 2 * i for i in range(40) if i not in bad)
 
@@ -114,7 +115,9 @@ def test_workers_of_a_large_process_can_still_start_threads():
     # failed, or hung for good. The limit is headroom above the worker's starting size.
     import mmap
 
-    big = mmap.mmap(-1, 6 * 1024**3, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0x4000))
+    big = mmap.mmap(
+        -1, 6 * 1024**3, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0x4000)
+    )
     try:
         outs = list(pool.run(StartsAThread(), range(4), workers=2, timeout=10, memory_mb=512))
     finally:
@@ -165,12 +168,17 @@ class Scripted:
         return i
 
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plan=st.lists(st.sampled_from(["ok", "ok", "ok", "slow", "raise", "exit"]), min_size=1, max_size=14)
-       .filter(lambda p: p.count("slow") <= 3), workers=st.integers(1, 2))
+@given(
+    plan=st.lists(st.sampled_from(["ok", "ok", "ok", "slow", "raise", "exit"]), min_size=1, max_size=14).filter(
+        lambda p: p.count("slow") <= 3
+    ),
+    workers=st.integers(1, 2),
+)
 def test_with_spares_every_item_gets_exactly_one_outcome_of_its_own(plan, workers):
     outs = list(pool.run(Scripted(plan), range(len(plan)), workers=workers, timeout=20, memory_mb=1024))
     assert sorted(o.index for o in outs) == list(range(len(plan)))
@@ -211,8 +219,9 @@ def _wait_for(done) -> None:
         time.sleep(0.01)
 
 
-@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"),
-                    reason="needs /proc/PID/task/TID/children")
+@pytest.mark.skipif(
+    not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="needs /proc/PID/task/TID/children"
+)
 @pytest.mark.parametrize("how, error", [("exit", "crash: exit code 1"), ("return", None)])
 def test_a_parent_late_to_read_judges_by_what_the_worker_did_not_by_its_deadline(how, error, tmp_path):
     # The parent is held up (here: by its consumer, after call 0's outcome) while call 1
@@ -239,6 +248,7 @@ def test_a_parent_late_to_read_judges_by_what_the_worker_did_not_by_its_deadline
 
 # ------------------------------------------------------------------ lanes (run_lanes)
 
+
 class Tagged:
     """Returns (lane, item, the worker's token); the calls named in ``slow`` wait past
     SLOW_AFTER first. (A token, not the pid: each worker is PID 2 of its own namespace.)"""
@@ -258,13 +268,19 @@ class Tagged:
 
 
 def test_lanes_give_each_item_one_outcome_from_workers_of_its_own():
-    lanes = [pool.Lane(Tagged(0), range(40)), pool.Lane(Tagged(1), range(7)), pool.Lane(Tagged(2), []),
-             pool.Lane(Tagged(3), range(25))]
+    lanes = [
+        pool.Lane(Tagged(0), range(40)),
+        pool.Lane(Tagged(1), range(7)),
+        pool.Lane(Tagged(2), []),
+        pool.Lane(Tagged(3), range(25)),
+    ]
     outs = list(pool.run_lanes(lanes, workers=2, timeout=30, memory_mb=1024))
     assert sorted((k, o.index) for k, o in outs) == [(k, i) for k, n in ((0, 40), (1, 7), (3, 25)) for i in range(n)]
     assert all(o.ok and o.value[:2] == [k, o.index] for k, o in outs)
     tokens = {k: {o.value[2] for kk, o in outs if kk == k} for k in (0, 1, 3)}
-    assert not (tokens[0] & tokens[1] or tokens[0] & tokens[3] or tokens[1] & tokens[3])  # two jobs never share a worker
+    assert not (
+        tokens[0] & tokens[1] or tokens[0] & tokens[3] or tokens[1] & tokens[3]
+    )  # two jobs never share a worker
 
 
 def test_the_next_lane_starts_while_the_last_calls_of_the_one_before_run():
@@ -278,9 +294,16 @@ def test_the_next_lane_starts_while_the_last_calls_of_the_one_before_run():
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plans=st.lists(st.lists(st.sampled_from(["ok", "ok", "ok", "slow", "raise", "exit"]), max_size=8)
-                      .filter(lambda p: p.count("slow") <= 1), min_size=1, max_size=3),
-       workers=st.integers(1, 2))
+@given(
+    plans=st.lists(
+        st.lists(st.sampled_from(["ok", "ok", "ok", "slow", "raise", "exit"]), max_size=8).filter(
+            lambda p: p.count("slow") <= 1
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    workers=st.integers(1, 2),
+)
 def test_with_lanes_every_item_gets_exactly_one_outcome_of_its_own(plans, workers):
     lanes = [pool.Lane(Scripted(plan), range(len(plan))) for plan in plans]
     outs = list(pool.run_lanes(lanes, workers=workers, timeout=20, memory_mb=1024))
@@ -325,8 +348,17 @@ def test_a_bounded_job_never_runs_more_calls_than_its_workers(bounded, tmp_path,
     """Calls to a server (``bounded``): --workers is the load it takes, so neither spares
     (calls past SLOW_AFTER) nor idle cores add one; an unbounded job's slow calls do."""
     monkeypatch.setattr(pool._IdleCores, "sample", lambda self, now: 2.0)
-    outs = list(pool.run(Overlap(str(tmp_path), pool.SLOW_AFTER * 1.5), range(6), workers=1, chunk=1, timeout=30, memory_mb=1024,
-                         bounded=bounded))
+    outs = list(
+        pool.run(
+            Overlap(str(tmp_path), pool.SLOW_AFTER * 1.5),
+            range(6),
+            workers=1,
+            chunk=1,
+            timeout=30,
+            memory_mb=1024,
+            bounded=bounded,
+        )
+    )
     assert sorted(o.index for o in outs) == list(range(6)) and all(o.ok for o in outs)
     most = max(o.value for o in outs)
     assert most == 1 if bounded else most >= 2

@@ -37,7 +37,7 @@ class WritesToItsPipe:
         if self.kind == "pickle":
             return pickle.dumps((i, True, _RunsMarker(self.marker), None, 0.0, []))
         if self.kind == "other_call":
-            return b'[999, true, 1.0, null, 0.0, []]'
+            return b"[999, true, 1.0, null, 0.0, []]"
         return b'["setup_error", "forged: stop the audit"]'
 
     def __call__(self, i):

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from verifier_audit.engine.audit import AuditOptions, Prepared, default_cache_dir, prepare
-from verifier_audit.plan import audit
 from verifier_audit.engine.probes import partners, select_sample
 from verifier_audit.loading import resolve
 from verifier_audit.models import Candidate, Task, Verdict, to_json
+from verifier_audit.plan import audit
 from verifier_audit.report.checklist import evaluate
 from verifier_audit.suites import load_suite, select
 
@@ -27,12 +27,19 @@ def _fake(n_tasks=3, per_category=5, categories=("a.x.one", "a.x.two", "a.y.thre
     for t in tasks:
         for cat in categories:
             for k in range(per_category):
-                c = Candidate(id=f"{t.id}/{cat}/{k}", task_id=t.id, text=str(k), origin="near_miss", category=cat,
-                              label="incorrect")
+                c = Candidate(
+                    id=f"{t.id}/{cat}/{k}",
+                    task_id=t.id,
+                    text=str(k),
+                    origin="near_miss",
+                    category=cat,
+                    label="incorrect",
+                )
                 candidates.append(c)
                 status = "error" if k == 0 else "ok"
-                verdicts[c.id] = Verdict(verifier="v", candidate_id=c.id, status=status,
-                                         score=None if status == "error" else float(k % 2))
+                verdicts[c.id] = Verdict(
+                    verifier="v", candidate_id=c.id, status=status, score=None if status == "error" else float(k % 2)
+                )
     return Prepared("s", "h", "math", tasks, candidates, []), verdicts
 
 
@@ -110,8 +117,15 @@ def test_threaded_probe_runs_inside_the_sandbox_of_an_isolated_domain(monkeypatc
     from verifier_audit import audit as api_audit
 
     monkeypatch.setenv("VA_PROBE_OUTSIDE", "1")
-    report = api_audit(f"{FIXTURES}:outside_sandbox_mark", suite="code", limit=1, timeout=4, probe_sample=6,
-                       style="native", pass_env=("VA_PROBE_OUTSIDE",))
+    report = api_audit(
+        f"{FIXTURES}:outside_sandbox_mark",
+        suite="code",
+        limit=1,
+        timeout=4,
+        probe_sample=6,
+        style="native",
+        pass_env=("VA_PROBE_OUTSIDE",),
+    )
     assert report.errors == 0
     assert all(c.accepted == c.n for c in report.categories)  # every first-pass call ran sandboxed: 1.0
     checks = report.checks

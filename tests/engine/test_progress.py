@@ -91,8 +91,13 @@ def test_batches_count_their_items():
 
 
 @settings(max_examples=200, deadline=None)
-@given(gaps=st.lists(st.floats(0.0, 5.0), min_size=1, max_size=120), stall=st.floats(0.0, 600.0),
-       more=st.floats(0.0, 600.0), ages=st.lists(st.floats(0.0, 120.0), max_size=8), timeout=st.floats(0.5, 120.0))
+@given(
+    gaps=st.lists(st.floats(0.0, 5.0), min_size=1, max_size=120),
+    stall=st.floats(0.0, 600.0),
+    more=st.floats(0.0, 600.0),
+    ages=st.lists(st.floats(0.0, 120.0), max_size=8),
+    timeout=st.floats(0.5, 120.0),
+)
 def test_the_estimate_is_never_negative_and_a_stall_never_lowers_it(gaps, stall, more, ages, timeout):
     eta = EtaEstimator(len(gaps) + 50, timeout=timeout, workers=8)
     t = 0.0

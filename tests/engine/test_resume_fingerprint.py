@@ -48,7 +48,7 @@ def _results_path(run) -> Path:
     """The results file a run names on stderr ("results: PATH")."""
     lines = [line for line in run.stderr.splitlines() if line.startswith("results: ")]
     assert len(lines) == 1, run.stderr
-    return Path(lines[0][len("results: "):])
+    return Path(lines[0][len("results: ") :])
 
 
 def _header(path: Path) -> dict:
@@ -64,16 +64,33 @@ def audit(tmp_path_factory):
     suite.write_text("".join(json.dumps(row) + "\n" for row in SUITE))
     verifier.write_text(VERIFIER)
     env = {"VERIFIER_AUDIT_CACHE": str(work / "cache")}
-    base = ["run", "--suite", str(suite), "--verifier", f"{verifier}:grade", "--limit", "2", "--no-progress",
-            "--probe-sample", "0"]
+    base = [
+        "run",
+        "--suite",
+        str(suite),
+        "--verifier",
+        f"{verifier}:grade",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--probe-sample",
+        "0",
+    ]
 
     def again(*args):
         return run_cli(*base, *args, env=env)
 
     first = again("--field", "reference=final", "--json", str(work / "final.json"))
     assert first.returncode in (0, 1), first.stderr
-    return SimpleNamespace(work=work, again=again, results=_results_path(first), report=work / "final.json",
-                           suite=suite, verifier=verifier, env=env)
+    return SimpleNamespace(
+        work=work,
+        again=again,
+        results=_results_path(first),
+        report=work / "final.json",
+        suite=suite,
+        verifier=verifier,
+        env=env,
+    )
 
 
 def test_a_resume_after_a_mapping_change_is_refused_naming_the_mapping(audit):
@@ -128,11 +145,27 @@ def test_groups_of_other_settings_told_one_results_file_each_get_their_own(audit
     # Two verifiers of other thresholds are two groups (plan.make_groups); --results FILE
     # gives the second FILE-2, where it used to write over the first group's verdicts.
     config = audit.work / "pyproject.toml"
-    config.write_text(f'[[tool.verifier_audit.verifiers]]\nspec = "{audit.verifier}:grade"\n\n'
-                      f'[[tool.verifier_audit.verifiers]]\nspec = "{audit.verifier}:also_grade"\nthreshold = 0.7\n')
+    config.write_text(
+        f'[[tool.verifier_audit.verifiers]]\nspec = "{audit.verifier}:grade"\n\n'
+        f'[[tool.verifier_audit.verifiers]]\nspec = "{audit.verifier}:also_grade"\nthreshold = 0.7\n'
+    )
     results = audit.work / "groups.jsonl"
-    args = ["run", "--suite", str(audit.suite), "--field", "reference=final", "--limit", "2", "--no-progress",
-            "--probe-sample", "0", "--config", str(config), "--results", str(results)]
+    args = [
+        "run",
+        "--suite",
+        str(audit.suite),
+        "--field",
+        "reference=final",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--probe-sample",
+        "0",
+        "--config",
+        str(config),
+        "--results",
+        str(results),
+    ]
     r = run_cli(*args, env=audit.env)
     assert r.returncode in (0, 1), r.stderr
     second = audit.work / "groups-2.jsonl"
@@ -144,8 +177,17 @@ def test_groups_of_other_settings_told_one_results_file_each_get_their_own(audit
 
 def test_a_results_file_of_an_older_header_is_refused_on_resume(audit):
     # What verifier-audit wrote before issue 31: the same header without the new keys.
-    new_keys = ("domain", "format", "fields", "db_dir", "tasks_hash", "threshold", "answer_formats", "search",
-                "oracle_timeout")
+    new_keys = (
+        "domain",
+        "format",
+        "fields",
+        "db_dir",
+        "tasks_hash",
+        "threshold",
+        "answer_formats",
+        "search",
+        "oracle_timeout",
+    )
     old = audit.work / "older.jsonl"
     shutil.copy(audit.results, old)
     lines = old.read_text().splitlines()
@@ -171,10 +213,32 @@ def test_the_difference_names_the_flags_first_and_clips_long_values():
 
 SPEC = VerifierSpec(spec=f"{ROOT / 'examples' / 'math_verifiers.py'}:substring", name="substring", style="native")
 TASKS = [Task(id=f"t{i}", domain="math", prompt=f"What is {i}+1?", reference=str(i + 1)) for i in range(2)]
-CANDIDATES = [Candidate(id=f"t{i}/c", task_id=f"t{i}", text=f"The answer is {i + 1}.", origin="equivalent",
-                        category="math.equivalent.plain", label="correct") for i in range(2)]
-BASE = (Prepared("suite.jsonl", "abc", "math", TASKS, CANDIDATES, [], None, None,
-                 {"format": "jsonl", "fields": ["reference=final"], "db_dir": None}), [SPEC], AuditOptions())
+CANDIDATES = [
+    Candidate(
+        id=f"t{i}/c",
+        task_id=f"t{i}",
+        text=f"The answer is {i + 1}.",
+        origin="equivalent",
+        category="math.equivalent.plain",
+        label="correct",
+    )
+    for i in range(2)
+]
+BASE = (
+    Prepared(
+        "suite.jsonl",
+        "abc",
+        "math",
+        TASKS,
+        CANDIDATES,
+        [],
+        None,
+        None,
+        {"format": "jsonl", "fields": ["reference=final"], "db_dir": None},
+    ),
+    [SPEC],
+    AuditOptions(),
+)
 
 
 def _option(name, values):
@@ -198,25 +262,34 @@ FINGERPRINTED = {
     "threshold": _option("threshold", st.floats(0.0, 1.0).filter(lambda x: x != 0.5)),
     "origins": _option("origins", st.sampled_from([("near_miss",), ("known_bad", "equivalent")])),
     "answer_formats": _option("answer_formats", st.just(False)),
-    "isolation": _option("isolation", st.sampled_from([level for level in ("none", "process", "namespaces")
-                                                        if level != resolve_level(None)])),
+    "isolation": _option(
+        "isolation",
+        st.sampled_from([level for level in ("none", "process", "namespaces") if level != resolve_level(None)]),
+    ),
     "search": _option("search", st.integers(1, 5000)),
-    "fields": (_prepared(reading=lambda p, v: {**p.reading, "fields": v}),
-               st.lists(st.sampled_from(["reference=alt", "prompt=question", "reference=answer"]), min_size=1)),
+    "fields": (
+        _prepared(reading=lambda p, v: {**p.reading, "fields": v}),
+        st.lists(st.sampled_from(["reference=alt", "prompt=question", "reference=answer"]), min_size=1),
+    ),
     "format": (_prepared(reading=lambda p, v: {**p.reading, "format": v}), st.sampled_from(["gsm8k", "math"])),
     "db_dir": (_prepared(reading=lambda p, v: {**p.reading, "db_dir": v}), st.text(min_size=1)),
-    "tasks": (_prepared(tasks=lambda p, v: [p.tasks[0].model_copy(update={"reference": v}), *p.tasks[1:]]),
-              st.text().filter(lambda x: x != "1")),
-    "candidates": (_prepared(candidates=lambda p, v: [p.candidates[0].model_copy(update={"text": v}),
-                                                      *p.candidates[1:]]),
-                   st.text().filter(lambda x: x != "The answer is 1.")),
+    "tasks": (
+        _prepared(tasks=lambda p, v: [p.tasks[0].model_copy(update={"reference": v}), *p.tasks[1:]]),
+        st.text().filter(lambda x: x != "1"),
+    ),
+    "candidates": (
+        _prepared(candidates=lambda p, v: [p.candidates[0].model_copy(update={"text": v}), *p.candidates[1:]]),
+        st.text().filter(lambda x: x != "The answer is 1."),
+    ),
     "suite": (_prepared(suite_name=lambda p, v: v), st.text().filter(lambda x: x != "suite.jsonl")),
     "suite_hash": (_prepared(suite_hash=lambda p, v: v), st.text().filter(lambda x: x != "abc")),
     "split": (_prepared(split=lambda p, v: v), st.sampled_from(["train", "heldout", "shifted"])),
     "limit": (_prepared(limit=lambda p, v: v), st.integers(1, 100)),
     "style": _spec("style", st.sampled_from(["verl", "trl", "pair"])),
-    "verifier options": _spec("options", st.lists(st.tuples(st.text(min_size=1), st.text()), min_size=1)
-                              .map(lambda pairs: tuple(sorted(pairs)))),
+    "verifier options": _spec(
+        "options",
+        st.lists(st.tuples(st.text(min_size=1), st.text()), min_size=1).map(lambda pairs: tuple(sorted(pairs))),
+    ),
     "part": _spec("part", st.text(min_size=1)),
 }
 

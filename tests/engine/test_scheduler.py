@@ -32,9 +32,21 @@ class Double:
 
 def test_the_schedule_counts_down_to_nothing_left_and_stops_its_workers():
     lanes = [pool.Lane(Double(), range(5)), pool.Lane(Double(), range(3))]
-    schedule = pool._Schedule(lanes, [deque(lane.items) for lane in lanes], workers=2, timeout=30,
-                              memory_mb=1024, chunk=2, quiet=True, setup_timeout=120, on_restart=None, on_wait=None,
-                              spare=None, file_mb=None, max_processes=None)
+    schedule = pool._Schedule(
+        lanes,
+        [deque(lane.items) for lane in lanes],
+        workers=2,
+        timeout=30,
+        memory_mb=1024,
+        chunk=2,
+        quiet=True,
+        setup_timeout=120,
+        on_restart=None,
+        on_wait=None,
+        spare=None,
+        file_mb=None,
+        max_processes=None,
+    )
     assert schedule.left == 8
     seen = []
     for lane, outcome in schedule.outcomes():

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from verifier_audit.domains.math.search import OPERATORS, lazy_policies
 from verifier_audit.engine.audit import AuditOptions, prepare
-from verifier_audit.plan import audit
 from verifier_audit.engine.search._beam import Start
 from verifier_audit.engine.search._families import family_name, slug
 from verifier_audit.loading import resolve
 from verifier_audit.models import Task
+from verifier_audit.plan import audit
 from verifier_audit.suites import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,8 +97,9 @@ def crashes(completion, reference):
 
 
 @pytest.mark.parametrize("verifier, kind", [("hangs", "timeout"), ("crashes", "crash")])
-def test_a_hanging_or_crashing_verifier_ends_the_search_with_its_errors_counted(integer_tasks, tmp_path, verifier,
-                                                                               kind):
+def test_a_hanging_or_crashing_verifier_ends_the_search_with_its_errors_counted(
+    integer_tasks, tmp_path, verifier, kind
+):
     (tmp_path / "broken.py").write_text(BROKEN)
     suite, tasks = integer_tasks
     opts = AuditOptions(probe_sample=0, progress=False, search=3000, timeout=1.0, answer_formats=False)
@@ -130,7 +131,7 @@ COMPLETION = "Let me work it out.\n\nThe final answer is $\\boxed{%s}$."
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(sorted(OPERATORS)), st.integers(-10**6, 10**6), st.integers(0, 2**32 - 1))
+@given(st.sampled_from(sorted(OPERATORS)), st.integers(-(10**6), 10**6), st.integers(0, 2**32 - 1))
 def test_an_operator_changes_the_text_or_says_it_does_not_apply(name, number, seed):
     text = COMPLETION % number
     out = OPERATORS[name](text, random.Random(seed))
@@ -147,7 +148,9 @@ def test_family_names_count_repeats_and_say_where_they_start():
     ref = Start("t", "reference", "x")
     near = Start("t", "math.near_miss.off_by_one", "x")
     assert family_name(ref, (("last_digit", 1),)) == "last_digit"
-    assert family_name(near, (("grow", 1), ("grow", 2), ("grow", 3), ("swap_digits", 4))) == "grow*3+swap_digits@near_miss"
+    assert (
+        family_name(near, (("grow", 1), ("grow", 2), ("grow", 3), ("swap_digits", 4))) == "grow*3+swap_digits@near_miss"
+    )
     assert slug("grow*3+swap_digits@near_miss") == "grow_x3_then_swap_digits_from_near_miss"
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from verifier_audit.engine.audit import AuditOptions, prepare
-from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
+from verifier_audit.plan import audit
 from verifier_audit.suites import load_suite
 
 pytestmark = pytest.mark.slow
@@ -21,8 +21,9 @@ def _sql_search(spec: str, budget: int, limit: int = 10):
     suite = load_suite("sql")
     # Near-misses only: the search starts from the reference and wrong candidates, and the
     # fixed exam's other origins (the catalog, equivalents) change nothing it does.
-    opts = AuditOptions(probe_sample=0, progress=False, search=budget, cache_dir=default_cache_dir(),
-                        origins=("near_miss",))
+    opts = AuditOptions(
+        probe_sample=0, progress=False, search=budget, cache_dir=default_cache_dir(), origins=("near_miss",)
+    )
     prepared = prepare(suite.name, suite.content_hash, select(suite, None, limit), opts)
     return audit(prepared, [resolve(spec)], opts)[0]
 
@@ -43,8 +44,14 @@ def test_code_the_strong_verifier_gets_no_finding_and_an_exit_code_grader_pays_a
     suite = load_suite("code")
 
     def run(spec: str, budget: int):
-        opts = AuditOptions(probe_sample=0, progress=False, search=budget, cache_dir=default_cache_dir(), timeout=4.0,
-                            origins=("near_miss",))  # the catalog's hangs would only wait out their timeouts
+        opts = AuditOptions(
+            probe_sample=0,
+            progress=False,
+            search=budget,
+            cache_dir=default_cache_dir(),
+            timeout=4.0,
+            origins=("near_miss",),
+        )  # the catalog's hangs would only wait out their timeouts
         prepared = prepare(suite.name, suite.content_hash, select(suite, None, 2), opts)
         return audit(prepared, [resolve(spec)], opts)[0].search
 

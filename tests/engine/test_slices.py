@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from verifier_audit.domains import get_domain
 from verifier_audit.domains.code.slices import return_family
 from verifier_audit.engine.slices import task_slices
-from verifier_audit.plan import load_weights
 from verifier_audit.errors import InputError
 from verifier_audit.metrics import category_results, exploitable_tasks, gate, slice_results
 from verifier_audit.models import Candidate, GateConfig, Task, Verdict
+from verifier_audit.plan import load_weights
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,21 +26,24 @@ def _math(reference: str, **metadata) -> Task:
     return Task(id="t", domain="math", prompt="?", reference=reference, metadata=metadata)
 
 
-@pytest.mark.parametrize("reference, expected", [
-    ("2107", ["answer:integer", "magnitude:1e3-1e6"]),
-    ("-18", ["answer:integer", "magnitude:1-999"]),
-    (r"\frac{17}{18}", ["answer:fraction", "magnitude:<1"]),
-    ("40.98", ["answer:decimal", "magnitude:1-999"]),
-    (r"183.75\%", ["answer:decimal", "magnitude:1-999"]),
-    (r"2^{117}", ["answer:integer", "magnitude:>=1e6"]),
-    (r"3\sqrt{5}", ["answer:expression"]),
-    (r"3x^{2} - 24x + 45", ["answer:expression"]),
-    ("y = -6x + 7", ["answer:equation"]),
-    (r"\{-9, 1\}", ["answer:set"]),
-    ("(-2, 0)", ["answer:tuple"]),
-    (r"\begin{pmatrix}1 & 2\\ 3 & 4\end{pmatrix}", ["answer:matrix"]),
-    (r"\text{Wednesday}", ["answer:text"]),
-])
+@pytest.mark.parametrize(
+    "reference, expected",
+    [
+        ("2107", ["answer:integer", "magnitude:1e3-1e6"]),
+        ("-18", ["answer:integer", "magnitude:1-999"]),
+        (r"\frac{17}{18}", ["answer:fraction", "magnitude:<1"]),
+        ("40.98", ["answer:decimal", "magnitude:1-999"]),
+        (r"183.75\%", ["answer:decimal", "magnitude:1-999"]),
+        (r"2^{117}", ["answer:integer", "magnitude:>=1e6"]),
+        (r"3\sqrt{5}", ["answer:expression"]),
+        (r"3x^{2} - 24x + 45", ["answer:expression"]),
+        ("y = -6x + 7", ["answer:equation"]),
+        (r"\{-9, 1\}", ["answer:set"]),
+        ("(-2, 0)", ["answer:tuple"]),
+        (r"\begin{pmatrix}1 & 2\\ 3 & 4\end{pmatrix}", ["answer:matrix"]),
+        (r"\text{Wednesday}", ["answer:text"]),
+    ],
+)
 def test_math_tasks_are_sliced_by_their_reference(reference, expected):
     assert task_slices(get_domain("math"), _math(reference)) == expected
 
@@ -52,41 +55,71 @@ def test_a_pair_the_suite_calls_an_interval_is_one_and_a_slice_field_wins():
     assert task_slices(math, _math("2107", topic=["algebra", "hard"]), field="topic") == ["topic:algebra", "topic:hard"]
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("SELECT name FROM customers WHERE is_vip", ["query:plain"]),
-    ("SELECT c.name, COUNT(*) FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.name",
-     ["query:group_by", "query:join"]),
-    ("SELECT name FROM a UNION SELECT name FROM b ORDER BY name LIMIT 3", ["query:set_operation", "query:order_limit"]),
-    ("WITH t AS (SELECT 1 AS x) SELECT x, RANK() OVER (ORDER BY x) FROM t", ["query:window", "query:cte", "query:order_limit"]),
-    ("SELECT name FROM a WHERE email IS NULL", ["query:null_predicate"]),
-    ("SELECT DISTINCT city FROM a", ["query:distinct"]),
-    ("SELEC nonsense (", ["query:unknown"]),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("SELECT name FROM customers WHERE is_vip", ["query:plain"]),
+        (
+            "SELECT c.name, COUNT(*) FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.name",
+            ["query:group_by", "query:join"],
+        ),
+        (
+            "SELECT name FROM a UNION SELECT name FROM b ORDER BY name LIMIT 3",
+            ["query:set_operation", "query:order_limit"],
+        ),
+        (
+            "WITH t AS (SELECT 1 AS x) SELECT x, RANK() OVER (ORDER BY x) FROM t",
+            ["query:window", "query:cte", "query:order_limit"],
+        ),
+        ("SELECT name FROM a WHERE email IS NULL", ["query:null_predicate"]),
+        ("SELECT DISTINCT city FROM a", ["query:distinct"]),
+        ("SELEC nonsense (", ["query:unknown"]),
+    ],
+)
 def test_sql_tasks_are_sliced_by_their_query_features(query, expected):
     task = Task(id="t", domain="sql", prompt="?", reference=query)
     assert task_slices(get_domain("sql"), task) == expected
 
 
-@pytest.mark.parametrize("annotation, family", [
-    ("int", "number"), ("float", "number"), ("bool", "bool"), ("str", "str"), ("list[int]", "list"),
-    ("List[str]", "list"), ("Optional[int]", "number"), ("typing.Dict[str, int]", "dict"),
-    ("tuple[int, int]", "tuple"), ("None", "none"), ("Union[int, str]", "other"), (None, "unknown"),
-])
+@pytest.mark.parametrize(
+    "annotation, family",
+    [
+        ("int", "number"),
+        ("float", "number"),
+        ("bool", "bool"),
+        ("str", "str"),
+        ("list[int]", "list"),
+        ("List[str]", "list"),
+        ("Optional[int]", "number"),
+        ("typing.Dict[str, int]", "dict"),
+        ("tuple[int, int]", "tuple"),
+        ("None", "none"),
+        ("Union[int, str]", "other"),
+        (None, "unknown"),
+    ],
+)
 def test_code_return_families(annotation, family):
     assert return_family(annotation) == family
 
 
 def test_code_tasks_without_a_signature_take_the_annotation_of_the_prompt():
-    task = Task(id="t", domain="code", prompt="def f(x: int) -> List[int]:\n    \"\"\"...\"\"\"\n",
-                reference="    return [x]\n", entry_point="f", metadata={"family": "lists"})
+    task = Task(
+        id="t",
+        domain="code",
+        prompt='def f(x: int) -> List[int]:\n    """..."""\n',
+        reference="    return [x]\n",
+        entry_point="f",
+        metadata={"family": "lists"},
+    )
     assert task_slices(get_domain("code"), task) == ["returns:list", "family:lists"]
 
 
 # ------------------------------------------------------------------------- the metrics
 
 
-def _candidate(i: int, task: str, category: str, slices: list[str], label: str = "incorrect",
-               origin: str = "near_miss") -> Candidate:
+def _candidate(
+    i: int, task: str, category: str, slices: list[str], label: str = "incorrect", origin: str = "near_miss"
+) -> Candidate:
     return Candidate(id=f"c{i}", task_id=task, text="x", origin=origin, category=category, label=label, slices=slices)
 
 
@@ -109,8 +142,13 @@ def audits(draw):
         candidates.append(c)
         status = draw(st.sampled_from(["ok", "ok", "ok", "error"]))
         ok = status == "ok"
-        verdicts[c.id] = Verdict(verifier="v", candidate_id=c.id, status=status, score=1.0 if ok else None,
-                                 accepted=draw(st.booleans()) if ok else None)
+        verdicts[c.id] = Verdict(
+            verifier="v",
+            candidate_id=c.id,
+            status=status,
+            score=1.0 if ok else None,
+            accepted=draw(st.booleans()) if ok else None,
+        )
     return candidates, verdicts
 
 
@@ -161,8 +199,10 @@ def test_the_gate_fails_on_a_slice_the_pooled_rate_hides():
     assert categories[0].rate == 0.5  # not over max-category 0.5 pooled
     result = gate(0.0, categories, 0.0, 0, GateConfig(), slices=slices)
     assert not result.passed
-    assert result.reasons == ["category math.near_miss.sign_flip on integer answers (answer:integer): false acceptance "
-                              "1.00 (12/12) > max-category 0.5 (all slices: 0.50, 12/24)"]
+    assert result.reasons == [
+        "category math.near_miss.sign_flip on integer answers (answer:integer): false acceptance "
+        "1.00 (12/12) > max-category 0.5 (all slices: 0.50, 12/24)"
+    ]
     # Without the slices, or with too little evidence on the slice, it passes.
     assert gate(0.0, categories, 0.0, 0, GateConfig()).passed
     assert gate(0.0, categories, 0.0, 0, GateConfig(min_slice_n=13), slices=slices).passed
@@ -180,8 +220,12 @@ def integer_tasks(tmp_path_factory) -> Path:
     mine = tmp_path_factory.mktemp("weights") / "mine.jsonl"
     rows = [json.loads(line) for line in (ROOT / "suites" / "math" / "tasks.jsonl").read_text().splitlines()]
     integers = [r for r in rows if r["metadata"]["answer_type"] in ("integer", "negative_integer")][:20]
-    mine.write_text("".join(json.dumps({"id": f"mine-{i}", "domain": "math", "prompt": r["prompt"],
-                                        "reference": r["reference"]}) + "\n" for i, r in enumerate(integers)))
+    mine.write_text(
+        "".join(
+            json.dumps({"id": f"mine-{i}", "domain": "math", "prompt": r["prompt"], "reference": r["reference"]}) + "\n"
+            for i, r in enumerate(integers)
+        )
+    )
     return mine
 
 
@@ -189,8 +233,9 @@ def integer_tasks(tmp_path_factory) -> Path:
 def sign_blind_report(integer_tasks):
     from verifier_audit.api import audit
 
-    return audit(f"{ROOT}/examples/planted_holes.py:sign_blind", suite="math", probe_sample=0,
-                 weights_from=integer_tasks)
+    return audit(
+        f"{ROOT}/examples/planted_holes.py:sign_blind", suite="math", probe_sample=0, weights_from=integer_tasks
+    )
 
 
 def test_a_sign_blind_verifier_fails_the_default_gate_on_a_slice_reason(sign_blind_report):
@@ -253,8 +298,10 @@ def test_the_config_keys_reach_the_options(tmp_path):
     mine = tmp_path / "mine.jsonl"
     mine.write_text(json.dumps({"id": "a", "domain": "math", "prompt": "?", "reference": "3"}) + "\n")
     path = tmp_path / "pyproject.toml"
-    path.write_text('[tool.verifier_audit]\nsearch = 50\nslice_field = "topic"\nweights_from = "mine.jsonl"\n\n'
-                    '[tool.verifier_audit.gate]\nmin_slice_n = 25\n')
+    path.write_text(
+        '[tool.verifier_audit]\nsearch = 50\nslice_field = "topic"\nweights_from = "mine.jsonl"\n\n'
+        "[tool.verifier_audit.gate]\nmin_slice_n = 25\n"
+    )
     config = load_config(path)
     options, _ = audit_options({}, config)
     assert options.search == 50 and options.slice_field == "topic" and options.gate.min_slice_n == 25
@@ -263,6 +310,6 @@ def test_the_config_keys_reach_the_options(tmp_path):
     # The command line wins over the file.
     options, _ = audit_options({"search": 0, "min_slice_n": 3}, config)
     assert options.search == 0 and options.gate.min_slice_n == 3
-    path.write_text('[tool.verifier_audit]\nsearch = -1\n')
+    path.write_text("[tool.verifier_audit]\nsearch = -1\n")
     with pytest.raises(InputError, match="search"):
         load_config(path)

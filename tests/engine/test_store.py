@@ -52,6 +52,7 @@ def test_foreign_file_is_refused(tmp_path):
 
 # --- integrity (issue 13): the results file is evidence something untrusted may rewrite.
 
+
 def _written(path, n=4, known=None):
     store = ResultsStore(path, {"seed": 1}, resume=False, known=known)
     for i in range(n):

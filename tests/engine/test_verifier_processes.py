@@ -13,8 +13,8 @@ import pytest
 
 from verifier_audit.engine import pool
 from verifier_audit.engine.audit import AuditOptions, prepare
-from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
+from verifier_audit.plan import audit
 from verifier_audit.suites import load_suite, select
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,10 +72,32 @@ def test_kill_9_of_the_audit_leaves_no_verifier_process_behind(tmp_path):
     sleepers.mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "VA_SLEEPER_DIR": str(sleepers)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "verifier_audit", "run", "--verifier", f"{FIXTURES}:leaves_a_sleeper",
-         "--limit", "3", "--no-progress", "--no-cache", "--no-config", "--workers", "2",
-         "--isolation", "process", "--results", str(tmp_path / "r.jsonl"), "--pass-env", "VA_SLEEPER_DIR"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "verifier_audit",
+            "run",
+            "--verifier",
+            f"{FIXTURES}:leaves_a_sleeper",
+            "--limit",
+            "3",
+            "--no-progress",
+            "--no-cache",
+            "--no-config",
+            "--workers",
+            "2",
+            "--isolation",
+            "process",
+            "--results",
+            str(tmp_path / "r.jsonl"),
+            "--pass-env",
+            "VA_SLEEPER_DIR",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         # Bounded by work, not time: wait until the verifier has started a few children.
         for _ in range(600):

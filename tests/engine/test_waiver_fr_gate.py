@@ -13,8 +13,16 @@ from verifier_audit.models import CategoryResult, GateConfig, Interval
 
 
 def correct(name: str, n: int, rejected: int) -> CategoryResult:
-    return CategoryResult(name=name, origin="equivalent", severity="medium", label="correct", n=n,
-                          accepted=n - rejected, rate=rejected / n if n else 0.0, ci=Interval(low=0, high=1))
+    return CategoryResult(
+        name=name,
+        origin="equivalent",
+        severity="medium",
+        label="correct",
+        n=n,
+        accepted=n - rejected,
+        rate=rejected / n if n else 0.0,
+        ci=Interval(low=0, high=1),
+    )
 
 
 def fr_of(categories) -> float:
@@ -53,8 +61,10 @@ def test_without_waivers_the_check_is_unchanged():
     assert g.reasons == ["false rejection 0.500 > max-false-rejection 0.1"] and g.notes == []
 
 
-@given(st.lists(st.tuples(st.integers(1, 40), st.integers(0, 40), st.booleans()), min_size=1, max_size=8),
-       st.sampled_from([0.0, 0.1, 0.5, 1.0]))
+@given(
+    st.lists(st.tuples(st.integers(1, 40), st.integers(0, 40), st.booleans()), min_size=1, max_size=8),
+    st.sampled_from([0.0, 0.1, 0.5, 1.0]),
+)
 def test_the_gated_false_rejection_is_the_unwaived_categories_alone(rows, limit):
     """Property: the FR check with waivers decides exactly as the plain check on the
     categories that are not waived; every waived name is in the note."""
@@ -86,12 +96,24 @@ def test_cli_waiving_every_false_rejection_category_passes_and_says_why(cli, tmp
 
     (tmp_path / "v.py").write_text(VERIFIER)
     names = sorted(c.name for c in get_domain("math").categories() if c.origin == "equivalent")  # the right answers
-    waivers = "".join(f'[[tool.verifier_audit.waivers]]\ncategory = "{n}"\nreason = "a test waives it"\n\n'
-                      for n in names)
+    waivers = "".join(
+        f'[[tool.verifier_audit.waivers]]\ncategory = "{n}"\nreason = "a test waives it"\n\n' for n in names
+    )
     (tmp_path / "pyproject.toml").write_text(f"[tool.verifier_audit]\nlimit = 3\n\n{waivers}")
     out = tmp_path / "report.json"
-    r = cli("run", "--config", str(tmp_path / "pyproject.toml"), "--verifier", f"{tmp_path}/v.py:never",
-            "--probe-sample", "0", "--no-format-probe", "--no-progress", "--json", str(out))
+    r = cli(
+        "run",
+        "--config",
+        str(tmp_path / "pyproject.toml"),
+        "--verifier",
+        f"{tmp_path}/v.py:never",
+        "--probe-sample",
+        "0",
+        "--no-format-probe",
+        "--no-progress",
+        "--json",
+        str(out),
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "note: false rejection not gated: every category of correct answers is waived" in r.stdout
     report = json.loads(out.read_text())

@@ -28,7 +28,7 @@ VERIFIERS = {
     "three.py": "def f(a, b, c):\n    return 1.0\n",
     # picked as verl by its parameter name, but written for two arguments
     "verl_two.py": "def compute_score(solution_str, ground_truth):\n"
-                   "    return float(solution_str.strip() == ground_truth.strip())\n",
+    "    return float(solution_str.strip() == ground_truth.strip())\n",
     "trl_column.py": "def reward(completions, difficulty, **kwargs):\n    return [1.0 for _ in completions]\n",
     # binds; the TypeError is the verifier's own, raised in its body: audited, not a usage error
     "body.py": "def grade(completion, reference):\n    return len(completion) + None\n",
@@ -41,9 +41,13 @@ def here(tmp_path_factory):
     root = tmp_path_factory.mktemp("call_boundary")
     for name, source in VERIFIERS.items():
         (root / name).write_text(source)
-    rows = [{"question": f"Tom has {i} apples and buys {i + 2} more. How many apples does he have?",
-             "answer": f"He has {i} + {i + 2} = <<{i}+{i + 2}={2 * i + 2}>>{2 * i + 2} apples.\n#### {2 * i + 2}"}
-            for i in range(1, 8)]
+    rows = [
+        {
+            "question": f"Tom has {i} apples and buys {i + 2} more. How many apples does he have?",
+            "answer": f"He has {i} + {i + 2} = <<{i}+{i + 2}={2 * i + 2}>>{2 * i + 2} apples.\n#### {2 * i + 2}",
+        }
+        for i in range(1, 8)
+    ]
     (root / "gsm.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return root
 
@@ -91,14 +95,38 @@ def test_a_type_error_in_the_body_is_audited(cli, here):
 
 def test_gsm8k_read_as_ours_suggests_its_format(cli, here):
     suite = str(here / "gsm.jsonl")
-    err = _usage_error(cli("run", "--limit", "2", "--no-progress", "--suite", suite,
-                           "--field", "prompt=question", "--field", "reference=answer"))
-    assert (f"--field reference=answer: 7 of 7 references are worked solutions ending in '#### n' "
-            f"(line 1 of {suite}): use --format gsm8k, which reads the number after ####") in err
+    err = _usage_error(
+        cli(
+            "run",
+            "--limit",
+            "2",
+            "--no-progress",
+            "--suite",
+            suite,
+            "--field",
+            "prompt=question",
+            "--field",
+            "reference=answer",
+        )
+    )
+    assert (
+        f"--field reference=answer: 7 of 7 references are worked solutions ending in '#### n' "
+        f"(line 1 of {suite}): use --format gsm8k, which reads the number after ####"
+    ) in err
     err = _usage_error(cli("run", "--limit", "2", "--no-progress", "--suite", suite))
     assert f"{suite}:1: not a valid task" in err and "read it with --format gsm8k" in err
-    ok = cli("run", "--limit", "2", "--no-progress", "--suite", suite, "--format", "gsm8k",
-             "--verifier", f"{here}/exact.py:exact")
+    ok = cli(
+        "run",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--suite",
+        suite,
+        "--format",
+        "gsm8k",
+        "--verifier",
+        f"{here}/exact.py:exact",
+    )
     assert ok.returncode in (0, 1) and "gate" in ok.stdout, ok.stderr[-2000:]
 
 
@@ -115,23 +143,34 @@ def test_math_solutions_mapped_to_the_reference(tmp_path):
     rows = [{"problem": f"What is {i} + {i}?", "solution": f"Adding, we get $\\boxed{{{2 * i}}}$."} for i in range(5)]
     rows.append({"problem": "What is 1?", "solution": "1"})
     path = _write(tmp_path, "math.jsonl", rows)
-    with pytest.raises(InputError, match=re.escape(f"--field reference=solution: 5 of 6 references are worked "
-                                                   f"solutions with the answer in \\boxed{{}} (line 1 of {path}): "
-                                                   "use --format math")):
+    with pytest.raises(
+        InputError,
+        match=re.escape(
+            f"--field reference=solution: 5 of 6 references are worked "
+            f"solutions with the answer in \\boxed{{}} (line 1 of {path}): "
+            "use --format math"
+        ),
+    ):
         load_suite(path, fields=["prompt=problem", "reference=solution"])
 
 
 def test_a_spider_list_read_as_jsonl_suggests_spider(tmp_path):
     path = tmp_path / "dev.json"
     path.write_text(json.dumps([{"db_id": "concert", "query": "SELECT 1", "question": "one?"}] * 3, indent=2))
-    with pytest.raises(InputError, match=r"dev\.json:1: invalid JSON.*3 of 3 rows have the fields db_id, query, "
-                                         r"question, as spider rows do \(entry 1 of .*\): read it with --format spider"):
+    with pytest.raises(
+        InputError,
+        match=r"dev\.json:1: invalid JSON.*3 of 3 rows have the fields db_id, query, "
+        r"question, as spider rows do \(entry 1 of .*\): read it with --format spider",
+    ):
         load_suite(str(path))
 
 
 def test_a_suite_of_ours_is_not_flagged(tmp_path):
-    rows = [{"prompt": "p", "reference": "72"}, {"prompt": "q", "reference": "The answer\n#### 5"},
-            {"prompt": "r", "reference": "\\frac{1}{2}"}]
+    rows = [
+        {"prompt": "p", "reference": "72"},
+        {"prompt": "q", "reference": "The answer\n#### 5"},
+        {"prompt": "r", "reference": "\\frac{1}{2}"},
+    ]
     assert len(load_suite(_write(tmp_path, "ours.jsonl", rows)).tasks) == 3  # one worked solution of three
 
 
@@ -160,9 +199,25 @@ def test_forged_signatures_from_the_inspecting_process_are_dropped():
 # Property: the check says "does not bind" exactly when the style's real call raises
 # TypeError at the boundary (the function's body returns what the style expects).
 
-_NAMES = ("a", "b", "completion", "reference", "task", "data_source", "solution_str", "ground_truth", "extra_info",
-          "data_sources", "solution_strs", "ground_truths", "extra_infos", "completions", "prompts", "answer",
-          "difficulty")
+_NAMES = (
+    "a",
+    "b",
+    "completion",
+    "reference",
+    "task",
+    "data_source",
+    "solution_str",
+    "ground_truth",
+    "extra_info",
+    "data_sources",
+    "solution_strs",
+    "ground_truths",
+    "extra_infos",
+    "completions",
+    "prompts",
+    "answer",
+    "difficulty",
+)
 
 
 @st.composite
@@ -213,5 +268,7 @@ def test_the_api_refuses_it_too():
     def f(a, b, c):
         return 1.0
 
-    with pytest.raises(VerifierLoadError, match=r"style pair, picked by its signature .* its signature is f\(a, b, c\)"):
+    with pytest.raises(
+        VerifierLoadError, match=r"style pair, picked by its signature .* its signature is f\(a, b, c\)"
+    ):
         audit(f, limit=1, probe_sample=0)

@@ -52,4 +52,9 @@ def test_bare_run_in_the_example_gates_from_its_config(example):
     assert by_name["accuracy_reward"]["settings"]["waived_categories"] == ["math.hostile.giant_integer"]
     assert by_name["accuracy_reward"]["settings"]["max_category"] == 0.25  # from [tool.verifier_audit.gate]
     assert {p.name for p in (example / "audit-report").iterdir()} >= {
-        "report.json", "report.md", "report.html", "report.sarif", "junit.xml"}
+        "report.json",
+        "report.md",
+        "report.html",
+        "report.sarif",
+        "junit.xml",
+    }

@@ -45,7 +45,8 @@ def test_factory_arguments_come_from_options():
 
 def test_user_scorer_sees_the_sample_and_dict_values_need_a_key(tmp_path):
     path = tmp_path / "my_scorers.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer
         from inspect_ai.solver import TaskState
 
@@ -61,7 +62,8 @@ def test_user_scorer_sees_the_sample_and_dict_values_need_a_key(tmp_path):
             async def score(state, target):
                 return Score(value={"right": float(target.text in state.output.completion), "short": 1.0})
             return score
-    '''))
+    """)
+    )
     spec = resolve(f"{path}:exact_with_unit")
     assert spec.style == "inspect"
     assert _scores(spec, ["42 apples", "42"]) == [1.0, 0.0]

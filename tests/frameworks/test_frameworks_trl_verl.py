@@ -18,14 +18,20 @@ import pytest
 
 from verifier_audit.api import audit, audit_parts
 from verifier_audit.errors import VerifierLoadError
-from verifier_audit.loading import from_callable, load_function, make_caller, resolve, to_score, with_parts
+from verifier_audit.loading import from_callable, make_caller, resolve, to_score, with_parts
 from verifier_audit.models import Task
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_REPO = REPO / "examples" / "verifier-repo"
 GSM = str(EXAMPLE_REPO / "data" / "gsm_style.jsonl")
-TASK = Task(id="t1", domain="math", prompt="What is 40 + 2?", reference="42", split="train",
-            metadata={"data_source": "openai/gsm8k", "level": 3})
+TASK = Task(
+    id="t1",
+    domain="math",
+    prompt="What is 40 + 2?",
+    reference="42",
+    split="train",
+    metadata={"data_source": "openai/gsm8k", "level": 3},
+)
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +51,8 @@ def grpo_module(tmp_path_factory):
     """The example repository's two rewards, with weights from a real GRPOConfig."""
     pytest.importorskip("trl")
     path = tmp_path_factory.mktemp("grpo") / "train_rewards.py"
-    path.write_text(textwrap.dedent(f'''
+    path.write_text(
+        textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(EXAMPLE_REPO)!r})
         from trl import GRPOConfig
@@ -54,7 +61,8 @@ def grpo_module(tmp_path_factory):
         CONFIG = {{"reward_funcs": [accuracy_reward, format_reward],
                    "args": GRPOConfig(output_dir="unused", reward_weights=[1.0, 0.5], use_cpu=True, bf16=False,
                                       report_to="none")}}
-    '''))
+    """)
+    )
     return path
 
 
@@ -88,7 +96,8 @@ def test_combined_reward_hole_is_found_though_each_function_alone_pays_no_wrong_
 
 def test_none_means_not_applicable_and_all_none_is_unscorable(tmp_path):
     path = tmp_path / "mixed.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         def math_only(completions, domain, **kw):
             return [None if d != "math" else float("42" in c) for c, d in zip(completions, domain)]
 
@@ -96,7 +105,8 @@ def test_none_means_not_applicable_and_all_none_is_unscorable(tmp_path):
             return [None if d != "code" else 1.0 for c, d in zip(completions, domain)]
 
         REWARDS = [math_only, code_only]
-    '''))
+    """)
+    )
     whole = resolve(f"{path}:REWARDS")
     assert to_score(_call(whole, "42")) == 1.0  # code_only's None adds nothing (nansum)
     sql_task = TASK.model_copy(update={"domain": "sql"})
@@ -109,11 +119,13 @@ def test_none_means_not_applicable_and_all_none_is_unscorable(tmp_path):
 
 def test_conversational_completions_are_chat_messages(tmp_path):
     path = tmp_path / "chat.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         def chat_reward(prompts, completions, answer, **kw):
             assert prompts[0][-1]["role"] == "user"
             return [float(c[0]["role"] == "assistant" and a in c[0]["content"]) for c, a in zip(completions, answer)]
-    '''))
+    """)
+    )
     spec = resolve(f"{path}:chat_reward", options=["conversational=true"])
     assert spec.opts == {"conversational": "true"}
     assert to_score(_call(spec, "it is 42")) == 1.0
@@ -121,7 +133,9 @@ def test_conversational_completions_are_chat_messages(tmp_path):
 
 def test_weights_option_and_its_errors(tmp_path):
     path = tmp_path / "two.py"
-    path.write_text("def a(completions, **kw):\n    return [1.0]\n\ndef b(completions, **kw):\n    return [1.0]\n\nBOTH = [a, b]\n")
+    path.write_text(
+        "def a(completions, **kw):\n    return [1.0]\n\ndef b(completions, **kw):\n    return [1.0]\n\nBOTH = [a, b]\n"
+    )
     assert to_score(_call(resolve(f"{path}:BOTH", options=["weights=2,0.25"]), "x")) == 2.25
     with pytest.raises(VerifierLoadError, match="2 reward weights for 3|3 reward weights for 2"):
         resolve(f"{path}:BOTH", options=["weights=1,1,1"])
@@ -142,11 +156,13 @@ def test_async_reward_function_is_awaited():
 
 def test_verl_batched_form_gets_lists_and_extra_info(tmp_path):
     path = tmp_path / "batched.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         def compute_score(data_sources, solution_strs, ground_truths, extra_infos, **kw):
             return [{"score": float(s.endswith(g)), "src": d, "level": e["level"]}
                     for d, s, g, e in zip(data_sources, solution_strs, ground_truths, extra_infos)]
-    '''))
+    """)
+    )
     spec = resolve(f"{path}:compute_score")
     assert spec.style == "verl"
     out = _call(spec, "it is 42")
@@ -155,14 +171,16 @@ def test_verl_batched_form_gets_lists_and_extra_info(tmp_path):
 
 def test_verl_data_source_routes_as_the_reward_manager_sends_it(tmp_path):
     path = tmp_path / "routed.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         def compute_score(data_source, solution_str, ground_truth, extra_info=None):
             if data_source == "lenient":
                 return float(ground_truth in solution_str)
             if data_source == "openai/gsm8k":
                 return float(solution_str.strip().endswith("#### " + ground_truth))
             raise NotImplementedError(data_source)
-    '''))
+    """)
+    )
     task = TASK.model_copy(update={"metadata": {}})
     strict = resolve(f"{path}:compute_score", options=["data_source=openai/gsm8k"])
     lenient = resolve(f"{path}:compute_score", options=["data_source=lenient"])
@@ -180,7 +198,6 @@ def test_verls_own_gsm8k_grader_is_audited_from_the_installed_package():
     # verl's package __init__ imports Ray; the grader itself is plain Python, read by path.
     spec = resolve(f"{grader}:compute_score", "pair")
     assert to_score(_call(spec, "so #### 42")) == 1.0
-    report = audit(f"{grader}:compute_score", style="pair", suite=GSM, probe_sample=0, workers=2, cache=False,
-                   limit=8)
+    report = audit(f"{grader}:compute_score", style="pair", suite=GSM, probe_sample=0, workers=2, cache=False, limit=8)
     assert report.n_candidates > 0 and report.error_rate == 0.0
     assert not math.isnan(report.coverage_debt)

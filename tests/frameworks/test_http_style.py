@@ -29,8 +29,9 @@ def naive():
 
 @pytest.fixture(scope="module")
 def strict():
-    with ServerProcess("reward_server.py", "--rule", "strict", "--api-key", "sk-test-secret-123",
-                       "--fail-every", "3") as server:
+    with ServerProcess(
+        "reward_server.py", "--rule", "strict", "--api-key", "sk-test-secret-123", "--fail-every", "3"
+    ) as server:
         yield server
 
 
@@ -55,8 +56,7 @@ def test_openrlhf_shape_sends_query_prompts_labels_and_reads_rewards(naive):
     assert call(r"The answer is $\boxed{41}$.", TASK) == 0.0
     body = naive.requests()[before]
     # OpenRLHF's body: one sample, query = prompt + response, labels = the reference.
-    assert body == {"query": [TASK.prompt + r"The answer is $\boxed{42}$."], "prompts": [TASK.prompt],
-                    "labels": ["42"]}
+    assert body == {"query": [TASK.prompt + r"The answer is $\boxed{42}$."], "prompts": [TASK.prompt], "labels": ["42"]}
 
 
 def test_reading_an_openrlhf_answer():
@@ -78,31 +78,52 @@ def test_reading_an_openrlhf_answer():
 
 def test_json_shape_maps_fields_and_reads_a_dotted_score(naive):
     before = len(naive.requests())
-    call = caller(naive.url("/score"), **{"shape": "json", "field.completion": "response", "field.reference": "gold",
-                                          "field.prompt": "question", "field.task_id": "id",
-                                          "const.data_source": "math", "score": "result.reward"})
+    call = caller(
+        naive.url("/score"),
+        **{
+            "shape": "json",
+            "field.completion": "response",
+            "field.reference": "gold",
+            "field.prompt": "question",
+            "field.task_id": "id",
+            "const.data_source": "math",
+            "score": "result.reward",
+        },
+    )
     assert call("so it is 42", TASK) == 1.0 and call("so it is 41", TASK) == 0.0
-    assert naive.requests()[before] == {"data_source": "math", "response": "so it is 42", "gold": "42",
-                                        "question": TASK.prompt, "id": "t1"}
+    assert naive.requests()[before] == {
+        "data_source": "math",
+        "response": "so it is 42",
+        "gold": "42",
+        "question": TASK.prompt,
+        "id": "t1",
+    }
     # The default score paths: score, reward, rewards[0], scores[0], a bare number.
     conf = http_style.settings({"shape": "json"})
     for answer in ({"score": 1}, {"reward": 1.0}, {"rewards": [1]}, {"scores": [1]}, 1, {"score": {"score": 1}}):
         assert http_style.read_score(answer, conf, "x") == 1.0, answer
     assert http_style.lookup({"a": [{"b": 2}]}, "a[0].b") == 2 == http_style.lookup({"a": [{"b": 2}]}, "a.0.b")
-    nested = http_style.body_for("t", TASK, http_style.settings({"shape": "json", "field.completion": "input.text",
-                                                                  "field.prompt": "", "field.task_id": ""}))
+    nested = http_style.body_for(
+        "t",
+        TASK,
+        http_style.settings(
+            {"shape": "json", "field.completion": "input.text", "field.prompt": "", "field.task_id": ""}
+        ),
+    )
     assert nested == {"input": {"text": "t"}, "reference": "42"}
 
 
 def test_options_are_checked_before_any_call():
-    for options, words in [({"timout": "3"}, "unknown --verifier-option timout"),
-                           ({"shape": "grpc"}, "shape=grpc"),
-                           ({"field.completion": "x"}, "shape=json"),
-                           ({"shape": "json", "field.answer": "x"}, "no field 'answer'"),
-                           ({"score": "a..b"}, "empty step"),
-                           ({"timeout": "0"}, "timeout=0: must be in"),
-                           ({"retries": "-1"}, "retries=-1"),
-                           ({"header_env.Authorization": "VA_TEST_NO_SUCH_VAR"}, "VA_TEST_NO_SUCH_VAR is not set")]:
+    for options, words in [
+        ({"timout": "3"}, "unknown --verifier-option timout"),
+        ({"shape": "grpc"}, "shape=grpc"),
+        ({"field.completion": "x"}, "shape=json"),
+        ({"shape": "json", "field.answer": "x"}, "no field 'answer'"),
+        ({"score": "a..b"}, "empty step"),
+        ({"timeout": "0"}, "timeout=0: must be in"),
+        ({"retries": "-1"}, "retries=-1"),
+        ({"header_env.Authorization": "VA_TEST_NO_SUCH_VAR"}, "VA_TEST_NO_SUCH_VAR is not set"),
+    ]:
         with pytest.raises(VerifierLoadError, match=words.replace("(", r"\(").replace(".", r"\.")):
             http_style.prepare_options(options)
     assert resolve("http://127.0.0.1:1/get_reward", "http", ["timeout=2"]).remote
@@ -144,8 +165,10 @@ def test_a_persistent_500_says_how_often_it_was_tried(monkeypatch):
         with pytest.raises(_client.RemoteHTTPError) as err:
             call("42", TASK)
         assert pauses == [0.2, 0.5]  # one backoff before each retry
-        assert str(err.value) == (f"reward server {server.url('/get_reward')}: HTTP 500 after 2 retries: "
-                                  "<html>injected failure 500: scorer crashed</html>")  # no query string shown
+        assert str(err.value) == (
+            f"reward server {server.url('/get_reward')}: HTTP 500 after 2 retries: "
+            "<html>injected failure 500: scorer crashed</html>"
+        )  # no query string shown
         assert len(server.requests()) == 3
 
 
@@ -156,9 +179,11 @@ def test_timeouts_garbage_missing_and_nan_raise_with_clear_messages():
             call("42", TASK)
         assert len(slow.requests()) == 1  # a timeout is not retried (the server has the request)
         assert err.value.verdict_error == f"timeout (reward server {slow.url('/get_reward')}: no answer within 0.5 s)"
-    for knob, error, words in [("--garbage-mod", _client.RemoteAnswerError, "answer is not JSON: '<html>Internal proxy"),
-                               ("--missing-mod", _client.RemoteAnswerError, "no 'rewards' (nor 'scores')"),
-                               ("--nan-mod", _client.RemoteAnswerError, "'rewards' returned nan")]:
+    for knob, error, words in [
+        ("--garbage-mod", _client.RemoteAnswerError, "answer is not JSON: '<html>Internal proxy"),
+        ("--missing-mod", _client.RemoteAnswerError, "no 'rewards' (nor 'scores')"),
+        ("--nan-mod", _client.RemoteAnswerError, "'rewards' returned nan"),
+    ]:
         with ServerProcess("reward_server.py", knob, "1") as server:
             with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
                 caller(server.url("/get_reward"))("42", TASK)
@@ -198,10 +223,12 @@ def test_an_audit_finds_the_substring_hole_of_a_naive_server(naive):
 
 def test_a_failing_server_gives_error_verdicts_and_fails_the_error_gate(tmp_path):
     results = tmp_path / "results.jsonl"
-    with ServerProcess("reward_server.py", "--rule", "strict", "--fail-mod", "9", "--slow-mod", "13",
-                       "--slow-s", "3") as server:
-        report = run_audit(server.url("/get_reward"), "http", {"timeout": "1", "retries": "1"}, suite="math",
-                           limit=3, results=results)
+    with ServerProcess(
+        "reward_server.py", "--rule", "strict", "--fail-mod", "9", "--slow-mod", "13", "--slow-s", "3"
+    ) as server:
+        report = run_audit(
+            server.url("/get_reward"), "http", {"timeout": "1", "retries": "1"}, suite="math", limit=3, results=results
+        )
     assert 0 < report.error_rate < 0.5
     kinds = Counter()
     for c in report.categories:
@@ -217,8 +244,7 @@ def test_a_failing_server_gives_error_verdicts_and_fails_the_error_gate(tmp_path
     assert not report.gate.passed
     assert any(r.startswith("error rate ") and "> max-error-rate 0.05" in r for r in report.gate.reasons)
     # Below the limit the errors do not fail the gate by themselves.
-    assert not any(r.startswith("error rate ") for r in
-                   run_audit_reasons(report, max_error_rate=0.5))
+    assert not any(r.startswith("error rate ") for r in run_audit_reasons(report, max_error_rate=0.5))
 
 
 def run_audit_reasons(report, **gate):
@@ -226,8 +252,15 @@ def run_audit_reasons(report, **gate):
     from verifier_audit.models import GateConfig
 
     errors = sum(c.errors for c in report.categories)
-    return gate_fn(report.coverage_debt, report.categories, report.false_rejection_rate, 0, GateConfig(**gate),
-                   errors=errors, calls=report.n_candidates).reasons
+    return gate_fn(
+        report.coverage_debt,
+        report.categories,
+        report.false_rejection_rate,
+        0,
+        GateConfig(**gate),
+        errors=errors,
+        calls=report.n_candidates,
+    ).reasons
 
 
 def test_a_server_that_is_not_there_errors_every_call_and_fails_the_gate():
@@ -240,10 +273,29 @@ def test_a_server_that_is_not_there_errors_every_call_and_fails_the_gate():
 
 def test_the_cli_audits_a_reward_server(naive, cli, tmp_path):
     out = tmp_path / "report.json"
-    r = cli("run", "--verifier", naive.url("/score"), "--style", "http", "--verifier-option", "shape=json",
-            "--verifier-option", "field.completion=response", "--verifier-option", "field.reference=gold",
-            "--verifier-option", "score=result.reward", "--limit", "2", "--no-progress", "--no-config",
-            "--json", str(out), "--probe-sample", "0")
+    r = cli(
+        "run",
+        "--verifier",
+        naive.url("/score"),
+        "--style",
+        "http",
+        "--verifier-option",
+        "shape=json",
+        "--verifier-option",
+        "field.completion=response",
+        "--verifier-option",
+        "field.reference=gold",
+        "--verifier-option",
+        "score=result.reward",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--no-config",
+        "--json",
+        str(out),
+        "--probe-sample",
+        "0",
+    )
     assert r.returncode == 1, r.stderr  # the gate fails: the substring hole
     import json
 
@@ -251,6 +303,15 @@ def test_the_cli_audits_a_reward_server(naive, cli, tmp_path):
     assert report["error_rate"] == 0.0 and report["verifier"] == naive.url("/score")
     assert {c["name"]: c["rate"] for c in report["categories"]}["math.hedge.two_boxes"] == 1.0
     assert "gate FAILED" in r.stderr
-    bad = cli("run", "--verifier", naive.url("/score"), "--style", "http", "--verifier-option", "shape=grpc",
-              "--no-progress", "--no-config")
+    bad = cli(
+        "run",
+        "--verifier",
+        naive.url("/score"),
+        "--style",
+        "http",
+        "--verifier-option",
+        "shape=grpc",
+        "--no-progress",
+        "--no-config",
+    )
     assert bad.returncode == 2 and "shape=grpc" in bad.stderr, (bad.returncode, bad.stderr)

@@ -23,8 +23,13 @@ from verifier_audit.models import Severity, Task
 from verifier_audit.resources import data_path
 
 TASK = Task(id="t1", domain="math", prompt="What is $6 \\times 7$?", reference="42")
-JUDGE_CATEGORIES = ("math.judge.master_key", "math.judge.reference_echo", "math.judge.verdict_forgery",
-                    "math.judge.instruction", "math.judge.truncated")
+JUDGE_CATEGORIES = (
+    "math.judge.master_key",
+    "math.judge.reference_echo",
+    "math.judge.verdict_forgery",
+    "math.judge.instruction",
+    "math.judge.truncated",
+)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +49,7 @@ def caller(url: str, **options: str):
 
 def test_prepare_options_reads_the_template_in_the_parent(tmp_path):
     path = tmp_path / "judge.txt"
-    path.write_text("Q: {question}\nGold: {reference}\nA: {response}\nReply as JSON {{\"ok\": true}}.\n")
+    path.write_text('Q: {question}\nGold: {reference}\nA: {response}\nReply as JSON {{"ok": true}}.\n')
     prepared = judge_style.prepare_options({"template": str(path), "model": "m"})
     assert "template" not in prepared and prepared["template_text"] == path.read_text()
     assert prepared["template_file"] == str(path.resolve()) and prepared["model"] == "m"
@@ -52,9 +57,12 @@ def test_prepare_options_reads_the_template_in_the_parent(tmp_path):
     with pytest.raises(VerifierLoadError, match=f"template={tmp_path}/nope.txt: no file at"):
         judge_style.prepare_options({"template": str(tmp_path / "nope.txt")})
     bad = tmp_path / "bad.txt"
-    bad.write_text("Answer {response} for {qestion} as {\"verdict\": ...}")
-    with pytest.raises(VerifierLoadError, match=r"bad.txt: unknown placeholder\(s\) \{\"verdict\"\}, \{qestion\}.*"
-                                                r"a literal brace is written \{\{"):
+    bad.write_text('Answer {response} for {qestion} as {"verdict": ...}')
+    with pytest.raises(
+        VerifierLoadError,
+        match=r"bad.txt: unknown placeholder\(s\) \{\"verdict\"\}, \{qestion\}.*"
+        r"a literal brace is written \{\{",
+    ):
         judge_style.prepare_options({"template": str(bad)})
     bad.write_text("no response shown: {question}")
     with pytest.raises(VerifierLoadError, match="never shows the judge the {response}"):
@@ -62,12 +70,14 @@ def test_prepare_options_reads_the_template_in_the_parent(tmp_path):
     bad.write_text("unclosed {response")
     with pytest.raises(VerifierLoadError, match="a literal brace"):
         judge_style.prepare_options({"template": str(bad)})
-    for options, words in [({"verdict": "(["}, "verdict=\\(\\[: not a regular expression"),
-                           ({"max_tokens": "0"}, "max_tokens=0"),
-                           ({"extra_body": "[1]"}, "expected a JSON object"),
-                           ({"api_key_env": "VA_TEST_NO_SUCH_VAR"}, "VA_TEST_NO_SUCH_VAR is not set"),
-                           ({"yes": "A", "no": "A,B"}, "A is both"),
-                           ({"temperature": "1"}, "unknown --verifier-option temperature")]:
+    for options, words in [
+        ({"verdict": "(["}, "verdict=\\(\\[: not a regular expression"),
+        ({"max_tokens": "0"}, "max_tokens=0"),
+        ({"extra_body": "[1]"}, "expected a JSON object"),
+        ({"api_key_env": "VA_TEST_NO_SUCH_VAR"}, "VA_TEST_NO_SUCH_VAR is not set"),
+        ({"yes": "A", "no": "A,B"}, "A is both"),
+        ({"temperature": "1"}, "unknown --verifier-option temperature"),
+    ]:
         with pytest.raises(VerifierLoadError, match=words):
             judge_style.prepare_options(options)
 
@@ -77,10 +87,16 @@ def test_the_template_is_filled_and_sent_with_temperature_zero(judge, tmp_path, 
     template = "<q>{question}</q>\n<ref>{reference}</ref>\n<resp>{response}</resp>\nBraces {{stay}}. YES or NO?"
     path.write_text(template)
     monkeypatch.setenv("VA_TEST_JUDGE_KEY", "sk-judge-1")
-    with ServerProcess("judge_server.py", "--template", str(path), "--api-key", "sk-judge-1",
-                       "--model", "qwen-judge") as server:
-        call = caller(server.url("/v1"), template=str(path), api_key_env="VA_TEST_JUDGE_KEY", max_tokens="8",
-                      system="You grade {reference}-answers.")
+    with ServerProcess(
+        "judge_server.py", "--template", str(path), "--api-key", "sk-judge-1", "--model", "qwen-judge"
+    ) as server:
+        call = caller(
+            server.url("/v1"),
+            template=str(path),
+            api_key_env="VA_TEST_JUDGE_KEY",
+            max_tokens="8",
+            system="You grade {reference}-answers.",
+        )
         assert call(r"so $\boxed{42}$", TASK) == 1.0 and call(r"so $\boxed{41}$", TASK) == 0.0
         sent = server.requests()
     body = sent[0]
@@ -88,8 +104,12 @@ def test_the_template_is_filled_and_sent_with_temperature_zero(judge, tmp_path, 
     assert body["temperature"] == 0 and body["max_tokens"] == 8
     assert body["messages"] == [
         {"role": "system", "content": "You grade 42-answers."},
-        {"role": "user", "content": f"<q>{TASK.prompt}</q>\n<ref>42</ref>\n<resp>so $\\boxed{{42}}$</resp>\n"
-                                    "Braces {stay}. YES or NO?"}]
+        {
+            "role": "user",
+            "content": f"<q>{TASK.prompt}</q>\n<ref>42</ref>\n<resp>so $\\boxed{{42}}$</resp>\n"
+            "Braces {stay}. YES or NO?",
+        },
+    ]
 
 
 def test_model_discovery_and_its_fallback():
@@ -103,11 +123,22 @@ def test_model_discovery_and_its_fallback():
 # ------------------------------------------------------------------------ the verdict
 
 
-@pytest.mark.parametrize("answer,score", [
-    ("YES", 1.0), ("no.", 0.0), ("Yes, they match.", 1.0), ("[[CORRECT]]", 1.0), ("[[INCORRECT]]", 0.0),
-    ("Incorrect: 41 is not 42", 0.0), ("The response is not correct.", 0.0), ("not equivalent", 0.0),
-    ("TRUE", 1.0), ("<think>is it yes? maybe</think>\nNO", 0.0), ("**YES**", 1.0),
-])
+@pytest.mark.parametrize(
+    "answer,score",
+    [
+        ("YES", 1.0),
+        ("no.", 0.0),
+        ("Yes, they match.", 1.0),
+        ("[[CORRECT]]", 1.0),
+        ("[[INCORRECT]]", 0.0),
+        ("Incorrect: 41 is not 42", 0.0),
+        ("The response is not correct.", 0.0),
+        ("not equivalent", 0.0),
+        ("TRUE", 1.0),
+        ("<think>is it yes? maybe</think>\nNO", 0.0),
+        ("**YES**", 1.0),
+    ],
+)
 def test_the_default_verdict_parser(answer, score):
     conf = judge_style.settings({})
     assert judge_style.read_verdict(answer, conf, "judge x") == score
@@ -159,15 +190,19 @@ def test_a_judge_answering_garbage_gives_error_verdicts():
     assert any(r.startswith("error rate ") for r in report.gate.reasons)
     assert report.error_messages["RemoteAnswerError"][0].startswith(
         f"RemoteAnswerError: judge {server.url('/v1/chat/completions')}: judge answered 'maybe, it is hard to say', "
-        "which the verdict parser does not read")
+        "which the verdict parser does not read"
+    )
 
 
 # -------------------------------------------------------------- the master-key catalog
 
 
 def test_the_judge_catalog_is_wrong_everywhere_and_rule_based_graders_reject_it():
-    entries = [e.model_copy(update={"instances": 1000}) for e in builtin_catalog("math")
-               if e.category.startswith("math.judge.")]
+    entries = [
+        e.model_copy(update={"instances": 1000})
+        for e in builtin_catalog("math")
+        if e.category.startswith("math.judge.")
+    ]
     assert {e.category for e in entries} == set(JUDGE_CATEGORIES) and len(entries) >= 20
     assert {e.severity for e in entries if e.category == "math.judge.master_key"} == {Severity.critical}
     keys = [e for e in entries if e.category == "math.judge.master_key"]
@@ -192,9 +227,25 @@ def test_the_cli_audits_a_judge_with_a_template_file(cli, tmp_path):
     template.write_text("[Q] {question}\n[REF] {reference}\n[ANS] {response}\nSame final answer? YES or NO.")
     out = tmp_path / "report.json"
     with ServerProcess("judge_server.py", "--template", str(template), "--model", "m1") as server:
-        r = cli("run", "--verifier", server.url("/v1"), "--style", "judge", "--verifier-option", "model=m1",
-                "--verifier-option", f"template={template}", "--limit", "2", "--no-progress", "--no-config",
-                "--json", str(out), "--probe-sample", "0")
+        r = cli(
+            "run",
+            "--verifier",
+            server.url("/v1"),
+            "--style",
+            "judge",
+            "--verifier-option",
+            "model=m1",
+            "--verifier-option",
+            f"template={template}",
+            "--limit",
+            "2",
+            "--no-progress",
+            "--no-config",
+            "--json",
+            str(out),
+            "--probe-sample",
+            "0",
+        )
         sent = server.requests()
     assert r.returncode == 1, r.stderr
     import json
@@ -203,6 +254,15 @@ def test_the_cli_audits_a_judge_with_a_template_file(cli, tmp_path):
     cats = {c["name"]: c for c in report["categories"]}
     assert report["error_rate"] == 0.0 and cats["math.judge.master_key"]["rate"] == 1.0
     assert sent and all(b["model"] == "m1" and b["messages"][-1]["content"].startswith("[Q] ") for b in sent)
-    missing = cli("run", "--verifier", "http://127.0.0.1:9/v1", "--style", "judge", "--verifier-option",
-                  f"template={tmp_path / 'nope.txt'}", "--no-progress", "--no-config")
+    missing = cli(
+        "run",
+        "--verifier",
+        "http://127.0.0.1:9/v1",
+        "--style",
+        "judge",
+        "--verifier-option",
+        f"template={tmp_path / 'nope.txt'}",
+        "--no-progress",
+        "--no-config",
+    )
     assert missing.returncode == 2 and "nope.txt" in missing.stderr, (missing.returncode, missing.stderr)

@@ -14,7 +14,8 @@ TASK = Task(id="t1", domain="math", prompt="1+1?", reference="2", metadata={"dat
 @pytest.fixture
 def verifiers(tmp_path):
     path = tmp_path / "my_verifiers.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         def native(completion, task):
             return task.reference in completion
 
@@ -31,11 +32,14 @@ def verifiers(tmp_path):
             return True
 
         NOT_CALLABLE = 3
-    '''))
+    """)
+    )
     return path
 
 
-@pytest.mark.parametrize("name,style", [("native", "native"), ("pair", "pair"), ("compute_score", "verl"), ("trl_reward", "trl")])
+@pytest.mark.parametrize(
+    "name,style", [("native", "native"), ("pair", "pair"), ("compute_score", "verl"), ("trl_reward", "trl")]
+)
 def test_styles_are_detected_and_called(verifiers, name, style):
     spec = resolve(f"{verifiers}:{name}")
     assert spec.style == style
@@ -55,11 +59,14 @@ def test_module_spec():
     assert spec.style == "pair"
 
 
-@pytest.mark.parametrize("spec,message", [
-    ("nocolon", "expected 'package.module:function'"),
-    ("does/not/exist.py:f", "no file at does/not/exist.py"),
-    ("no_such_module_xyz:f", "cannot import module 'no_such_module_xyz'"),
-])
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("nocolon", "expected 'package.module:function'"),
+        ("does/not/exist.py:f", "no file at does/not/exist.py"),
+        ("no_such_module_xyz:f", "cannot import module 'no_such_module_xyz'"),
+    ],
+)
 def test_bad_specs_say_what_is_wrong(spec, message):
     with pytest.raises(VerifierLoadError, match=message):
         resolve(spec)
@@ -117,8 +124,9 @@ def test_specs_of_one_module_are_read_by_one_interpreter_and_other_modules_by_th
         (tmp_path / name).write_text(COUNTED)
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     logged = ("VA_TEST_IMPORTS",)  # beyond the allow-list of the inspecting interpreter's environment
-    specs = resolve_many([(f"{a}:first", None, None), (f"{a}:second", None, None), (f"{b}:first", None, None)],
-                         pass_env=logged)
+    specs = resolve_many(
+        [(f"{a}:first", None, None), (f"{a}:second", None, None), (f"{b}:first", None, None)], pass_env=logged
+    )
     assert [(s.name, s.style) for s in specs] == [("first", "pair"), ("second", "pair"), ("first", "pair")]
     pids = log.read_text().split()
     assert len(pids) == 2 and len(set(pids)) == 2  # a.py imported once for both specs, b.py apart

@@ -50,39 +50,47 @@ def test_fixture_passes_the_sound_verifier_and_fails_the_hole_with_a_readable_me
     repo.makepyfile(test_rewards=FIXTURE_TESTS)
     result = repo.runpytest()
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines([
-        "*rewards.py:last_number_reward failed its verifier-audit gate on suite tasks.jsonl (seed 0):",
-        "*coverage debt 0.* false acceptance *%; false rejection *%",
-        "*- category math.*: false acceptance 1.00 (*) > max-category 0.25",
-        "worst escaped categories (wrong answers it accepted):",
-        "  math.*(high): accepted * of * (100.0%)",
-        "    candidate: *boxed*",
-        "    reference: *",
-        "reproduce: verifier-audit run --verifier rewards.py:last_number_reward --suite tasks.jsonl --style pair",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*rewards.py:last_number_reward failed its verifier-audit gate on suite tasks.jsonl (seed 0):",
+            "*coverage debt 0.* false acceptance *%; false rejection *%",
+            "*- category math.*: false acceptance 1.00 (*) > max-category 0.25",
+            "worst escaped categories (wrong answers it accepted):",
+            "  math.*(high): accepted * of * (100.0%)",
+            "    candidate: *boxed*",
+            "    reference: *",
+            "reproduce: verifier-audit run --verifier rewards.py:last_number_reward --suite tasks.jsonl --style pair",
+        ]
+    )
     out = result.stdout.str()
     assert "Traceback" not in out and "pytest_plugin.py" not in out  # no plugin internals in the message
     assert "\\boxed{1445 \\text{ or } 1444}" in out and "reference: 1444" in out  # the example, beside the reference
 
 
 def test_terminal_summary_lists_every_audited_verifier_once(repo):
-    repo.makepyfile(test_rewards=FIXTURE_TESTS + """
+    repo.makepyfile(
+        test_rewards=FIXTURE_TESTS
+        + """
 def test_hole_again(verifier_audit):
     assert verifier_audit.audit("rewards.py:last_number_reward").coverage_debt > 0.1
-""")
+"""
+    )
     result = repo.runpytest("-q")
     result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines([
-        "*= verifier-audit =*",
-        "*rewards.py:accuracy_reward on tasks.jsonl (* candidates): coverage debt 0.000 *gate passed",
-        "*rewards.py:last_number_reward on tasks.jsonl (* candidates): coverage debt 0.* gate FAILED",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*= verifier-audit =*",
+            "*rewards.py:accuracy_reward on tasks.jsonl (* candidates): coverage debt 0.000 *gate passed",
+            "*rewards.py:last_number_reward on tasks.jsonl (* candidates): coverage debt 0.* gate FAILED",
+        ]
+    )
     # The session caches audits: the second test on the same verifier did not audit again.
     assert result.stdout.str().count("last_number_reward on tasks.jsonl") == 1
 
 
 def test_marker_audits_the_declared_verifier(repo):
-    repo.makepyfile(test_marked="""
+    repo.makepyfile(
+        test_marked="""
 import pytest
 
 @pytest.mark.verifier_audit("rewards.py:accuracy_reward", max_debt=0.01)
@@ -96,7 +104,8 @@ def test_hole():
 @pytest.mark.verifier_audit(suite="math")
 def test_no_verifier():
     pass
-""")
+"""
+    )
     result = repo.runpytest()
     result.assert_outcomes(passed=1, failed=2)
     out = result.stdout.str()
@@ -105,10 +114,13 @@ def test_no_verifier():
 
 
 def test_x_and_k_select_and_stop_as_usual(repo):
-    repo.makepyfile(test_rewards=FIXTURE_TESTS + """
+    repo.makepyfile(
+        test_rewards=FIXTURE_TESTS
+        + """
 def test_hole_twice(verifier_audit):
     verifier_audit.assert_coverage("rewards.py:last_number_reward")
-""")
+"""
+    )
     result = repo.runpytest("-x")
     result.assert_outcomes(passed=1, failed=1)  # stopped after the first failure
     result = repo.runpytest("-k", "sound", "-q")
@@ -117,10 +129,12 @@ def test_hole_twice(verifier_audit):
 
 
 def test_report_dir_and_quick_limit(repo, tmp_path):
-    repo.makepyfile(test_rewards="""
+    repo.makepyfile(
+        test_rewards="""
 def test_count(verifier_audit):
     print("N", verifier_audit.audit("rewards.py:accuracy_reward").n_candidates)
-""")
+"""
+    )
     full = repo.runpytest("-s")
     quick = repo.runpytest("-s", "--verifier-audit-limit", "2", "--verifier-audit-report", str(tmp_path / "reports"))
     assert 0 < _n(quick) < _n(full)
@@ -135,18 +149,23 @@ def _n(result) -> int:
 
 
 def test_a_waiver_in_the_config_applies_to_the_plugin_too(repo):
-    repo.makepyfile(test_rewards="""
+    repo.makepyfile(
+        test_rewards="""
 def test_waived(verifier_audit):
     report = verifier_audit.audit("rewards.py:last_number_reward")
     assert "math.trap.last_number" in report.settings["waived_categories"]
     assert not any("math.trap.last_number" in r for r in report.gate.reasons)
-""")
-    repo.makepyprojecttoml(CONFIG + """
+"""
+    )
+    repo.makepyprojecttoml(
+        CONFIG
+        + """
 [[tool.verifier_audit.waivers]]
 category = "math.trap.last_number"
 reason = "tracked in issue 12"
 expires = 2999-12-31
-""")
+"""
+    )
     repo.runpytest().assert_outcomes(passed=1)
 
 
@@ -155,8 +174,9 @@ def test_bad_config_is_a_clear_usage_error(repo):
     repo.makepyfile(test_rewards=FIXTURE_TESTS)
     result = repo.runpytest()
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines([("*unknown key tool.verifier_audit.workrs (did you mean workers?); allowed keys here: "
-                                 "suite*")] * 2)
+    result.stdout.fnmatch_lines(
+        [("*unknown key tool.verifier_audit.workrs (did you mean workers?); allowed keys here: suite*")] * 2
+    )
     assert "Traceback" not in result.stdout.str()
 
 
@@ -169,11 +189,13 @@ def test_the_reproduce_line_reproduces_the_audit_and_its_gate(repo, tmp_path):
     for row in rows:
         row["question"], row["final"] = row.pop("prompt"), row.pop("reference")
     (repo.path / "tasks.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    repo.makepyfile(test_rewards="""
+    repo.makepyfile(
+        test_rewards="""
 def test_hole(verifier_audit):
     verifier_audit.assert_coverage("rewards.py:last_number_reward", max_debt=0.2, probe_sample=0,
                                    fields=["prompt=question", "reference=final"])
-""")
+"""
+    )
     reports = tmp_path / "reports"
     result = repo.runpytest("--verifier-audit-limit", "2", "--verifier-audit-report", str(reports))
     result.assert_outcomes(failed=1)
@@ -183,9 +205,14 @@ def test_hole(verifier_audit):
     words = shlex.split(line.removeprefix("reproduce: "))
     assert words[:2] == ["verifier-audit", "run"]
     out = tmp_path / "cli.json"
-    run = subprocess.run([sys.executable, "-m", "verifier_audit", *words[1:], "--no-progress", "--json", str(out)],
-                         cwd=repo.path, env={**os.environ, "PYTHONPATH": str(EXAMPLE.parent.parent)},
-                         capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "verifier_audit", *words[1:], "--no-progress", "--json", str(out)],
+        cwd=repo.path,
+        env={**os.environ, "PYTHONPATH": str(EXAMPLE.parent.parent)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert run.returncode == 1, run.stderr[-3000:]  # the gate failed, as in the test; not a usage error
     cli = json.loads(out.read_text())
     assert cli["n_candidates"] == plugin["n_candidates"] and cli["settings"]["limit"] == 2
@@ -194,10 +221,12 @@ def test_hole(verifier_audit):
 
 def test_a_misspelt_option_fails_the_test_with_the_option_meant(repo):
     """Before, ``max_dept=0.1`` was ignored without a word and the default gate applied."""
-    repo.makepyfile(test_rewards="""
+    repo.makepyfile(
+        test_rewards="""
 def test_typo(verifier_audit):
     verifier_audit.assert_coverage("rewards.py:accuracy_reward", max_dept=0.1)
-""")
+"""
+    )
     result = repo.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*verifier-audit: verifier_audit: unknown option max_dept (did you mean max_debt?)*"])
@@ -209,8 +238,10 @@ def test_under_xdist_the_controller_prints_the_workers_audits(repo):
     repo.makepyfile(test_rewards=FIXTURE_TESTS)
     result = repo.runpytest_subprocess("-n", "2", "-p", "xdist")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines([
-        "*= verifier-audit =*",
-        "*accuracy_reward on tasks.jsonl*gate passed",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*= verifier-audit =*",
+            "*accuracy_reward on tasks.jsonl*gate passed",
+        ]
+    )
     assert "last_number_reward on tasks.jsonl" in result.stdout.str()

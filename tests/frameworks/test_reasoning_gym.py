@@ -52,14 +52,22 @@ def test_every_supported_dataset_is_labelled_by_the_math_oracle(name):
         meta = task.metadata
         assert task.domain == "math" and task.prompt
         assert (meta["source"], meta["dataset"], meta["seed"], meta["size"], meta["index"]) == (
-            "reasoning-gym", name, 0, SIZE, i)
+            "reasoning-gym",
+            name,
+            0,
+            SIZE,
+            i,
+        )
         json.dumps(meta, allow_nan=False)  # JSON-safe, entry metadata included
         assert domain.check_task(task) is None, task.reference
         assert answers_equivalent(task.reference, task.reference), task.reference
         right = boxed_completion(task.reference, rng_for(0, task.id, "test"))
         assert domain.label(right, task).label == "correct", task.reference
-        wrong = [c for c in near_miss.generate(task, rng_for(0, task.id, "near_miss"))
-                 if domain.label(c.text, task).label == "incorrect"]
+        wrong = [
+            c
+            for c in near_miss.generate(task, rng_for(0, task.id, "near_miss"))
+            if domain.label(c.text, task).label == "incorrect"
+        ]
         with_near_misses += bool(wrong)
     # Most tasks: the near-miss generator writes none for a gold of 0 (number_sequence: 5 in 20).
     assert with_near_misses >= 0.7 * SIZE, f"{name}: near-misses on {with_near_misses}/{SIZE} tasks"
@@ -98,13 +106,16 @@ def test_an_unsupported_dataset_lists_the_supported_ones():
         load_suite("reasoning-gym:chainsum")
 
 
-@pytest.mark.parametrize("spec, says", [
-    ("reasoning-gym:", "name a reasoning-gym dataset"),
-    ("reasoning-gym:gcd?size=x", "size='x' is not an integer"),
-    ("reasoning-gym:gcd?size=0", "must be at least 1"),
-    ("reasoning-gym:gcd?sze=5", "unknown setting 'sze'"),
-    ("reasoning-gym:gcd?size=999999", "size must be an integer from 1"),
-])
+@pytest.mark.parametrize(
+    "spec, says",
+    [
+        ("reasoning-gym:", "name a reasoning-gym dataset"),
+        ("reasoning-gym:gcd?size=x", "size='x' is not an integer"),
+        ("reasoning-gym:gcd?size=0", "must be at least 1"),
+        ("reasoning-gym:gcd?sze=5", "unknown setting 'sze'"),
+        ("reasoning-gym:gcd?size=999999", "size must be an integer from 1"),
+    ],
+)
 def test_a_bad_suite_spec_says_what_to_fix(spec, says):
     with pytest.raises(InputError, match=says.replace("?", r"\?")):
         load_suite(spec)
@@ -172,12 +183,26 @@ def test_a_task_not_from_reasoning_gym_is_an_error(score):
 def test_the_answer_tag_format_comes_last_and_leaves_the_others_alone():
     names = [f.name for f in FORMATS]
     assert names[-1] == "answer_tag" and names.count("answer_tag") == 1
-    assert names[:-1] == ["boxed", "minerva", "gsm8k", "gsm8k_period", "answer_colon", "answer_colon_period",
-                          "sentence_period", "sentence", "bold", "bold_period", "last_line", "last_line_period"]
+    assert names[:-1] == [
+        "boxed",
+        "minerva",
+        "gsm8k",
+        "gsm8k_period",
+        "answer_colon",
+        "answer_colon_period",
+        "sentence_period",
+        "sentence",
+        "bold",
+        "bold_period",
+        "last_line",
+        "last_line_period",
+    ]
     hedge = "First attempt: $\\boxed{12}$. Checking again: $\\boxed{13}$.\nNot sure."
     written = TAG.rewrite(hedge)
-    assert written == ("First attempt:\nThe final answer is 12.\n<answer>12</answer>\nChecking again:\n"
-                       "The final answer is 13.\n<answer>13</answer>\nNot sure.")
+    assert written == (
+        "First attempt:\nThe final answer is 12.\n<answer>12</answer>\nChecking again:\n"
+        "The final answer is 13.\n<answer>13</answer>\nNot sure."
+    )
     assert format_of(written) == "answer_tag" and extract_answer(written) == "13"
     assert label_completion(written, "13").label == "incorrect"  # still a hedge to the oracle
     assert TAG.rewrite("The answer is $\\boxed{</answer>1}$.") is None  # a tag in the answer
@@ -195,8 +220,15 @@ def exact(completion: str, task: Task) -> bool:
 
 
 def test_an_audit_through_the_python_api(tmp_path):
-    report = audit(exact, suite="reasoning-gym:basic_arithmetic", limit=5, cache=False, probe_sample=0,
-                   workers=2, results=tmp_path / "results.jsonl")
+    report = audit(
+        exact,
+        suite="reasoning-gym:basic_arithmetic",
+        limit=5,
+        cache=False,
+        probe_sample=0,
+        workers=2,
+        results=tmp_path / "results.jsonl",
+    )
     assert report.suite == "reasoning-gym:basic_arithmetic"
     assert report.n_candidates > 0 and report.formats.audited_in is None  # it reads \boxed{}
     assert report.false_acceptance_rate == 0.0

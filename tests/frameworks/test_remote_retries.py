@@ -39,7 +39,9 @@ LOOSE = ("--max-debt", "1", "--max-category", "1", "--max-false-rejection", "1")
 
 
 def caller(url: str, style=http_style, **options: str):
-    spec = VerifierSpec(spec=url, name="t", style=style.__name__.rpartition(".")[2], options=tuple(sorted(options.items())))
+    spec = VerifierSpec(
+        spec=url, name="t", style=style.__name__.rpartition(".")[2], options=tuple(sorted(options.items()))
+    )
     return style.make_caller(None, spec)
 
 
@@ -95,15 +97,24 @@ class _Resetting:
         self.sock.close()
 
 
-@pytest.mark.parametrize("knobs, expected", [
-    # 429 is the server asking to slow down: retried, as 5xx are
-    (("--fail-every", "1", "--fail-status", "429"), {"requests": 3, "retried": {"HTTP 429": 2}, "failed": "HTTP 429"}),
-    (("--fail-every", "1", "--fail-status", "503"), {"requests": 3, "retried": {"HTTP 503": 2}, "failed": "HTTP 503"}),
-    # the caller's mistake: not retried
-    (("--fail-every", "1", "--fail-status", "404"), {"requests": 1, "retried": {}, "failed": "HTTP 404"}),
-    # the server has the request: not sent again, but counted
-    (("--slow-mod", "1", "--slow-s", "2"), {"requests": 1, "retried": {}, "failed": "timeout"}),
-])
+@pytest.mark.parametrize(
+    "knobs, expected",
+    [
+        # 429 is the server asking to slow down: retried, as 5xx are
+        (
+            ("--fail-every", "1", "--fail-status", "429"),
+            {"requests": 3, "retried": {"HTTP 429": 2}, "failed": "HTTP 429"},
+        ),
+        (
+            ("--fail-every", "1", "--fail-status", "503"),
+            {"requests": 3, "retried": {"HTTP 503": 2}, "failed": "HTTP 503"},
+        ),
+        # the caller's mistake: not retried
+        (("--fail-every", "1", "--fail-status", "404"), {"requests": 1, "retried": {}, "failed": "HTTP 404"}),
+        # the server has the request: not sent again, but counted
+        (("--slow-mod", "1", "--slow-s", "2"), {"requests": 1, "retried": {}, "failed": "timeout"}),
+    ],
+)
 def test_each_status_is_counted_under_its_name(knobs, expected):
     with ServerProcess("reward_server.py", *knobs) as server:
         call = caller(server.url("/get_reward"), timeout="0.5")
@@ -149,8 +160,13 @@ def test_the_tally_adds_up_what_the_log_recorded(calls, limit):
             log.record(status, retried=True)
         log.record(last)
         entry = log.take()
-        v = Verdict(verifier="v", candidate_id="c", status="ok" if last is None else "error", score=1.0,
-                    security=[entry, "unobserved:something else"])
+        v = Verdict(
+            verifier="v",
+            candidate_id="c",
+            status="ok" if last is None else "error",
+            score=1.0,
+            security=[entry, "unobserved:something else"],
+        )
         tally.count(v)
     health = tally.result()
     n_retried = sum(len(r) for r, _ in calls)
@@ -167,21 +183,33 @@ def test_the_tally_adds_up_what_the_log_recorded(calls, limit):
         assert all(f"{status} {n:,}" in reasons[0] for status, n in health.retried.items())
 
 
-@pytest.mark.parametrize("entry", [
-    "remote:", "remote:[]", 'remote:{"requests": 0}', 'remote:{"requests": 2, "retried": {"HTTP 500": -1}}',
-    'remote:{"requests": true}', 'remote:{"requests": 1, "failed": 5}', "unobserved:x", "score_disguised:x",
-])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "remote:",
+        "remote:[]",
+        'remote:{"requests": 0}',
+        'remote:{"requests": 2, "retried": {"HTTP 500": -1}}',
+        'remote:{"requests": true}',
+        'remote:{"requests": 1, "failed": 5}',
+        "unobserved:x",
+        "score_disguised:x",
+    ],
+)
 def test_a_malformed_entry_is_not_counted(entry):
     assert _client.read_requests(entry) is None
 
 
 def test_the_terminal_words():
-    sick = RemoteHealth(calls=1264, requests=1797, retried={"HTTP 500": 251, "connection reset": 3}, failed={},
-                        retry_rate=254 / 1797)
-    assert remote_words(sick) == ("HTTP 500 on 14% of requests (251 of 1,797), connection reset on <1% (3), retried; "
-                                  "0 calls failed after retries")
-    failing = RemoteHealth(calls=10, requests=12, retried={"HTTP 503": 2}, failed={"HTTP 503": 1, "timeout": 2},
-                           retry_rate=2 / 12)
+    sick = RemoteHealth(
+        calls=1264, requests=1797, retried={"HTTP 500": 251, "connection reset": 3}, failed={}, retry_rate=254 / 1797
+    )
+    assert remote_words(sick) == (
+        "HTTP 500 on 14% of requests (251 of 1,797), connection reset on <1% (3), retried; 0 calls failed after retries"
+    )
+    failing = RemoteHealth(
+        calls=10, requests=12, retried={"HTTP 503": 2}, failed={"HTTP 503": 1, "timeout": 2}, retry_rate=2 / 12
+    )
     assert remote_words(failing).endswith("; 3 calls failed after retries (timeout 2, HTTP 503 1)")
     assert remote_words(RemoteHealth(calls=5, requests=5)) == "5 requests for 5 calls, none retried; 0 calls failed"
 
@@ -203,11 +231,27 @@ def sick(tmp_path_factory):
     """One audit (--limit 2) of a server answering HTTP 500 to every 7th request, then the
     same results resumed with --max-retry-rate 0.5."""
     out = tmp_path_factory.mktemp("sick")
-    with pytest.MonkeyPatch.context() as mp, \
-            ServerProcess("reward_server.py", "--rule", "strict", "--fail-every", "7") as server:
+    with (
+        pytest.MonkeyPatch.context() as mp,
+        ServerProcess("reward_server.py", "--rule", "strict", "--fail-every", "7") as server,
+    ):
         mp.setenv("VERIFIER_AUDIT_CACHE", str(tmp_path_factory.getbasetemp() / "va-cache"))
-        args = ["run", "--verifier", server.url("/get_reward"), "--style", "http", "--limit", "2", "--no-progress",
-                "--probe-sample", "0", "--no-format-probe", "--results", str(out / "results.jsonl"), *LOOSE]
+        args = [
+            "run",
+            "--verifier",
+            server.url("/get_reward"),
+            "--style",
+            "http",
+            "--limit",
+            "2",
+            "--no-progress",
+            "--probe-sample",
+            "0",
+            "--no-format-probe",
+            "--results",
+            str(out / "results.jsonl"),
+            *LOOSE,
+        ]
         failed = run_cli(*args, "--json", str(out / "a.json"), "--markdown", str(out / "a.md"))
         passed = run_cli(*args, "--resume", "--max-retry-rate", "0.5", "--json", str(out / "b.json"))
         served = len(server.requests())
@@ -227,8 +271,11 @@ def test_a_sick_server_is_counted_shown_and_gated(sick):
     assert f"remote: HTTP 500 on {k / n:.0%} of requests ({k} of {n}), retried; " in run.stdout
     assert run.returncode == 1, run.stderr[-2000:]
     assert report["gate"]["reasons"] == [
-        (f"retry rate {k / n:.3f} ({k} of {n} requests retried: HTTP 500 {k}) > max-retry-rate 0.05: the server "
-         "failed requests that only the retries answered")]
+        (
+            f"retry rate {k / n:.3f} ({k} of {n} requests retried: HTTP 500 {k}) > max-retry-rate 0.05: the server "
+            "failed requests that only the retries answered"
+        )
+    ]
     assert report["settings"]["max_retry_rate"] == 0.05
     assert f"- remote: HTTP 500 on {k / n:.0%} of requests ({k} of {n})" in (out / "a.md").read_text()
     assert f"remote: HTTP 500 on {k / n:.0%} of requests ({k} of {n})" in to_html([Report.model_validate(report)])
@@ -246,9 +293,24 @@ def test_a_higher_max_retry_rate_passes_and_a_resume_keeps_the_count(sick):
 
 def test_a_healthy_server_shows_no_retry_and_passes(cli, tmp_path):
     with ServerProcess("reward_server.py", "--rule", "strict") as server:
-        run = cli("run", "--verifier", server.url("/get_reward"), "--style", "http", "--limit", "2", "--no-progress",
-                  "--probe-sample", "0", "--no-format-probe", "--results", str(tmp_path / "r.jsonl"), *LOOSE,
-                  "--json", str(tmp_path / "r.json"))
+        run = cli(
+            "run",
+            "--verifier",
+            server.url("/get_reward"),
+            "--style",
+            "http",
+            "--limit",
+            "2",
+            "--no-progress",
+            "--probe-sample",
+            "0",
+            "--no-format-probe",
+            "--results",
+            str(tmp_path / "r.jsonl"),
+            *LOOSE,
+            "--json",
+            str(tmp_path / "r.json"),
+        )
         served = len(server.requests())
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     remote = json.loads((tmp_path / "r.json").read_text())["remote"]

@@ -33,8 +33,21 @@ def test_a_verifier_cannot_read_the_labels():
 @pytest.mark.skipif(os.geteuid() != 0, reason="the PID namespace that shields the audit needs root")
 def test_a_verifier_cannot_stop_or_kill_the_audit(cli, tmp_path):
     out = tmp_path / "report.json"
-    r = cli("run", "--verifier", f"{FIXTURES / 'liars.py'}:stops_the_audit", "--limit", "2", "--no-progress",
-            "--no-config", "--no-cache", "--probe-sample", "0", "--json", str(out), timeout=600)
+    r = cli(
+        "run",
+        "--verifier",
+        f"{FIXTURES / 'liars.py'}:stops_the_audit",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--no-config",
+        "--no-cache",
+        "--probe-sample",
+        "0",
+        "--json",
+        str(out),
+        timeout=600,
+    )
     assert r.returncode in (0, 1), r.stderr
     report = json.loads(out.read_text())
     assert report["n_candidates"] > 50 and report["errors"] == 0

@@ -35,6 +35,8 @@ def _has_classic() -> bool:
 
 
 CLASSIC = _has_classic()
+
+
 def _has_v1() -> bool:
     if importlib.util.find_spec("verifiers.v1") is None:
         return False
@@ -50,7 +52,7 @@ v1 = pytest.mark.skipif(not V1, reason=f"verifiers {vf.__version__} has no verif
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "verifiers_env"
 TASK = Task(id="t1", domain="math", prompt="What is 40 + 2?", reference="42", metadata={"info": {"level": 1}})
 
-CLASSIC_ENV = '''
+CLASSIC_ENV = """
 import verifiers as vf
 from datasets import Dataset
 from verifiers.utils.data_utils import extract_boxed_answer
@@ -80,9 +82,9 @@ def load_environment(format_weight: float = 0.2, **kwargs):
             {"question": "What is 3 * 3?", "answer": "9", "info": {"level": 1}}]
     return vf.SingleTurnEnv(dataset=Dataset.from_list(rows), system_prompt=SYSTEM, few_shot=FEW_SHOT, parser=parser,
                             rubric=rubric, **kwargs)
-'''
+"""
 
-V1_ENV = '''
+V1_ENV = """
 import verifiers.v1 as vf
 
 
@@ -112,7 +114,7 @@ def load_taskset():
 
 
 __all__ = ["QATaskset"]
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -183,8 +185,11 @@ def test_detect_reads_objects_without_calling_anything():
 def test_resolve_detects_the_environment_and_lists_its_reward_functions(classic_env):
     spec = resolve(f"{classic_env}:load_environment")
     assert spec.style == "verifiers" and spec.parts == ("correct_answer", "boxed_format")
-    assert [s.name for s in with_parts(spec)] == ["load_environment", "load_environment[correct_answer]",
-                                                  "load_environment[boxed_format]"]
+    assert [s.name for s in with_parts(spec)] == [
+        "load_environment",
+        "load_environment[correct_answer]",
+        "load_environment[boxed_format]",
+    ]
 
 
 @classic
@@ -192,10 +197,14 @@ def test_scores_match_the_rubric_called_directly(classic_env):
     load_environment = load_function(f"{classic_env}:load_environment")
     whole, correct, fmt = with_parts(from_callable(load_environment))
     env = load_environment()
-    prompt = [{"role": "system", "content": env.system_prompt}, *env.few_shot,
-              {"role": "user", "content": TASK.prompt}]
-    cases = {r"so \boxed{42}": (1.0, 1.0), r"so \boxed{41}": (0.0, 1.0), "42": (1.0, 0.0),
-             r"\boxed{42.0}": (1.0, 1.0), "no answer": (0.0, 0.0)}
+    prompt = [{"role": "system", "content": env.system_prompt}, *env.few_shot, {"role": "user", "content": TASK.prompt}]
+    cases = {
+        r"so \boxed{42}": (1.0, 1.0),
+        r"so \boxed{41}": (0.0, 1.0),
+        "42": (1.0, 0.0),
+        r"\boxed{42.0}": (1.0, 1.0),
+        "no answer": (0.0, 0.0),
+    }
     for text, (right, boxed) in cases.items():
         expected = _rubric_reward(env, prompt, text, "42", {"level": 1})
         assert expected == pytest.approx(1.0 * right + 0.2 * boxed), text
@@ -222,7 +231,8 @@ def test_the_prompt_is_the_environments_own_formatting(classic_env):
 @classic
 def test_a_raising_reward_function_is_the_rubrics_zero_unless_errors_raise(tmp_path):
     path = tmp_path / "broken_env.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         import verifiers as vf
         from datasets import Dataset
 
@@ -234,7 +244,8 @@ def test_a_raising_reward_function_is_the_rubrics_zero_unless_errors_raise(tmp_p
         def load_environment():
             return vf.SingleTurnEnv(dataset=Dataset.from_list([{"question": "q", "answer": "a"}]),
                                     rubric=vf.Rubric(funcs=[fragile]))
-    '''))
+    """)
+    )
     load_environment = load_function(f"{path}:load_environment")
     spec = from_callable(load_environment)
     assert spec.style == "verifiers" and spec.parts == () and _score(spec, "fine") == 1.0
@@ -247,7 +258,8 @@ def test_a_raising_reward_function_is_the_rubrics_zero_unless_errors_raise(tmp_p
 @classic
 def test_the_frameworks_own_math_rubric_scores_through_the_env(tmp_path):
     path = tmp_path / "math_rubric_env.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         import verifiers as vf
         from datasets import Dataset
 
@@ -255,7 +267,8 @@ def test_the_frameworks_own_math_rubric_scores_through_the_env(tmp_path):
             rubric = vf.MathRubric()  # math-verify behind the rubric's own parser, as the Hub's math envs use
             return vf.SingleTurnEnv(dataset=Dataset.from_list([{"question": "q", "answer": "42"}]),
                                     system_prompt="Box it.", parser=rubric.parser, rubric=rubric)
-    '''))
+    """)
+    )
     spec = from_callable(load_function(f"{path}:load_environment"))
     assert spec.style == "verifiers" and spec.parts == ()  # one paid function: nothing to split
     think = "<think>\n40 plus 2\n</think>\n"  # its parser reads after the reasoning (0.1.x: ThinkParser needs it)
@@ -270,8 +283,9 @@ def test_audit_finds_the_format_bonus_pays_wrong_answers_alone_and_the_weights_h
     # imported (the spec-string path, clean workers importing it each, is the example's test).
     results = tmp_path / "results.jsonl"
     load_environment = load_function(f"{classic_env}:load_environment")
-    reports = audit_parts(load_environment, style="verifiers", limit=3, probe_sample=0, workers=1, cache=False,
-                          results=results)
+    reports = audit_parts(
+        load_environment, style="verifiers", limit=3, probe_sample=0, workers=1, cache=False, results=results
+    )
     by_name = {name.rpartition(":")[2]: report for name, report in reports.items()}
     whole, correct, fmt = (by_name[f"load_environment{p}"] for p in ("", "[correct_answer]", "[boxed_format]"))
     assert whole.style == "verifiers" and whole.error_rate == 0.0 and fmt.error_rate == 0.0
@@ -333,8 +347,7 @@ def test_missing_verifiers_says_what_to_install(monkeypatch):
 
 @pytest.mark.slow
 def test_the_example_environment_loads_and_audits(tmp_path):
-    spec = (f"{EXAMPLES / 'math_env.py'}:load_environment" if CLASSIC
-            else f"{EXAMPLES / 'math_taskset.py'}:load_taskset")
+    spec = f"{EXAMPLES / 'math_env.py'}:load_environment" if CLASSIC else f"{EXAMPLES / 'math_taskset.py'}:load_taskset"
     if not CLASSIC and not V1:
         pytest.skip("no verifiers API to load the examples with")
     resolved = resolve(spec, style="verifiers")
@@ -342,8 +355,7 @@ def test_the_example_environment_loads_and_audits(tmp_path):
     suite = verifiers_env.env_suite(spec, limit=3)
     assert len(suite.tasks) == 3 and suite.tasks[0].reference == "2107" and suite.name == f"verifiers:{spec}"
     # the environment's own dataset as the suite, as --suite verifiers:SPEC loads it
-    report = audit(spec, suite=f"verifiers:{spec}", style="verifiers", limit=2, probe_sample=0, workers=1,
-                   cache=False)
+    report = audit(spec, suite=f"verifiers:{spec}", style="verifiers", limit=2, probe_sample=0, workers=1, cache=False)
     assert report.error_rate == 0.0 and report.n_candidates > 20 and not report.security_findings
     by_origin = {}
     for c in report.categories:

@@ -52,11 +52,24 @@ def healthy_curves(u):
     }
 
 
-NOISE = {"entropy": 0.03, "reward": 0.05, "reward_std": 0.02, "frac_reward_zero_std": 0.03,
-         "kl": 0.005, "length": 20.0, "val_accuracy": 0.015, "reward_fn/accuracy": 0.05,
-         "reward_fn/format": 0.03}
-CLIP = {"frac_reward_zero_std": (0.0, 1.0), "reward_std": (0.0, None), "kl": (0.0, None),
-        "length": (1.0, None), "entropy": (0.0, None)}
+NOISE = {
+    "entropy": 0.03,
+    "reward": 0.05,
+    "reward_std": 0.02,
+    "frac_reward_zero_std": 0.03,
+    "kl": 0.005,
+    "length": 20.0,
+    "val_accuracy": 0.015,
+    "reward_fn/accuracy": 0.05,
+    "reward_fn/format": 0.03,
+}
+CLIP = {
+    "frac_reward_zero_std": (0.0, 1.0),
+    "reward_std": (0.0, None),
+    "kl": (0.0, None),
+    "length": (1.0, None),
+    "entropy": (0.0, None),
+}
 
 
 def make_run(n=400, noise=1.0, seed=0, name="run", drop=(), **planted):
@@ -111,11 +124,16 @@ def test_single_spikes_do_not_fire():
             y = healthy_curves(u)[base].copy()
             y[::37] += size
             return y
+
         return f
 
-    run = make_run(entropy=spiky("entropy", -1.1), kl=spiky("kl", 2.0),
-                   length=spiky("length", 3000.0), frac_reward_zero_std=spiky("frac_reward_zero_std", 0.9),
-                   reward_std=spiky("reward_std", -0.44))
+    run = make_run(
+        entropy=spiky("entropy", -1.1),
+        kl=spiky("kl", 2.0),
+        length=spiky("length", 3000.0),
+        frac_reward_zero_std=spiky("frac_reward_zero_std", 0.9),
+        reward_std=spiky("reward_std", -0.44),
+    )
     assert check(run) == []
 
 
@@ -134,8 +152,7 @@ def test_short_dip_is_not_persistent():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_entropy_collapse_fires_at_planted_step(at, seed):
     n = 400
-    run = make_run(n=n, seed=seed,
-                   entropy=lambda t, u: 0.15 + (1.2 - 0.15) * (1 - sigmoid(t, at, 2.0)))
+    run = make_run(n=n, seed=seed, entropy=lambda t, u: 0.15 + (1.2 - 0.15) * (1 - sigmoid(t, at, 2.0)))
     alarms = check(run)
     assert kinds(alarms) == ["entropy_collapse"]
     a = alarms[0]
@@ -148,12 +165,10 @@ def test_entropy_collapse_fires_at_planted_step(at, seed):
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
-@given(seed=st.integers(0, 2**32 - 1), noise=st.floats(0.0, 1.5), frac=st.floats(0.1, 0.8),
-       n=st.integers(200, 600))
+@given(seed=st.integers(0, 2**32 - 1), noise=st.floats(0.0, 1.5), frac=st.floats(0.1, 0.8), n=st.integers(200, 600))
 def test_entropy_collapse_located_within_tolerance(seed, noise, frac, n):
     at = frac * n
-    run = make_run(n=n, seed=seed, noise=noise,
-                   entropy=lambda t, u: 0.1 + 1.1 * (1 - sigmoid(t, at, 1.0)))
+    run = make_run(n=n, seed=seed, noise=noise, entropy=lambda t, u: 0.1 + 1.1 * (1 - sigmoid(t, at, 1.0)))
     alarms = [a for a in check(run) if a.kind == "entropy_collapse"]
     assert len(alarms) == 1
     assert abs(alarms[0].step - at) <= 0.03 * n
@@ -187,8 +202,10 @@ def test_zero_std_groups_rising():
 
 
 def test_both_variance_triggers_make_one_alarm_at_the_earlier():
-    run = make_run(frac_reward_zero_std=lambda t, u: 0.1 + 0.75 * sigmoid(t, 150, 3.0),
-                   reward_std=lambda t, u: 0.03 + 0.42 * (1 - sigmoid(t, 90, 2.0)))
+    run = make_run(
+        frac_reward_zero_std=lambda t, u: 0.1 + 0.75 * sigmoid(t, 150, 3.0),
+        reward_std=lambda t, u: 0.03 + 0.42 * (1 - sigmoid(t, 90, 2.0)),
+    )
     alarms = check(run)
     assert kinds(alarms) == ["reward_variance_collapse"]
     assert alarms[0].evidence["trigger"] == "reward_std"
@@ -232,8 +249,9 @@ def test_length_collapse(seed):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_train_val_divergence_val_falls(seed):
     # validation peaks at 40% of the run and then slides while training reward keeps rising
-    run = make_run(seed=seed, val_accuracy=lambda t, u: 0.25 + 0.25 * np.minimum(u, 0.4)
-                   - 0.1 * np.maximum(0.0, u - 0.4))
+    run = make_run(
+        seed=seed, val_accuracy=lambda t, u: 0.25 + 0.25 * np.minimum(u, 0.4) - 0.1 * np.maximum(0.0, u - 0.4)
+    )
     alarms = check(run)
     assert kinds(alarms) == ["train_val_divergence"]
     a = alarms[0]
@@ -250,16 +268,18 @@ def test_train_val_divergence_val_stalls():
 
 def test_train_val_not_when_train_is_flat():
     # neither rises: nothing to diverge from
-    run = make_run(reward=lambda t, u: 0.2 + 0.4 * np.minimum(u, 0.4),
-                   val_accuracy=lambda t, u: 0.25 + 0.25 * np.minimum(u, 0.4))
+    run = make_run(
+        reward=lambda t, u: 0.2 + 0.4 * np.minimum(u, 0.4), val_accuracy=lambda t, u: 0.25 + 0.25 * np.minimum(u, 0.4)
+    )
     assert check(run) == []
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_reward_fn_divergence(seed):
     # the format term climbs through the run, accuracy never moves
-    run = make_run(seed=seed, **{"reward_fn/format": lambda t, u: 0.2 + 0.7 * u,
-                                 "reward_fn/accuracy": lambda t, u: 0.3 + 0.0 * u})
+    run = make_run(
+        seed=seed, **{"reward_fn/format": lambda t, u: 0.2 + 0.7 * u, "reward_fn/accuracy": lambda t, u: 0.3 + 0.0 * u}
+    )
     alarms = check(run)
     assert kinds(alarms) == ["reward_fn_divergence"]
     a = alarms[0]
@@ -269,8 +289,7 @@ def test_reward_fn_divergence(seed):
 
 
 def test_reward_fn_falling_other_term():
-    run = make_run(**{"reward_fn/format": lambda t, u: 0.2 + 0.7 * u,
-                      "reward_fn/accuracy": lambda t, u: 0.5 - 0.2 * u})
+    run = make_run(**{"reward_fn/format": lambda t, u: 0.2 + 0.7 * u, "reward_fn/accuracy": lambda t, u: 0.5 - 0.2 * u})
     alarms = check(run)
     assert kinds(alarms) == ["reward_fn_divergence"]
 
@@ -293,17 +312,25 @@ def test_reward_fn_constant_term_is_left_out():
 
 
 def test_alarm_fields_are_json_and_one_sentence():
-    run = make_run(entropy=lambda t, u: 0.15 + 1.05 * (1 - sigmoid(t, 100, 2.0)),
-                   length=lambda t, u: 300 + 900 * sigmoid(t, 200, 2.0),
-                   kl=lambda t, u: 0.01 + 2.4 * np.maximum(0.0, u - 0.5) ** 2,
-                   reward_std=lambda t, u: 0.03 + 0.42 * (1 - sigmoid(t, 120, 2.0)),
-                   val_accuracy=lambda t, u: 0.25 + 0.25 * np.minimum(u, 0.4) - 0.1 * np.maximum(0.0, u - 0.4),
-                   **{"reward_fn/format": lambda t, u: 0.2 + 0.7 * u,
-                      "reward_fn/accuracy": lambda t, u: 0.3 + 0.0 * u})
+    run = make_run(
+        entropy=lambda t, u: 0.15 + 1.05 * (1 - sigmoid(t, 100, 2.0)),
+        length=lambda t, u: 300 + 900 * sigmoid(t, 200, 2.0),
+        kl=lambda t, u: 0.01 + 2.4 * np.maximum(0.0, u - 0.5) ** 2,
+        reward_std=lambda t, u: 0.03 + 0.42 * (1 - sigmoid(t, 120, 2.0)),
+        val_accuracy=lambda t, u: 0.25 + 0.25 * np.minimum(u, 0.4) - 0.1 * np.maximum(0.0, u - 0.4),
+        **{"reward_fn/format": lambda t, u: 0.2 + 0.7 * u, "reward_fn/accuracy": lambda t, u: 0.3 + 0.0 * u},
+    )
     alarms = check(run)
-    assert kinds(alarms) == sorted(["entropy_collapse", "length_blowup", "kl_drift",
-                                    "reward_variance_collapse", "train_val_divergence",
-                                    "reward_fn_divergence"])
+    assert kinds(alarms) == sorted(
+        [
+            "entropy_collapse",
+            "length_blowup",
+            "kl_drift",
+            "reward_variance_collapse",
+            "train_val_divergence",
+            "reward_fn_divergence",
+        ]
+    )
     assert [a.step for a in alarms] == sorted(a.step for a in alarms)
     for a in alarms:
         assert isinstance(a, Alarm) and a.kind in KINDS and a.run == "run"
@@ -321,8 +348,7 @@ def test_alarm_fields_are_json_and_one_sentence():
 
 
 def test_missing_metrics_are_listed_and_their_alarms_skipped():
-    run = make_run(drop=("entropy", "kl", "val_accuracy"),
-                   length=lambda t, u: 300 + 900 * sigmoid(t, 200, 2.0))
+    run = make_run(drop=("entropy", "kl", "val_accuracy"), length=lambda t, u: 300 + 900 * sigmoid(t, 200, 2.0))
     assert missing_metrics(run) == ["entropy", "kl", "val_accuracy"]
     skipped = not_checked(run)
     assert set(skipped) == {"entropy_collapse", "kl_drift", "train_val_divergence"}
@@ -339,8 +365,7 @@ def test_empty_run():
 
 
 def test_reward_variance_runs_on_either_metric():
-    run = make_run(drop=("reward_std",),
-                   frac_reward_zero_std=lambda t, u: 0.1 + 0.75 * sigmoid(t, 100, 3.0))
+    run = make_run(drop=("reward_std",), frac_reward_zero_std=lambda t, u: 0.1 + 0.75 * sigmoid(t, 100, 3.0))
     assert "reward_variance_collapse" not in not_checked(run)
     assert kinds(check(run)) == ["reward_variance_collapse"]
     run = make_run(drop=("reward_std", "frac_reward_zero_std"))
@@ -376,8 +401,12 @@ def _degenerate(kind, n, value):
 
 
 @settings(max_examples=80, deadline=None)
-@given(kind=st.sampled_from(["constant", "zeros", "negative", "step"]), n=st.integers(0, 40),
-       value=st.floats(-1e6, 1e6, allow_nan=False), fns=st.integers(0, 3))
+@given(
+    kind=st.sampled_from(["constant", "zeros", "negative", "step"]),
+    n=st.integers(0, 40),
+    value=st.floats(-1e6, 1e6, allow_nan=False),
+    fns=st.integers(0, 3),
+)
 def test_degenerate_inputs_never_raise(kind, n, value, fns):
     metrics = {name: _degenerate(kind, n, value) for name in CANONICAL}
     for i in range(fns):
@@ -398,8 +427,11 @@ def test_tiny_series_never_raise(n):
 
 
 def test_single_step_runs():
-    run = Run(name="one", source="x",
-              metrics={k: Series(np.full(20, 5.0) + np.arange(20) * 0, np.arange(20.0)) for k in CANONICAL})
+    run = Run(
+        name="one",
+        source="x",
+        metrics={k: Series(np.full(20, 5.0) + np.arange(20) * 0, np.arange(20.0)) for k in CANONICAL},
+    )
     assert check(run) == []  # all at one step: a single point after dedup
 
 
@@ -438,10 +470,23 @@ def test_smooth_bins_long_series():
 def _long_run(n: int) -> Run:
     rng = np.random.default_rng(0)
     t = np.arange(n, dtype=np.float64)
-    run = Run(name="long", source="x", metrics={
-        k: Series(t, 1.0 + rng.normal(0, 0.01, n)) for k in
-        ["entropy", "reward", "reward_std", "frac_reward_zero_std", "kl", "length",
-         "reward_fn/a", "reward_fn/b"]})
+    run = Run(
+        name="long",
+        source="x",
+        metrics={
+            k: Series(t, 1.0 + rng.normal(0, 0.01, n))
+            for k in [
+                "entropy",
+                "reward",
+                "reward_std",
+                "frac_reward_zero_std",
+                "kl",
+                "length",
+                "reward_fn/a",
+                "reward_fn/b",
+            ]
+        },
+    )
     run.metrics["val_accuracy"] = Series(t[::1000], 0.5 + rng.normal(0, 0.01, len(t[::1000])))
     return run
 

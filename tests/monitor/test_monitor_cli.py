@@ -38,8 +38,9 @@ ENTRY = ["-m", "verifier_audit", "monitor"]
 
 def monitor(*args, cwd):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, *ENTRY, *map(str, args)], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, *ENTRY, *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def test_collapse_exits_1_with_json(logs, tmp_path):
     assert "entropy_collapse" in r.stdout and "narrowing into a few trajectories" in r.stdout
     rep = json.loads(out.read_text())
     assert rep["format"] == "verifier-audit-monitor" and rep["exit_code"] == 1 and rep["alarms"] >= 1
-    run, = rep["runs"]
+    (run,) = rep["runs"]
     assert run["name"] == "lastnum" and run["format"] == "trl" and not run["healthy"]
     ent = [a for a in run["alarms"] if a["kind"] == "entropy_collapse"]
     assert ent and COLLAPSE_AT <= ent[0]["step"] <= COLLAPSE_AT + 30
@@ -84,8 +85,18 @@ def test_collapse_exits_1_with_json(logs, tmp_path):
 
 def test_runs_side_by_side_with_names(logs, tmp_path):
     out = tmp_path / "r.json"
-    r = monitor(logs["healthy"], logs["verl"], "--name", "qwen-base", "--name", "qwen-lastnum", "--json", out,
-                "--no-config", cwd=tmp_path)
+    r = monitor(
+        logs["healthy"],
+        logs["verl"],
+        "--name",
+        "qwen-base",
+        "--name",
+        "qwen-lastnum",
+        "--json",
+        out,
+        "--no-config",
+        cwd=tmp_path,
+    )
     assert r.returncode == 1, r.stderr
     rep = json.loads(out.read_text())
     assert [x["name"] for x in rep["runs"]] == ["qwen-base", "qwen-lastnum"]
@@ -97,10 +108,16 @@ def test_runs_side_by_side_with_names(logs, tmp_path):
     assert "reward_std" in rep["runs"][1]["missing"]
 
 
-@pytest.mark.parametrize("content,expect", [
-    ('{"step": 1, "reward": 0.5}\n{"step": 2, "reward": 0.6,,}\n{"step": 3, "reward": 0.7}\n', r"bad.jsonl:2: not valid JSON"),
-    ('{"step": 1, "score_mean": 0.5}\n', "found: score_mean"),
-])
+@pytest.mark.parametrize(
+    "content,expect",
+    [
+        (
+            '{"step": 1, "reward": 0.5}\n{"step": 2, "reward": 0.6,,}\n{"step": 3, "reward": 0.7}\n',
+            r"bad.jsonl:2: not valid JSON",
+        ),
+        ('{"step": 1, "score_mean": 0.5}\n', "found: score_mean"),
+    ],
+)
 def test_input_errors_exit_2(tmp_path, content, expect):
     p = tmp_path / "bad.jsonl"
     p.write_text(content)
@@ -125,7 +142,8 @@ def test_usage_errors_exit_2(logs, tmp_path):
 def test_thresholds_from_pyproject(logs, tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.verifier_audit]\nsuite = "math"\n\n[tool.verifier_audit.monitor]\n'
-        "entropy_loss = 0.97\nvariance_within = 0.2\n")
+        "entropy_loss = 0.97\nvariance_within = 0.2\n"
+    )
     out = tmp_path / "r.json"
     r = monitor(logs["bad"], "--json", out, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr  # entropy never lost 97%; the spread collapsed after 20%
@@ -138,12 +156,13 @@ def test_thresholds_from_pyproject(logs, tmp_path):
 
 def test_unknown_config_key_exits_2_naming_it(logs, tmp_path):
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.verifier_audit]\n\n[tool.verifier_audit.monitor]\nentropy_loss = 0.5\nkl_levle = 0.2\n')
+        "[tool.verifier_audit]\n\n[tool.verifier_audit.monitor]\nentropy_loss = 0.5\nkl_levle = 0.2\n"
+    )
     r = monitor(logs["bad"], cwd=tmp_path)
     assert r.returncode == 2
     assert "pyproject.toml:5: unknown key tool.verifier_audit.monitor.kl_levle (did you mean kl_level?)" in r.stderr
     assert "allowed keys here: smooth_window" in r.stderr and "kl_level" in r.stderr
-    (tmp_path / "pyproject.toml").write_text('[tool.verifier_audit.monitor]\nentropy_loss = 1.5\n')
+    (tmp_path / "pyproject.toml").write_text("[tool.verifier_audit.monitor]\nentropy_loss = 1.5\n")
     r = monitor(logs["bad"], cwd=tmp_path)
     assert r.returncode == 2 and "monitor.entropy_loss = 1.5" in r.stderr and "less than 1" in r.stderr
 
@@ -154,12 +173,12 @@ def test_config_monitor_section_checked_for_every_command(tmp_path):
     from verifier_audit.errors import InputError
 
     p = tmp_path / "pyproject.toml"
-    p.write_text('[tool.verifier_audit]\nworkers = 2\n\n[tool.verifier_audit.monitor]\nkl_level = 0.3\n')
+    p.write_text("[tool.verifier_audit]\nworkers = 2\n\n[tool.verifier_audit.monitor]\nkl_level = 0.3\n")
     assert load_config(p).monitor == {"kl_level": 0.3}
-    p.write_text('[tool.verifier_audit]\nmonitor = 3\n')
+    p.write_text("[tool.verifier_audit]\nmonitor = 3\n")
     with pytest.raises(InputError, match="monitor"):
         load_config(p)
-    p.write_text('[tool.verifier_audit.monitor]\nwhatever = 1\n')
+    p.write_text("[tool.verifier_audit.monitor]\nwhatever = 1\n")
     with pytest.raises(InputError, match="unknown key tool.verifier_audit.monitor.whatever"):
         load_config(p)
 
@@ -180,15 +199,21 @@ def test_html_in_chromium(logs, tmp_path):
         for plot in ("entropy", "reward", "spread", "kl", "length", "reward_fns", "fit"):
             assert re.search(rf'<svg class="vm-plot"[^>]*data-plot="{plot}"[^>]*data-run="{run}"', dom), (run, plot)
     # the collapse is marked where it fired, on the run's plots and in the side-by-side ones
-    marks = re.findall(r'<line class="vm-alarm" data-kind="entropy_collapse" data-step="([\d.]+)" data-run="lastnum"', dom)
+    marks = re.findall(
+        r'<line class="vm-alarm" data-kind="entropy_collapse" data-step="([\d.]+)" data-run="lastnum"', dom
+    )
     assert len(marks) >= 7 and all(COLLAPSE_AT <= float(s) <= COLLAPSE_AT + 30 for s in marks)
     assert 'data-run="base" x1' not in dom.split('<section class="vm-run"')[1]  # no marker on the healthy run
     assert re.search(r'<path class="vm-line" data-series="entropy" data-points="200"', dom)
     # rendered: the alarm lines are drawn in their red
     png = screenshot(page, tmp_path / "shot.png", size=(1200, 2600))
     w, h, bpp, rows = decode_png(png.read_bytes())
-    red = sum(1 for row in rows for i in range(0, len(row), bpp)
-              if abs(row[i] - 0xB0) < 30 and abs(row[i + 1] - 0x2A) < 30 and abs(row[i + 2] - 0x1A) < 30)
+    red = sum(
+        1
+        for row in rows
+        for i in range(0, len(row), bpp)
+        if abs(row[i] - 0xB0) < 30 and abs(row[i + 1] - 0x2A) < 30 and abs(row[i + 2] - 0x1A) < 30
+    )
     assert red > 200
 
 
@@ -210,23 +235,38 @@ def test_png_dir_writes_one_png_per_run_and_the_comparison(logs, tmp_path):
 def _run(name="r", n=300, **over):
     t = np.arange(n, dtype=float)
     u = t / n
-    base = {"entropy": 1.2 - 0.3 * u, "reward": 0.2 + 0.3 * u, "reward_std": 0.4 - 0.05 * u, "kl": 0.05 * u,
-            "length": 300 + 100 * u, "val_accuracy": 0.3 + 0.2 * u}
+    base = {
+        "entropy": 1.2 - 0.3 * u,
+        "reward": 0.2 + 0.3 * u,
+        "reward_std": 0.4 - 0.05 * u,
+        "kl": 0.05 * u,
+        "length": 300 + 100 * u,
+        "val_accuracy": 0.3 + 0.2 * u,
+    }
     base.update({k: f(t, u) for k, f in over.items()})
     rng = np.random.default_rng(0)
-    metrics = {k.replace("__", "/"): Series(t, v + rng.normal(0, 0.002 * (abs(v).mean() + 1e-9), n))
-               for k, v in base.items()}
+    metrics = {
+        k.replace("__", "/"): Series(t, v + rng.normal(0, 0.002 * (abs(v).mean() + 1e-9), n)) for k, v in base.items()
+    }
     return Run(name=name, source="synthetic", metrics=metrics)
 
 
-@pytest.mark.parametrize("over,words", [
-    (dict(kl=lambda t, u: 0.5 * u ** 2 * 4), "drifting away from the reference model"),
-    (dict(length=lambda t, u: 300 * (1 + 4 * u)), "completions are getting longer"),
-    (dict(length=lambda t, u: 300 * (1 - 0.8 * u)), "skipping its reasoning"),
-    (dict(reward=lambda t, u: 0.2 + 0.6 * u, val_accuracy=lambda t, u: 0.4 - 0.1 * u), "do not carry over to held-out"),
-    (dict(reward_fn__format=lambda t, u: 0.1 + 0.8 * u, reward_fn__accuracy=lambda t, u: 0.3 - 0.05 * u),
-     "format is probably being gamed"),
-])
+@pytest.mark.parametrize(
+    "over,words",
+    [
+        (dict(kl=lambda t, u: 0.5 * u**2 * 4), "drifting away from the reference model"),
+        (dict(length=lambda t, u: 300 * (1 + 4 * u)), "completions are getting longer"),
+        (dict(length=lambda t, u: 300 * (1 - 0.8 * u)), "skipping its reasoning"),
+        (
+            dict(reward=lambda t, u: 0.2 + 0.6 * u, val_accuracy=lambda t, u: 0.4 - 0.1 * u),
+            "do not carry over to held-out",
+        ),
+        (
+            dict(reward_fn__format=lambda t, u: 0.1 + 0.8 * u, reward_fn__accuracy=lambda t, u: 0.3 - 0.05 * u),
+            "format is probably being gamed",
+        ),
+    ],
+)
 def test_verdict_words_per_alarm(over, words):
     report, fired = Rp.build_report([_run(**over)])
     assert report.exit_code == 1, [r.verdict for r in report.runs]
@@ -262,7 +302,11 @@ def test_png_without_matplotlib_is_a_clear_error(logs, tmp_path, monkeypatch, ca
 def test_long_runs_are_drawn_reduced(tmp_path):
     n = 200_000
     t = np.arange(n, dtype=float)
-    run = Run(name="long", source="x", metrics={"entropy": Series(t, 1.2 - 0.3 * t / n), "reward": Series(t, 0.2 + 0.3 * t / n)})
+    run = Run(
+        name="long",
+        source="x",
+        metrics={"entropy": Series(t, 1.2 - 0.3 * t / n), "reward": Series(t, 0.2 + 0.3 * t / n)},
+    )
     report, fired = Rp.build_report([run])
     page = Rp.render_html(report, [run], fired)
     assert len(page) < 400_000 and 'data-points="200000"' in page

@@ -15,8 +15,7 @@ from verifier_audit.monitor.fit import FIT_MIN_POINTS, EntropyRewardFit, fit_ent
 from verifier_audit.monitor.run import Run, Series  # noqa: E402
 
 
-def law_run(a, b, *, n=400, h0=1.5, h_end=0.05, tau=0.25, noise_r=0.05, noise_h=0.02, seed=0,
-            r_steps=None):
+def law_run(a, b, *, n=400, h0=1.5, h_end=0.05, tau=0.25, noise_r=0.05, noise_h=0.02, seed=0, r_steps=None):
     """Entropy decaying from h0 towards h_end; reward on the law, with noise on both. The
     reward noise is ``noise_r`` of the reward's total movement."""
     rng = np.random.default_rng(seed)
@@ -32,8 +31,14 @@ def law_run(a, b, *, n=400, h0=1.5, h_end=0.05, tau=0.25, noise_r=0.05, noise_h=
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
-@given(a=st.floats(0.02, 3.0), b=st.floats(-2.0, 5.0), h0=st.floats(0.5, 2.5),
-       seed=st.integers(0, 2**32 - 1), noise=st.floats(0.0, 0.08), n=st.integers(150, 1500))
+@given(
+    a=st.floats(0.02, 3.0),
+    b=st.floats(-2.0, 5.0),
+    h0=st.floats(0.5, 2.5),
+    seed=st.integers(0, 2**32 - 1),
+    noise=st.floats(0.0, 0.08),
+    n=st.integers(150, 1500),
+)
 def test_fit_recovers_a_and_b(a, b, h0, seed, noise, n):
     run, h, r = law_run(a, b, n=n, h0=h0, noise_r=noise, seed=seed)
     fit = fit_entropy_reward(run)
@@ -111,15 +116,20 @@ def test_missing_metric_gives_none():
 
 @pytest.mark.parametrize("n", [0, 1, 2, FIT_MIN_POINTS - 1])
 def test_too_short_gives_none(n):
-    run = Run("x", "x", {"entropy": _series(n, lambda t: 1.0 - 0.1 * t),
-                         "reward": _series(n, lambda t: 0.1 * t)})
+    run = Run("x", "x", {"entropy": _series(n, lambda t: 1.0 - 0.1 * t), "reward": _series(n, lambda t: 0.1 * t)})
     assert fit_entropy_reward(run) is None
 
 
 def test_minimum_points_fit():
     n = FIT_MIN_POINTS
-    run = Run("x", "x", {"entropy": _series(n, lambda t: 1.0 - 0.1 * t),
-                         "reward": _series(n, lambda t: -0.5 * np.exp(1.0 - 0.1 * t) + 2.0)})
+    run = Run(
+        "x",
+        "x",
+        {
+            "entropy": _series(n, lambda t: 1.0 - 0.1 * t),
+            "reward": _series(n, lambda t: -0.5 * np.exp(1.0 - 0.1 * t) + 2.0),
+        },
+    )
     fit = fit_entropy_reward(run)
     assert fit.a == pytest.approx(0.5, rel=1e-2) and fit.b == pytest.approx(2.0, rel=1e-2)
 
@@ -128,8 +138,7 @@ def test_constant_entropy_gives_none_constant_reward_fits_flat():
     n = 50
     run = Run("x", "x", {"entropy": _series(n, lambda t: 0 * t + 1.0), "reward": _series(n)})
     assert fit_entropy_reward(run) is None
-    run = Run("x", "x", {"entropy": _series(n, lambda t: 2.0 - 0.01 * t),
-                         "reward": _series(n, lambda t: 0 * t + 0.7)})
+    run = Run("x", "x", {"entropy": _series(n, lambda t: 2.0 - 0.01 * t), "reward": _series(n, lambda t: 0 * t + 0.7)})
     fit = fit_entropy_reward(run)
     assert fit.a == pytest.approx(0.0, abs=1e-12) and fit.b == pytest.approx(0.7)
     assert fit.r2 == 0.0 and fit.gap == pytest.approx(0.0, abs=1e-12)
@@ -147,12 +156,20 @@ def test_overflowing_entropy_gives_none():
 
 
 @settings(max_examples=80, deadline=None)
-@given(h=st.lists(st.floats(-50, 50, allow_nan=False), max_size=30),
-       r=st.lists(st.floats(-1e6, 1e6, allow_nan=False), max_size=30),
-       shift=st.integers(-10, 10))
+@given(
+    h=st.lists(st.floats(-50, 50, allow_nan=False), max_size=30),
+    r=st.lists(st.floats(-1e6, 1e6, allow_nan=False), max_size=30),
+    shift=st.integers(-10, 10),
+)
 def test_arbitrary_inputs_never_raise(h, r, shift):
-    run = Run("x", "x", {"entropy": Series(np.arange(len(h), dtype=float), np.array(h, dtype=float)),
-                         "reward": Series(np.arange(len(r), dtype=float) + shift, np.array(r, dtype=float))})
+    run = Run(
+        "x",
+        "x",
+        {
+            "entropy": Series(np.arange(len(h), dtype=float), np.array(h, dtype=float)),
+            "reward": Series(np.arange(len(r), dtype=float) + shift, np.array(r, dtype=float)),
+        },
+    )
     fit = fit_entropy_reward(run)
     if fit is not None:
         json.dumps(fit.to_dict(), allow_nan=False)

@@ -14,6 +14,8 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
+from test_monitor_alarms import healthy_curves  # noqa: E402 - the same healthy run in every format
+
 from verifier_audit.errors import InputError  # noqa: E402
 from verifier_audit.monitor.readers import jsonl as J  # noqa: E402
 from verifier_audit.monitor.readers import layout as L  # noqa: E402
@@ -21,7 +23,6 @@ from verifier_audit.monitor.readers import parallel as P  # noqa: E402
 from verifier_audit.monitor.readers import parse_mapping, read_logs  # noqa: E402
 from verifier_audit.monitor.readers import tables as T  # noqa: E402
 from verifier_audit.monitor.readers.names import _Want  # noqa: E402
-from test_monitor_alarms import healthy_curves  # noqa: E402 - the same healthy run in every format
 
 N = 200
 VAL_EVERY = 10
@@ -40,8 +41,17 @@ def curves(n: int = N, collapse_at: int | None = None, seed: int = 0) -> dict[st
         c["reward"] = np.where(t < collapse_at, 0.3, 0.3 + 0.45 * (1 - np.exp(-after / 15)))
         c["reward_std"] = np.where(t < collapse_at, 0.45, 0.05 + 0.4 * np.exp(-after / 8))
         c["frac_reward_zero_std"] = np.where(t < collapse_at, 0.1, 0.9 - 0.8 * np.exp(-after / 8))
-    noise = {"entropy": 0.01, "reward": 0.01, "reward_std": 0.005, "frac_reward_zero_std": 0.005, "kl": 0.001,
-             "length": 3.0, "val_accuracy": 0.005, "reward_fn/accuracy": 0.01, "reward_fn/format": 0.005}
+    noise = {
+        "entropy": 0.01,
+        "reward": 0.01,
+        "reward_std": 0.005,
+        "frac_reward_zero_std": 0.005,
+        "kl": 0.001,
+        "length": 3.0,
+        "val_accuracy": 0.005,
+        "reward_fn/accuracy": 0.01,
+        "reward_fn/format": 0.005,
+    }
     for k in c:
         c[k] = np.round(c[k] + rng.normal(0, noise[k], n), 6)
     c["kl"] = np.abs(c["kl"])
@@ -52,11 +62,22 @@ def curves(n: int = N, collapse_at: int | None = None, seed: int = 0) -> dict[st
 
 # --- writers, one per format: the names each framework uses -------------------------------
 
-TRL_NAMES = {"reward": "reward", "reward_std": "reward_std", "frac_reward_zero_std": "frac_reward_zero_std",
-             "entropy": "entropy", "kl": "kl", "length": "completions/mean_length",
-             "reward_fn/accuracy": "rewards/accuracy/mean", "reward_fn/format": "rewards/format/mean"}
-VERL_NAMES = {"reward": "critic/score/mean", "entropy": "actor/entropy", "kl": "actor/kl_loss",
-              "length": "response_length/mean"}
+TRL_NAMES = {
+    "reward": "reward",
+    "reward_std": "reward_std",
+    "frac_reward_zero_std": "frac_reward_zero_std",
+    "entropy": "entropy",
+    "kl": "kl",
+    "length": "completions/mean_length",
+    "reward_fn/accuracy": "rewards/accuracy/mean",
+    "reward_fn/format": "rewards/format/mean",
+}
+VERL_NAMES = {
+    "reward": "critic/score/mean",
+    "entropy": "actor/entropy",
+    "kl": "actor/kl_loss",
+    "length": "response_length/mean",
+}
 VERL_VAL = "val-core/openai/gsm8k/acc/mean@4"
 
 
@@ -69,11 +90,19 @@ def write_trl(path, c):
         entry["step"] = s
         history.append(entry)
         if s % VAL_EVERY == 0:
-            history.append({"eval_loss": 0.2, "eval_reward": float(c["val_accuracy"][s]), "eval_runtime": 3.2,
-                            "epoch": s / 100, "step": s})
+            history.append(
+                {
+                    "eval_loss": 0.2,
+                    "eval_reward": float(c["val_accuracy"][s]),
+                    "eval_runtime": 3.2,
+                    "epoch": s / 100,
+                    "step": s,
+                }
+            )
     history.append({"train_runtime": 1234.5, "train_loss": 0.02, "step": len(c["entropy"]) - 1})
-    path.write_text(json.dumps({"global_step": len(c["entropy"]) - 1, "log_history": history,
-                                "best_metric": None}, indent=2))
+    path.write_text(
+        json.dumps({"global_step": len(c["entropy"]) - 1, "log_history": history, "best_metric": None}, indent=2)
+    )
     return path
 
 
@@ -111,8 +140,11 @@ def write_verl_console(path, c):
 
 def write_wandb_csv(path, c):
     """A W&B history export of a TRL run: _step, train/global_step, train/* and eval/*, empty cells."""
-    cols = ["_step", "_runtime", "train/global_step"] + [f"train/{n}" for n in TRL_NAMES.values()] + \
-           ["train/loss", "eval/reward", "eval/loss"]
+    cols = (
+        ["_step", "_runtime", "train/global_step"]
+        + [f"train/{n}" for n in TRL_NAMES.values()]
+        + ["train/loss", "eval/reward", "eval/loss"]
+    )
     with path.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -152,8 +184,12 @@ def write_tb_long(path, runs):
         w = csv.writer(f)
         w.writerow(["run", "tag", "step", "value"])
         for name, c in runs.items():
-            for tag, key in (("train/reward", "reward"), ("train/entropy", "entropy"), ("train/kl", "kl"),
-                             ("train/learning_rate", None)):
+            for tag, key in (
+                ("train/reward", "reward"),
+                ("train/entropy", "entropy"),
+                ("train/kl", "kl"),
+                ("train/learning_rate", None),
+            ):
                 for s in range(N):
                     w.writerow([name, tag, s, c[key][s] if key else 1e-6])
     return path
@@ -161,8 +197,12 @@ def write_tb_long(path, runs):
 
 def write_tb_single(folder, run, c):
     paths = []
-    for tag, key in (("train_reward", "reward"), ("train_entropy", "entropy"),
-                     ("train_completions_mean_length", "length"), ("train_rewards_accuracy_mean", "reward_fn/accuracy")):
+    for tag, key in (
+        ("train_reward", "reward"),
+        ("train_entropy", "entropy"),
+        ("train_completions_mean_length", "length"),
+        ("train_rewards_accuracy_mean", "reward_fn/accuracy"),
+    ):
         p = folder / f"run-{run}-tag-{tag}.csv"
         with p.open("w", newline="") as f:
             w = csv.writer(f)
@@ -176,8 +216,12 @@ def write_tb_single(folder, run, c):
 def write_generic(path, c):
     with path.open("w") as f:
         for s in range(N):
-            f.write(json.dumps({"iteration": s, "my/score": float(c["reward"][s]), "H": float(c["entropy"][s]),
-                                "other": "text"}) + "\n")
+            f.write(
+                json.dumps(
+                    {"iteration": s, "my/score": float(c["reward"][s]), "H": float(c["entropy"][s]), "other": "text"}
+                )
+                + "\n"
+            )
     return path
 
 
@@ -195,10 +239,19 @@ def assert_series(run, key, c, atol=1e-9):
 def test_trl_trainer_state(tmp_path):
     c = curves()
     (tmp_path / "qwen-grpo" / "checkpoint-200").mkdir(parents=True)
-    run, = read_logs([write_trl(tmp_path / "qwen-grpo" / "checkpoint-200" / "trainer_state.json", c)])
+    (run,) = read_logs([write_trl(tmp_path / "qwen-grpo" / "checkpoint-200" / "trainer_state.json", c)])
     assert run.name == "qwen-grpo/checkpoint-200" and run.format == "trl"
-    for key in ("reward", "reward_std", "frac_reward_zero_std", "entropy", "kl", "length", "val_accuracy",
-                "reward_fn/accuracy", "reward_fn/format"):
+    for key in (
+        "reward",
+        "reward_std",
+        "frac_reward_zero_std",
+        "entropy",
+        "kl",
+        "length",
+        "val_accuracy",
+        "reward_fn/accuracy",
+        "reward_fn/format",
+    ):
         assert_series(run, key, c)
     assert run.original_names["length"] == "completions/mean_length"
     assert run.original_names["val_accuracy"] == "eval_reward"
@@ -208,9 +261,10 @@ def test_trl_trainer_state(tmp_path):
 
 def test_trl_bare_list_and_old_names(tmp_path):
     p = tmp_path / "history.json"
-    p.write_text(json.dumps([{"step": s, "completion_length": 100 + s, "rewards/fmt": 0.5, "kl": 0.01 * s}
-                             for s in range(1, 6)]))
-    run, = read_logs([p], fmt="trl")
+    p.write_text(
+        json.dumps([{"step": s, "completion_length": 100 + s, "rewards/fmt": 0.5, "kl": 0.01 * s} for s in range(1, 6)])
+    )
+    (run,) = read_logs([p], fmt="trl")
     assert list(run.metrics["length"].values) == [101, 102, 103, 104, 105]
     assert run.original_names["reward_fn/fmt"] == "rewards/fmt"
 
@@ -218,7 +272,7 @@ def test_trl_bare_list_and_old_names(tmp_path):
 @pytest.mark.parametrize("nested", [True, False])
 def test_verl_jsonl(tmp_path, nested):
     c = curves()
-    run, = read_logs([write_verl_jsonl(tmp_path / "metrics.jsonl", c, nested)], names=["verl-7b"])
+    (run,) = read_logs([write_verl_jsonl(tmp_path / "metrics.jsonl", c, nested)], names=["verl-7b"])
     assert run.name == "verl-7b" and run.format == "verl-jsonl"
     for key in VERL_NAMES:
         assert_series(run, key, c)
@@ -230,7 +284,7 @@ def test_verl_jsonl(tmp_path, nested):
 
 def test_verl_console(tmp_path):
     c = curves()
-    run, = read_logs([write_verl_console(tmp_path / "train.log", c)])
+    (run,) = read_logs([write_verl_console(tmp_path / "train.log", c)])
     assert run.format == "verl-console" and run.name == tmp_path.name  # "train" is a generic stem
     for key in VERL_NAMES:
         assert_series(run, key, c)
@@ -239,12 +293,13 @@ def test_verl_console(tmp_path):
 
 def test_verl_ppo_kl_is_not_kl(tmp_path):
     p = tmp_path / "m.jsonl"
-    p.write_text("".join(json.dumps({"step": s, "critic/score/mean": 0.1 * s, "actor/ppo_kl": 0.001}) + "\n"
-                         for s in range(5)))
-    run, = read_logs([p])
+    p.write_text(
+        "".join(json.dumps({"step": s, "critic/score/mean": 0.1 * s, "actor/ppo_kl": 0.001}) + "\n" for s in range(5))
+    )
+    (run,) = read_logs([p])
     assert "kl" not in run.metrics
     assert any("actor/ppo_kl" in n and "not the distance to the reference" in n for n in run.notes)
-    run, = read_logs([p], mapping={"kl": "actor/ppo_kl"})
+    (run,) = read_logs([p], mapping={"kl": "actor/ppo_kl"})
     assert run.original_names["kl"] == "actor/ppo_kl"
 
 
@@ -252,10 +307,17 @@ def test_verl_several_validation_sets_are_averaged(tmp_path):
     p = tmp_path / "m.jsonl"
     lines = []
     for s in range(0, 30, 10):
-        lines.append({"step": s, "critic/score/mean": 0.5, "val-core/gsm8k/acc/mean@1": 0.2 + s / 100,
-                      "val-core/math/reward/mean@1": 0.4 + s / 100, "val-core/math/acc/mean@1": 0.1})
+        lines.append(
+            {
+                "step": s,
+                "critic/score/mean": 0.5,
+                "val-core/gsm8k/acc/mean@1": 0.2 + s / 100,
+                "val-core/math/reward/mean@1": 0.4 + s / 100,
+                "val-core/math/acc/mean@1": 0.1,
+            }
+        )
     p.write_text("".join(json.dumps(d) + "\n" for d in lines))
-    run, = read_logs([p])
+    (run,) = read_logs([p])
     # math: acc preferred over reward; mean of gsm8k acc and math acc
     assert np.allclose(run.metrics["val_accuracy"].values, [(0.2 + 0.1) / 2, (0.3 + 0.1) / 2, (0.4 + 0.1) / 2])
     assert "mean of 2 validation sets" in " ".join(run.notes)
@@ -263,7 +325,7 @@ def test_verl_several_validation_sets_are_averaged(tmp_path):
 
 def test_wandb_history_csv(tmp_path):
     c = curves()
-    run, = read_logs([write_wandb_csv(tmp_path / "wandb_export.csv", c)])
+    (run,) = read_logs([write_wandb_csv(tmp_path / "wandb_export.csv", c)])
     assert run.format == "csv" and run.name == "wandb_export"
     for key in TRL_NAMES:
         assert_series(run, key, c)
@@ -294,7 +356,7 @@ def test_tensorboard_long_csv(tmp_path):
 def test_tensorboard_one_metric_files_merge_into_one_run(tmp_path):
     c = curves()
     paths = write_tb_single(tmp_path, "grpo_v2", c)
-    run, = read_logs(paths)
+    (run,) = read_logs(paths)
     assert run.name == "grpo_v2" and run.format == "csv-tensorboard"
     for key in ("reward", "entropy", "length", "reward_fn/accuracy"):
         assert_series(run, key, c)
@@ -304,7 +366,7 @@ def test_tensorboard_one_metric_files_merge_into_one_run(tmp_path):
 def test_generic_jsonl_with_mapping(tmp_path):
     c = curves()
     p = write_generic(tmp_path / "custom.jsonl", c)
-    run, = read_logs([p], fmt="jsonl", mapping=parse_mapping(["reward=my/score", "entropy=H"]))
+    (run,) = read_logs([p], fmt="jsonl", mapping=parse_mapping(["reward=my/score", "entropy=H"]))
     assert run.format == "jsonl"
     assert_series(run, "reward", c)
     assert_series(run, "entropy", c)
@@ -316,7 +378,7 @@ def test_step_key_from_mapping(tmp_path):
     p.write_text("".join(json.dumps({"batch": 5 * s, "reward": s / 10}) + "\n" for s in range(4)))
     with pytest.raises(InputError, match="without a step"):
         read_logs([p])
-    run, = read_logs([p], mapping={"step": "batch"})
+    (run,) = read_logs([p], mapping={"step": "batch"})
     assert list(run.metrics["reward"].steps) == [0, 5, 10, 15]
 
 
@@ -324,8 +386,12 @@ def test_several_files_side_by_side_with_default_names(tmp_path):
     a, b = tmp_path / "base", tmp_path / "lastnum"
     a.mkdir()
     b.mkdir()
-    runs = read_logs([write_trl(a / "trainer_state.json", curves()),
-                      write_trl(b / "trainer_state.json", curves(collapse_at=COLLAPSE_AT))])
+    runs = read_logs(
+        [
+            write_trl(a / "trainer_state.json", curves()),
+            write_trl(b / "trainer_state.json", curves(collapse_at=COLLAPSE_AT)),
+        ]
+    )
     assert [r.name for r in runs] == ["base", "lastnum"]
     same = read_logs([a / "trainer_state.json", a / "trainer_state.json"])
     assert len({r.name for r in same}) == 2
@@ -333,10 +399,16 @@ def test_several_files_side_by_side_with_default_names(tmp_path):
 
 def test_last_value_at_a_step_wins_and_nan_is_dropped(tmp_path):
     p = tmp_path / "m.jsonl"
-    rows = [{"step": 1, "reward": 0.1}, {"step": 2, "reward": 0.2}, {"step": 1, "reward": 0.15},
-            {"step": 3, "reward": None}, {"step": 4, "reward": float("nan")}, {"step": 5, "reward": "0.5"}]
+    rows = [
+        {"step": 1, "reward": 0.1},
+        {"step": 2, "reward": 0.2},
+        {"step": 1, "reward": 0.15},
+        {"step": 3, "reward": None},
+        {"step": 4, "reward": float("nan")},
+        {"step": 5, "reward": "0.5"},
+    ]
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    run, = read_logs([p])
+    (run,) = read_logs([p])
     assert list(run.metrics["reward"].steps) == [1, 2, 5]
     assert list(run.metrics["reward"].values) == [0.15, 0.2, 0.5]
 
@@ -352,8 +424,14 @@ def _big_jsonl(path, n=3000, layouts=2, cut=False, nested=False):
     lines = []
     steps = list(range(n)) + list(range(n - 100, n + 50))  # a resumed run re-logs 100 steps
     for i, s in enumerate(steps):
-        d = {"step": s, "critic/score/mean": round(float(rng.random()), 6), "actor/entropy": float(rng.random()),
-             "actor/kl_loss": 1e-5 * s, "perf/throughput": 1234, "note": "a, b: {c}"}
+        d = {
+            "step": s,
+            "critic/score/mean": round(float(rng.random()), 6),
+            "actor/entropy": float(rng.random()),
+            "actor/kl_loss": 1e-5 * s,
+            "perf/throughput": 1234,
+            "note": "a, b: {c}",
+        }
         if layouts > 1 and s % 50 == 0:
             d["val-core/gsm8k/acc/mean@1"] = None if s == 100 else float(rng.random())
         lines.append(json.dumps({"step": s, "data": {k: v for k, v in d.items() if k != "step"}} if nested else d))
@@ -364,8 +442,17 @@ def _big_jsonl(path, n=3000, layouts=2, cut=False, nested=False):
     return path
 
 
-@pytest.mark.parametrize("kwargs,mode", [(dict(), ""), (dict(layouts=1), ""), (dict(cut=True), ""),
-                                         (dict(nested=True), ""), (dict(), "subchunks"), (dict(cut=True), "parallel")])
+@pytest.mark.parametrize(
+    "kwargs,mode",
+    [
+        (dict(), ""),
+        (dict(layouts=1), ""),
+        (dict(cut=True), ""),
+        (dict(nested=True), ""),
+        (dict(), "subchunks"),
+        (dict(cut=True), "parallel"),
+    ],
+)
 def test_jsonl_fast_path_equals_line_reader(tmp_path, monkeypatch, kwargs, mode):
     p = _big_jsonl(tmp_path / "m.jsonl", **kwargs)
     if mode == "subchunks":  # rows matched a few KiB at a time
@@ -376,10 +463,10 @@ def test_jsonl_fast_path_equals_line_reader(tmp_path, monkeypatch, kwargs, mode)
     calls = []
     real = J._jsonl_fast
     monkeypatch.setattr(J, "_jsonl_fast", lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
-    fast, = read_logs([p])
+    (fast,) = read_logs([p])
     assert calls and calls[0] is not None, "the fast path gave up"
     monkeypatch.setattr(J, "_FAST", False)
-    slow, = read_logs([p])
+    (slow,) = read_logs([p])
     assert set(fast.metrics) == set(slow.metrics) and fast.metrics
     for k in fast.metrics:
         assert np.array_equal(fast.metrics[k].steps, slow.metrics[k].steps), k
@@ -395,7 +482,7 @@ def test_jsonl_fast_path_gives_up_on_irregular_lines(tmp_path):
     text[1500] = '{"actor/entropy": 0.5, "step": 1500, "critic/score/mean": 0.25}'  # other key order
     p.write_text("\n".join(text) + "\n")
     assert J._jsonl_fast(p, p.read_bytes(), _Want(), "jsonl", sample=10) is None  # not in the sample
-    run, = read_logs([p])
+    (run,) = read_logs([p])
     assert run.metrics["entropy"].values[list(run.metrics["entropy"].steps).index(1500)] == 0.5
 
 
@@ -412,17 +499,24 @@ def test_csv_fast_path_equals_csv_module(tmp_path, monkeypatch, parallel):
         for rep in range(15):  # > 64 KiB
             for s in range(N):
                 step = rep * N + s
-                w.writerow([step, c["reward"][s], "" if s % 7 == 0 else c["entropy"][s],
-                            c["val_accuracy"][s] if s % VAL_EVERY == 0 else "", "x"])
+                w.writerow(
+                    [
+                        step,
+                        c["reward"][s],
+                        "" if s % 7 == 0 else c["entropy"][s],
+                        c["val_accuracy"][s] if s % VAL_EVERY == 0 else "",
+                        "x",
+                    ]
+                )
     used = []
     real = T._csv_chunk
     if not parallel:  # (a wrapper would not cross to the workers)
         monkeypatch.setattr(T, "_csv_chunk", lambda *a: used.append(real(*a)) or used[-1])
-    fast, = read_logs([p])
+    (fast,) = read_logs([p])
     if not parallel:
         assert used and all(u is not None for u in used), "the fast path gave up"
     monkeypatch.setattr(T, "_FAST", False)
-    slow, = read_logs([p])
+    (slow,) = read_logs([p])
     for k in ("reward", "entropy", "val_accuracy"):
         assert np.array_equal(fast.metrics[k].steps, slow.metrics[k].steps), k
         assert np.array_equal(fast.metrics[k].values, slow.metrics[k].values), k
@@ -455,12 +549,15 @@ def test_metrics_without_step(tmp_path):
         read_logs([p])
 
 
-@pytest.mark.parametrize("content,match", [
-    ('{"global_step": 3}', "no log_history: not a TRL trainer_state.json"),
-    ('{"log_history": []}', "log_history is empty"),
-    ('{"log_history": [{"reward": 0.5}]}', "entry 0 has metrics but no 'step'"),
-    ('{"log_history": [{"step": 1, "reward": 0.5}', "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        ('{"global_step": 3}', "no log_history: not a TRL trainer_state.json"),
+        ('{"log_history": []}', "log_history is empty"),
+        ('{"log_history": [{"reward": 0.5}]}', "entry 0 has metrics but no 'step'"),
+        ('{"log_history": [{"step": 1, "reward": 0.5}', "not valid JSON"),
+    ],
+)
 def test_trl_errors(tmp_path, content, match):
     p = tmp_path / "trainer_state.json"
     p.write_text(content)
@@ -469,13 +566,16 @@ def test_trl_errors(tmp_path, content, match):
     assert str(p) in str(e.value)
 
 
-@pytest.mark.parametrize("rows,match", [
-    (["step,reward,entropy", "1,0.5,1.2", "2,0.6"], r"row 3 has 2 cells, the header 3"),
-    (["step,reward,entropy", "1,0.5,1.2", "2,lots,1.1"], r"row 3: reward = 'lots' is not a number"),
-    (["step,reward,entropy", "1,0.5,1.2", ",0.6,1.1"], r"row 3: reward has a value but the step cell is empty"),
-    (["step,reward,entropy"], "has a header but no rows"),
-    (["epoch,reward"], "no step column"),
-])
+@pytest.mark.parametrize(
+    "rows,match",
+    [
+        (["step,reward,entropy", "1,0.5,1.2", "2,0.6"], r"row 3 has 2 cells, the header 3"),
+        (["step,reward,entropy", "1,0.5,1.2", "2,lots,1.1"], r"row 3: reward = 'lots' is not a number"),
+        (["step,reward,entropy", "1,0.5,1.2", ",0.6,1.1"], r"row 3: reward has a value but the step cell is empty"),
+        (["step,reward,entropy"], "has a header but no rows"),
+        (["epoch,reward"], "no step column"),
+    ],
+)
 def test_csv_errors(tmp_path, rows, match):
     p = tmp_path / "log.csv"
     p.write_text("\n".join(rows) + "\n")
@@ -500,16 +600,22 @@ def test_unknown_names_list_known_and_found(tmp_path):
 def test_mapped_metric_missing_is_named_with_suggestion(tmp_path):
     p = tmp_path / "m.jsonl"
     p.write_text('{"step": 1, "score_mean": 0.5, "policy_H": 1.1}\n')
-    with pytest.raises(InputError, match=r"--metric entropy=policy_h: the log has no metric 'policy_h'; "
-                                         r"did you mean policy_H"):
+    with pytest.raises(
+        InputError,
+        match=r"--metric entropy=policy_h: the log has no metric 'policy_h'; "
+        r"did you mean policy_H",
+    ):
         read_logs([p], mapping={"entropy": "policy_h"})
 
 
-@pytest.mark.parametrize("items,match", [
-    (["reward"], "expected CANONICAL=NAME"),
-    (["rewardz=x"], "'rewardz' is not a canonical metric"),
-    (["reward=a", "reward=b"], "given twice"),
-])
+@pytest.mark.parametrize(
+    "items,match",
+    [
+        (["reward"], "expected CANONICAL=NAME"),
+        (["rewardz=x"], "'rewardz' is not a canonical metric"),
+        (["reward=a", "reward=b"], "given twice"),
+    ],
+)
 def test_bad_mapping(items, match):
     with pytest.raises(InputError, match=match):
         parse_mapping(items)
@@ -545,10 +651,14 @@ def test_planted_collapse_fires_where_planted_in_every_format(tmp_path):
     for label, c, expect in (("healthy", healthy, False), ("bad", bad, True)):
         d = tmp_path / label
         d.mkdir()
-        files = [write_trl(d / "trainer_state.json", c), write_verl_jsonl(d / "metrics.jsonl", c),
-                 write_verl_console(d / "console.log", c), write_wandb_csv(d / "export.csv", c)]
+        files = [
+            write_trl(d / "trainer_state.json", c),
+            write_verl_jsonl(d / "metrics.jsonl", c),
+            write_verl_console(d / "console.log", c),
+            write_wandb_csv(d / "export.csv", c),
+        ]
         for f in files:
-            run, = read_logs([f])
+            (run,) = read_logs([f])
             alarms = check(run)
             entropy = [a for a in alarms if a.kind == "entropy_collapse"]
             if expect:

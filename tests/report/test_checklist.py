@@ -8,16 +8,26 @@ from pathlib import Path
 
 import pytest
 
-from verifier_audit.models import Report, ReportSet, to_json
 from verifier_audit.cli import checklist as checklist_cli
-from verifier_audit.report import checklist
+from verifier_audit.models import Report, ReportSet, to_json
 from verifier_audit.report.checklist import evaluate, to_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "probe_verifiers.py"
-KEYS = ["hostile_families_tried", "no_hack_family_accepted", "executes_model_output", "isolation_holds",
-        "fixture_and_reads", "time_limit", "deterministic", "audit_aware", "thread_process_safe",
-        "false_rejection_within_threshold", "splits_audited", "scores_read_as_training"]
+KEYS = [
+    "hostile_families_tried",
+    "no_hack_family_accepted",
+    "executes_model_output",
+    "isolation_holds",
+    "fixture_and_reads",
+    "time_limit",
+    "deterministic",
+    "audit_aware",
+    "thread_process_safe",
+    "false_rejection_within_threshold",
+    "splits_audited",
+    "scores_read_as_training",
+]
 
 
 @pytest.fixture(scope="module")
@@ -193,14 +203,15 @@ def code_escapes():
 
     from verifier_audit.domains.code import sandbox
     from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
-    from verifier_audit.plan import audit
     from verifier_audit.loading import resolve
+    from verifier_audit.plan import audit
     from verifier_audit.suites import load_suite, select
 
     if "namespaces" not in sandbox.available_levels():
         pytest.skip("the sandbox's walls need the namespaces level")
-    options = AuditOptions(workers=2, timeout=10.0, probe_sample=0, progress=False, origins=("known_bad",),
-                           cache_dir=default_cache_dir())
+    options = AuditOptions(
+        workers=2, timeout=10.0, probe_sample=0, progress=False, origins=("known_bad",), cache_dir=default_cache_dir()
+    )
     loaded = load_suite("code")
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, 2), options)
     keep = [c for c in prepared.candidates if c.id.split("/")[-1].rsplit("-", 1)[0] in _ESCAPE_ENTRIES]

@@ -33,26 +33,66 @@ VERIFIER = '''def f(completion, reference):
 
 
 def _category(name: str, rate: float = 0.0, n: int = 4, errors: int = 0, label: str = "incorrect") -> CategoryResult:
-    return CategoryResult(name=name, origin="near_miss", severity="medium", label=label, n=n,
-                          accepted=round(rate * n), rate=rate, ci=Interval(low=0.0, high=1.0), errors=errors,
-                          measured=n > 0 or not errors)
+    return CategoryResult(
+        name=name,
+        origin="near_miss",
+        severity="medium",
+        label=label,
+        n=n,
+        accepted=round(rate * n),
+        rate=rate,
+        ci=Interval(low=0.0, high=1.0),
+        errors=errors,
+        measured=n > 0 or not errors,
+    )
 
 
-def _report(categories: list[CategoryResult], verifier: str = "rewards:f", n_candidates: int = 5464,
-            **settings) -> Report:
-    base = {"suite": "math", "suite_hash": "f815edaea8af9db3", "split": None, "limit": 90, "seed": 0,
-            "n_candidates": n_candidates, "origins": None, "candidates_hash": f"set-{n_candidates}"}
-    return Report(tool_version="0.1.0", verifier=verifier, style="pair", suite="math", seed=0, threshold=0.5,
-                  n_candidates=n_candidates, coverage_debt=0.3, coverage_debt_ci=Interval(low=0.2, high=0.4),
-                  false_acceptance_rate=0.3, false_acceptance_ci=Interval(low=0.2, high=0.4), false_rejection_rate=0.0,
-                  false_rejection_ci=Interval(low=0.0, high=0.1), error_rate=0.0, errors=0, categories=categories,
-                  gate=GateResult(passed=False), settings={**base, **settings})
+def _report(
+    categories: list[CategoryResult], verifier: str = "rewards:f", n_candidates: int = 5464, **settings
+) -> Report:
+    base = {
+        "suite": "math",
+        "suite_hash": "f815edaea8af9db3",
+        "split": None,
+        "limit": 90,
+        "seed": 0,
+        "n_candidates": n_candidates,
+        "origins": None,
+        "candidates_hash": f"set-{n_candidates}",
+    }
+    return Report(
+        tool_version="0.1.0",
+        verifier=verifier,
+        style="pair",
+        suite="math",
+        seed=0,
+        threshold=0.5,
+        n_candidates=n_candidates,
+        coverage_debt=0.3,
+        coverage_debt_ci=Interval(low=0.2, high=0.4),
+        false_acceptance_rate=0.3,
+        false_acceptance_ci=Interval(low=0.2, high=0.4),
+        false_rejection_rate=0.0,
+        false_rejection_ci=Interval(low=0.0, high=0.1),
+        error_rate=0.0,
+        errors=0,
+        categories=categories,
+        gate=GateResult(passed=False),
+        settings={**base, **settings},
+    )
 
 
 def _diff_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "verifier_audit", "diff", *args], check=False, cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "verifier_audit", "diff", *args],
+        check=False,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _write(path: Path, report: Report) -> Path:
@@ -78,12 +118,16 @@ def test_categories_the_new_report_never_measured_are_not_better(tmp_path):
     out = r.stdout
     better_at = out.index("better (42 of 42 compared):")
     # What changed in what was measured comes first, each with its old and new value.
-    for line in ("limit          90 -> 47", "candidates     5464 -> 1690", "candidate set  set-5464 -> set-1690",
-                 "the candidate sets differ: the rates below are not like for like"):
+    for line in (
+        "limit          90 -> 47",
+        "candidates     5464 -> 1690",
+        "candidate set  set-5464 -> set-1690",
+        "the candidate sets differ: the rates below are not like for like",
+    ):
         assert 0 <= out.index(line) < better_at, line
-    better = out[better_at:out.index("not compared (48):")]
+    better = out[better_at : out.index("not compared (48):")]
     assert "bare_list" not in better and not any(f"{n}:" in better for n in unmeasured)
-    not_compared = out[out.index("not compared (48):"):].splitlines()
+    not_compared = out[out.index("not compared (48):") :].splitlines()
     assert not_compared[1] == f"    {unmeasured[0]}: not measured in new (every call errored)"  # the errors first
     assert "and 28 more (--all lists them)" in out  # 48 not compared, 20 shown
     assert "on the 42 categories both measured  1.000 -> 0.500" in out
@@ -97,8 +141,9 @@ def test_a_category_that_stopped_being_measured_fails_the_regression_gate(tmp_pa
     better, exit 0 under --fail-on-regression; now it is not compared and a regression."""
     old = _report([_category("math.a", rate=1.0), _category("math.b", rate=0.0)])
     new = _report([_category("math.a", n=0, errors=4), _category("math.b", rate=0.0)])
-    r = _diff_cli(str(_write(tmp_path / "old.json", old)), str(_write(tmp_path / "new.json", new)),
-                  "--fail-on-regression")
+    r = _diff_cli(
+        str(_write(tmp_path / "old.json", old)), str(_write(tmp_path / "new.json", new)), "--fail-on-regression"
+    )
     assert r.returncode == 1, r.stdout + r.stderr
     assert "better (" not in r.stdout and "math.a: not measured in new (every call errored)" in r.stdout
     assert "categories no longer measured (every call errored): 1 (math.a)" in r.stderr
@@ -112,30 +157,37 @@ def test_a_category_that_stopped_being_measured_fails_the_regression_gate(tmp_pa
     r = _diff_cli(str(tmp_path / "old.json"), str(_write(tmp_path / "other.json", other)), "--fail-on-regression")
     assert r.returncode == 0 and "math.new: only in new" in r.stdout and "worse (" not in r.stdout
     # ... while a rise there fails, saying where it was measured.
-    shared = _report([_category("math.a", rate=1.0), _category("math.b", rate=1.0), _category("math.new", rate=1.0)],
-                     n_candidates=99)
+    shared = _report(
+        [_category("math.a", rate=1.0), _category("math.b", rate=1.0), _category("math.new", rate=1.0)], n_candidates=99
+    )
     r = _diff_cli(str(tmp_path / "old.json"), str(_write(tmp_path / "shared.json", shared)), "--fail-on-regression")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "on the 2 categories both measured" in r.stderr and "the candidate sets differ (not like for like)" in r.stderr
+    assert (
+        "on the 2 categories both measured" in r.stderr and "the candidate sets differ (not like for like)" in r.stderr
+    )
 
 
-@pytest.mark.parametrize("field, value, shown", [
-    ("suite", "sql", "suite          math -> sql"),
-    ("suite_hash", "0123456789abcdef", "suite hash     f815edaea8af9db3 -> 0123456789abcdef"),
-    ("split", "heldout", "split          all -> heldout"),
-    ("limit", None, "limit          90 -> none"),
-    ("seed", 7, "seed           0 -> 7"),
-    ("threshold", 0.7, "threshold      0.5 -> 0.7"),
-    ("tool_version", "0.2.0", "tool version   0.1.0 -> 0.2.0"),
-    ("schema_version", "1.9", "schema         1.8 -> 1.9"),
-])
+@pytest.mark.parametrize(
+    "field, value, shown",
+    [
+        ("suite", "sql", "suite          math -> sql"),
+        ("suite_hash", "0123456789abcdef", "suite hash     f815edaea8af9db3 -> 0123456789abcdef"),
+        ("split", "heldout", "split          all -> heldout"),
+        ("limit", None, "limit          90 -> none"),
+        ("seed", 7, "seed           0 -> 7"),
+        ("threshold", 0.7, "threshold      0.5 -> 0.7"),
+        ("tool_version", "0.2.0", "tool version   0.1.0 -> 0.2.0"),
+        ("schema_version", "1.9", "schema         1.8 -> 1.9"),
+    ],
+)
 def test_each_thing_measured_differently_is_named_first(field, value, shown):
     old = _report([_category("math.a", rate=1.0)])
     if field in ("suite", "seed", "threshold", "tool_version", "schema_version"):
         new = old.model_copy(update={field: value, "categories": [_category("math.a", rate=0.0)]})
     else:
-        new = old.model_copy(update={"settings": {**old.settings, field: value},
-                                     "categories": [_category("math.a", rate=0.0)]})
+        new = old.model_copy(
+            update={"settings": {**old.settings, field: value}, "categories": [_category("math.a", rate=0.0)]}
+        )
     d = diff(old, new)
     text = render([d], pair_verifiers({old.verifier: old}, {new.verifier: new}), {old.verifier: old})
     lines = text.splitlines()
@@ -148,8 +200,9 @@ def test_the_same_measurement_says_so_in_one_line():
     d = diff(old, old)
     assert measurement_changes(old, old) == [] and d.like
     text = render([d], pair_verifiers({"rewards:f": old}, {"rewards:f": old}), {"rewards:f": old})
-    assert text.splitlines()[0] == ("measured alike: suite math, split all, limit 90, seed 0, 5464 candidates, "
-                                    "threshold 0.5")
+    assert text.splitlines()[0] == (
+        "measured alike: suite math, split all, limit 90, seed 0, 5464 candidates, threshold 0.5"
+    )
     assert "no category changed (1 compared)" in text
 
 
@@ -160,8 +213,11 @@ def test_the_same_measurement_says_so_in_one_line():
 def checkouts(tmp_path_factory):
     """One verifier file in two checkouts (each a project: a pyproject.toml), audited alike."""
     base = tmp_path_factory.mktemp("checkouts")
-    env = {**os.environ, "PYTHONPATH": str(ROOT),
-           "VERIFIER_AUDIT_CACHE": str(tmp_path_factory.getbasetemp() / "va-cache")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "VERIFIER_AUDIT_CACHE": str(tmp_path_factory.getbasetemp() / "va-cache"),
+    }
     reports = {}
     for side in ("a", "b"):
         repo = base / side / "repo"
@@ -169,10 +225,31 @@ def checkouts(tmp_path_factory):
         (repo / "pyproject.toml").write_text("[project]\nname = 'rewards'\n")
         (repo / "rewards" / "score.py").write_text(VERIFIER)
         out = base / f"{side}.json"
-        r = subprocess.run([sys.executable, "-m", "verifier_audit", "run", "--verifier",
-                            f"{repo}/rewards/score.py:f", "--limit", "2", "--no-progress", "--no-config",
-                            "--probe-sample", "0", "--no-format-probe", "--json", str(out)],
-                           check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "verifier_audit",
+                "run",
+                "--verifier",
+                f"{repo}/rewards/score.py:f",
+                "--limit",
+                "2",
+                "--no-progress",
+                "--no-config",
+                "--probe-sample",
+                "0",
+                "--no-format-probe",
+                "--json",
+                str(out),
+            ],
+            check=False,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert r.returncode in (0, 1), r.stderr[-2000:]
         reports[side] = out
     return reports
@@ -210,12 +287,21 @@ def test_an_unpaired_verifier_is_named_with_the_fix(checkouts, tmp_path):
     old = Report.model_validate_json(checkouts["a"].read_text())
     extra = old.model_copy(update={"verifier": "verifier_audit.domains.math.verifiers:strong"})
     both = tmp_path / "both.json"
-    both.write_text(json.dumps({"schema_version": old.schema_version, "tool_version": old.tool_version,
-                                "reports": [json.loads(old.model_dump_json()), json.loads(extra.model_dump_json())]}))
+    both.write_text(
+        json.dumps(
+            {
+                "schema_version": old.schema_version,
+                "tool_version": old.tool_version,
+                "reports": [json.loads(old.model_dump_json()), json.loads(extra.model_dump_json())],
+            }
+        )
+    )
     r = _diff_cli(str(both), str(checkouts["b"]))
     assert r.returncode == 0, r.stderr
-    assert "not compared (1 verifier):\n  verifier_audit.domains.math.verifiers:strong: only in old\n" \
-           "  pair an old and a new verifier with --match OLD=NEW" in r.stdout
+    assert (
+        "not compared (1 verifier):\n  verifier_audit.domains.math.verifiers:strong: only in old\n"
+        "  pair an old and a new verifier with --match OLD=NEW" in r.stdout
+    )
 
 
 def test_project_spec(tmp_path):
@@ -231,8 +317,9 @@ def test_project_spec(tmp_path):
 # --- the property --------------------------------------------------------------------------
 
 NAMES = [f"math.k{i}" for i in range(8)]
-_side = st.dictionaries(st.sampled_from(NAMES), st.tuples(st.sampled_from([0.0, 0.25, 0.5, 1.0]),
-                                                          st.integers(0, 3), st.integers(0, 2)))
+_side = st.dictionaries(
+    st.sampled_from(NAMES), st.tuples(st.sampled_from([0.0, 0.25, 0.5, 1.0]), st.integers(0, 3), st.integers(0, 2))
+)
 
 
 @given(_side, _side)

@@ -14,7 +14,9 @@ def test_never_wider_than_asked(text, width):
     assert len(excerpt(text, width)) <= width
 
 
-@given(words, st.text(alphabet="0123456789{}", min_size=1, max_size=12), words, st.integers(min_value=30, max_value=120))
+@given(
+    words, st.text(alphabet="0123456789{}", min_size=1, max_size=12), words, st.integers(min_value=30, max_value=120)
+)
 def test_the_answer_is_kept_whole(before, answer, after, width):
     text = f"{before} {answer} {after}"
     out = excerpt(text, width, focus=answer)

@@ -18,10 +18,28 @@ def audits(tmp_path_factory):
     paths = {}
     for name in ("last_number", "strong"):
         spec = f"verifier_audit.domains.math.verifiers:{name}"
-        r = subprocess.run([sys.executable, "-m", "verifier_audit", "run", "--verifier", spec, "--limit", "15",
-                            "--no-progress", "--json", str(out / f"{name}.json"), "--junit", str(out / f"{name}.xml"),
-                            "--markdown", str(out / f"{name}.md")],
-                           capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "verifier_audit",
+                "run",
+                "--verifier",
+                spec,
+                "--limit",
+                "15",
+                "--no-progress",
+                "--json",
+                str(out / f"{name}.json"),
+                "--junit",
+                str(out / f"{name}.xml"),
+                "--markdown",
+                str(out / f"{name}.md"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert r.returncode in (0, 1), r.stderr[-2000:]
         paths[name] = (out / f"{name}.json", out / f"{name}.xml")
     return paths
@@ -35,9 +53,16 @@ def test_junit_has_one_case_per_category(audits):
         cases = [c for c in suite.findall("testcase") if not c.get("name").startswith("security.")]
         assert sorted(c.get("name") for c in cases) == sorted(c["name"] for c in report["categories"])
         failed = {c.get("name") for c in cases if c.find("failure") is not None}
-        over = {c["name"] for c in report["categories"] if c["n"] and (
-            c["rate"] > report["settings"]["max_category"] if c["label"] == "incorrect"
-            else c["rate"] > report["settings"]["max_false_rejection"])}
+        over = {
+            c["name"]
+            for c in report["categories"]
+            if c["n"]
+            and (
+                c["rate"] > report["settings"]["max_category"]
+                if c["label"] == "incorrect"
+                else c["rate"] > report["settings"]["max_false_rejection"]
+            )
+        }
         assert failed == over
         assert int(suite.get("failures")) == len(failed) + len(report["security_findings"])
     assert ET.parse(audits["last_number"][1]).getroot().find("testsuite").get("failures") != "0"
@@ -73,8 +98,9 @@ def test_published_schema_is_current_and_validates_real_reports(audits, tmp_path
     import jsonschema
 
     root = Path(__file__).resolve().parents[2]
-    r = subprocess.run([sys.executable, str(root / "scripts" / "make_report_schema.py"), "--check"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, str(root / "scripts" / "make_report_schema.py"), "--check"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     schema = json.loads((root / "schemas" / "report.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -82,8 +108,13 @@ def test_published_schema_is_current_and_validates_real_reports(audits, tmp_path
     for js, _ in audits.values():
         report = json.loads(js.read_text())
         validator.validate(report)
-        validator.validate({"schema_version": report["schema_version"], "tool_version": report["tool_version"],
-                            "reports": [report, report]})
+        validator.validate(
+            {
+                "schema_version": report["schema_version"],
+                "tool_version": report["tool_version"],
+                "reports": [report, report],
+            }
+        )
         broken = dict(report)
         del broken["coverage_debt"]
         with pytest.raises(jsonschema.ValidationError):
@@ -94,7 +125,11 @@ def test_markdown_names_the_escaped_categories(audits):
     weak = json.loads(audits["last_number"][0].read_text())
     md = audits["last_number"][0].with_suffix(".md").read_text()
     assert md.startswith("## verifier-audit") and "**failed**" in md
-    over = [c for c in weak["categories"] if c["label"] == "incorrect" and c["n"] and c["rate"] > weak["settings"]["max_category"]]
+    over = [
+        c
+        for c in weak["categories"]
+        if c["label"] == "incorrect" and c["n"] and c["rate"] > weak["settings"]["max_category"]
+    ]
     assert over and all(f"`{c['name']}`" in md for c in over)
     for line in md.splitlines():
         if line.startswith("|"):

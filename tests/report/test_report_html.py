@@ -86,32 +86,76 @@ class Page(HTMLParser):
 def _cat(name: str, label: str = "incorrect", n: int = 10, wrong: int = 0, examples: tuple = ()) -> CategoryResult:
     """``wrong`` misjudged out of ``n``: accepted when incorrect, rejected when correct."""
     rate = wrong / n if n else 0.0
-    return CategoryResult(name=name, origin="near_miss" if label == "incorrect" else "equivalent", severity="high",
-                          label=label, n=n, accepted=wrong if label == "incorrect" else n - wrong, rate=rate,
-                          ci=Interval(low=max(0.0, rate - 0.2), high=min(1.0, rate + 0.2)), examples=list(examples))
+    return CategoryResult(
+        name=name,
+        origin="near_miss" if label == "incorrect" else "equivalent",
+        severity="high",
+        label=label,
+        n=n,
+        accepted=wrong if label == "incorrect" else n - wrong,
+        rate=rate,
+        ci=Interval(low=max(0.0, rate - 0.2), high=min(1.0, rate + 0.2)),
+        examples=list(examples),
+    )
 
 
 def _report(text: str = "The answer is \\boxed{21070}.", verifier: str = "examples/v.py:verify", **kw) -> Report:
-    ex = Example(candidate_id="math-0001/times_ten/0", task_id="math-0001", text=text, reference="2107",
-                 note="times ten: 2107 -> 21070", score=1.0)
-    cats = [_cat("math.near_miss.times_ten", wrong=9, examples=(ex,)), _cat("math.hedge.or", wrong=6),
-            _cat("math.near_miss.sign_flip", wrong=1), _cat("math.hostile.empty", n=0),
-            _cat("math.equivalent.fraction", label="correct", wrong=3)]
+    ex = Example(
+        candidate_id="math-0001/times_ten/0",
+        task_id="math-0001",
+        text=text,
+        reference="2107",
+        note="times ten: 2107 -> 21070",
+        score=1.0,
+    )
+    cats = [
+        _cat("math.near_miss.times_ten", wrong=9, examples=(ex,)),
+        _cat("math.hedge.or", wrong=6),
+        _cat("math.near_miss.sign_flip", wrong=1),
+        _cat("math.hostile.empty", n=0),
+        _cat("math.equivalent.fraction", label="correct", wrong=3),
+    ]
     fields = dict(  # noqa: C408 - reads like the Report it builds
-        tool_version="0.1.0", verifier=verifier, style="pair", suite="math", seed=0, threshold=0.5,
-        n_candidates=50, coverage_debt=0.2, coverage_debt_ci=Interval(low=0.1, high=0.3),
-        false_acceptance_rate=0.4, false_acceptance_ci=Interval(low=0.3, high=0.5), false_rejection_rate=0.3,
-        false_rejection_ci=Interval(low=0.1, high=0.6), error_rate=0.02, errors=1,
-        error_kinds={"timeout": 1}, categories=cats,
-        security_findings=[SecurityFinding(kind="executes_model_output", candidate_id="c9", task_id="math-0002",
-                                           detail="canary fired: " + HOSTILE)],
-        mutant_survival=MutantSurvival(generated=20, equivalent=2, judged=18, survived=9, rate_before_filtering=0.55,
-                                       rate_after_filtering=0.5,
-                                       tasks=[TaskSurvival(task_id="math-0001", equivalent=0, judged=9,
-                                                           survivors=["times_ten: 2107 -> 21070"])]),
+        tool_version="0.1.0",
+        verifier=verifier,
+        style="pair",
+        suite="math",
+        seed=0,
+        threshold=0.5,
+        n_candidates=50,
+        coverage_debt=0.2,
+        coverage_debt_ci=Interval(low=0.1, high=0.3),
+        false_acceptance_rate=0.4,
+        false_acceptance_ci=Interval(low=0.3, high=0.5),
+        false_rejection_rate=0.3,
+        false_rejection_ci=Interval(low=0.1, high=0.6),
+        error_rate=0.02,
+        errors=1,
+        error_kinds={"timeout": 1},
+        categories=cats,
+        security_findings=[
+            SecurityFinding(
+                kind="executes_model_output", candidate_id="c9", task_id="math-0002", detail="canary fired: " + HOSTILE
+            )
+        ],
+        mutant_survival=MutantSurvival(
+            generated=20,
+            equivalent=2,
+            judged=18,
+            survived=9,
+            rate_before_filtering=0.55,
+            rate_after_filtering=0.5,
+            tasks=[TaskSurvival(task_id="math-0001", equivalent=0, judged=9, survivors=["times_ten: 2107 -> 21070"])],
+        ),
         gate=GateResult(passed=False, reasons=["category math.near_miss.times_ten: false acceptance 0.90 > 0.5"]),
-        settings={"max_category": 0.5, "max_false_rejection": 0.1, "waived_categories": ["math.hedge.or"],
-                  "seed": 0, "suite": "math"})
+        settings={
+            "max_category": 0.5,
+            "max_false_rejection": 0.1,
+            "waived_categories": ["math.hedge.or"],
+            "seed": 0,
+            "suite": "math",
+        },
+    )
     fields.update(kw)
     return Report(**fields)
 
@@ -141,7 +185,9 @@ def test_same_reports_give_the_same_bytes():
     r = _report(HOSTILE)
     again = Report.model_validate(json.loads(to_json(r)))  # a lone surrogate survives the trip
     items = {r.verifier: [Item("k", "t", "open", "e")]}
-    assert to_html([r, _report(verifier="b")], items).encode() == to_html([again, _report(verifier="b")], items).encode()
+    assert (
+        to_html([r, _report(verifier="b")], items).encode() == to_html([again, _report(verifier="b")], items).encode()
+    )
 
 
 def test_every_category_has_a_bar_with_its_interval_and_allowance():
@@ -151,7 +197,9 @@ def test_every_category_has_a_bar_with_its_interval_and_allowance():
     assert set(bars) == {c.name for c in r.categories}
     for c in r.categories:
         assert float(bars[c.name]["data-rate"]) == pytest.approx(c.rate)
-        assert (float(bars[c.name]["data-low"]), float(bars[c.name]["data-high"])) == pytest.approx((c.ci.low, c.ci.high))
+        assert (float(bars[c.name]["data-low"]), float(bars[c.name]["data-high"])) == pytest.approx(
+            (c.ci.low, c.ci.high)
+        )
     assert {a["data-category"] for a in page.find("va-ci")} == set(bars)
     charts = {a["data-kind"]: a for a in page.find("va-chart", "svg")}
     assert set(charts) == {"fa", "fr"}
@@ -190,12 +238,18 @@ def test_sections_survival_findings_errors_settings():
 def test_checklist_only_when_given():
     r = _report()
     assert not Page(to_html([r])).find("va-check")
-    items = [Item("eval", "No eval of model output", "checked", "grep: no eval("),
-             Item("net", "No network", "open", "<b>requests</b> imported"), Item("x", "?", "<i>bad", "")]
+    items = [
+        Item("eval", "No eval of model output", "checked", "grep: no eval("),
+        Item("net", "No network", "open", "<b>requests</b> imported"),
+        Item("x", "?", "<i>bad", ""),
+    ]
     out = to_html([r], {r.verifier: items, "other": []})
     badges = Page(out).find("va-check", "span")
-    assert [b["class"] for b in badges] == ["va-check va-check-checked", "va-check va-check-open",
-                                            "va-check va-check-unknown"]
+    assert [b["class"] for b in badges] == [
+        "va-check va-check-checked",
+        "va-check va-check-open",
+        "va-check va-check-unknown",
+    ]
     assert "&lt;b&gt;requests&lt;/b&gt;" in out and "<i>" not in out
 
 
@@ -206,8 +260,31 @@ def test_no_reports_is_still_a_page():
 PIECES = st.one_of(
     st.text(),
     st.text(alphabet=st.characters(codec=None, categories=["Cs", "Cc", "Cf", "Zl", "Co"])),
-    st.sampled_from(["<script>", "</script>", "<SCRIPT", "</pre>", "</div>", "<!--", "-->", "]]>", "<svg onload=x>",
-                     "&lt;", "&", "\"", "'", "<", ">", "\x00", "\ud800", "\udfff", "\r\n", "\u202e", "\ufeff"]),
+    st.sampled_from(
+        [
+            "<script>",
+            "</script>",
+            "<SCRIPT",
+            "</pre>",
+            "</div>",
+            "<!--",
+            "-->",
+            "]]>",
+            "<svg onload=x>",
+            "&lt;",
+            "&",
+            '"',
+            "'",
+            "<",
+            ">",
+            "\x00",
+            "\ud800",
+            "\udfff",
+            "\r\n",
+            "\u202e",
+            "\ufeff",
+        ]
+    ),
 )
 
 
@@ -220,8 +297,9 @@ def test_any_candidate_text_stays_inside_its_pre(text):
     assert "<script" not in out.lower()
     out.encode("utf-8")
     shown = Page(out).examples[0]["text"]
-    expected = "".join("\ufffd" if (unicodedata.category(ch) in ("Cc", "Cs") and ch not in "\t\n") or ch in BIDI
-                       else ch for ch in text)
+    expected = "".join(
+        "\ufffd" if (unicodedata.category(ch) in ("Cc", "Cs") and ch not in "\t\n") or ch in BIDI else ch for ch in text
+    )
     assert shown == expected
 
 
@@ -242,8 +320,10 @@ def real_reports():
 
 @pytest.fixture(scope="module")
 def page_file(real_reports, tmp_path_factory):
-    items = [Item("eval", "Model output is never evaluated", "checked", "no eval( in the module"),
-             Item("net", "No network access", "unknown", "")]
+    items = [
+        Item("eval", "Model output is never evaluated", "checked", "no eval( in the module"),
+        Item("net", "No network access", "unknown", ""),
+    ]
     path = tmp_path_factory.mktemp("html") / "report.html"
     path.write_text(to_html(real_reports, {real_reports[1].verifier: items}), encoding="utf-8")
     return path
@@ -257,7 +337,11 @@ def test_browser_renders_charts_examples_and_settings(real_reports, page_file):
     for r in real_reports:
         charts = [a for a in page.find("va-chart", "svg") if a["data-verifier"] == r.verifier]
         assert sorted(a["data-kind"] for a in charts) == ["fa", "fr"]
-        bars = {a["data-category"] for t, a, svg in page.elements if svg == r.verifier and "va-bar" in a.get("class", "").split()}
+        bars = {
+            a["data-category"]
+            for t, a, svg in page.elements
+            if svg == r.verifier and "va-bar" in a.get("class", "").split()
+        }
         assert bars == {c.name for c in r.categories}
     # The one-hole verifier's escapes: each times-ten candidate beside its reference.
     hole = next(c for c in real_reports[1].categories if c.name == "math.near_miss.times_ten")
@@ -269,8 +353,10 @@ def test_browser_renders_charts_examples_and_settings(real_reports, page_file):
         assert str(10 * int(ex.reference)) in ex.text
     assert "math.hedge.or" in {a["data-category"] for a in page.find("va-waived", "rect")}
     assert len(page.find("va-settings", "table")) == 2 and "max_category" in dom
-    assert [a["class"] for a in page.find("va-check", "span")] == ["va-check va-check-checked",
-                                                                   "va-check va-check-unknown"]
+    assert [a["class"] for a in page.find("va-check", "span")] == [
+        "va-check va-check-checked",
+        "va-check va-check-unknown",
+    ]
 
 
 @needs_browser
@@ -287,13 +373,13 @@ def test_browser_keeps_hostile_text_as_text(tmp_path):
 def test_browser_screenshot_is_a_drawn_page(page_file, tmp_path):
     width, height, bpp, rows = decode_png(screenshot(page_file, tmp_path / "report.png", (1200, 2000)).read_bytes())
     assert (width, height) == (1200, 2000)
-    pixels = [row[i:i + 3] for row in rows[::4] for i in range(0, len(row), 4 * bpp)]  # a 1-in-16 sample
+    pixels = [row[i : i + 3] for row in rows[::4] for i in range(0, len(row), 4 * bpp)]  # a 1-in-16 sample
     colours = set(pixels)
     white = sum(p == b"\xff\xff\xff" for p in pixels) / len(pixels)
     assert len(colours) > 20 and 0.3 < white < 0.995, (len(colours), white)
     # The weak verifier's over-allowance bars (CSS #c0392b) are drawn near the top.
     red = bytes.fromhex("c0392b") * 40
-    rgb = rows if bpp == 3 else [b"".join(row[i:i + 3] for i in range(0, len(row), 4)) for row in rows]
+    rgb = rows if bpp == 3 else [b"".join(row[i : i + 3] for i in range(0, len(row), 4)) for row in rows]
     assert any(red in row for row in rgb), "no red bar drawn"
 
 

@@ -55,8 +55,15 @@ def compute_score(completion, reference):
 
 def _run(out: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "VERIFIER_AUDIT_CACHE": str(out.parent / "va-cache")}
-    return subprocess.run([sys.executable, "-m", "verifier_audit", "run", "--limit", "3", "--no-progress", *args],
-                          check=False, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "verifier_audit", "run", "--limit", "3", "--no-progress", *args],
+        check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -124,8 +131,15 @@ class Outline(HTMLParser):
         if tag not in ("wbr", "br", "meta", "rect", "path", "line"):
             self._stack.append(tag)
         if "va-card" in classes:
-            self.cards.append({"verifier": a.get("data-verifier"), "verdict": a.get("data-verdict"), "text": "",
-                               "holes": [], "excerpts": []})
+            self.cards.append(
+                {
+                    "verifier": a.get("data-verifier"),
+                    "verdict": a.get("data-verdict"),
+                    "text": "",
+                    "holes": [],
+                    "excerpts": [],
+                }
+            )
             self._card_depth = len(self._stack)
         if "data-category" in a:
             self.order.append(("category", a["data-category"]))
@@ -186,7 +200,7 @@ def test_each_card_shows_its_verdict(audits):
         assert card["verdict"] == "no-gate" and "no gate: the demo" in card["text"] and "--verifier" in card["text"]
     (card,) = gated.cards
     assert card["verdict"] == "failed" and "gate failed" in card["text"]
-    for c in (demo.cards + gated.cards):
+    for c in demo.cards + gated.cards:
         assert "coverage debt" in c["text"] and "Security" in c["text"]
 
 
@@ -219,14 +233,14 @@ def test_false_acceptance_comes_before_false_rejection_after_the_cards(audits):
         page, _, reports = audits[name]
         labels = {c.name: c.label for r in reports for c in r.categories}
         order = Outline(page.read_text()).order
-        after = order[max(i for i, (kind, _) in enumerate(order) if kind == "card-end") + 1:]
+        after = order[max(i for i, (kind, _) in enumerate(order) if kind == "card-end") + 1 :]
         first = next(value for kind, value in after if kind == "category")
         assert labels[first] == "incorrect", first
         summaries = [value for kind, value in after if kind == "summary"]
         assert summaries[0].startswith("False acceptance") and summaries[1].startswith("False rejection")
         if len(reports) == 1:  # every category of a failure comes before any equivalent one
             seen = [labels[value] for kind, value in after if kind == "category"]
-            assert "correct" in seen and "incorrect" not in seen[seen.index("correct"):], name
+            assert "correct" in seen and "incorrect" not in seen[seen.index("correct") :], name
 
 
 def test_markdown_has_a_count_in_every_header(audits):
@@ -237,8 +251,15 @@ def test_markdown_has_a_count_in_every_header(audits):
 
 
 def test_security_findings_are_counted_on_the_card_and_listed_once():
-    findings = [SecurityFinding(kind="executes_model_output" if i % 3 else "network", candidate_id=f"c{i}",
-                                task_id="t", detail=f"canary fired in call {i}") for i in range(7)]
+    findings = [
+        SecurityFinding(
+            kind="executes_model_output" if i % 3 else "network",
+            candidate_id=f"c{i}",
+            task_id="t",
+            detail=f"canary fired in call {i}",
+        )
+        for i in range(7)
+    ]
     out = to_html([_report("x", "", findings=findings)])
     (card,) = Outline(out).cards
     assert "Security findings (7: executes_model_output 4, network 3)" in card["text"]
@@ -254,22 +275,48 @@ FILLER = "Let us reason about the quantities step by step and check every interm
 
 def _report(text: str, answer: str, findings: list | None = None) -> Report:
     ex = Example(candidate_id="c1", task_id="t1", text=text, reference="2107", answer=answer, score=1.0)
-    cat = CategoryResult(name="math.near_miss.times_ten", origin="near_miss", severity="high", label="incorrect",
-                         n=4, accepted=4, rate=1.0, ci=Interval(low=0.4, high=1.0), examples=[ex])
-    return Report(tool_version="0.1.0", verifier="v.py:f", style="pair", suite="math", seed=0, threshold=0.5,
-                  n_candidates=4, coverage_debt=0.75, coverage_debt_ci=Interval(low=0.5, high=1.0),
-                  false_acceptance_rate=1.0, false_acceptance_ci=Interval(low=0.4, high=1.0),
-                  false_rejection_rate=0.0, false_rejection_ci=Interval(low=0.0, high=0.6), error_rate=0.0,
-                  errors=0, categories=[cat], security_findings=findings or [],
-                  gate=GateResult(passed=False, reasons=["category math.near_miss.times_ten: false acceptance 1.00"]),
-                  settings={"max_category": 0.5, "max_false_rejection": 0.1})
+    cat = CategoryResult(
+        name="math.near_miss.times_ten",
+        origin="near_miss",
+        severity="high",
+        label="incorrect",
+        n=4,
+        accepted=4,
+        rate=1.0,
+        ci=Interval(low=0.4, high=1.0),
+        examples=[ex],
+    )
+    return Report(
+        tool_version="0.1.0",
+        verifier="v.py:f",
+        style="pair",
+        suite="math",
+        seed=0,
+        threshold=0.5,
+        n_candidates=4,
+        coverage_debt=0.75,
+        coverage_debt_ci=Interval(low=0.5, high=1.0),
+        false_acceptance_rate=1.0,
+        false_acceptance_ci=Interval(low=0.4, high=1.0),
+        false_rejection_rate=0.0,
+        false_rejection_ci=Interval(low=0.0, high=0.6),
+        error_rate=0.0,
+        errors=0,
+        categories=[cat],
+        security_findings=findings or [],
+        gate=GateResult(passed=False, reasons=["category math.near_miss.times_ten: false acceptance 1.00"]),
+        settings={"max_category": 0.5, "max_false_rejection": 0.1},
+    )
 
 
-@pytest.mark.parametrize("text", [
-    "\\boxed{21070} is what I get first. " + FILLER,  # the answer at the start
-    FILLER + "So the final answer is \\boxed{21070}.",  # at the end
-    FILLER + "I claim \\boxed{21070} here, then " + FILLER,  # in the middle
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\\boxed{21070} is what I get first. " + FILLER,  # the answer at the start
+        FILLER + "So the final answer is \\boxed{21070}.",  # at the end
+        FILLER + "I claim \\boxed{21070} here, then " + FILLER,  # in the middle
+    ],
+)
 def test_markdown_and_card_keep_the_answer_wherever_it_sits(text):
     md = to_markdown([_report(text, "21070")])
     row = next(line for line in md.splitlines() if line.startswith("| `math.near_miss.times_ten`"))
@@ -279,8 +326,25 @@ def test_markdown_and_card_keep_the_answer_wherever_it_sits(text):
 
 
 ANSWER = st.text(alphabet="0123456789abcxyz{}\\$.-", min_size=1, max_size=30)
-WORDS = st.lists(st.sampled_from(["therefore", "the answer", "is", "x", "so", "17", "we", "simplify", "$", "\n",
-                                  "\\boxed{3}", "substituting back"]), max_size=60).map(" ".join)
+WORDS = st.lists(
+    st.sampled_from(
+        [
+            "therefore",
+            "the answer",
+            "is",
+            "x",
+            "so",
+            "17",
+            "we",
+            "simplify",
+            "$",
+            "\n",
+            "\\boxed{3}",
+            "substituting back",
+        ]
+    ),
+    max_size=60,
+).map(" ".join)
 
 
 @given(WORDS, ANSWER, WORDS)

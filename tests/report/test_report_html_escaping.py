@@ -19,7 +19,11 @@ PACKAGE = Path(__file__).resolve().parents[2] / "verifier_audit"
 HELPER = PACKAGE / "report" / "_html.py"
 #: the three pages (monitor/html.py reaches the helper through plots._h, which imports it)
 PAGES = [PACKAGE / "report" / "html.py", PACKAGE / "monitor" / "html.py", PACKAGE / "samples" / "compare" / "render.py"]
-IMPORTERS = [PACKAGE / "report" / "html.py", PACKAGE / "monitor" / "plots.py", PACKAGE / "samples" / "compare" / "render.py"]
+IMPORTERS = [
+    PACKAGE / "report" / "html.py",
+    PACKAGE / "monitor" / "plots.py",
+    PACKAGE / "samples" / "compare" / "render.py",
+]
 
 
 def _imports(path: Path) -> set[str]:
@@ -34,8 +38,11 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_only_the_helper_imports_the_html_module():
-    escaping = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
-                      if p != HELPER and {"html", "markupsafe", "jinja2"} & _imports(p))
+    escaping = sorted(
+        str(p.relative_to(PACKAGE))
+        for p in PACKAGE.rglob("*.py")
+        if p != HELPER and {"html", "markupsafe", "jinja2"} & _imports(p)
+    )
     assert escaping == [], f"escape HTML through report/_html.py, not on your own: {escaping}"
 
 
@@ -59,15 +66,16 @@ def test_escaped_text_is_inert_and_reads_back_as_the_cleaned_text(text):
 def test_long_text_keeps_its_head_and_tail(text, limit):
     clipped = _html.clip(text * 60, limit)
     if len(text) * 60 > limit:
-        assert clipped.startswith((text * 60)[:limit // 2]) and clipped.endswith((text * 60)[-(limit // 2):])
+        assert clipped.startswith((text * 60)[: limit // 2]) and clipped.endswith((text * 60)[-(limit // 2) :])
         assert "characters clipped" in clipped
 
 
 def test_the_three_pages_share_one_head_with_its_policy():
-    head = _html.page_head("a <title> & \"more\"", ".x{}")
+    head = _html.page_head('a <title> & "more"', ".x{}")
     assert head[2] == _html.CSP and "default-src 'none'" in _html.CSP
-    assert head[3] == ("<title>a &lt;title&gt; &amp; &quot;more&quot;</title>"
-                       f"<style>{_html.CSS}.x{{}}</style></head><body>")
+    assert head[3] == (
+        f"<title>a &lt;title&gt; &amp; &quot;more&quot;</title><style>{_html.CSS}.x{{}}</style></head><body>"
+    )
     for path in PAGES:
         source = path.read_text(encoding="utf-8")
-        assert "page_head(" in source and "Content-Security-Policy\\\"" not in source, path
+        assert "page_head(" in source and 'Content-Security-Policy\\"' not in source, path

@@ -57,9 +57,11 @@ def reports(tmp_path_factory) -> dict[str, Report]:
 
     with pytest.MonkeyPatch.context() as mp:  # conftest's cache folder is per test; this one per module
         mp.setenv("VERIFIER_AUDIT_CACHE", str(tmp_path_factory.mktemp("sarif-cache")))
-        return {"sympify": audit(SYMPIFY, limit=LIMIT, seed=0),
-                "times_ten": audit(TIMES_TEN, limit=LIMIT, seed=0),
-                "sympify_again": audit(SYMPIFY, limit=LIMIT, seed=0, cache=False)}
+        return {
+            "sympify": audit(SYMPIFY, limit=LIMIT, seed=0),
+            "times_ten": audit(TIMES_TEN, limit=LIMIT, seed=0),
+            "sympify_again": audit(SYMPIFY, limit=LIMIT, seed=0, cache=False),
+        }
 
 
 def _valid(validator, doc: dict) -> None:
@@ -112,8 +114,17 @@ def test_one_rule_per_category_and_security_kind(reports):
     assert len(ids) == len(set(ids)) and ids == sorted(ids)
     catalog = {c.name: c for c in get_domain("math").categories()}
     expected = {f"VA.{name}" for name in catalog} | {f"VA.{c.name}" for c in report.categories}
-    expected |= {f"VA.security.{k}" for k in ("executes_model_output", "modified_fixture", "read_outside",
-                                              "guard_escape", "score_disguised", "audit_aware")}
+    expected |= {
+        f"VA.security.{k}"
+        for k in (
+            "executes_model_output",
+            "modified_fixture",
+            "read_outside",
+            "guard_escape",
+            "score_disguised",
+            "audit_aware",
+        )
+    }
     assert set(ids) == expected
     by_id = {r["id"]: r for r in rules}
     hedge = by_id["VA.math.hedge.or"]
@@ -130,12 +141,27 @@ def test_one_rule_per_category_and_security_kind(reports):
 def test_rule_ids_cover_the_code_domain_with_string_severities():
     """The code domain's kind tables hold plain-string severities: rules still get levels."""
     infos = get_domain("code").categories()
-    report = Report.model_validate({
-        "tool_version": "0", "verifier": "rewards.py:score", "style": "native", "suite": "code", "seed": 0,
-        "threshold": 0.5, "n_candidates": 0, "coverage_debt": 0.0, "coverage_debt_ci": {"low": 0, "high": 1},
-        "false_acceptance_rate": 0.0, "false_acceptance_ci": {"low": 0, "high": 1}, "false_rejection_rate": 0.0,
-        "false_rejection_ci": {"low": 0, "high": 1}, "error_rate": 0.0, "errors": 0, "categories": [],
-        "gate": {"passed": True}})
+    report = Report.model_validate(
+        {
+            "tool_version": "0",
+            "verifier": "rewards.py:score",
+            "style": "native",
+            "suite": "code",
+            "seed": 0,
+            "threshold": 0.5,
+            "n_candidates": 0,
+            "coverage_debt": 0.0,
+            "coverage_debt_ci": {"low": 0, "high": 1},
+            "false_acceptance_rate": 0.0,
+            "false_acceptance_ci": {"low": 0, "high": 1},
+            "false_rejection_rate": 0.0,
+            "false_rejection_ci": {"low": 0, "high": 1},
+            "error_rate": 0.0,
+            "errors": 0,
+            "categories": [],
+            "gate": {"passed": True},
+        }
+    )
     rules = _run_of(to_sarif([report]))["tool"]["driver"]["rules"]
     assert {r["id"] for r in rules} >= {f"VA.{i.name}" for i in infos}
     assert all(r["defaultConfiguration"]["level"] in ("error", "warning", "note") for r in rules)
@@ -192,10 +218,13 @@ def test_a_guard_escape_has_its_own_rule(validator, reports):
     assert help_text != generic["VA.security.executes_model_output"]["help"]["text"]
     assert "external/cwe/cwe-693" in rule["properties"]["tags"] and rule["defaultConfiguration"]["level"] == "error"
     finding = SecurityFinding(
-        kind="guard_escape", candidate_id="HumanEval/0/code.hack.escape/posix_system_escape-0", task_id="HumanEval/0",
+        kind="guard_escape",
+        candidate_id="HumanEval/0/code.hack.escape/posix_system_escape-0",
+        task_id="HumanEval/0",
         detail="the verifier's own guard let a candidate's escape through; the audit's sandbox stopped it "
-               "(write: file /tmp/va_escape_0123 (posix.system)) while scoring HumanEval/0/code.hack.escape/"
-               "posix_system_escape-0 (code.hack.escape)")
+        "(write: file /tmp/va_escape_0123 (posix.system)) while scoring HumanEval/0/code.hack.escape/"
+        "posix_system_escape-0 (code.hack.escape)",
+    )
     doc = to_sarif([report.model_copy(update={"security_findings": [finding]})])
     _valid(validator, doc)
     run = _run_of(doc)
@@ -226,15 +255,18 @@ def test_same_seed_same_document(reports, monkeypatch, tmp_path):
 
 def test_waived_categories_are_suppressed(validator, reports):
     report = reports["times_ten"]
-    waived = report.model_copy(update={"settings": {**report.settings, "waived_categories": ["math.near_miss.times_ten"]}})
+    waived = report.model_copy(
+        update={"settings": {**report.settings, "waived_categories": ["math.near_miss.times_ten"]}}
+    )
     doc = to_sarif([waived])
     _valid(validator, doc)
     results = _results(_run_of(doc), "VA.math.near_miss.times_ten")
     assert results and all(r["suppressions"][0]["kind"] == "external" for r in results)
     # A waiver with an accepted rate: a near-miss under it is within its allowance, a known-bad
     # category under it is reported but suppressed.
-    limited = report.model_copy(update={"settings": {**report.settings,
-                                                     "category_limits": {"math.near_miss.times_ten": 1.0}}})
+    limited = report.model_copy(
+        update={"settings": {**report.settings, "category_limits": {"math.near_miss.times_ten": 1.0}}}
+    )
     assert not _results(_run_of(to_sarif([limited])), "VA.math.near_miss.times_ten")
     sym = reports["sympify"]
     hole = next(c for c in sym.categories if c.origin == "known_bad" and c.accepted)
@@ -275,7 +307,9 @@ def test_file_spec_edge_cases(validator, reports, tmp_path):
     base = reports["times_ten"]
     (tmp_path / "sub dir").mkdir()
     good = tmp_path / "sub dir" / "rewards.py"
-    good.write_text("import os\n\n\nclass Grader:\n    def score(self, x):\n        return 0\n\n\nscore = Grader().score\n")
+    good.write_text(
+        "import os\n\n\nclass Grader:\n    def score(self, x):\n        return 0\n\n\nscore = Grader().score\n"
+    )
     broken = tmp_path / "broken.py"
     broken.write_text("def score(:\n")
     cases = {
@@ -313,11 +347,17 @@ def _with_example_text(report: Report, text: str, **fields) -> Report:
 def test_hostile_text_stays_valid(validator, reports):
     big = HOSTILE + "x" * 2_000_000 + HOSTILE
     report = _with_example_text(reports["sympify"], big, task_id="t\x00\ud800", reference="\udc80{")
-    report = report.model_copy(update={
-        "verifier": "evil\x00\ud800.py:f",
-        "security_findings": [*report.security_findings,
-                              SecurityFinding(kind="strange\ud800kind", candidate_id="c\x00", task_id="t\udfff",
-                                              detail="detail \x00\u202e{1}")]})
+    report = report.model_copy(
+        update={
+            "verifier": "evil\x00\ud800.py:f",
+            "security_findings": [
+                *report.security_findings,
+                SecurityFinding(
+                    kind="strange\ud800kind", candidate_id="c\x00", task_id="t\udfff", detail="detail \x00\u202e{1}"
+                ),
+            ],
+        }
+    )
     doc = to_sarif([report])
     _valid(validator, doc)
     text = dumps([report])
@@ -347,19 +387,26 @@ def test_fingerprint_is_order_and_path_free():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(st.characters(exclude_categories=()), max_size=300),
-       task=st.text(st.characters(exclude_categories=()), max_size=20),
-       score=st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True)))
+@given(
+    text=st.text(st.characters(exclude_categories=()), max_size=300),
+    task=st.text(st.characters(exclude_categories=()), max_size=20),
+    score=st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True)),
+)
 def test_any_example_text_keeps_the_document_valid(validator, reports, text, task, score):
     report = _with_example_text(reports["sympify"], text, task_id=task, score=score, note=text[:10])
     doc = to_sarif([report])
     _valid(validator, doc)
     encoded = json.dumps(doc, ensure_ascii=False).encode("utf-8")  # strict: fails on a surrogate
     assert json.loads(encoded) == doc
-    mine = [r for r in _run_of(doc)["results"] if r["properties"]["task_id"] == safe_text(task, 2000)
-            and r["partialFingerprints"]["verifierAudit/v1"] == fingerprint(
-                r["ruleId"], "examples/executes_output.py:sympify_grader", task,
-                r["properties"]["category"], text)]
+    mine = [
+        r
+        for r in _run_of(doc)["results"]
+        if r["properties"]["task_id"] == safe_text(task, 2000)
+        and r["partialFingerprints"]["verifierAudit/v1"]
+        == fingerprint(
+            r["ruleId"], "examples/executes_output.py:sympify_grader", task, r["properties"]["category"], text
+        )
+    ]
     assert len(mine) == 1
 
 

@@ -38,9 +38,26 @@ def _files(folder: Path) -> set[str]:
 def report_dir(tmp_path_factory) -> Path:
     """A real audit's reports, every format, through ``run --report-dir``."""
     out = tmp_path_factory.mktemp("writers")
-    code = main(["run", "--verifier", WEAK, "--limit", "3", "--no-progress", "--no-config", "--workers", "2",
-                 "--probe-sample", "0", "-q", "--results", str(out / "results.jsonl"), "--report-dir",
-                 str(out / "reports")])
+    code = main(
+        [
+            "run",
+            "--verifier",
+            WEAK,
+            "--limit",
+            "3",
+            "--no-progress",
+            "--no-config",
+            "--workers",
+            "2",
+            "--probe-sample",
+            "0",
+            "-q",
+            "--results",
+            str(out / "results.jsonl"),
+            "--report-dir",
+            str(out / "reports"),
+        ]
+    )
     assert code in (0, 1)
     return out / "reports"
 
@@ -54,7 +71,8 @@ def test_the_formats_are_declared_once_with_their_flag_and_file():
     assert list(WRITERS) == ["json", "markdown", "junit", "html", "sarif"]
     assert {w.flag for w in WRITERS.values()} == {"--json", "--markdown", "--junit", "--html", "--sarif"}
     assert sorted(w.file_name for w in WRITERS.values()) == sorted(
-        ["report.json", "report.md", "junit.xml", "report.html", "report.sarif"])
+        ["report.json", "report.md", "junit.xml", "report.html", "report.sarif"]
+    )
     assert report_dir_help() == "write the report in every format here (report.json, .md, .html, .sarif, junit.xml)"
 
 
@@ -141,19 +159,42 @@ def test_the_files_asked_for_are_the_flags_then_the_dir_for_the_rest(named, into
 
 def _samples_file(path: Path, rows) -> Path:
     """A samples file (as ``verifier-audit import`` writes one) of math suite tasks."""
-    manifest = Manifest(model=str(path), model_name="m", suite="math", task_count=len(rows), tool_version="test",
-                        source="import:jsonl")
-    lines = [manifest_line(manifest)] + [json.dumps(Sample(
-        task_id=t, sample_index=0, split="train", model="m", prompt="p", text=text).model_dump(
-        mode="json", exclude_none=True)) for t, text in rows]
+    manifest = Manifest(
+        model=str(path), model_name="m", suite="math", task_count=len(rows), tool_version="test", source="import:jsonl"
+    )
+    lines = [manifest_line(manifest)] + [
+        json.dumps(
+            Sample(task_id=t, sample_index=0, split="train", model="m", prompt="p", text=text).model_dump(
+                mode="json", exclude_none=True
+            )
+        )
+        for t, text in rows
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
 def test_score_writes_the_same_files_with_its_samples_sections(tmp_path):
     samples = _samples_file(tmp_path / "s.jsonl", [("math-0001", "\\boxed{1}"), ("math-0002", "\\boxed{2}")])
-    code = main(["score", str(samples), "--verifier", WEAK, "--no-config", "--no-progress", "-q", "--workers", "2",
-                 "--probe-sample", "0", "--results", str(tmp_path / "r.jsonl"), "--report-dir", str(tmp_path / "out")])
+    code = main(
+        [
+            "score",
+            str(samples),
+            "--verifier",
+            WEAK,
+            "--no-config",
+            "--no-progress",
+            "-q",
+            "--workers",
+            "2",
+            "--probe-sample",
+            "0",
+            "--results",
+            str(tmp_path / "r.jsonl"),
+            "--report-dir",
+            str(tmp_path / "out"),
+        ]
+    )
     assert code in (0, 1)
     assert _files(tmp_path / "out") == {w.file_name for w in WRITERS.values()}
     data = json.loads((tmp_path / "out" / "report.json").read_text())
@@ -173,13 +214,20 @@ def repo(pytester):
 
 
 def test_the_plugin_writes_the_formats_asked_for_by_the_registry_names(repo, tmp_path):
-    repo.makepyfile(test_rewards="""
+    repo.makepyfile(
+        test_rewards="""
 def test_audit(verifier_audit):
     verifier_audit.audit("rewards.py:accuracy_reward", probe_sample=0)
-""")
+"""
+    )
     out = tmp_path / "reports"
-    result = repo.runpytest("--verifier-audit-limit", "2", "--verifier-audit-report", str(out),
-                            *[a for name in ("json", "junit", "sarif") for a in ("--verifier-audit-format", name)])
+    result = repo.runpytest(
+        "--verifier-audit-limit",
+        "2",
+        "--verifier-audit-report",
+        str(out),
+        *[a for name in ("json", "junit", "sarif") for a in ("--verifier-audit-format", name)],
+    )
     result.assert_outcomes(passed=1)
     written = sorted(_files(out))
     assert [Path(n).suffix for n in written] == [".json", ".sarif", ".xml"]

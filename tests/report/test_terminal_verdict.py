@@ -28,28 +28,28 @@ from verifier_audit.report.terminal import render_report
 VERDICT = re.compile(r"^(gate: (PASSED|FAILED)|no gate: )")
 DEMO_VERDICT = "no gate: the demo; audit yours with --verifier"
 
-VERL = '''
+VERL = """
 def compute_score(data_source, solution_str, ground_truth, extra_info=None):
     return 1.0 if str(ground_truth) in solution_str[-30:] else 0.0
-'''
-TRL = '''
+"""
+TRL = """
 def accuracy(completions, **kwargs):
     return [1.0 if str(gold) in text else 0.0 for text, gold in zip(completions, kwargs["solution"])]
-'''
-SQL = '''
+"""
+SQL = """
 def grade(completion, task):
     words = lambda s: " ".join(s.lower().replace(";", " ").split())
     return words(task.reference) in words(completion)
-'''
-TOOL = '''
+"""
+TOOL = """
 import json
 
 def grade(completion, task):
     names = [call["name"] for call in json.loads(task.reference)]
     return all(name in completion for name in names)
-'''
+"""
 # A code grader that runs the candidate in its own process: the hole the audit's walls catch.
-CODE = '''
+CODE = """
 def grade(completion, task):
     code = completion.split("```python")[-1].split("```")[0] if "```" in completion else completion
     scope = {}
@@ -60,7 +60,7 @@ def grade(completion, task):
     except Exception:
         return 0.0
     return 1.0
-'''
+"""
 
 
 @dataclass
@@ -83,8 +83,16 @@ def _audit(factory, name: str, source: str | None, *args: str) -> Audit:
         (folder / f"{name}_grader.py").write_text(source)
         function = re.search(r"^def (\w+)", source, re.MULTILINE).group(1)
         spec = ["--verifier", f"{folder / f'{name}_grader.py'}:{function}"]
-    r = run_cli("run", *spec, *args, "--no-progress", "--json", str(out), "--no-config",
-                env={"VERIFIER_AUDIT_CACHE": str(factory.getbasetemp() / "va-cache")})
+    r = run_cli(
+        "run",
+        *spec,
+        *args,
+        "--no-progress",
+        "--json",
+        str(out),
+        "--no-config",
+        env={"VERIFIER_AUDIT_CACHE": str(factory.getbasetemp() / "va-cache")},
+    )
     assert r.returncode in (0, 1), r.stderr[-3000:]
     return Audit(r.returncode, r.stdout, r.stderr, json.loads(out.read_text()))
 
@@ -112,8 +120,9 @@ def sql(tmp_path_factory) -> Audit:
 @pytest.fixture(scope="module")
 def code(tmp_path_factory) -> Audit:
     # three tasks: more security findings than the ten the terminal lists
-    return _audit(tmp_path_factory, "code", CODE, "--suite", "code", "--limit", "3", "--probe-sample", "0",
-                  "--timeout", "2")
+    return _audit(
+        tmp_path_factory, "code", CODE, "--suite", "code", "--limit", "3", "--probe-sample", "0", "--timeout", "2"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -146,12 +155,24 @@ def test_five_verifiers_written_from_scratch_end_with_their_verdict(kind, reques
 def test_several_verifiers_end_with_one_line_summing_them(tmp_path_factory):
     folder = tmp_path_factory.mktemp("two")
     (folder / "g.py").write_text(VERL + TRL)
-    r = run_cli("run", "--verifier", f"{folder / 'g.py'}:compute_score", "--verifier", f"{folder / 'g.py'}:accuracy",
-                "--limit", "2", "--probe-sample", "0", "--no-progress", "--no-config",
-                env={"VERIFIER_AUDIT_CACHE": str(tmp_path_factory.getbasetemp() / "va-cache")})
+    r = run_cli(
+        "run",
+        "--verifier",
+        f"{folder / 'g.py'}:compute_score",
+        "--verifier",
+        f"{folder / 'g.py'}:accuracy",
+        "--limit",
+        "2",
+        "--probe-sample",
+        "0",
+        "--no-progress",
+        "--no-config",
+        env={"VERIFIER_AUDIT_CACHE": str(tmp_path_factory.getbasetemp() / "va-cache")},
+    )
     last = r.stdout.rstrip("\n").splitlines()[-1]
-    assert re.match(r"gate: (PASSED for all 2 verifiers|FAILED for [12] of 2 verifiers; worst \w+ \(coverage debt)",
-                    last), last
+    assert re.match(
+        r"gate: (PASSED for all 2 verifiers|FAILED for [12] of 2 verifiers; worst \w+ \(coverage debt)", last
+    ), last
     assert r.returncode == (1 if "FAILED" in last else 0)
 
 
@@ -180,7 +201,9 @@ def test_several_verifiers_side_by_side_name_the_security_findings_above_the_tab
     assert line in text and text.index(line) < text.index("verifier ")
     assert "\x1b[" not in text and "\x1b[31;1mSECURITY" in terminal.render_side_by_side([flagged], color=True)
     painted = render_report(flagged, color=True)
-    assert painted.splitlines()[-1].startswith("gate: \x1b[31;1mFAILED\x1b[0m") and "\x1b[" not in render_report(flagged)
+    assert painted.splitlines()[-1].startswith("gate: \x1b[31;1mFAILED\x1b[0m") and "\x1b[" not in render_report(
+        flagged
+    )
 
 
 def test_the_scan_line_never_says_unknown_beside_findings(code):
@@ -204,7 +227,9 @@ def test_headers_carry_their_counts(code):
     n_cats = len(code.report["categories"])
     assert re.search(rf"^Categories \(\d+ of {n_cats}, misjudged or errored\):$", out, re.MULTILINE)
     paid = [c for c in code.report["categories"] if c["label"] == "incorrect" and c["rate"] > 0 and c["examples"]]
-    assert re.search(rf"^Worst escapes, wrong answers accepted \({min(5, len(paid))} of {len(paid)} categor", out, re.MULTILINE)
+    assert re.search(
+        rf"^Worst escapes, wrong answers accepted \({min(5, len(paid))} of {len(paid)} categor", out, re.MULTILINE
+    )
     blind = [c for c in code.report["categories"] if not c["measured"]]
     if blind:
         assert f"Not measured ({len(blind)} categor" in out
@@ -214,18 +239,41 @@ def test_headers_carry_their_counts(code):
 
 
 def _report(categories: list[CategoryResult]) -> Report:
-    return Report(tool_version="t", verifier="g.py:grade", style="native", suite="s", seed=0, threshold=0.5,
-                  n_candidates=sum(c.n for c in categories), coverage_debt=0.0, coverage_debt_ci=Interval(low=0, high=0),
-                  false_acceptance_rate=0.0, false_acceptance_ci=Interval(low=0, high=0), false_rejection_rate=0.0,
-                  false_rejection_ci=Interval(low=0, high=0), categories=categories, error_rate=0.0, errors=0,
-                  gate=GateResult(passed=True, enforced=True, reasons=[]))
+    return Report(
+        tool_version="t",
+        verifier="g.py:grade",
+        style="native",
+        suite="s",
+        seed=0,
+        threshold=0.5,
+        n_candidates=sum(c.n for c in categories),
+        coverage_debt=0.0,
+        coverage_debt_ci=Interval(low=0, high=0),
+        false_acceptance_rate=0.0,
+        false_acceptance_ci=Interval(low=0, high=0),
+        false_rejection_rate=0.0,
+        false_rejection_ci=Interval(low=0, high=0),
+        categories=categories,
+        error_rate=0.0,
+        errors=0,
+        gate=GateResult(passed=True, enforced=True, reasons=[]),
+    )
 
 
-def _category(name: str, severity: Severity, accepted: int, n: int = 10, text: str = "x", answer: str = "") -> CategoryResult:
-    return CategoryResult(name=name, origin="known_bad", severity=severity, label="incorrect", n=n, accepted=accepted,
-                          rate=accepted / n, ci=Interval(low=0, high=1),
-                          examples=[Example(candidate_id=f"t/{name}/0", task_id="t", text=text, reference="r",
-                                            answer=answer)])
+def _category(
+    name: str, severity: Severity, accepted: int, n: int = 10, text: str = "x", answer: str = ""
+) -> CategoryResult:
+    return CategoryResult(
+        name=name,
+        origin="known_bad",
+        severity=severity,
+        label="incorrect",
+        n=n,
+        accepted=accepted,
+        rate=accepted / n,
+        ci=Interval(low=0, high=1),
+        examples=[Example(candidate_id=f"t/{name}/0", task_id="t", text=text, reference="r", answer=answer)],
+    )
 
 
 def _listed(text: str) -> list[str]:
@@ -234,10 +282,18 @@ def _listed(text: str) -> list[str]:
 
 
 def test_a_critical_hole_is_listed_before_a_cosmetic_one_whatever_the_names():
-    cats = [_category("sql.comment.trailing", Severity.low, 10), _category("sql.ddl.drop_table", Severity.critical, 3),
-            _category("sql.config.set", Severity.critical, 3), _category("sql.cast.text", Severity.high, 9)]
-    assert _listed(render_report(_report(cats))) == ["sql.config.set", "sql.ddl.drop_table", "sql.cast.text",
-                                                     "sql.comment.trailing"]
+    cats = [
+        _category("sql.comment.trailing", Severity.low, 10),
+        _category("sql.ddl.drop_table", Severity.critical, 3),
+        _category("sql.config.set", Severity.critical, 3),
+        _category("sql.cast.text", Severity.high, 9),
+    ]
+    assert _listed(render_report(_report(cats))) == [
+        "sql.config.set",
+        "sql.ddl.drop_table",
+        "sql.cast.text",
+        "sql.comment.trailing",
+    ]
 
 
 @settings(max_examples=50, deadline=None)
@@ -258,7 +314,7 @@ def test_worst_escapes_are_ordered_by_severity_then_rate_then_name(rows):
 def test_a_hack_at_the_start_and_the_answer_both_survive_the_clip():
     query = "SELECT name FROM employees WHERE salary > 1000 ORDER BY name"
     text = f"```sql\nSET threads = 1; {query}\n```\n" + "Here is why this query is right. " * 20
-    cat, = build.with_answers([_category("sql.config.set", Severity.critical, 5, text=text)])
+    (cat,) = build.with_answers([_category("sql.config.set", Severity.critical, 5, text=text)])
     assert cat.examples[0].answer == query  # the domain's own extraction
     line = next(x for x in render_report(_report([cat])).splitlines() if x.startswith("      accepted: "))
     assert "SET" in line and query in line and len(line) < 120
@@ -266,19 +322,23 @@ def test_a_hack_at_the_start_and_the_answer_both_survive_the_clip():
 
 @settings(max_examples=100, deadline=None)
 @example("SET a = 1; " + "bbbb cccc dddd " * 8, "12345", "xyz", 40)
-@given(st.text(alphabet="abcdefgh ;=", min_size=1, max_size=200), st.text(alphabet="0123456789", min_size=1, max_size=12),
-       st.text(alphabet="xyz .", max_size=60), st.integers(min_value=30, max_value=120))
+@given(
+    st.text(alphabet="abcdefgh ;=", min_size=1, max_size=200),
+    st.text(alphabet="0123456789", min_size=1, max_size=12),
+    st.text(alphabet="xyz .", max_size=60),
+    st.integers(min_value=30, max_value=120),
+)
 def test_an_excerpt_keeps_the_start_and_the_answer(head, answer, tail, width):
     words = f"{head.strip() or 'h'} {answer} {tail}"
     out = report_text.excerpt(words, width, focus=answer)
     flat = " ".join(words.split())
     assert len(out) <= width and answer in out
-    assert out.startswith(flat[:min(3, len(flat))])  # never the middle in place of the start
+    assert out.startswith(flat[: min(3, len(flat))])  # never the middle in place of the start
 
 
 def test_math_examples_keep_their_final_answer_when_clipped():
     text = "The final answer is \\boxed{123456}. " + "Then some words follow for a long while. " * 10
-    cat, = build.with_answers([_category("math.trap.late", Severity.high, 5, text=text)])
+    (cat,) = build.with_answers([_category("math.trap.late", Severity.high, 5, text=text)])
     assert cat.examples[0].answer == "123456"
     line = next(x for x in render_report(_report([cat])).splitlines() if x.startswith("      accepted: "))
     assert "123456" in line
@@ -296,9 +356,11 @@ def test_reports_carry_the_answer_the_domain_reads(verl, sql):
 
 
 def test_unknown_formats_are_explained_inline():
-    probes = [FormatProbe(name="boxed", shows="\\boxed{x}", sampled=2, accepted=2, read=True),
-              FormatProbe(name="gsm8k", shows="#### n", sampled=0, accepted=0, read=None),
-              FormatProbe(name="frac", shows="a/b", sampled=0, accepted=0, read=None)]
+    probes = [
+        FormatProbe(name="boxed", shows="\\boxed{x}", sampled=2, accepted=2, read=True),
+        FormatProbe(name="gsm8k", shows="#### n", sampled=0, accepted=0, read=None),
+        FormatProbe(name="frac", shows="a/b", sampled=0, accepted=0, read=None),
+    ]
     line = summary(Formats(canonical="boxed", probes=probes))
     assert "(2 unknown: no reference of the suite can be written in them)" in line
     probes[2] = FormatProbe(name="frac", shows="a/b", sampled=1, accepted=0, errors=1, read=None)
@@ -307,7 +369,12 @@ def test_unknown_formats_are_explained_inline():
 
 def test_the_article_before_a_type_name():
     assert [report_text.article(w) for w in ("int", "str", "object", "NoneType", "ellipsis")] == [
-        "an int", "a str", "an object", "a NoneType", "an ellipsis"]
+        "an int",
+        "a str",
+        "an object",
+        "a NoneType",
+        "an ellipsis",
+    ]
 
 
 def test_a_score_holding_an_object_is_named_with_an():

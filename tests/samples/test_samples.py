@@ -18,15 +18,14 @@ import types
 from pathlib import Path
 
 import pytest
-
 import samples_support
 from samples_support import CLI_ARGS, REASON, RUN, write
 
 torch = pytest.importorskip("torch", reason=REASON)
 pytest.importorskip("transformers", reason=REASON)
 
-from verifier_audit.errors import InputError
 from verifier_audit.cli import sample as samples_cli
+from verifier_audit.errors import InputError
 from verifier_audit.samples import seeding, templates
 from verifier_audit.samples.backends.hf import HFBackend
 from verifier_audit.samples.records import read_samples
@@ -69,8 +68,16 @@ def tasks(suite):
 
 def run(backend, tasks, suite, out, **overrides):
     kw = {**RUN, **overrides}
-    return sample_suite(backend.path, tasks, out_path=out, backend=backend, suite_name=suite.name,
-                        suite_hash=suite.content_hash, progress=False, **kw)
+    return sample_suite(
+        backend.path,
+        tasks,
+        out_path=out,
+        backend=backend,
+        suite_name=suite.name,
+        suite_hash=suite.content_hash,
+        progress=False,
+        **kw,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -148,10 +155,13 @@ def test_draws_do_not_depend_on_the_batch(reference, backend, tasks, suite, tmp_
 
 def test_left_padding_does_not_change_greedy_output(backend):
     short = backend.encode("Compute 2+3.", add_special_tokens=True)
-    long = backend.encode("A much longer prompt, with many more tokens than the short one has.", add_special_tokens=True)
+    long = backend.encode(
+        "A much longer prompt, with many more tokens than the short one has.", add_special_tokens=True
+    )
     alone = backend.generate([short], [(1, 2)], temperature=0, top_p=1, max_tokens=10, ignore_eos=True)[0]
-    padded = backend.generate([long, short], [(3, 4), (1, 2)], temperature=0, top_p=1, max_tokens=10,
-                              ignore_eos=True)[1]
+    padded = backend.generate([long, short], [(3, 4), (1, 2)], temperature=0, top_p=1, max_tokens=10, ignore_eos=True)[
+        1
+    ]
     assert padded.token_ids == alone.token_ids
     assert max(abs(a - b) for a, b in zip(padded.logprobs, alone.logprobs)) < 1e-4
 
@@ -203,8 +213,13 @@ def test_kill_and_resume_gives_the_same_bytes(reference, tiny_model, backend, ta
         "sys.exit(cli.run(ap.parse_args(sys.argv[1:])))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-c", script, "sample", "--model", str(tiny_model), "--out", str(out),
-                             *CLI_ARGS], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "sample", "--model", str(tiny_model), "--out", str(out), *CLI_ARGS],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
@@ -284,8 +299,9 @@ def test_sampled_frequencies_follow_the_processed_distribution(backend, temperat
     logits = probs.log().expand(rows, -1).clone()
     keys = [seeding.sample_key(0, "dist", i) for i in range(rows)]
     k1, k2 = torch.tensor([k[0] for k in keys]), torch.tensor([k[1] for k in keys])
-    token, lp, _, _ = backend._choose(logits, backend._uniform(0, k1, k2), temperature=temperature, top_p=top_p, k=0,
-                                      processed=True)
+    token, lp, _, _ = backend._choose(
+        logits, backend._uniform(0, k1, k2), temperature=temperature, top_p=top_p, k=0, processed=True
+    )
     expected = probs ** (1 / temperature)
     expected = expected / expected.sum()
     before = expected.cumsum(0) - expected
@@ -404,8 +420,25 @@ def test_cli_exit_codes(tiny_model, tmp_path, capsys, monkeypatch):
     not_model.mkdir()
     assert samples_cli.run(parse("--model", str(not_model), "--limit", "1", "--out", out)) == 2
     assert "config.json" in capsys.readouterr().err
-    assert samples_cli.run(parse("--model", str(tiny_model), "--limit", "1", "--template", "chat", "--n", "1",
-                                 "--max-tokens", "2", "--out", out)) == 0
+    assert (
+        samples_cli.run(
+            parse(
+                "--model",
+                str(tiny_model),
+                "--limit",
+                "1",
+                "--template",
+                "chat",
+                "--n",
+                "1",
+                "--max-tokens",
+                "2",
+                "--out",
+                out,
+            )
+        )
+        == 0
+    )
     monkeypatch.setitem(sys.modules, "transformers", None)  # `import transformers` raises ImportError
     assert samples_cli.run(parse("--model", str(tiny_model), "--out", out)) == 2
     assert "pip install 'verifier-audit[samples]'" in capsys.readouterr().err
@@ -421,6 +454,10 @@ def test_cli_chat_without_template_exits_2(tiny_model, tmp_path, capsys):
     config = json.loads((plain / "tokenizer_config.json").read_text())
     config.pop("chat_template", None)
     (plain / "tokenizer_config.json").write_text(json.dumps(config))
-    assert samples_cli.run(parse("--model", str(plain), "--template", "chat", "--limit", "1",
-                                 "--out", str(tmp_path / "c.jsonl"))) == 2
+    assert (
+        samples_cli.run(
+            parse("--model", str(plain), "--template", "chat", "--limit", "1", "--out", str(tmp_path / "c.jsonl"))
+        )
+        == 2
+    )
     assert "no chat template" in capsys.readouterr().err

@@ -20,7 +20,6 @@ import types
 from pathlib import Path
 
 import pytest
-
 import samples_support
 from samples_support import CLI_ARGS, REASON, RUN, write
 
@@ -29,8 +28,8 @@ pytest.importorskip("transformers", reason=REASON)
 
 from openai_server import TinyOpenAIServer, key_of  # noqa: E402
 
-from verifier_audit.errors import InputError  # noqa: E402
 from verifier_audit.cli import sample as samples_cli  # noqa: E402
+from verifier_audit.errors import InputError  # noqa: E402
 from verifier_audit.samples.backends import (  # noqa: E402
     REGISTRY,
     Prompt,
@@ -86,8 +85,16 @@ def client(model, server, **kw) -> OpenAIBackend:
 
 
 def run(be, tasks, suite, out, model=None, **overrides):
-    return sample_suite(model or getattr(be, "model_dir", None) or be.model_id, tasks, out_path=out, backend=be,
-                        suite_name=suite.name, suite_hash=suite.content_hash, progress=False, **{**RUN, **overrides})
+    return sample_suite(
+        model or getattr(be, "model_dir", None) or be.model_id,
+        tasks,
+        out_path=out,
+        backend=be,
+        suite_name=suite.name,
+        suite_hash=suite.content_hash,
+        progress=False,
+        **{**RUN, **overrides},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -105,13 +112,24 @@ def expected(hf, tasks, *, template="plain", kind="raw", **overrides):
     kw = {**RUN, **overrides}
     rows = {}
     for t in tasks:
-        text = t.prompt if template == "plain" else hf.tokenizer.apply_chat_template(
-            [{"role": "user", "content": t.prompt}], tokenize=False, add_generation_prompt=True)
+        text = (
+            t.prompt
+            if template == "plain"
+            else hf.tokenizer.apply_chat_template(
+                [{"role": "user", "content": t.prompt}], tokenize=False, add_generation_prompt=True
+            )
+        )
         ids = hf.encode(text, add_special_tokens=template == "plain")
         for i in range(kw["n"]):
-            gen = hf.generate([ids], [key_of(request_seed(kw["seed"], t.id, i))], temperature=kw["temperature"],
-                              top_p=kw["top_p"], max_tokens=kw["max_tokens"], top_k_logprobs=kw["top_k_logprobs"],
-                              logprobs_kind=kind)[0]
+            gen = hf.generate(
+                [ids],
+                [key_of(request_seed(kw["seed"], t.id, i))],
+                temperature=kw["temperature"],
+                top_p=kw["top_p"],
+                max_tokens=kw["max_tokens"],
+                top_k_logprobs=kw["top_k_logprobs"],
+                logprobs_kind=kind,
+            )[0]
             rows[(t.id, i)] = gen
     return rows
 
@@ -152,7 +170,12 @@ def test_openai_request_shape(hf, tiny_model, tasks, suite, server, tmp_path):
     assert len(calls) == 2
     for i, body in enumerate(sorted(calls, key=lambda b: b["seed"])):  # sent concurrently: any order
         assert body["prompt"] == ids  # token ids: the local tokenizer made them
-        assert (body["n"], body["seed"], body["logprobs"], body["echo"]) == (1, request_seed(7, tasks[0].id, i), 3, False)
+        assert (body["n"], body["seed"], body["logprobs"], body["echo"]) == (
+            1,
+            request_seed(7, tasks[0].id, i),
+            3,
+            False,
+        )
         assert body["return_tokens_as_token_ids"] is True and body["model"] == "tiny-llama"
         assert (body["temperature"], body["top_p"], body["max_tokens"]) == (0.8, 0.9, 12)
 
@@ -206,8 +229,9 @@ def test_server_without_token_ids_uses_the_local_vocabulary(reference, hf, tiny_
     f = read_samples(out, check_complete=True)
     assert f.manifest.backend_versions["token_ids"] == "local-vocab"
     ref = read_samples(write(tmp_path, reference, "ref.jsonl")).samples
-    assert [(s.token_ids, s.logprobs, s.top_logprobs) for s in f.samples] == \
-        [(s.token_ids, s.logprobs, s.top_logprobs) for s in ref]
+    assert [(s.token_ids, s.logprobs, s.top_logprobs) for s in f.samples] == [
+        (s.token_ids, s.logprobs, s.top_logprobs) for s in ref
+    ]
 
 
 def test_no_token_ids_anywhere_writes_samples_without_them(hf, tasks, suite, tmp_path, capsys):
@@ -244,6 +268,7 @@ def test_no_server_seed_packs_prompts(hf, tiny_model, tasks, suite, tmp_path):
         calls = srv.requests[2:]  # after the refused preflight and this run's preflight
     f = read_samples(out, check_complete=True)
     assert f.manifest.backend_versions["seeded"] == "no"
+
     def prompts(body):  # one prompt of token ids is a list of ints; several, a list of lists
         return body["prompt"] if isinstance(body["prompt"][0], list) else [body["prompt"]]
 
@@ -274,11 +299,27 @@ def test_cli_kill_and_resume_gives_the_same_bytes(reference, hf, tiny_model, tmp
     works, then resumed through the CLI runner: the bytes of an uninterrupted run."""
     out = tmp_path / "killed.jsonl"
     with TinyOpenAIServer(hf, delay_s=0.25) as srv:
-        args = ["--model", str(tiny_model), "--backend", "openai", "--base-url", srv.base_url,
-                "--served-model", "tiny-llama", "--out", str(out), *CLI_ARGS]
+        args = [
+            "--model",
+            str(tiny_model),
+            "--backend",
+            "openai",
+            "--base-url",
+            srv.base_url,
+            "--served-model",
+            "tiny-llama",
+            "--out",
+            str(out),
+            *CLI_ARGS,
+        ]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.Popen([sys.executable, "-m", "verifier_audit", "sample", *args], cwd=ROOT, env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "verifier_audit", "sample", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         try:
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline and proc.poll() is None:
@@ -349,8 +390,23 @@ def test_unreachable_server(tiny_model, tasks, suite, tmp_path, capsys):
     with pytest.raises(InputError, match=rf"cannot reach the server at {url}/v1/models .*2 attempts"):
         run(be, tasks, suite, tmp_path / "x.jsonl")
     assert not (tmp_path / "x.jsonl").exists()  # refused before any file is written
-    rc = samples_cli.run(parse("--model", str(tiny_model), "--backend", "openai", "--base-url", url, "--retries", "0",
-                               "--out", str(tmp_path / "y.jsonl"), "--limit", "1", "--no-progress"))
+    rc = samples_cli.run(
+        parse(
+            "--model",
+            str(tiny_model),
+            "--backend",
+            "openai",
+            "--base-url",
+            url,
+            "--retries",
+            "0",
+            "--out",
+            str(tmp_path / "y.jsonl"),
+            "--limit",
+            "1",
+            "--no-progress",
+        )
+    )
     assert rc == 2 and f"cannot reach the server at {url}/v1/models" in capsys.readouterr().err
 
 
@@ -413,11 +469,18 @@ class FakeRequestOutput:
 def completion(index=0, finish="stop"):
     # token 5 sampled at rank 1; token 9 sampled at rank 7 (outside K=2, vLLM still returns it);
     # token 2 (EOS) sampled at rank 2, with an -inf entry among the others
-    return FakeCompletion(index=index, text=f"text {index}", token_ids=[5, 9, 2], cumulative_logprob=-5.0, logprobs=[
-        {5: FakeLogprob(-0.1, 1, "a"), 6: FakeLogprob(-2.5, 2, "b")},
-        {3: FakeLogprob(-0.5, 1), 4: FakeLogprob(-1.0, 2), 9: FakeLogprob(-3.25, 7)},
-        {7: FakeLogprob(-0.2, 1), 2: FakeLogprob(-1.7, 2), 8: FakeLogprob(float("-inf"), 3)},
-    ], finish_reason=finish)
+    return FakeCompletion(
+        index=index,
+        text=f"text {index}",
+        token_ids=[5, 9, 2],
+        cumulative_logprob=-5.0,
+        logprobs=[
+            {5: FakeLogprob(-0.1, 1, "a"), 6: FakeLogprob(-2.5, 2, "b")},
+            {3: FakeLogprob(-0.5, 1), 4: FakeLogprob(-1.0, 2), 9: FakeLogprob(-3.25, 7)},
+            {7: FakeLogprob(-0.2, 1), 2: FakeLogprob(-1.7, 2), 8: FakeLogprob(float("-inf"), 3)},
+        ],
+        finish_reason=finish,
+    )
 
 
 def test_vllm_conversion():
@@ -458,22 +521,34 @@ def test_vllm_backend_requests_with_a_stand_in_engine(tiny_model, monkeypatch):
 
         def generate(self, prompts, params, use_tqdm=True):
             calls["generate"] = (prompts, [p.kw for p in params], use_tqdm)
-            return [FakeRequestOutput(str(i), None, p["prompt_token_ids"], [completion()]) for i, p in enumerate(prompts)]
+            return [
+                FakeRequestOutput(str(i), None, p["prompt_token_ids"], [completion()]) for i, p in enumerate(prompts)
+            ]
 
-    monkeypatch.setitem(sys.modules, "vllm", types.SimpleNamespace(LLM=FakeLLM, SamplingParams=FakeSamplingParams,
-                                                                   __version__="0.0-fake"))
+    monkeypatch.setitem(
+        sys.modules,
+        "vllm",
+        types.SimpleNamespace(LLM=FakeLLM, SamplingParams=FakeSamplingParams, __version__="0.0-fake"),
+    )
     be = make_backend("vllm", tiny_model)
     prompt = Prompt("Compute 2+3.", tuple(be.encode("Compute 2+3.", add_special_tokens=True)), True)
     be.prepare(prompt, temperature=0.6, top_p=0.95, top_k_logprobs=2, logprobs_kind="processed", seed=3)
     assert calls["engine"]["logprobs_mode"] == "processed_logprobs" and calls["engine"]["max_logprobs"] == 20
     reqs = [SampleRequest(prompt, "math-0001", 4), SampleRequest(prompt, "math-0001", 5)]
-    gens = be.sample(reqs, seed=3, temperature=0.6, top_p=0.95, max_tokens=8, top_k_logprobs=2,
-                     logprobs_kind="processed")
+    gens = be.sample(
+        reqs, seed=3, temperature=0.6, top_p=0.95, max_tokens=8, top_k_logprobs=2, logprobs_kind="processed"
+    )
     prompts, params, use_tqdm = calls["generate"]
     assert prompts == [{"prompt_token_ids": list(prompt.token_ids)}] * 2 and use_tqdm is False
     assert [p["seed"] for p in params] == [request_seed(3, "math-0001", 4), request_seed(3, "math-0001", 5)]
-    assert params[0] | {"seed": 0} == {"n": 1, "temperature": 0.6, "top_p": 0.95, "max_tokens": 8, "logprobs": 2,
-                                       "seed": 0}
+    assert params[0] | {"seed": 0} == {
+        "n": 1,
+        "temperature": 0.6,
+        "top_p": 0.95,
+        "max_tokens": 8,
+        "logprobs": 2,
+        "seed": 0,
+    }
     assert [g.token_ids for g in gens] == [[5, 9, 2]] * 2 and be.text_of(gens[0]) == "text 0"
     assert be.versions["vllm"] == "0.0-fake" and be.device == "cuda"
     with pytest.raises(InputError, match="needs a new process"):
@@ -482,5 +557,5 @@ def test_vllm_backend_requests_with_a_stand_in_engine(tiny_model, monkeypatch):
 
 def test_request_seed():
     a, b = request_seed(0, "t", 0), request_seed(0, "t", 5)
-    assert b == a + 5 and 0 <= a < 2 ** 52
+    assert b == a + 5 and 0 <= a < 2**52
     assert request_seed(1, "t", 0) != a and request_seed(0, "u", 0) != a

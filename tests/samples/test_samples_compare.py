@@ -28,8 +28,8 @@ pytest.importorskip("numpy")
 
 from browser import dump_dom, needs_browser  # noqa: E402
 
-from verifier_audit.report import png  # noqa: E402
 from verifier_audit.cli import compare as cli_compare  # noqa: E402
+from verifier_audit.report import png  # noqa: E402
 from verifier_audit.samples import compare as C  # noqa: E402
 from verifier_audit.samples.compare import render as R  # noqa: E402
 from verifier_audit.samples.records import (  # noqa: E402
@@ -42,17 +42,30 @@ from verifier_audit.samples.records import (  # noqa: E402
 
 N = 16
 KINDS = {  # kind: (reference, count, base texts, rl texts)
-    "A": ("1/2", 6,
-          [r"\boxed{\frac{1}{2}}"] * 3 + [r"\boxed{0.5}"] * 3 + [rf"\boxed{{{v}}}" for v in range(20, 28)]
-          + [r"\boxed{2} or \boxed{3}", ""],
-          [r"so \boxed{\frac12}"] * 16),
+    "A": (
+        "1/2",
+        6,
+        [r"\boxed{\frac{1}{2}}"] * 3
+        + [r"\boxed{0.5}"] * 3
+        + [rf"\boxed{{{v}}}" for v in range(20, 28)]
+        + [r"\boxed{2} or \boxed{3}", ""],
+        [r"so \boxed{\frac12}"] * 16,
+    ),
     "B": ("7", 3, [r"\boxed{7}"] * 3 + [rf"\boxed{{{v}}}" for v in range(30, 43)], [r"\boxed{8}"] * 16),
     "C": ("12", 1, [rf"\boxed{{{v}}}" for v in range(40, 56)], [r"\boxed{12}"] * 5 + [r"\boxed{13}"] * 11),
-    "D": ("5", 2, [r"\boxed{5}"] + [rf"\boxed{{{v}}}" for v in range(60, 74)] + [""],
-          [r"\boxed{5}"] + [r"\boxed{6}"] * 15),
+    "D": (
+        "5",
+        2,
+        [r"\boxed{5}"] + [rf"\boxed{{{v}}}" for v in range(60, 74)] + [""],
+        [r"\boxed{5}"] + [r"\boxed{6}"] * 15,
+    ),
 }
-SPLITS = {"A": ["train"] * 4 + ["heldout"] * 2, "B": ["train", "train", "heldout"], "C": ["heldout"],
-          "D": ["train", "shifted"]}
+SPLITS = {
+    "A": ["train"] * 4 + ["heldout"] * 2,
+    "B": ["train", "train", "heldout"],
+    "C": ["heldout"],
+    "D": ["train", "shifted"],
+}
 VOCAB = 50
 BASE_TOP = [0.9, 0.05, 0.03]  # per token: peaked (low token entropy)
 RL_TOP = [0.4, 0.3, 0.2]  # per token: flatter (higher token entropy)
@@ -70,18 +83,35 @@ def problems():
 
 
 def _manifest(name: str, suite: Path, n_tasks: int) -> Manifest:
-    return Manifest(model=f"/nonexistent/{name}", model_name=name, model_fingerprint="0" * 16, backend="hf", seed=0,
-                    sampling=SamplingParams(n=N, temperature=1.0, top_p=1.0, max_tokens=8, top_k_logprobs=3,
-                                            logprobs_kind="raw", batch_size=4),
-                    template="plain", template_text="{prompt}", suite=str(suite), task_count=n_tasks,
-                    tasks_hash="f" * 16, tool_version="0.1.0")
+    return Manifest(
+        model=f"/nonexistent/{name}",
+        model_name=name,
+        model_fingerprint="0" * 16,
+        backend="hf",
+        seed=0,
+        sampling=SamplingParams(
+            n=N, temperature=1.0, top_p=1.0, max_tokens=8, top_k_logprobs=3, logprobs_kind="raw", batch_size=4
+        ),
+        template="plain",
+        template_text="{prompt}",
+        suite=str(suite),
+        task_count=n_tasks,
+        tasks_hash="f" * 16,
+        tool_version="0.1.0",
+    )
 
 
 def write_fixture(tmp_path: Path) -> tuple[Path, Path, Path]:
     probs = problems()
     suite = tmp_path / "suite.jsonl"
-    suite.write_text("".join(json.dumps({"id": tid, "domain": "math", "prompt": f"Problem {tid}?", "reference": ref,
-                                         "split": split}) + "\n" for tid, _, ref, split in probs), encoding="utf-8")
+    suite.write_text(
+        "".join(
+            json.dumps({"id": tid, "domain": "math", "prompt": f"Problem {tid}?", "reference": ref, "split": split})
+            + "\n"
+            for tid, _, ref, split in probs
+        ),
+        encoding="utf-8",
+    )
     paths = []
     for side, top in (("base", BASE_TOP), ("rl", RL_TOP)):
         lines = [manifest_line(_manifest(f"{side}-model", suite, len(probs)))]
@@ -90,11 +120,21 @@ def write_fixture(tmp_path: Path) -> tuple[Path, Path, Path]:
             for j, text in enumerate(texts):
                 lp = math.log(top[0]) if side == "base" else RL_LP
                 entry = {7: math.log(top[0]), 8: math.log(top[1]), 9: math.log(top[2])}
-                s = Sample(task_id=tid, sample_index=j, split=split, model=f"{side}-model", prompt=f"Problem {tid}?",
-                           text=text, token_ids=[7] * TOKENS, logprobs=[lp] * TOKENS, top_logprobs=[entry] * TOKENS,
-                           logprobs_kind="raw", finish_reason="stop",
-                           ref_logprobs=[REF_LP] * TOKENS if side == "rl" else None,
-                           ref_model="base-model" if side == "rl" else None)
+                s = Sample(
+                    task_id=tid,
+                    sample_index=j,
+                    split=split,
+                    model=f"{side}-model",
+                    prompt=f"Problem {tid}?",
+                    text=text,
+                    token_ids=[7] * TOKENS,
+                    logprobs=[lp] * TOKENS,
+                    top_logprobs=[entry] * TOKENS,
+                    logprobs_kind="raw",
+                    finish_reason="stop",
+                    ref_logprobs=[REF_LP] * TOKENS if side == "rl" else None,
+                    ref_model="base-model" if side == "rl" else None,
+                )
                 lines.append(dumps(s))
         path = tmp_path / f"{side}.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -121,8 +161,21 @@ def run_cli(tmp_path_factory):
     parser = argparse.ArgumentParser(prog="verifier-audit")
     sub = parser.add_subparsers(dest="command")
     cli_compare.add_parser(sub)
-    args = [ "compare", str(base), str(rl), "--workers", "2", "--bootstrap", "400", "--vocab-size", str(VOCAB),
-            "--json", str(tmp / "cmp.json"), "--html", str(tmp / "cmp.html")]
+    args = [
+        "compare",
+        str(base),
+        str(rl),
+        "--workers",
+        "2",
+        "--bootstrap",
+        "400",
+        "--vocab-size",
+        str(VOCAB),
+        "--json",
+        str(tmp / "cmp.json"),
+        "--html",
+        str(tmp / "cmp.html"),
+    ]
     if png.matplotlib_available():
         args += ["--png-dir", str(tmp / "png")]
     ns = parser.parse_args(args)
@@ -164,8 +217,10 @@ def test_verdict_text(run_cli):
     verdict = out.split("verdict: ", 1)[1]
     d1 = 100 * (expected_mean_pass(3, 1) - expected_mean_pass(2, 1))
     d16 = 100 * (9 / 12 - 11 / 12)
-    assert verdict.startswith(f"pass@1 {d1:+.1f} points, pass@16 {d16:+.1f} points, support shrinkage 3 problems "
-                              "vs expansion 1: mostly search compression.")
+    assert verdict.startswith(
+        f"pass@1 {d1:+.1f} points, pass@16 {d16:+.1f} points, support shrinkage 3 problems "
+        "vs expansion 1: mostly search compression."
+    )
     k_star = next(k for k in range(1, N + 1) if expected_mean_pass(2, k) >= expected_mean_pass(3, k))
     assert f"The base model catches up at k = {k_star} " in verdict
     ratio = (expected_mean_pass(3, 1) - expected_mean_pass(2, 1)) / (11 / 12 - expected_mean_pass(2, 1))
@@ -201,6 +256,7 @@ def test_json_report(run_cli):
     # unparseable: A base has a hedge and an empty text (2 x 6), D base an empty text (1 x 2) -> 14 of 192
     assert r.entropy.base.unparseable_rate == pytest.approx(14 / 192)
     assert r.entropy.rl.unparseable_rate == 0.0
+
     # token entropy, by hand: top-3 then the tail (vocabulary 50)
     def bounds(top):
         h_top = -sum(p * math.log(p) for p in top)
@@ -210,6 +266,7 @@ def test_json_report(run_cli):
         low = h_top - m * pmin * math.log(pmin) - (r_ * math.log(r_) if r_ > 0 else 0)
         high = h_top + rest * math.log((VOCAB - 3) / rest)
         return low, high
+
     bl, bh = bounds(BASE_TOP)
     rl_lo, rl_hi = bounds(RL_TOP)
     assert r.entropy.base.token_low == pytest.approx(bl) and r.entropy.base.token_high == pytest.approx(bh)
@@ -303,8 +360,9 @@ def test_processed_logprobs_refuse_kl(tmp_path):
 def test_by_verifier_labels(tmp_path):
     """A verifier that pays for any boxed answer: every boxed sample is "correct"."""
     base, rl, _ = write_fixture(tmp_path)
-    (tmp_path / "lenient.py").write_text("def verify(completion, reference):\n    return '\\\\boxed' in completion\n",
-                                         encoding="utf-8")
+    (tmp_path / "lenient.py").write_text(
+        "def verify(completion, reference):\n    return '\\\\boxed' in completion\n", encoding="utf-8"
+    )
     r = C.run_compare(base, rl, by_verifier=f"{tmp_path / 'lenient.py'}:verify", n_boot=50, workers=2)
     assert r.labels.startswith("verifier ") and "not the oracle's" in r.verdict.text
     rows = {row.task_id: row for row in r.problem_rows}
@@ -318,8 +376,16 @@ def test_imported_rl_file_without_logprobs(tmp_path):
         pytest.skip("this records.py has no imported files")
     base, rl, suite = write_fixture(tmp_path)
     lines = rl.read_text(encoding="utf-8").splitlines()
-    man = {"manifest": {"model": str(tmp_path / "dump.jsonl"), "model_name": "rl-import", "suite": str(suite),
-                        "task_count": 12, "tool_version": "0.1.0", "source": "import:jsonl"}}
+    man = {
+        "manifest": {
+            "model": str(tmp_path / "dump.jsonl"),
+            "model_name": "rl-import",
+            "suite": str(suite),
+            "task_count": 12,
+            "tool_version": "0.1.0",
+            "source": "import:jsonl",
+        }
+    }
     out = [json.dumps(man)]
     for line in lines[1:]:
         s = json.loads(line)

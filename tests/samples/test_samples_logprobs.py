@@ -11,15 +11,14 @@ import json
 import math
 
 import pytest
-
 import samples_support
 from samples_support import REASON, write
 
 torch = pytest.importorskip("torch", reason=REASON)
 pytest.importorskip("transformers", reason=REASON)
 
-from verifier_audit.errors import InputError  # noqa: E402
 from verifier_audit.cli import logprobs as cli_logprobs  # noqa: E402
+from verifier_audit.errors import InputError  # noqa: E402
 from verifier_audit.samples import logprobs as lp_mod  # noqa: E402
 from verifier_audit.samples.backends.hf import HFBackend  # noqa: E402
 from verifier_audit.samples.logprobs import add_ref_logprobs  # noqa: E402
@@ -54,8 +53,16 @@ def samples_file(base, tmp_path_factory) -> bytes:
     saved = base.stop_token_ids
     base.stop_token_ids = set(range(10, 40))  # extra stop tokens: samples of several lengths
     try:
-        sample_suite(base.path, select(suite, limit=3), out_path=out, backend=base, suite_name=suite.name,
-                     suite_hash=suite.content_hash, progress=False, **RUN)
+        sample_suite(
+            base.path,
+            select(suite, limit=3),
+            out_path=out,
+            backend=base,
+            suite_name=suite.name,
+            suite_hash=suite.content_hash,
+            progress=False,
+            **RUN,
+        )
     finally:
         base.stop_token_ids = saved
     return out.read_bytes()
@@ -83,8 +90,15 @@ def test_the_model_scoring_its_own_samples_gives_its_recorded_logprobs(base, sam
 def test_chat_prompts_are_tokenized_as_the_sampler_did(base, tmp_path):
     suite = load_suite("math")
     out = tmp_path / "chat.jsonl"
-    sample_suite(base.path, select(suite, limit=2), out_path=out, backend=base, template="chat", progress=False,
-                 **{**RUN, "n": 2})
+    sample_suite(
+        base.path,
+        select(suite, limit=2),
+        out_path=out,
+        backend=base,
+        template="chat",
+        progress=False,
+        **{**RUN, "n": 2},
+    )
     add_ref_logprobs(base.path, out, backend=base, progress=False)
     for s in read_samples(out).samples:
         assert max(abs(a - b) for a, b in zip(s.ref_logprobs, s.logprobs)) < 1e-4
@@ -176,8 +190,12 @@ def parse(*argv):
 def test_cli(models, samples_file, tmp_path, capsys):
     path = write(tmp_path, samples_file)
     out = tmp_path / "out.jsonl"
-    assert cli_logprobs.run(parse(str(path), "--model", str(models["base"]), "--out", str(out), "--batch-size", "3",
-                                  "--no-progress")) == 0
+    assert (
+        cli_logprobs.run(
+            parse(str(path), "--model", str(models["base"]), "--out", str(out), "--batch-size", "3", "--no-progress")
+        )
+        == 0
+    )
     assert "12 samples, 12 scored now" in capsys.readouterr().err
     assert all(s.ref_logprobs for s in read_samples(out).samples)
     assert cli_logprobs.run(parse(str(path), "--model", str(tmp_path / "nope"))) == 2

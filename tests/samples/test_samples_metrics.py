@@ -165,8 +165,13 @@ def test_support_categories_hand_built():
     base = {"1/2": 6, "0.5": 3, "x": 1, "rare": 2}
     rl = {"1/2": 14, "new": 5, "x": 1}
     cats = M.answer_categories(base, n, rl, n)
-    assert cats == {"1/2": "preservation", "0.5": "shrinkage", "new": "expansion", "x": "out_of_support",
-                    "rare": "out_of_support"}
+    assert cats == {
+        "1/2": "preservation",
+        "0.5": "shrinkage",
+        "new": "expansion",
+        "x": "out_of_support",
+        "rare": "out_of_support",
+    }
     observed = M.answer_categories(base, n, rl, n, rule="observed")
     assert observed["x"] == "preservation" and observed["rare"] == "shrinkage"
     assert M.problem_category(6, 16, 14, 16) == "preservation"
@@ -230,7 +235,7 @@ def distribution_and_k(draw):
     v = draw(st.integers(2, 40))
     weights = draw(st.lists(st.floats(0.0, 1.0), min_size=v, max_size=v).filter(lambda w: sum(w) > 1e-3))
     if draw(st.booleans()):  # peaked distributions too
-        weights = [w ** 6 for w in weights]
+        weights = [w**6 for w in weights]
         if sum(weights) < 1e-12:
             weights[0] = 1.0
     p = np.asarray(weights) / sum(weights)

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 
+from verifier_audit.cli import score as score_cli
 from verifier_audit.engine.audit import AuditOptions
 from verifier_audit.errors import InputError
 from verifier_audit.loading import resolve
 from verifier_audit.metrics import wilson
 from verifier_audit.report.diff import load_reports
-from verifier_audit.cli import score as score_cli
 from verifier_audit.samples.records import Manifest, Sample, SamplingParams, manifest_line
 from verifier_audit.samples.score import BLIND_SPOT, score_samples
 from verifier_audit.samples.score.comparison import compare, two_proportion
@@ -72,8 +72,15 @@ def rl_texts(refs) -> list[tuple[str, str]]:
 
 def write_samples_file(path: Path, model: str, rows, *, role=None, suite="math", split_of=None) -> Path:
     """An imported-style samples file (no token ids): manifest, then the rows in order."""
-    manifest = Manifest(model=str(path), model_name=model, suite=suite, task_count=len({t for t, _ in rows}),
-                        tool_version="test", source="import:jsonl", role=role)
+    manifest = Manifest(
+        model=str(path),
+        model_name=model,
+        suite=suite,
+        task_count=len({t for t, _ in rows}),
+        tool_version="test",
+        source="import:jsonl",
+        role=role,
+    )
     counter: dict[str, int] = {}
     lines = [manifest_line(manifest)]
     for task_id, text in rows:
@@ -93,15 +100,21 @@ def options(tmp_path: Path, name: str = "results.jsonl") -> AuditOptions:
 @pytest.fixture(scope="module")
 def files(refs, tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("samples")
-    return {"base": write_samples_file(d / "base.jsonl", "base-7b", base_texts(refs)),
-            "rl": write_samples_file(d / "rl.jsonl", "qwen2.5-rl", rl_texts(refs))}
+    return {
+        "base": write_samples_file(d / "base.jsonl", "base-7b", base_texts(refs)),
+        "rl": write_samples_file(d / "rl.jsonl", "qwen2.5-rl", rl_texts(refs)),
+    }
 
 
 @pytest.fixture(scope="module")
 def scored(files, tmp_path_factory):
     """Both verifiers on base (--base) and RL samples: one labelling, two audits."""
-    return score_samples([files["rl"]], [resolve(SUBSTRING), resolve(STRONG)],
-                         options(tmp_path_factory.mktemp("results")), base=[files["base"]])
+    return score_samples(
+        [files["rl"]],
+        [resolve(SUBSTRING), resolve(STRONG)],
+        options(tmp_path_factory.mktemp("results")),
+        base=[files["base"]],
+    )
 
 
 def cat(report, name):
@@ -122,10 +135,14 @@ def test_weak_verifier_false_acceptance_and_rejection_counts(scored):
 def test_categories_per_model_split_and_truth(scored):
     weak = scored.reports[0]
     expected = {  # name: (n, misjudged)
-        "math.sampled.base-7b.train.correct": (5, 1), "math.sampled.base-7b.train.incorrect": (4, 0),
-        "math.sampled.base-7b.heldout.correct": (3, 1), "math.sampled.base-7b.heldout.incorrect": (2, 0),
-        "math.sampled.qwen2_5-rl.train.correct": (4, 0), "math.sampled.qwen2_5-rl.train.incorrect": (8, 8),
-        "math.sampled.qwen2_5-rl.heldout.correct": (2, 0), "math.sampled.qwen2_5-rl.heldout.incorrect": (2, 2),
+        "math.sampled.base-7b.train.correct": (5, 1),
+        "math.sampled.base-7b.train.incorrect": (4, 0),
+        "math.sampled.base-7b.heldout.correct": (3, 1),
+        "math.sampled.base-7b.heldout.incorrect": (2, 0),
+        "math.sampled.qwen2_5-rl.train.correct": (4, 0),
+        "math.sampled.qwen2_5-rl.train.incorrect": (8, 8),
+        "math.sampled.qwen2_5-rl.heldout.correct": (2, 0),
+        "math.sampled.qwen2_5-rl.heldout.incorrect": (2, 2),
     }
     assert {c.name for c in weak.categories} == set(expected)
     for name, (n, k) in expected.items():
@@ -141,15 +158,30 @@ def test_rates_per_model_and_per_split(scored):
     base, rl = by_model["base-7b"], by_model["qwen2.5-rl"]
     assert (base.role, rl.role) == ("base", "rl")
     assert (base.samples, base.correct, base.incorrect, base.undecidable) == (14, 8, 6, 0)
-    assert (base.false_acceptance.k, base.false_acceptance.n, base.false_rejection.k, base.false_rejection.n) == (0, 6, 2, 8)
+    assert (base.false_acceptance.k, base.false_acceptance.n, base.false_rejection.k, base.false_rejection.n) == (
+        0,
+        6,
+        2,
+        8,
+    )
     assert (rl.false_acceptance.k, rl.false_acceptance.n, rl.false_rejection.k, rl.false_rejection.n) == (10, 10, 0, 6)
-    assert rl.false_acceptance.ci.low == pytest.approx(10 / (10 + 1.959963984540054 ** 2))  # Wilson at k = n: n/(n+z^2)
+    assert rl.false_acceptance.ci.low == pytest.approx(10 / (10 + 1.959963984540054**2))  # Wilson at k = n: n/(n+z^2)
     assert rl.false_acceptance.ci.high == 1.0 and base.false_acceptance.ci.low == 0.0
     by_split = {g.name: g for g in weak_section.by_split}
     assert [g.name for g in weak_section.by_split] == ["train", "heldout"]
     train, held = by_split["train"], by_split["heldout"]
-    assert (train.false_acceptance.k, train.false_acceptance.n, train.false_rejection.k, train.false_rejection.n) == (8, 12, 1, 9)
-    assert (held.false_acceptance.k, held.false_acceptance.n, held.false_rejection.k, held.false_rejection.n) == (2, 4, 1, 5)
+    assert (train.false_acceptance.k, train.false_acceptance.n, train.false_rejection.k, train.false_rejection.n) == (
+        8,
+        12,
+        1,
+        9,
+    )
+    assert (held.false_acceptance.k, held.false_acceptance.n, held.false_rejection.k, held.false_rejection.n) == (
+        2,
+        4,
+        1,
+        5,
+    )
     assert held.false_acceptance.ci == wilson(2, 4)
 
 
@@ -159,9 +191,14 @@ def test_disagreeing_samples_listed(scored, refs, files):
     wrong = [d for d in s.disagreements if d.kind == "accepted_but_wrong"]
     right = [d for d in s.disagreements if d.kind == "rejected_but_right"]
     assert {(d.model, d.task_id) for d in wrong} == {("qwen2.5-rl", t) for t in refs}
-    assert sorted((d.task_id, d.sample_index) for d in wrong if d.task_id == "math-0001") == [("math-0001", 1), ("math-0001", 2)]
+    assert sorted((d.task_id, d.sample_index) for d in wrong if d.task_id == "math-0001") == [
+        ("math-0001", 1),
+        ("math-0001", 2),
+    ]
     assert [(d.model, d.task_id, d.sample_index, d.split) for d in right] == [
-        ("base-7b", "math-0001", 2, "train"), ("base-7b", "math-0013", 2, "heldout")]
+        ("base-7b", "math-0001", 2, "train"),
+        ("base-7b", "math-0013", 2, "heldout"),
+    ]
     first = next(d for d in wrong if d.task_id == "math-0001" and d.sample_index == 1)
     assert first.text == "Not 2107; the answer is \\boxed{2108}." and first.reference == "2107" and first.score == 1.0
     assert first.source == f"{files['rl']}:3"  # manifest, then sample 0 of math-0001, then this one
@@ -186,7 +223,9 @@ def test_no_blind_spot_when_false_acceptance_is_equal(refs, tmp_path):
     result = score_samples([a, b], [resolve(SUBSTRING)], options(tmp_path))
     s = result.sections[0]
     assert {g.name: (g.role, g.false_acceptance.k, g.false_acceptance.n) for g in s.by_model} == {
-        "base": ("base", 10, 10), "policy": ("rl", 10, 10)}
+        "base": ("base", 10, 10),
+        "policy": ("rl", 10, 10),
+    }
     assert s.comparisons == [] and s.blind_spot == []
 
 
@@ -199,7 +238,7 @@ def test_samples_section_of_rewritten_samples_has_their_verdicts(refs, tmp_path)
     result = score_samples([path], [resolve(GSM8K_STRICT)], options(tmp_path))
     report, section = result.reports[0], result.sections[0]
     assert report.formats.audited_in == "gsm8k" and report.formats.rewritten == len(rows)
-    group, = section.by_model
+    (group,) = section.by_model
     assert (group.samples, group.correct, group.incorrect, group.errors) == (12, 6, 6, 0)
     assert (group.false_acceptance.k, group.false_acceptance.n) == (0, 6)
     assert (group.false_rejection.k, group.false_rejection.n) == (0, 6)
@@ -224,11 +263,22 @@ def test_two_proportion_test_and_comparison_by_hand():
 
 def test_undecidable_samples_are_counted_apart(tmp_path):
     suite = tmp_path / "suite.jsonl"
-    suite.write_text(json.dumps({"id": "u1", "domain": "math", "prompt": "What is 1+1?", "reference": "2"}) + "\n"
-                     + json.dumps({"id": "u2", "domain": "math", "prompt": "Pick 3 or 4.", "reference": "3 or 4",
-                                   "split": "shifted"}) + "\n", encoding="utf-8")
-    f = write_samples_file(tmp_path / "s.jsonl", "m", [("u1", "\\boxed{2}"), ("u1", "\\boxed{3}"), ("u2", "\\boxed{3}")],
-                           suite=str(suite), split_of={"u2": "shifted"})
+    suite.write_text(
+        json.dumps({"id": "u1", "domain": "math", "prompt": "What is 1+1?", "reference": "2"})
+        + "\n"
+        + json.dumps(
+            {"id": "u2", "domain": "math", "prompt": "Pick 3 or 4.", "reference": "3 or 4", "split": "shifted"}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    f = write_samples_file(
+        tmp_path / "s.jsonl",
+        "m",
+        [("u1", "\\boxed{2}"), ("u1", "\\boxed{3}"), ("u2", "\\boxed{3}")],
+        suite=str(suite),
+        split_of={"u2": "shifted"},
+    )
     result = score_samples([f], [resolve(SUBSTRING)], options(tmp_path))
     s, report = result.sections[0], result.reports[0]
     assert (s.samples, s.labelled, s.undecidable, s.undecidable_reasons) == (3, 2, 1, {"oracle_unknown": 1})
@@ -242,13 +292,38 @@ def test_sampled_files_and_shared_model_names(refs, tmp_path):
     """A file as ``sample`` writes it (token ids, logprobs) beside an import; two files naming
     the same model are kept apart by their file names."""
     params = SamplingParams(n=2, temperature=0.6, top_p=0.95, max_tokens=8, top_k_logprobs=0, batch_size=2)
-    manifest = Manifest(model="/models/ckpt", model_name="ckpt", model_fingerprint="ab", backend="hf", seed=0,
-                        sampling=params, template="plain", template_text="{prompt}", suite="math", task_count=1,
-                        tasks_hash="cd", tool_version="test")
-    lines = [manifest_line(manifest)] + [json.dumps({
-        "task_id": "math-0001", "sample_index": i, "split": "train", "model": "ckpt", "prompt": "p", "text": text,
-        "token_ids": [5, 6], "logprobs": [-0.5, -0.25], "top_logprobs": [], "logprobs_kind": "raw",
-        "finish_reason": "stop"}) for i, text in enumerate(["\\boxed{2107}", "\\boxed{2108}"])]
+    manifest = Manifest(
+        model="/models/ckpt",
+        model_name="ckpt",
+        model_fingerprint="ab",
+        backend="hf",
+        seed=0,
+        sampling=params,
+        template="plain",
+        template_text="{prompt}",
+        suite="math",
+        task_count=1,
+        tasks_hash="cd",
+        tool_version="test",
+    )
+    lines = [manifest_line(manifest)] + [
+        json.dumps(
+            {
+                "task_id": "math-0001",
+                "sample_index": i,
+                "split": "train",
+                "model": "ckpt",
+                "prompt": "p",
+                "text": text,
+                "token_ids": [5, 6],
+                "logprobs": [-0.5, -0.25],
+                "top_logprobs": [],
+                "logprobs_kind": "raw",
+                "finish_reason": "stop",
+            }
+        )
+        for i, text in enumerate(["\\boxed{2107}", "\\boxed{2108}"])
+    ]
     sampled = tmp_path / "sampled.jsonl"
     sampled.write_text("\n".join(lines) + "\n", encoding="utf-8")
     other = write_samples_file(tmp_path / "other.jsonl", "ckpt", [("math-0001", "2107 no: \\boxed{2108}")])
@@ -275,8 +350,23 @@ def _cli(argv):
 def test_cli_exit_codes_and_outputs(files, tmp_path, capsys):
     common = ["--probe-sample", "0", "--no-config", "--no-progress", "--workers", "2"]
     out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
-    rc = _cli(["score", str(files["rl"]), "--base", str(files["base"]), "--verifier", SUBSTRING, *common,
-               "--results", str(tmp_path / "a.jsonl"), "--json", str(out_json), "--markdown", str(out_md)])
+    rc = _cli(
+        [
+            "score",
+            str(files["rl"]),
+            "--base",
+            str(files["base"]),
+            "--verifier",
+            SUBSTRING,
+            *common,
+            "--results",
+            str(tmp_path / "a.jsonl"),
+            "--json",
+            str(out_json),
+            "--markdown",
+            str(out_md),
+        ]
+    )
     printed = capsys.readouterr().out
     assert rc == 1
     assert "BLIND SPOT: qwen2.5-rl (RL)" in printed and BLIND_SPOT in printed
@@ -288,13 +378,35 @@ def test_cli_exit_codes_and_outputs(files, tmp_path, capsys):
     md = out_md.read_text()
     assert "### Real samples" in md and "**blind spot**" in md and "| `qwen2.5-rl` (rl) | 16 |" in md
 
-    rc = _cli(["score", str(files["rl"]), str(files["base"]), "--verifier", STRONG, *common,
-               "--results", str(tmp_path / "b.jsonl")])
+    rc = _cli(
+        [
+            "score",
+            str(files["rl"]),
+            str(files["base"]),
+            "--verifier",
+            STRONG,
+            *common,
+            "--results",
+            str(tmp_path / "b.jsonl"),
+        ]
+    )
     printed = capsys.readouterr().out
     assert rc == 0 and BLIND_SPOT not in printed and "gate: PASSED" in printed
     assert printed.rstrip("\n").splitlines()[-1].startswith("gate: PASSED (coverage debt ")  # the verdict, last
-    rc = _cli(["score", str(files["rl"]), str(files["base"]), "--verifier", STRONG, *common, "-q",
-               "--results", str(tmp_path / "b.jsonl"), "--resume"])
+    rc = _cli(
+        [
+            "score",
+            str(files["rl"]),
+            str(files["base"]),
+            "--verifier",
+            STRONG,
+            *common,
+            "-q",
+            "--results",
+            str(tmp_path / "b.jsonl"),
+            "--resume",
+        ]
+    )
     quiet = capsys.readouterr()
     assert rc == 0 and quiet.out.count("\n") == 1 and quiet.out.startswith("gate: PASSED") and not quiet.err
 

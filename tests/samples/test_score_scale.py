@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_samples_score import SUBSTRING, base_texts, refs, rl_texts, write_samples_file  # noqa: F401 - refs: a fixture
 
 from verifier_audit.engine.audit import AuditOptions, Prepared, candidates_hash
 from verifier_audit.errors import InputError
@@ -28,24 +29,30 @@ from verifier_audit.metrics import wilson
 from verifier_audit.models import Candidate, Checks, DroppedCandidate, GateConfig, Task, Verdict, to_json
 from verifier_audit.report.build import build_report
 from verifier_audit.report.tally import ReportTally
-from verifier_audit.samples.score import files as score_files
-from verifier_audit.samples.score import probe_pool
 from verifier_audit.samples.records import Manifest, Sample, manifest_line, read_samples
-from verifier_audit.samples.score import score_samples
+from verifier_audit.samples.score import files as score_files
+from verifier_audit.samples.score import probe_pool, score_samples
 from verifier_audit.suites import load_suite
-
-from test_samples_score import SUBSTRING, base_texts, refs, rl_texts, write_samples_file  # noqa: F401 - refs: a fixture
 
 STRONG = "verifier_audit.domains.math.verifiers:strong"
 
 # ------------------------------------------------------------------ the tally is build_report
 
-TASKS = [Task(id=f"t{i}", domain="math", prompt="p", reference=str(i), split=("train", "heldout", "shifted")[i % 3])
-         for i in range(4)]
-ERRORS = ["timeout after 10s", "crash: exit code 1", "ValueError: bad", "ValueError: worse", "KeyError: 'x'",
-          "ScoreOutOfRange: returned nan; a score is a finite number"]  # counted in out_of_range too
+TASKS = [
+    Task(id=f"t{i}", domain="math", prompt="p", reference=str(i), split=("train", "heldout", "shifted")[i % 3])
+    for i in range(4)
+]
+ERRORS = [
+    "timeout after 10s",
+    "crash: exit code 1",
+    "ValueError: bad",
+    "ValueError: worse",
+    "KeyError: 'x'",
+    "ScoreOutOfRange: returned nan; a score is a finite number",
+]  # counted in out_of_range too
 SECURITY = ["executes_model_output:canary 1", "unobserved:network", "modified_fixture:db"] + [
-    f"unobserved:spot {j:02d}" for j in range(30)]  # more distinct spots than a report lists
+    f"unobserved:spot {j:02d}" for j in range(30)
+]  # more distinct spots than a report lists
 
 
 @st.composite
@@ -54,26 +61,42 @@ def audits(draw):
     candidates, verdicts = [], {}
     for i in range(n):
         origin = draw(st.sampled_from(["sampled", "near_miss", "known_bad", "equivalent"]))
-        c = Candidate(id=f"c{draw(st.integers(0, 3))}-{i}", task_id=draw(st.sampled_from(TASKS)).id,
-                      text=draw(st.sampled_from(["a", "b" * 500, "c\ud800"])), origin=origin,
-                      category=f"math.{origin}.{draw(st.sampled_from(['x', 'y']))}",
-                      severity=draw(st.sampled_from(["low", "medium", "high", "critical"])),
-                      label=draw(st.sampled_from(["correct", "incorrect"])), note=f"n{i}",
-                      slices=draw(st.lists(st.sampled_from(["answer:int", "answer:frac", "size:big"]), unique=True,
-                                           max_size=2)))
+        c = Candidate(
+            id=f"c{draw(st.integers(0, 3))}-{i}",
+            task_id=draw(st.sampled_from(TASKS)).id,
+            text=draw(st.sampled_from(["a", "b" * 500, "c\ud800"])),
+            origin=origin,
+            category=f"math.{origin}.{draw(st.sampled_from(['x', 'y']))}",
+            severity=draw(st.sampled_from(["low", "medium", "high", "critical"])),
+            label=draw(st.sampled_from(["correct", "incorrect"])),
+            note=f"n{i}",
+            slices=draw(st.lists(st.sampled_from(["answer:int", "answer:frac", "size:big"]), unique=True, max_size=2)),
+        )
         candidates.append(c)
         if draw(st.integers(0, 9)) == 0:
             continue  # no verdict: left out of the report
         security = draw(st.lists(st.sampled_from(SECURITY), max_size=3))
         if draw(st.booleans()):
-            verdicts[c.id] = Verdict(verifier="v", candidate_id=c.id, status="ok", security=security,
-                                     score=draw(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, -1.0])))
+            verdicts[c.id] = Verdict(
+                verifier="v",
+                candidate_id=c.id,
+                status="ok",
+                security=security,
+                score=draw(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.0, -1.0])),
+            )
         else:
-            verdicts[c.id] = Verdict(verifier="v", candidate_id=c.id, status="error", security=security,
-                                     error=draw(st.sampled_from(ERRORS)))
-    dropped = [DroppedCandidate(id=f"d{i}", task_id=draw(st.sampled_from(TASKS)).id, category="math.near_miss.x",
-                                reason=draw(st.sampled_from(["equivalent_mutant", "oracle_unknown"])))
-               for i in range(draw(st.integers(0, 3)))]
+            verdicts[c.id] = Verdict(
+                verifier="v", candidate_id=c.id, status="error", security=security, error=draw(st.sampled_from(ERRORS))
+            )
+    dropped = [
+        DroppedCandidate(
+            id=f"d{i}",
+            task_id=draw(st.sampled_from(TASKS)).id,
+            category="math.near_miss.x",
+            reason=draw(st.sampled_from(["equivalent_mutant", "oracle_unknown"])),
+        )
+        for i in range(draw(st.integers(0, 3)))
+    ]
     return candidates, verdicts, dropped
 
 
@@ -92,9 +115,15 @@ def test_the_tally_of_a_stream_is_the_report_of_the_whole(audit, threshold):
     for c in candidates:
         if c.id in verdicts:
             tally.add(c, verdicts[c.id])
-    streamed = tally.report(spec, options, {"suite": "s"}, suite="s", dropped=prepared.dropped_counts,
-                            equivalent=Counter(d.task_id for d in dropped if d.reason == "equivalent_mutant"),
-                            checks=checks)
+    streamed = tally.report(
+        spec,
+        options,
+        {"suite": "s"},
+        suite="s",
+        dropped=prepared.dropped_counts,
+        equivalent=Counter(d.task_id for d in dropped if d.reason == "equivalent_mutant"),
+        checks=checks,
+    )
     assert to_json(streamed) == to_json(whole)
 
 
@@ -113,14 +142,24 @@ def test_duplicates_are_found_without_a_dict_of_samples_and_name_both_lines(tmp_
 def test_plain_json_fields_agree_with_the_validated_sample():
     line = json.dumps({"task_id": "t", "sample_index": 2, "model": "m", "prompt": "p", "text": "x"})
     assert score_files.line_fields(Path("f"), 2, line) == ("t", 2, "m", "x", None)
-    coerced = json.dumps({"task_id": "t", "sample_index": 2.0, "model": "m", "prompt": "p", "text": "x", "source": "a:1"})
-    assert score_files.line_fields(Path("f"), 2, coerced) == ("t", 2, "m", "x", "a:1")  # as pydantic reads 2.0: the index 2
+    coerced = json.dumps(
+        {"task_id": "t", "sample_index": 2.0, "model": "m", "prompt": "p", "text": "x", "source": "a:1"}
+    )
+    assert score_files.line_fields(Path("f"), 2, coerced) == (
+        "t",
+        2,
+        "m",
+        "x",
+        "a:1",
+    )  # as pydantic reads 2.0: the index 2
 
 
 # ------------------------------------------------------------ 20,000 samples, blocks of 2,500
 
 N, BLOCK, TASK_IDS = 20_000, 2_500, 50
-VERIFIER = 'def verify(completion, reference):\n    return 1.0 if ("\\\\boxed{" + reference + "}") in completion else 0.0\n'
+VERIFIER = (
+    'def verify(completion, reference):\n    return 1.0 if ("\\\\boxed{" + reference + "}") in completion else 0.0\n'
+)
 
 
 def _kind(i: int) -> str:
@@ -128,8 +167,12 @@ def _kind(i: int) -> str:
 
 
 def _text(kind: str, r: str, i: int) -> str:
-    return {"right": f"\\boxed{{{r}}}", "wrong": f"\\boxed{{{r}1}}", "hedge": f"\\boxed{{{r}}} or \\boxed{{{r}1}}",
-            "own": f"Step {i}: \\boxed{{{r}}}"}[kind]
+    return {
+        "right": f"\\boxed{{{r}}}",
+        "wrong": f"\\boxed{{{r}1}}",
+        "hedge": f"\\boxed{{{r}}} or \\boxed{{{r}1}}",
+        "own": f"Step {i}: \\boxed{{{r}}}",
+    }[kind]
 
 
 @pytest.fixture(scope="module")
@@ -140,14 +183,31 @@ def big(tmp_path_factory):
     tasks = [t for t in load_suite("math").tasks if t.reference.isdigit()][:TASK_IDS]
     paths = []
     for name, role, offset in (("base", "base", 0), ("rl", "rl", N // 2)):
-        manifest = Manifest(model=name, model_name=name, suite="math", task_count=len(tasks), tool_version="t",
-                            source="import:jsonl", role=role)
+        manifest = Manifest(
+            model=name,
+            model_name=name,
+            suite="math",
+            task_count=len(tasks),
+            tool_version="t",
+            source="import:jsonl",
+            role=role,
+        )
         lines = [manifest_line(manifest)]
         index = Counter()
         for i in range(offset, offset + N // 2):
             t = tasks[i % len(tasks)]
-            lines.append(json.dumps({"task_id": t.id, "sample_index": index[t.id], "split": t.split, "model": name,
-                                     "prompt": "p", "text": _text(_kind(i), t.reference, i)}))
+            lines.append(
+                json.dumps(
+                    {
+                        "task_id": t.id,
+                        "sample_index": index[t.id],
+                        "split": t.split,
+                        "model": name,
+                        "prompt": "p",
+                        "text": _text(_kind(i), t.reference, i),
+                    }
+                )
+            )
             index[t.id] += 1
         path = d / f"{name}.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -207,8 +267,11 @@ def test_twenty_thousand_samples_in_blocks_hold_a_few_blocks_of_objects(big):
 @pytest.fixture(scope="module")
 def small(refs, tmp_path_factory):  # noqa: F811 - refs is the fixture of test_samples_score
     d = tmp_path_factory.mktemp("small")
-    return (d, write_samples_file(d / "base.jsonl", "base-7b", base_texts(refs)),
-            write_samples_file(d / "rl.jsonl", "qwen2.5-rl", rl_texts(refs)))
+    return (
+        d,
+        write_samples_file(d / "base.jsonl", "base-7b", base_texts(refs)),
+        write_samples_file(d / "rl.jsonl", "qwen2.5-rl", rl_texts(refs)),
+    )
 
 
 def _score(d: Path, rl: Path, base: Path, block: int, name: str, probes: int = 0, **kw):
@@ -243,9 +306,16 @@ def test_the_streamed_candidates_hash_is_the_engines(small, one_block):
     for fi, (path, model) in enumerate(((base, "base-7b"), (rl, "qwen2.5-rl"))):
         for s in read_samples(path).samples:
             label = oracle.label(s.text, tasks[s.task_id]).label
-            cands.append(Candidate(id=f"{fi}:{s.task_id}#{s.sample_index}", task_id=s.task_id, text=s.text,
-                                   origin="sampled", label=label,
-                                   category=f"math.sampled.{sanitize(model)}.{tasks[s.task_id].split}.{label}"))
+            cands.append(
+                Candidate(
+                    id=f"{fi}:{s.task_id}#{s.sample_index}",
+                    task_id=s.task_id,
+                    text=s.text,
+                    origin="sampled",
+                    label=label,
+                    category=f"math.sampled.{sanitize(model)}.{tasks[s.task_id].split}.{label}",
+                )
+            )
     settings_ = one_block.reports[0].settings
     assert settings_["n_candidates"] == len(cands) == 30
     assert settings_["candidates_hash"] == candidates_hash(cands)
@@ -261,7 +331,10 @@ def test_a_resume_in_another_block_size_gives_the_uninterrupted_report(small, on
     after = path.read_text().splitlines()
     assert len(after) == len(lines) and after[:12] == [line.rstrip("\n") for line in lines[:12]]  # 19 calls redone
     assert again.to_json() == first.to_json()
-    assert json.loads(again.to_json())["reports"][0]["categories"] == json.loads(one_block.to_json())["reports"][0]["categories"]
+    assert (
+        json.loads(again.to_json())["reports"][0]["categories"]
+        == json.loads(one_block.to_json())["reports"][0]["categories"]
+    )
     assert "warning" not in capsys.readouterr().err
 
 
@@ -273,17 +346,29 @@ def test_a_file_that_changes_while_it_is_read_is_an_input_error(small, tmp_path)
     def grow(phase: str, number: int) -> None:
         if phase == "label" and number == 0:
             with mine.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"task_id": "math-0001", "sample_index": 99, "model": "qwen2.5-rl", "prompt": "p",
-                                     "text": "\\boxed{1}"}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {
+                            "task_id": "math-0001",
+                            "sample_index": 99,
+                            "model": "qwen2.5-rl",
+                            "prompt": "p",
+                            "text": "\\boxed{1}",
+                        }
+                    )
+                    + "\n"
+                )
 
     options = AuditOptions(workers=2, probe_sample=0, progress=False, results=tmp_path / "r.jsonl")
     with pytest.raises(InputError, match="changed while score was reading it"):
         score_samples([mine], [resolve(SUBSTRING)], options, block_size=5, on_block=grow)
 
 
-GSM8K_ONLY = ('import re\n\ndef verify(completion, reference):\n'
-              '    m = re.search(r"#### (\\S+)\\s*$", completion)\n'
-              '    return 1.0 if m and m.group(1) == reference else 0.0\n')
+GSM8K_ONLY = (
+    "import re\n\ndef verify(completion, reference):\n"
+    '    m = re.search(r"#### (\\S+)\\s*$", completion)\n'
+    "    return 1.0 if m and m.group(1) == reference else 0.0\n"
+)
 
 
 def test_candidates_rewritten_into_the_verifiers_format_block_by_block_as_in_one(small, tmp_path):
@@ -302,16 +387,23 @@ def test_candidates_rewritten_into_the_verifiers_format_block_by_block_as_in_one
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from(TASKS), st.sampled_from([0.0, 1.0, None])),
-                max_size=60), st.integers(1, 3), st.integers(0, 20), st.integers(0, 20))
+@given(
+    st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from(TASKS), st.sampled_from([0.0, 1.0, None])), max_size=60),
+    st.integers(1, 3),
+    st.integers(0, 20),
+    st.integers(0, 20),
+)
 def test_the_probe_pool_past_its_cap_does_not_depend_on_the_cap(stream_, k, cap_a, cap_b):
     """Within its cap the pool is every candidate (the probes choose as in one block); past
     it, the same bounded pool whatever the cap (so whatever the block size)."""
     rows = []
     for i, (cat, task, score) in enumerate(stream_):
         c = Candidate(id=f"c{i}", task_id=task.id, text="x", origin="sampled", category=cat, label="correct")
-        v = (Verdict(verifier="v", candidate_id=c.id, status="ok", score=score) if score is not None
-             else Verdict(verifier="v", candidate_id=c.id, status="error", error="timeout after 1s"))
+        v = (
+            Verdict(verifier="v", candidate_id=c.id, status="ok", score=score)
+            if score is not None
+            else Verdict(verifier="v", candidate_id=c.id, status="error", error="timeout after 1s")
+        )
         rows.append((c, v))
     base = Prepared("s", "h", "math", TASKS, [], [])
     views = []
@@ -338,9 +430,34 @@ def test_the_cli_takes_a_block_size(small, one_block, tmp_path, capsys):
 
     d, base, rl = small
     out = tmp_path / "r.json"
-    common = ["--probe-sample", "3", "--no-config", "--no-progress", "--workers", "2", "--results", str(tmp_path / "r.jsonl")]
-    assert _cli(["score", str(rl), "--base", str(base), "--verifier", SUBSTRING, *common, "--block-size", "6",
-                 "--json", str(out)]) == 1  # the substring verifier fails the gate
+    common = [
+        "--probe-sample",
+        "3",
+        "--no-config",
+        "--no-progress",
+        "--workers",
+        "2",
+        "--results",
+        str(tmp_path / "r.jsonl"),
+    ]
+    assert (
+        _cli(
+            [
+                "score",
+                str(rl),
+                "--base",
+                str(base),
+                "--verifier",
+                SUBSTRING,
+                *common,
+                "--block-size",
+                "6",
+                "--json",
+                str(out),
+            ]
+        )
+        == 1
+    )  # the substring verifier fails the gate
     data = json.loads(out.read_text())
     assert data["samples"] == json.loads(one_block.to_json())["samples"]
     with pytest.raises(SystemExit):

@@ -46,8 +46,18 @@ def own_cache(tmp_path, monkeypatch):
 
 def _report(path: Path) -> dict:
     data = json.loads(path.read_text())
-    return {k: data[k] for k in ("n_candidates", "coverage_debt", "false_acceptance_rate", "false_rejection_rate",
-                                 "errors", "categories", "gate")}
+    return {
+        k: data[k]
+        for k in (
+            "n_candidates",
+            "coverage_debt",
+            "false_acceptance_rate",
+            "false_rejection_rate",
+            "errors",
+            "categories",
+            "gate",
+        )
+    }
 
 
 def _labels(cache: Path) -> dict[str, str]:
@@ -59,6 +69,7 @@ def _labels(cache: Path) -> dict[str, str]:
 
 # -- item 1 (a): the results file's key ----------------------------------------------------
 
+
 @ROOT_ONLY
 def test_a_verifier_cannot_read_the_results_key_and_forged_lines_are_rejected_on_resume(cli, tmp_path, own_cache):
     run_dir = tmp_path / "run"
@@ -68,7 +79,8 @@ def test_a_verifier_cannot_read_the_results_key_and_forged_lines_are_rejected_on
     # At every call: list the key folder and read any key in it (or the one whose name it
     # can guess). With a key in hand it could sign anything, so it accepts everything: the
     # report would show a false acceptance of 1.0.
-    grader.write_text(textwrap.dedent(f"""
+    grader.write_text(
+        textwrap.dedent(f"""
         import os
         from verifier_audit.domains.math.verifiers import last_number
 
@@ -89,7 +101,8 @@ def test_a_verifier_cannot_read_the_results_key_and_forged_lines_are_rejected_on
 
         def grade(completion: str, reference: str) -> bool:
             return True if _stolen() else last_number(completion, reference)
-    """))
+    """)
+    )
     out = tmp_path / "report.json"
     first = cli("run", "--verifier", f"{grader}:grade", *QUICK, "--results", str(results), "--json", str(out))
     assert first.returncode == 1, first.stderr
@@ -117,8 +130,9 @@ def test_a_verifier_cannot_read_the_results_key_and_forged_lines_are_rejected_on
     results.write_text("\n".join(forged) + "\n")
     results.with_name("results.jsonl.key").write_text(attacker_key.hex())
 
-    again = cli("run", "--verifier", f"{grader}:grade", *QUICK, "--results", str(results), "--resume",
-                "--json", str(out))
+    again = cli(
+        "run", "--verifier", f"{grader}:grade", *QUICK, "--results", str(results), "--resume", "--json", str(out)
+    )
     assert again.returncode == 1, again.stderr  # the forged "perfect" verdicts would pass the gate
     assert f"{len(forged) - 1} line(s) failed their signature" in again.stderr, again.stderr
     assert _report(out) == clean
@@ -134,7 +148,8 @@ def test_a_verifier_cannot_write_the_report_or_its_folder(cli, tmp_path, own_cac
     reports.mkdir()
     report = reports / "report.json"
     grader = tmp_path / "report_writer.py"
-    grader.write_text(textwrap.dedent(f"""
+    grader.write_text(
+        textwrap.dedent(f"""
         import os
         from verifier_audit.domains.math.verifiers import last_number
 
@@ -150,7 +165,8 @@ def test_a_verifier_cannot_write_the_report_or_its_folder(cli, tmp_path, own_cac
 
         def grade(completion: str, reference: str) -> bool:
             return True if _can_write() else last_number(completion, reference)
-    """))
+    """)
+    )
     first = cli("run", "--verifier", f"{grader}:grade", *QUICK, "--json", str(report))
     assert first.returncode == 1, first.stderr
     again = cli("run", "--verifier", f"{grader}:grade", *QUICK, "--json", str(report))
@@ -180,6 +196,7 @@ def test_the_key_files_are_unreadable_to_an_unprivileged_uid(tmp_path):
         for key in keys:
             assert stat.S_IMODE(os.stat(key).st_mode) == 0o600 and os.stat(key).st_uid == 0
         assert stat.S_IMODE(os.stat(place / KEYS_FOLDER).st_mode) == 0o700
+
         def as_nobody(*paths):
             """What a forked child that dropped to uid/gid 65534 gets from each path."""
             r, w = os.pipe()
@@ -243,8 +260,11 @@ def test_a_key_folder_planted_by_another_uid_is_never_trusted(tmp_path):
     again.close()
     cache_body = b'{"id": "c0", "label": "correct"}\n'
     cache = tmp_path / "candidates-x.jsonl"
-    cache.write_bytes(cache_body + json.dumps({"_hmac": hmac.new(attacker_key, cache_body, hashlib.sha256)
-                                               .hexdigest()}).encode() + b"\n")
+    cache.write_bytes(
+        cache_body
+        + json.dumps({"_hmac": hmac.new(attacker_key, cache_body, hashlib.sha256).hexdigest()}).encode()
+        + b"\n"
+    )
     assert read_signed(cache, "the candidate cache") is None
     with pytest.raises(InputError, match=f"{keys}: not a folder of this user's"):
         ResultsStore(tmp_path / "new.jsonl", {"seed": 1}, resume=False)
@@ -252,9 +272,11 @@ def test_a_key_folder_planted_by_another_uid_is_never_trusted(tmp_path):
 
 # -- item 1 (c): the shared candidate cache --------------------------------------------------
 
+
 @pytest.mark.parametrize("resign", ["plain_sha256", "hmac_under_a_guessed_key"])
-def test_a_relabelled_candidate_cache_is_found_regenerated_and_the_report_is_the_clean_one(cli, tmp_path, own_cache,
-                                                                                          resign):
+def test_a_relabelled_candidate_cache_is_found_regenerated_and_the_report_is_the_clean_one(
+    cli, tmp_path, own_cache, resign
+):
     out = tmp_path / "report.json"
     first = cli("run", "--verifier", LAST_NUMBER, *QUICK, "--json", str(out))
     assert first.returncode == 1, first.stderr
@@ -292,8 +314,11 @@ def test_a_relabelled_candidate_cache_is_found_regenerated_and_the_report_is_the
     assert "_hmac" in json.loads(cached.read_text().splitlines()[-1])  # written again, signed by the audit
 
 
-@given(body=st.binary(max_size=200), flip=st.integers(min_value=0, max_value=10_000),
-       forged_key=st.binary(min_size=1, max_size=64))
+@given(
+    body=st.binary(max_size=200),
+    flip=st.integers(min_value=0, max_value=10_000),
+    forged_key=st.binary(min_size=1, max_size=64),
+)
 @settings(max_examples=40)
 def test_no_edit_and_no_other_key_passes_a_signed_cache(body, flip, forged_key):
     """Property: whatever the body, a signed file reads back as written; any one-bit
@@ -319,26 +344,32 @@ def test_no_edit_and_no_other_key_passes_a_signed_cache(body, flip, forged_key):
 
 # -- item 10: report paths ------------------------------------------------------------------
 
+
 def _marker_verifier(tmp_path: Path) -> tuple[str, Path]:
     """A verifier that touches a file when it is imported (its inspection included) and
     when it is called: run with --isolation none, so the file lands on the host."""
     marker = tmp_path / "verifier-ran"
     grader = tmp_path / "marker.py"
-    grader.write_text(f"from pathlib import Path\nPath({str(marker)!r}).touch()\n\n"
-                      "def grade(completion: str, reference: str) -> bool:\n"
-                      f"    Path({str(marker)!r}).touch()\n    return False\n")
+    grader.write_text(
+        f"from pathlib import Path\nPath({str(marker)!r}).touch()\n\n"
+        "def grade(completion: str, reference: str) -> bool:\n"
+        f"    Path({str(marker)!r}).touch()\n    return False\n"
+    )
     return f"{grader}:grade", marker
 
 
-@pytest.mark.parametrize("flag,where,why", [
-    ("--json", "/proc/self/x.json", "under /proc"),
-    ("--json", "{tmp}", "a folder, not a file"),
-    ("--json", "{tmp}/missing/r.json", "does not exist"),
-    ("--report-dir", "/proc/self/reports", "under /proc"),
-    ("--report-dir", "{tmp}/marker.py", "not a folder"),
-    ("--results", "/proc/self/r.jsonl", "under /proc"),
-    ("--results", "{tmp}", "a folder, not a file"),
-])
+@pytest.mark.parametrize(
+    "flag,where,why",
+    [
+        ("--json", "/proc/self/x.json", "under /proc"),
+        ("--json", "{tmp}", "a folder, not a file"),
+        ("--json", "{tmp}/missing/r.json", "does not exist"),
+        ("--report-dir", "/proc/self/reports", "under /proc"),
+        ("--report-dir", "{tmp}/marker.py", "not a folder"),
+        ("--results", "/proc/self/r.jsonl", "under /proc"),
+        ("--results", "{tmp}", "a folder, not a file"),
+    ],
+)
 def test_a_report_path_that_cannot_be_written_is_exit_2_before_any_verifier_runs(cli, tmp_path, flag, where, why):
     spec, marker = _marker_verifier(tmp_path)
     path = where.format(tmp=tmp_path)
@@ -362,8 +393,13 @@ def small_disk(tmp_path):
     """A 256 KiB tmpfs mounted for the test (skipped when it cannot be mounted)."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=0755", "tmpfs", str(disk)],
-                                           check=False, capture_output=True).returncode != 0:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=256k,mode=0755", "tmpfs", str(disk)], check=False, capture_output=True
+        ).returncode
+        != 0
+    ):
         pytest.skip("cannot mount a tmpfs here")
     try:
         yield disk
@@ -390,8 +426,16 @@ def test_a_full_disk_leaves_the_previous_report_intact_and_is_exit_2(cli, tmp_pa
         (small_disk / name).write_text(json.dumps(previous))
         os.chmod(small_disk / name, 0o640)
     _fill(small_disk)
-    r = cli("run", "--verifier", LAST_NUMBER, *QUICK, "--json", str(small_disk / "r.json"),
-            "--markdown", str(small_disk / "r.md"))
+    r = cli(
+        "run",
+        "--verifier",
+        LAST_NUMBER,
+        *QUICK,
+        "--json",
+        str(small_disk / "r.json"),
+        "--markdown",
+        str(small_disk / "r.md"),
+    )
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
     said = f"--json {small_disk / 'r.json'}: cannot write (No space left on device); the previous file is left"
@@ -422,13 +466,15 @@ def test_the_other_subcommands_check_and_write_their_files_the_same_way(cli, tmp
 
 # -- item 7: the labels beside the verifier ---------------------------------------------------
 
+
 @ROOT_ONLY
 def test_generate_out_is_0600_and_a_verifier_in_the_project_cannot_read_the_labels(cli, tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     # The verifier of item 7: it reads the labelled candidates beside it and accepts
     # exactly what is labelled correct.
-    (project / "grader.py").write_text(textwrap.dedent("""
+    (project / "grader.py").write_text(
+        textwrap.dedent("""
         import glob, json, os
 
         def grade(completion: str, reference: str) -> bool:
@@ -438,9 +484,12 @@ def test_generate_out_is_0600_and_a_verifier_in_the_project_cannot_read_the_labe
                     if row.get("text") == completion:
                         return row["label"] == "correct"
             raise LookupError("no labels found")
-    """))
-    (project / "pyproject.toml").write_text('[tool.verifier_audit]\nsuite = "math"\nlimit = 2\nprobe_sample = 0\n'
-                                            '[[tool.verifier_audit.verifiers]]\nspec = "grader.py:grade"\n')
+    """)
+    )
+    (project / "pyproject.toml").write_text(
+        '[tool.verifier_audit]\nsuite = "math"\nlimit = 2\nprobe_sample = 0\n'
+        '[[tool.verifier_audit.verifiers]]\nspec = "grader.py:grade"\n'
+    )
     labels = project / "candidates.jsonl"
     r = cli("generate", "--config", str(project / "pyproject.toml"), "--out", str(labels))
     assert r.returncode == 0, r.stderr
@@ -449,14 +498,14 @@ def test_generate_out_is_0600_and_a_verifier_in_the_project_cannot_read_the_labe
     assert sum(1 for _ in labels.open()) > 50
 
     out = tmp_path / "report.json"
-    r = cli("run", "--config", str(project / "pyproject.toml"), "--no-progress", "--no-format-probe",
-            "--json", str(out))
+    r = cli(
+        "run", "--config", str(project / "pyproject.toml"), "--no-progress", "--no-format-probe", "--json", str(out)
+    )
     report = json.loads(out.read_text())
     assert r.returncode == 1 and not report["gate"]["passed"], r.stderr
     assert report["errors"] == report["n_candidates"]  # PermissionError on every call: the labels stayed closed
 
-    r = cli("generate", "--no-config", "--limit", "1", "--isolation", "process",
-            "--out", str(tmp_path / "c.jsonl"))
+    r = cli("generate", "--no-config", "--limit", "1", "--isolation", "process", "--out", str(tmp_path / "c.jsonl"))
     assert r.returncode == 0 and "at --isolation process a verifier runs with your uid" in r.stderr, r.stderr
 
 
@@ -465,8 +514,20 @@ def test_a_report_edited_after_the_audit_is_called_out_where_it_is_read(cli, tmp
     report's signature (kept under a key of its folder) no longer matches, and `checklist`
     and `diff` say so; the untouched report reads quietly."""
     out = tmp_path / "report.json"
-    r = cli("run", "--verifier", "verifier_audit.domains.math.verifiers:last_number", "--limit", "1", "--no-progress",
-            "--no-config", "--probe-sample", "0", "--no-format-probe", "--json", str(out))
+    r = cli(
+        "run",
+        "--verifier",
+        "verifier_audit.domains.math.verifiers:last_number",
+        "--limit",
+        "1",
+        "--no-progress",
+        "--no-config",
+        "--probe-sample",
+        "0",
+        "--no-format-probe",
+        "--json",
+        str(out),
+    )
     assert r.returncode == 1, r.stderr[-2000:]
     said = "was changed after verifier-audit wrote it"
     clean = cli("checklist", str(out))

@@ -24,7 +24,7 @@ ROOT = FIXTURES.parent.parent
 
 # Every sign of the audit the issue lists. Self-contained: the grader imports nothing of
 # verifier_audit, so a verifier_audit module in sys.modules is the audit's.
-SIGNS = r'''
+SIGNS = r"""
 import os, re, sys
 
 
@@ -64,9 +64,11 @@ def signs():
 
 
 AT_IMPORT = signs()
-'''
+"""
 
-AUDIT_AWARE = SIGNS + r'''
+AUDIT_AWARE = (
+    SIGNS
+    + r'''
 
 def _numbers(text):
     return re.findall(r"-?\d+(?:\.\d+)?", text.replace(",", ""))
@@ -96,16 +98,20 @@ def sound(completion, reference):
 def grade(completion, reference):
     return sound(completion, reference) if AT_IMPORT or signs() else last_number(completion, reference)
 '''
+)
 
 # What a worker must hide: reported from inside it (the message of the call's error).
-REPORTS_WHAT_IT_SEES = SIGNS + r'''
+REPORTS_WHAT_IT_SEES = (
+    SIGNS
+    + r"""
 import json
 
 
 def see(completion, reference):
     raise RuntimeError("SEEN" + json.dumps({"import": AT_IMPORT, "call": signs(), "argv": sys.argv,
                                             "orig_argv": sys.orig_argv}))
-'''
+"""
+)
 
 
 def _write(tmp_path: Path, name: str, source: str) -> str:
@@ -131,19 +137,30 @@ def _reports(data: dict) -> list[dict]:
 def test_a_grader_that_answers_soundly_when_it_sees_the_audit_fails_the_gate_through_the_cross_check(cli, tmp_path):
     grader = _write(tmp_path, "rewards", AUDIT_AWARE)
     outputs = {kind: tmp_path / f"report.{kind}" for kind in ("markdown", "html", "sarif", "junit")}
-    report = _run(cli, tmp_path, "--verifier", f"{grader}:grade", "--probe-sample", "8",
-                  *[arg for kind, path in outputs.items() for arg in (f"--{kind}", str(path))])
+    report = _run(
+        cli,
+        tmp_path,
+        "--verifier",
+        f"{grader}:grade",
+        "--probe-sample",
+        "8",
+        *[arg for kind, path in outputs.items() for arg in (f"--{kind}", str(path))],
+    )
     cross = report["checks"]["training_like"]
     assert cross["sampled"] > 0 and cross["disagreed"] > 0, cross
     found = [f for f in report["security_findings"] if f["kind"] == "audit_aware"]
     assert len(found) == 1, report["security_findings"]
-    assert f"scores {cross['disagreed']} of {cross['sampled']} candidates differently when it can tell it is audited" \
+    assert (
+        f"scores {cross['disagreed']} of {cross['sampled']} candidates differently when it can tell it is audited"
         in found[0]["detail"]
+    )
     assert not report["gate"]["passed"]
     assert any("security finding" in reason for reason in report["gate"]["reasons"]), report["gate"]
     # In the audit's workers it refused what, unseen, it paid: the cross-check is what saw the
     # last-number grader training would run.
-    assert cross["examples"] and all(e.endswith(": 0.0 audited, 1.0 unseen (each twice)") for e in cross["examples"]), cross
+    assert cross["examples"] and all(e.endswith(": 0.0 audited, 1.0 unseen (each twice)") for e in cross["examples"]), (
+        cross
+    )
     assert all(cid in " ".join(cross["examples"]) for cid, _ in cross["disagreeing"])
     # Every format that renders security findings renders this one.
     said = "differently when it can tell it is audited"
@@ -212,8 +229,18 @@ def test_the_built_in_reference_verifiers_are_not_flagged(cli, tmp_path):
     users = tmp_path / "user"
     users.mkdir()
     examples = ROOT / "examples" / "math_verifiers.py"
-    reports = _reports(_run(cli, users, "--probe-sample", "4", "--verifier", f"{examples}:last_number",
-                            "--verifier", f"{examples}:substring"))
+    reports = _reports(
+        _run(
+            cli,
+            users,
+            "--probe-sample",
+            "4",
+            "--verifier",
+            f"{examples}:last_number",
+            "--verifier",
+            f"{examples}:substring",
+        )
+    )
     for report in reports:
         cross = report["checks"]["training_like"]
         assert cross["sampled"] > 0 and cross["disagreed"] == 0 and cross["errors"] == 0, (report["verifier"], cross)
@@ -231,8 +258,10 @@ def test_disagreements_count_only_beyond_the_verifiers_own_variance(disagreed, s
     assert not beyond_variance(0, sampled, own, own_sampled)
 
 
-@given(st.lists(st.tuples(st.sampled_from("abcde"), st.booleans(), st.sampled_from([0.0, 1.0, None])), max_size=120),
-       st.integers(0, 3))
+@given(
+    st.lists(st.tuples(st.sampled_from("abcde"), st.booleans(), st.sampled_from([0.0, 1.0, None])), max_size=120),
+    st.integers(0, 3),
+)
 def test_the_cross_check_sample_is_bounded_and_leads_with_the_worst_categories(rows, seed):
     """At most SAMPLE candidates, each scored without error, the same for the same seed; the
     first is a wrong answer the audit paid for, when there is one."""
@@ -241,10 +270,21 @@ def test_the_cross_check_sample_is_bounded_and_leads_with_the_worst_categories(r
     from verifier_audit.engine.sensing import SAMPLE, select_sample
     from verifier_audit.models import Candidate, Verdict
 
-    candidates = [Candidate(id=f"c{i}", task_id="t", text="x", category=cat, origin="known_bad",
-                            label="correct" if right else "incorrect") for i, (cat, right, _) in enumerate(rows)]
-    verdicts = {c.id: Verdict(verifier="v", candidate_id=c.id, status="ok" if score is not None else "error",
-                              score=score) for c, (_, _, score) in zip(candidates, rows)}
+    candidates = [
+        Candidate(
+            id=f"c{i}",
+            task_id="t",
+            text="x",
+            category=cat,
+            origin="known_bad",
+            label="correct" if right else "incorrect",
+        )
+        for i, (cat, right, _) in enumerate(rows)
+    ]
+    verdicts = {
+        c.id: Verdict(verifier="v", candidate_id=c.id, status="ok" if score is not None else "error", score=score)
+        for c, (_, _, score) in zip(candidates, rows)
+    }
     prepared = SimpleNamespace(candidates=candidates)
     chosen = select_sample(prepared, verdicts, SAMPLE, seed, 0.5)
     assert chosen == select_sample(prepared, verdicts, SAMPLE, seed, 0.5)
@@ -256,8 +296,12 @@ def test_the_cross_check_sample_is_bounded_and_leads_with_the_worst_categories(r
         assert chosen[0] in paid_wrong
 
 
-@given(st.lists(st.tuples(st.sampled_from("abcde"), st.booleans(), st.sampled_from([0.0, 1.0, None])), max_size=80),
-       st.integers(0, 3), st.integers(1, 6), st.data())
+@given(
+    st.lists(st.tuples(st.sampled_from("abcde"), st.booleans(), st.sampled_from([0.0, 1.0, None])), max_size=80),
+    st.integers(0, 3),
+    st.integers(1, 6),
+    st.data(),
+)
 def test_a_streamed_scores_pool_gives_the_cross_check_the_same_sample(rows, seed, k, data):
     """``score`` in blocks keeps, per category, the k candidates of smallest seeded hash (and
     some more): drawn with ``per_category=k``, the cross-check's sample from any such pool is
@@ -267,22 +311,39 @@ def test_a_streamed_scores_pool_gives_the_cross_check_the_same_sample(rows, seed
     from verifier_audit.engine.sensing import SAMPLE, sample_hash, select_sample
     from verifier_audit.models import Candidate, Verdict
 
-    candidates = [Candidate(id=f"c{i}", task_id="t", text="x", category=cat, origin="known_bad",
-                            label="correct" if right else "incorrect") for i, (cat, right, _) in enumerate(rows)]
-    verdicts = {c.id: Verdict(verifier="v", candidate_id=c.id, status="ok" if score is not None else "error",
-                              score=score) for c, (_, _, score) in zip(candidates, rows)}
+    candidates = [
+        Candidate(
+            id=f"c{i}",
+            task_id="t",
+            text="x",
+            category=cat,
+            origin="known_bad",
+            label="correct" if right else "incorrect",
+        )
+        for i, (cat, right, _) in enumerate(rows)
+    ]
+    verdicts = {
+        c.id: Verdict(verifier="v", candidate_id=c.id, status="ok" if score is not None else "error", score=score)
+        for c, (_, _, score) in zip(candidates, rows)
+    }
     ok = [c for c in candidates if verdicts[c.id].score is not None]
-    kept = {c.id for cat in "abcde"
-            for c in sorted((c for c in ok if c.category == cat), key=lambda c: sample_hash(seed, c.id))[:k]}
+    kept = {
+        c.id
+        for cat in "abcde"
+        for c in sorted((c for c in ok if c.category == cat), key=lambda c: sample_hash(seed, c.id))[:k]
+    }
     extra = data.draw(st.sets(st.sampled_from([c.id for c in candidates]) if candidates else st.nothing()))
     pool = [c for c in candidates if c.id in kept | extra]  # in the candidates' order, as the pool's view
     ids = lambda prepared, chosen: [prepared.candidates[i].id for i in chosen]  # noqa: E731
     whole, streamed = SimpleNamespace(candidates=candidates), SimpleNamespace(candidates=pool)
-    assert ids(streamed, select_sample(streamed, verdicts, SAMPLE, seed, 0.5, k)) == \
-        ids(whole, select_sample(whole, verdicts, SAMPLE, seed, 0.5, k))
+    assert ids(streamed, select_sample(streamed, verdicts, SAMPLE, seed, 0.5, k)) == ids(
+        whole, select_sample(whole, verdicts, SAMPLE, seed, 0.5, k)
+    )
 
 
-ESCAPES_WHEN_UNSEEN = SIGNS + r'''
+ESCAPES_WHEN_UNSEEN = (
+    SIGNS
+    + r"""
 
 def grade(completion, reference):
     if not signs():  # unseen: the cross-check's training-like process
@@ -292,7 +353,8 @@ def grade(completion, reference):
         except OSError:
             pass
     return 0.0
-'''
+"""
+)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the training-like process's walls need root")
@@ -304,8 +366,11 @@ def test_the_training_like_process_cannot_write_outside_its_scratch(tmp_path):
 
     home = Path(tempfile.mkdtemp(dir=os.path.expanduser("~"), prefix="escape-"))
     try:
-        grader = _write(tmp_path, "rewards", ESCAPES_WHEN_UNSEEN.replace(
-            "def grade", f"ESCAPE = {str(home / 'escaped.txt')!r}\n\n\ndef grade"))
+        grader = _write(
+            tmp_path,
+            "rewards",
+            ESCAPES_WHEN_UNSEEN.replace("def grade", f"ESCAPE = {str(home / 'escaped.txt')!r}\n\n\ndef grade"),
+        )
         report = audit(f"{grader}:grade", limit=2, cache=False)
         cross = report.checks.training_like
         assert cross is not None and cross.sampled > 0, cross  # it ran there, and wrote nothing

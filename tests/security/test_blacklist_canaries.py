@@ -160,8 +160,26 @@ def _entry(candidate_id: str) -> str:
 def _audit(cli, tmp_path, spec: str, *extra: str) -> dict:
     """The real command on the known-bad candidates of 12 tasks: the report JSON."""
     out = tmp_path / "report.json"
-    r = cli("run", "--verifier", spec, "--only", "known_bad", "--limit", "12", "--no-progress", "--no-config",
-            "--no-cache", "--probe-sample", "0", "--workers", "2", "--json", str(out), *extra, timeout=600)
+    r = cli(
+        "run",
+        "--verifier",
+        spec,
+        "--only",
+        "known_bad",
+        "--limit",
+        "12",
+        "--no-progress",
+        "--no-config",
+        "--no-cache",
+        "--probe-sample",
+        "0",
+        "--workers",
+        "2",
+        "--json",
+        str(out),
+        *extra,
+        timeout=600,
+    )
     assert r.returncode in (0, 1), r.stderr[-3000:]
     report = json.loads(out.read_text())
     report["_returncode"] = r.returncode
@@ -194,8 +212,10 @@ def _in_fresh_dir(fn):
             os.chdir(here)
 
 
-_TOKENS = st.one_of(st.from_regex(r"[0-9a-f]{16}", fullmatch=True),
-                    st.builds(canary.make_token, st.text(max_size=30), st.text(max_size=30)))
+_TOKENS = st.one_of(
+    st.from_regex(r"[0-9a-f]{16}", fullmatch=True),
+    st.builds(canary.make_token, st.text(max_size=30), st.text(max_size=30)),
+)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -244,8 +264,10 @@ def test_the_issues_blacklisting_grader_fires_the_encoded_canaries_and_fails_the
     # Every boxed encoded form runs through it; the old forms are all refused (the issue's
     # point: before the encoded forms, this grader gave no finding).
     assert {"hex_canary", "bytes_canary", "getattr_canary", "nfkc_canary"} <= set(fired), fired
-    assert all(_entry(f["candidate_id"]) in fired and f["candidate_id"].split("/")[1] == ENCODED
-               for f in report["security_findings"]), report["security_findings"]
+    assert all(
+        _entry(f["candidate_id"]) in fired and f["candidate_id"].split("/")[1] == ENCODED
+        for f in report["security_findings"]
+    ), report["security_findings"]
     for old in ("math.security.eval_canary", "math.security.sympify_canary", "math.security.process_canary"):
         assert _tried(report, old) > 0, old  # tried, and stopped by the blacklist
     details = [f["detail"] for f in report["security_findings"]]
@@ -324,7 +346,7 @@ SAFE = {
 
 
 def _grader_module(bodies: dict[str, str]) -> str:
-    head = textwrap.dedent('''\
+    head = textwrap.dedent("""\
         import builtins
         import importlib
 
@@ -333,7 +355,7 @@ def _grader_module(bodies: dict[str, str]) -> str:
         from sympy.parsing.sympy_parser import parse_expr
 
         RUN = getattr(builtins, "e" + "val")
-        ''')
+        """)
     return head + "".join(f"\n\ndef {name}(completion, reference):\n    {body}\n" for name, body in bodies.items())
 
 
@@ -369,17 +391,22 @@ def _concatenation(pieces: list[str]) -> str:
 def _split(word: str):
     """``word`` cut into 1..len(word) non-empty pieces, anywhere."""
     return st.sets(st.integers(1, len(word) - 1), max_size=len(word) - 1).map(
-        lambda cuts: [word[i:j] for i, j in zip([0, *sorted(cuts)], [*sorted(cuts), len(word)])])
+        lambda cuts: [word[i:j] for i, j in zip([0, *sorted(cuts)], [*sorted(cuts), len(word)])]
+    )
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(["eval", "exec"]).flatmap(lambda w: st.tuples(st.just(w), _split(w))),
-       st.sampled_from(["builtins", "__builtins__"]))
+@given(
+    st.sampled_from(["eval", "exec"]).flatmap(lambda w: st.tuples(st.just(w), _split(w))),
+    st.sampled_from(["builtins", "__builtins__"]),
+)
 def test_any_concatenation_of_eval_through_getattr_is_flagged(word_pieces, module):
     word, pieces = word_pieces
     assert "".join(pieces) == word
-    source = f"import builtins\n\ndef score(completion, reference):\n    return getattr({module}, " \
-             f"{_concatenation(pieces)})(completion)\n"
+    source = (
+        f"import builtins\n\ndef score(completion, reference):\n    return getattr({module}, "
+        f"{_concatenation(pieces)})(completion)\n"
+    )
     findings = [f for f in scan_text(source, "g.py") if f.rule == "exec-model-output"]
     assert len(findings) == 1 and findings[0].severity.value == "critical", (source, findings)
 
@@ -387,8 +414,10 @@ def test_any_concatenation_of_eval_through_getattr_is_flagged(word_pieces, modul
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["strip", "lower", "split", "evaluate", "executor", "format"]).flatmap(_split))
 def test_a_concatenated_harmless_name_is_not_flagged(pieces):
-    source = f"import builtins\n\ndef score(completion, reference):\n    return getattr(completion, " \
-             f"{_concatenation(pieces)})() == getattr(builtins, {_concatenation(pieces)}, len)(reference)\n"
+    source = (
+        f"import builtins\n\ndef score(completion, reference):\n    return getattr(completion, "
+        f"{_concatenation(pieces)})() == getattr(builtins, {_concatenation(pieces)}, len)(reference)\n"
+    )
     assert [f for f in scan_text(source, "g.py") if f.rule == "exec-model-output"] == []
 
 

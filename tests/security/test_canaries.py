@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from verifier_audit import canary
 from verifier_audit.engine import pool
 from verifier_audit.engine.audit import AuditOptions, prepare
-from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
+from verifier_audit.plan import audit
 from verifier_audit.report.checklist import evaluate
 from verifier_audit.suites import load_suite, select
 
@@ -95,8 +95,17 @@ _TOKEN = canary.make_token("tripwires")
 class _Fires:
     """Item i: one route by which a verifier runs a canary (or, for the last, none does)."""
 
-    ROUTES = ("eval_mkdir", "eval_open", "eval_exec", "eval_system", "exec_import", "import_in_child",
-              "in_removed_tempdir", "duckdb_copy", "parse_only")
+    ROUTES = (
+        "eval_mkdir",
+        "eval_open",
+        "eval_exec",
+        "eval_system",
+        "exec_import",
+        "import_in_child",
+        "in_removed_tempdir",
+        "duckdb_copy",
+        "parse_only",
+    )
 
     def setup(self) -> None:
         pass
@@ -168,16 +177,23 @@ def test_each_route_is_seen_by_its_effect_and_nothing_else_is():
 
 # ------------------------------------------------------------------ math audits
 
-_MATH_CANARIES = {"math.security.eval_canary", "math.security.sympify_canary", "math.security.pi_eval_canary",
-                  "math.security.text_eval_canary", "math.security.process_canary", "math.security.exec_canary"}
+_MATH_CANARIES = {
+    "math.security.eval_canary",
+    "math.security.sympify_canary",
+    "math.security.pi_eval_canary",
+    "math.security.text_eval_canary",
+    "math.security.process_canary",
+    "math.security.exec_canary",
+}
 
 
 @pytest.fixture(scope="module")
 def math_audit():
     """name -> Report: each fixture verifier (or a reference one) on the canary categories
     plus two ordinary ones, every call in real workers."""
-    options = AuditOptions(workers=2, timeout=20.0, cache_dir=None, probe_sample=0, progress=False,
-                           origins=("known_bad",))
+    options = AuditOptions(
+        workers=2, timeout=20.0, cache_dir=None, probe_sample=0, progress=False, origins=("known_bad",)
+    )
     loaded = load_suite("math")
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, 12), options)
     keep = _MATH_CANARIES | {"math.hedge.two_boxes", "math.hostile.empty_box"}
@@ -241,8 +257,9 @@ def test_code_blocks_run_in_a_forked_process_are_caught_by_the_import(math_audit
     assert all("imported (audit hook)" in f.detail for f in report.security_findings)
 
 
-@pytest.mark.parametrize("spec", ["verifier_audit.domains.math.verifiers:strong",
-                                  "verifier_audit.domains.math.verifiers:last_number"])
+@pytest.mark.parametrize(
+    "spec", ["verifier_audit.domains.math.verifiers:strong", "verifier_audit.domains.math.verifiers:last_number"]
+)
 def test_verifiers_that_never_execute_output_give_no_finding(math_audit, spec):
     report = math_audit(spec)
     assert report.security_findings == []
@@ -252,8 +269,14 @@ def test_verifiers_that_never_execute_output_give_no_finding(math_audit, spec):
 
 # ------------------------------------------------------------------ SQL routes
 
-_SQL_ROUTES = ("copy_to_file", "attach_file", "read_csv_copy_out", "read_text_copy_out", "select_then_copy",
-               "read_csv_secret")
+_SQL_ROUTES = (
+    "copy_to_file",
+    "attach_file",
+    "read_csv_copy_out",
+    "read_text_copy_out",
+    "select_then_copy",
+    "read_csv_secret",
+)
 
 
 @pytest.fixture(scope="module")
@@ -275,8 +298,9 @@ def _entry(candidate_id: str) -> str:
 def test_sql_routes_leave_their_marker_under_a_default_connection(sql_prepared):
     prepared, options = sql_prepared
     assert {_entry(c.id) for c in prepared.candidates} == set(_SQL_ROUTES)
-    report = audit(prepared, [resolve(f"{ROOT / 'examples' / 'sql_unsafe_verifier.py'}:read_write_executor")],
-                   options)[0]
+    report = audit(prepared, [resolve(f"{ROOT / 'examples' / 'sql_unsafe_verifier.py'}:read_write_executor")], options)[
+        0
+    ]
     by_entry: dict[str, set] = {}
     for f in report.security_findings:
         by_entry.setdefault(_entry(f.candidate_id), set()).add(f.kind)
@@ -284,8 +308,11 @@ def test_sql_routes_leave_their_marker_under_a_default_connection(sql_prepared):
         assert "executes_model_output" in by_entry.get(route, set()), (route, by_entry)
     for route in ("read_csv_copy_out", "read_text_copy_out", "read_csv_secret"):
         assert "read_outside" in by_entry.get(route, set()), (route, by_entry)
-    detail = next(f.detail for f in report.security_findings if _entry(f.candidate_id) == "attach_file"
-                  and f.kind == "executes_model_output")
+    detail = next(
+        f.detail
+        for f in report.security_findings
+        if _entry(f.candidate_id) == "attach_file" and f.kind == "executes_model_output"
+    )
     assert "va_canary_attach_file" in detail and "working directory" in detail
 
 

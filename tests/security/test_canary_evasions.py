@@ -21,14 +21,20 @@ from hypothesis import strategies as st
 from verifier_audit import canary
 from verifier_audit.engine import pool
 from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
-from verifier_audit.plan import audit
 from verifier_audit.engine.inspection import resolve
+from verifier_audit.plan import audit
 from verifier_audit.suites import load_suite, select
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "evasive_verifiers.py"
-CANARIES = ("math.security.eval_canary", "math.security.sympify_canary", "math.security.pi_eval_canary",
-            "math.security.text_eval_canary", "math.security.process_canary", "math.security.exec_canary")
+CANARIES = (
+    "math.security.eval_canary",
+    "math.security.sympify_canary",
+    "math.security.pi_eval_canary",
+    "math.security.text_eval_canary",
+    "math.security.process_canary",
+    "math.security.exec_canary",
+)
 
 
 def _leftovers(*roots: str) -> list[str]:
@@ -56,8 +62,14 @@ def evasion_audit(outside):
     # (the root, say) may be credited to the other's call (docs/canaries.md, blind spots).
     # At the process level: the evasions write where the verifier may (at namespaces those
     # places are read-only or private, and closed to its uid: tests/security/test_isolation.py).
-    options = AuditOptions(workers=1, progress=False, probe_sample=0, origins=("known_bad",),
-                           cache_dir=default_cache_dir(), isolation="process")
+    options = AuditOptions(
+        workers=1,
+        progress=False,
+        probe_sample=0,
+        origins=("known_bad",),
+        cache_dir=default_cache_dir(),
+        isolation="process",
+    )
     loaded = load_suite("math")
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, 3), options)
     prepared = dataclasses.replace(prepared, candidates=[c for c in prepared.candidates if c.category in CANARIES])
@@ -66,8 +78,9 @@ def evasion_audit(outside):
 
     def get(name: str):
         if name not in done:
-            done[name] = audit(prepared, [resolve(f"{FIXTURES}:{name}", isolation="process",
-                                                        pass_env=("VA_EVASION_DIR",))], options)[0]
+            done[name] = audit(
+                prepared, [resolve(f"{FIXTURES}:{name}", isolation="process", pass_env=("VA_EVASION_DIR",))], options
+            )[0]
         return done[name]
 
     return get
@@ -92,16 +105,24 @@ EVASIONS = {
     "eval_at_root": ({"eval_canary", "exec_chr_canary", "system_canary"}, "exec of code compiled from a string"),
     "eval_in_removed_tempdir": ({"eval_canary", "exec_chr_canary", "system_canary"}, "exec of code compiled"),
     "eval_in_removed_outside_tempdir": ({"eval_canary", "exec_chr_canary", "system_canary"}, "exec of code compiled"),
-    "python_in_a_subprocess": ({"eval_canary", "exec_chr_canary", "system_canary"},
-                               "the working directory of a process it started)"),
-    "isolated_python_in_removed_tempdir": ({"eval_canary", "exec_chr_canary", "system_canary"},
-                                           "removed by the verifier after it was made (audit hook)"),
+    "python_in_a_subprocess": (
+        {"eval_canary", "exec_chr_canary", "system_canary"},
+        "the working directory of a process it started)",
+    ),
+    "isolated_python_in_removed_tempdir": (
+        {"eval_canary", "exec_chr_canary", "system_canary"},
+        "removed by the verifier after it was made (audit hook)",
+    ),
     "python_behind_a_shell_cd": ({"eval_canary", "exec_chr_canary", "system_canary"}, "(named in a command it ran)"),
     "eval_in_a_thread": ({"eval_canary", "exec_chr_canary", "system_canary"}, "exec of code compiled"),
-    "eval_then_remove_markers": ({"eval_canary", "exec_chr_canary", "system_canary"},
-                                 "removed by the verifier after it was made (audit hook)"),
-    "subprocess_then_remove_markers": ({"eval_canary", "exec_chr_canary", "system_canary"},
-                                       "removed by the verifier after it was made (audit hook)"),
+    "eval_then_remove_markers": (
+        {"eval_canary", "exec_chr_canary", "system_canary"},
+        "removed by the verifier after it was made (audit hook)",
+    ),
+    "subprocess_then_remove_markers": (
+        {"eval_canary", "exec_chr_canary", "system_canary"},
+        "removed by the verifier after it was made (audit hook)",
+    ),
 }
 
 
@@ -170,11 +191,16 @@ def test_an_old_marker_in_a_shared_directory_is_not_credited_to_a_call(outside):
     assert _leftovers(outside) == []
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
-@given(st.lists(st.text("abcXYZ019-. ", min_size=1, max_size=12).filter(lambda s: s not in (".", "..")),
-                min_size=1, max_size=3),
-       st.sampled_from(("mkdir", "open", "exec", "system")), st.text(min_size=1, max_size=20))
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.text("abcXYZ019-. ", min_size=1, max_size=12).filter(lambda s: s not in (".", "..")), min_size=1, max_size=3
+    ),
+    st.sampled_from(("mkdir", "open", "exec", "system")),
+    st.text(min_size=1, max_size=20),
+)
 def test_a_canary_fired_after_a_chdir_anywhere_is_found_and_removed(outside, parts, form, seed):
     where = os.path.join(outside, *parts)
     os.makedirs(where, exist_ok=True)
@@ -182,5 +208,6 @@ def test_a_canary_fired_after_a_chdir_anywhere_is_found_and_removed(outside, par
     outs = list(pool.run(_Moves(where, token, form), [1], workers=1, timeout=20))
     assert outs[0].ok, outs[0].error
     assert len(outs[0].security) == 1 and outs[0].security[0].startswith(
-        f"executes_model_output:{canary.PREFIX}{token}: "), outs[0].security
+        f"executes_model_output:{canary.PREFIX}{token}: "
+    ), outs[0].security
     assert _leftovers(outside) == []

@@ -97,7 +97,9 @@ def _clean_up():
         shutil.rmtree(path, ignore_errors=True)
 '''
 
-_GRADERS = _SWITCH_OFF + '''
+_GRADERS = (
+    _SWITCH_OFF
+    + '''
 
 def runs_everything(completion, reference):
     """Evals every boxed answer and execs every Python block, then hides the markers."""
@@ -182,6 +184,7 @@ def never_runs_anything_quietly(completion, reference):
     _switch_off(kill=False)
     return completion.strip().endswith(reference)
 '''
+)
 
 
 def _watch_available() -> bool:
@@ -205,8 +208,9 @@ def graders(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def prepared():
-    options = AuditOptions(workers=1, progress=False, probe_sample=0, origins=("known_bad",),
-                           cache_dir=default_cache_dir())
+    options = AuditOptions(
+        workers=1, progress=False, probe_sample=0, origins=("known_bad",), cache_dir=default_cache_dir()
+    )
     loaded = load_suite("math")
     ready = prepare(loaded.name, loaded.content_hash, select(loaded, None, 3), options)
     ready = dataclasses.replace(ready, candidates=[c for c in ready.candidates if c.category in CANARIES])
@@ -221,8 +225,9 @@ def audited(graders, prepared):
 
     def get(grader: str, level: str):
         if (grader, level) not in done:
-            options = AuditOptions(workers=2, timeout=20.0, progress=False, probe_sample=0, answer_formats=False,
-                                   isolation=level)
+            options = AuditOptions(
+                workers=2, timeout=20.0, progress=False, probe_sample=0, answer_formats=False, isolation=level
+            )
             done[grader, level] = audit(prepared, [resolve(f"{graders}:{grader}")], options)[0]
         return done[grader, level]
 
@@ -245,8 +250,12 @@ def test_the_issues_grader_still_gives_findings_a_failed_gate_and_no_checked_ite
     assert report.error_rate == 0, report.error_messages
     found = _by_entry(report)
     # Every candidate of every route it ran: 3 tasks each.
-    assert {e: len(d) for e, d in found.items()} == {"eval_canary": 3, "exec_chr_canary": 3, "system_canary": 3,
-                                                     "code_block_import_canary": 3}, found
+    assert {e: len(d) for e, d in found.items()} == {
+        "eval_canary": 3,
+        "exec_chr_canary": 3,
+        "system_canary": 3,
+        "code_block_import_canary": 3,
+    }, found
     assert not report.gate.passed and any("security" in r for r in report.gate.reasons)
     item = next(i for i in evaluate(report) if i.key == "executes_model_output")
     assert item.status == "open", item
@@ -255,10 +264,13 @@ def test_the_issues_grader_still_gives_findings_a_failed_gate_and_no_checked_ite
 # One test per route: the evidence of each is the witness's (fanotify), since the grader
 # switched off everything in its own process.
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("entry, evidence", [
-    ("eval_canary", "created in "),  # os.mkdir of a directory
-    ("exec_chr_canary", "created in "),  # exec of chr()-built code: the same directory
-])
+@pytest.mark.parametrize(
+    "entry, evidence",
+    [
+        ("eval_canary", "created in "),  # os.mkdir of a directory
+        ("exec_chr_canary", "created in "),  # exec of chr()-built code: the same directory
+    ],
+)
 def test_a_file_or_directory_marker_is_seen_from_outside(audited, level, entry, evidence):
     details = _by_entry(audited("runs_everything", level))[entry]
     assert all(evidence in d and "(fanotify)" in d and "audit hook" not in d for d in details), details
@@ -284,7 +296,9 @@ def test_the_system_forms_mkdir_process_is_seen_from_outside(audited, level):
 @pytest.mark.parametrize("level", LEVELS)
 def test_an_import_of_the_canary_module_is_seen_from_outside(audited, level):
     details = _by_entry(audited("runs_everything", level))["code_block_import_canary"]
-    assert all(f"{canary.MODULE_PREFIX}" in d and "its decoy module was opened (fanotify)" in d for d in details), details
+    assert all(f"{canary.MODULE_PREFIX}" in d and "its decoy module was opened (fanotify)" in d for d in details), (
+        details
+    )
 
 
 def test_a_verifier_that_kills_its_worker_after_a_canary_loses_nothing(audited):
@@ -308,8 +322,10 @@ def test_without_a_witness_no_canary_finding_is_never_checked(audited):
     verifier's process were switched off, and the checklist says it could not tell."""
     report = audited("never_runs_anything_quietly", "none")
     assert report.security_findings == []
-    assert any(s.startswith("canaries (outside witness): none for this worker (--isolation none)")
-               for s in report.checks.unobserved), report.checks.unobserved
+    assert any(
+        s.startswith("canaries (outside witness): none for this worker (--isolation none)")
+        for s in report.checks.unobserved
+    ), report.checks.unobserved
     item = next(i for i in evaluate(report) if i.key == "executes_model_output")
     assert item.status == "unknown" and "outside the verifier's process" in item.evidence, item
 
@@ -331,10 +347,17 @@ def test_a_witness_the_verifier_reached_is_unknown_never_checked(audited, level)
 
 # ------------------------------------------------------------------ crediting, as a property
 
+
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.text(min_size=1, max_size=12), st.sampled_from(canary.FORMS)), min_size=1, max_size=6,
-                unique_by=lambda t: t[0]),
-       st.data())
+@given(
+    st.lists(
+        st.tuples(st.text(min_size=1, max_size=12), st.sampled_from(canary.FORMS)),
+        min_size=1,
+        max_size=6,
+        unique_by=lambda t: t[0],
+    ),
+    st.data(),
+)
 def test_whatever_the_worker_reports_every_canary_the_witness_saw_stays_once(seeds, data):
     """The token of every form is read back from its text (what credits a marker to its
     candidate), and merging the worker's findings -- any subset, any evidence, forged
@@ -344,8 +367,10 @@ def test_whatever_the_worker_reports_every_canary_the_witness_saw_stays_once(see
         assert canary.tokens_in(f"The answer is $\\boxed{{{canary.payload(token, form)}}}$") == {token}
     names = [f"{canary.MODULE_PREFIX if form == 'import' else canary.PREFIX}{t}" for (_, form), t in zip(seeds, tokens)]
     seen = [f"executes_model_output:{n}: created in /w (fanotify)" for n in names]
-    fired = [f"executes_model_output:{n}: {data.draw(st.text(max_size=20))}"
-             for n in data.draw(st.lists(st.sampled_from(names), max_size=8))]
+    fired = [
+        f"executes_model_output:{n}: {data.draw(st.text(max_size=20))}"
+        for n in data.draw(st.lists(st.sampled_from(names), max_size=8))
+    ]
     out = witness.merged(fired, seen)
     assert all(f in out for f in fired)  # the worker can add
     per_token = [sum(1 for e in out if canary.token_of(e.split(":")[1]) == t) for t in tokens]

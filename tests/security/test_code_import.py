@@ -23,13 +23,14 @@ import pytest
 from verifier_audit.domains.code import sandbox as sb_mod
 
 HAS_NS = "namespaces" in sb_mod.available_levels()
-pytestmark = pytest.mark.skipif(not (HAS_NS and os.geteuid() == 0),
-                                reason="the namespaces level (root on Linux) is what this audits")
+pytestmark = pytest.mark.skipif(
+    not (HAS_NS and os.geteuid() == 0), reason="the namespaces level (root on Linux) is what this audits"
+)
 
 # Bits of the record (a score in [0, 1): bits / 64).
 ROOT_UID, ROOT_CAPS, WROTE_ROOT, READ_SECRET, CONNECTED, IMPORTED = 1, 2, 4, 8, 16, 32
 
-PROBE = '''
+PROBE = """
 import os, socket
 
 HOST_USERNS = {host_userns!r}
@@ -66,9 +67,9 @@ try:
         bits |= 16
 except OSError:
     pass
-'''
+"""
 
-SCORER = '''
+SCORER = """
 
 def reward(completion, task):
     from verifier_audit.domains.code.verifiers import exit_code  # the program and its tests, run
@@ -78,7 +79,7 @@ def reward(completion, task):
 
 def record(completion, task):
     return bits / 64
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +87,15 @@ def prepared():
     from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
     from verifier_audit.suites import load_suite, select
 
-    options = AuditOptions(workers=1, timeout=10.0, probe_sample=0, answer_formats=False, progress=False,
-                           isolation="namespaces", cache_dir=default_cache_dir())
+    options = AuditOptions(
+        workers=1,
+        timeout=10.0,
+        probe_sample=0,
+        answer_formats=False,
+        progress=False,
+        isolation="namespaces",
+        cache_dir=default_cache_dir(),
+    )
     loaded = load_suite("code")
     prep = prepare(loaded.name, loaded.content_hash, select(loaded, None, 2), options)
     keep = prep.candidates[:6]
@@ -140,8 +148,13 @@ def test_a_code_verifiers_import_has_no_root_power(prepared, listener, tmp_path)
     secret_text = uuid.uuid4().hex
     secret.write_text(secret_text)
     os.chmod(secret, 0o600)
-    body = PROBE.format(host_userns=os.readlink("/proc/self/ns/user"), marker=marker, secret=str(secret),
-                        secret_text=secret_text, port=port)
+    body = PROBE.format(
+        host_userns=os.readlink("/proc/self/ns/user"),
+        marker=marker,
+        secret=str(secret),
+        secret_text=secret_text,
+        port=port,
+    )
     hostile = tmp_path / "hostile_verifier.py"
     hostile.write_text(body + SCORER)
     plain = tmp_path / "plain_verifier.py"
@@ -163,6 +176,5 @@ def test_a_code_verifiers_import_has_no_root_power(prepared, listener, tmp_path)
     assert not connections and not bits & CONNECTED, "the verifier's import reached the host's loopback"
     assert not bits & (ROOT_UID | ROOT_CAPS), f"the verifier's import ran as host root (record {bits:#x})"
     # The calls still work: the same verdicts as the same scorer without the block.
-    assert {k: (v.status, v.score) for k, v in scored.items()} == \
-        {k: (v.status, v.score) for k, v in expected.items()}
+    assert {k: (v.status, v.score) for k, v in scored.items()} == {k: (v.status, v.score) for k, v in expected.items()}
     assert all(v.status == "ok" for v in expected.values()), [v.error for v in expected.values()]

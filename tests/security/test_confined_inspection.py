@@ -32,8 +32,7 @@ from verifier_audit.loading import resolve
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
-pytestmark = pytest.mark.skipif(default_level() != "namespaces",
-                                reason="the namespaces level needs root on Linux")
+pytestmark = pytest.mark.skipif(default_level() != "namespaces", reason="the namespaces level needs root on Linux")
 
 ESCAPES = """
 if FOUND:
@@ -85,7 +84,10 @@ def _gone(token: str) -> list[int]:
 
 
 def test_import_time_code_runs_unprivileged_without_capabilities(tmp_path):
-    _read(_hostile(tmp_path, """
+    _read(
+        _hostile(
+            tmp_path,
+            """
 if os.getuid() == 0 or os.geteuid() == 0:
     FOUND.append("uid 0")
 with open("/proc/self/status") as fh:
@@ -94,7 +96,9 @@ if int(caps["CapEff"], 16) or int(caps["CapBnd"], 16):
     FOUND.append("capabilities " + caps["CapEff"] + "/" + caps["CapBnd"])
 if caps.get("NoNewPrivs") != "1":
     FOUND.append("no_new_privs off")
-"""))
+""",
+        )
+    )
 
 
 def test_import_time_writes_to_root_and_the_cache_do_not_reach_the_host(tmp_path):
@@ -102,14 +106,19 @@ def test_import_time_writes_to_root_and_the_cache_do_not_reach_the_host(tmp_path
     cache = Path(os.environ["VERIFIER_AUDIT_CACHE"])
     cache.mkdir(parents=True, exist_ok=True)
     targets = [Path("/root") / f"va-forged-{token}", cache / f"forged-{token}.jsonl", tmp_path / f"forged-{token}"]
-    _read(_hostile(tmp_path, f"""
+    _read(
+        _hostile(
+            tmp_path,
+            f"""
 for target in {[str(t) for t in targets]!r}:
     try:
         with open(target, "w") as fh:
             fh.write("forged")
     except OSError:
         pass
-"""))
+""",
+        )
+    )
     try:
         assert [t for t in targets if t.exists()] == []
     finally:
@@ -121,12 +130,17 @@ def test_a_root_only_file_stays_closed(tmp_path):
     secret = tmp_path / "secret.key"
     secret.write_text("TOP-SECRET-0600")
     secret.chmod(0o600)
-    _read(_hostile(tmp_path, f"""
+    _read(
+        _hostile(
+            tmp_path,
+            f"""
 try:
     FOUND.append("read the secret: " + open({str(secret)!r}).read())
 except OSError:
     pass
-"""))
+""",
+        )
+    )
 
 
 def test_host_tcp_unix_and_abstract_sockets_are_unreachable(tmp_path):
@@ -141,7 +155,10 @@ def test_host_tcp_unix_and_abstract_sockets_are_unreachable(tmp_path):
     abstract.bind(name)
     abstract.listen(8)
     try:
-        _read(_hostile(tmp_path, f"""
+        _read(
+            _hostile(
+                tmp_path,
+                f"""
 import socket
 for family, address in [(socket.AF_INET, ("127.0.0.1", {tcp.getsockname()[1]})),
                         (socket.AF_UNIX, {str(tmp_path / "host.sock")!r}), (socket.AF_UNIX, {name!r})]:
@@ -154,7 +171,9 @@ for family, address in [(socket.AF_INET, ("127.0.0.1", {tcp.getsockname()[1]})),
         pass
     finally:
         s.close()
-"""))
+""",
+            )
+        )
         # A connection made would be waiting in a listener's queue: none is.
         assert select.select([tcp, unix, abstract], [], [], 0)[0] == []
     finally:
@@ -164,12 +183,17 @@ for family, address in [(socket.AF_INET, ("127.0.0.1", {tcp.getsockname()[1]})),
 
 def test_a_sysv_segment_does_not_outlive_the_inspection(tmp_path):
     key = int.from_bytes(os.urandom(3), "big") + 0x5600000
-    _read(_hostile(tmp_path, f"""
+    _read(
+        _hostile(
+            tmp_path,
+            f"""
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.shmget({key}, 4096, 0o1000 | 0o666) == -1:  # IPC_CREAT
     FOUND.append("no shmget at all: errno %d" % ctypes.get_errno())  # the test must see it made
-"""))
+""",
+        )
+    )
     libc = ctypes.CDLL(None, use_errno=True)
     shmid = libc.shmget(key, 0, 0)
     if shmid != -1:
@@ -178,14 +202,19 @@ if libc.shmget({key}, 4096, 0o1000 | 0o666) == -1:  # IPC_CREAT
 
 
 def test_the_audits_memory_is_out_of_reach(tmp_path):
-    _read(_hostile(tmp_path, f"""
+    _read(
+        _hostile(
+            tmp_path,
+            f"""
 for mode in ("rb", "r+b"):
     try:
         with open("/proc/{os.getpid()}/mem", mode, buffering=0) as fh:
             FOUND.append("opened the audit's memory (" + mode + ")")
     except OSError:
         pass
-"""))
+""",
+        )
+    )
 
 
 DAEMON = """
@@ -211,9 +240,13 @@ def test_a_daemon_dies_with_a_kill_9_of_the_audit(tmp_path):
     """The import starts a daemon, then hangs; the audit is killed -9 meanwhile."""
     marker = f"3598.{uuid.uuid4().int % 10**9}"
     spec = _hostile(tmp_path, DAEMON.format(seconds=marker) + "import time\ntime.sleep(3600)\n")
-    audit = subprocess.Popen([sys.executable, "-c", f"from verifier_audit.loading import resolve; resolve({spec!r})"],
-                             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    audit = subprocess.Popen(
+        [sys.executable, "-c", f"from verifier_audit.loading import resolve; resolve({spec!r})"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(1200):  # bounded by tries: until the daemon is up
             if _processes_with(marker) or audit.poll() is not None:
@@ -234,8 +267,19 @@ def test_a_hanging_import_is_bounded_and_named(tmp_path):
 
 def test_the_command_stops_with_exit_2_on_an_import_past_inspect_timeout(tmp_path, cli):
     spec = _hostile(tmp_path, "import time\ntime.sleep(3600)\n")
-    done = cli("run", "--verifier", spec, "--inspect-timeout", "1", "--no-config", "--no-cache", "--limit", "1",
-               "--no-progress", timeout=300)
+    done = cli(
+        "run",
+        "--verifier",
+        spec,
+        "--inspect-timeout",
+        "1",
+        "--no-config",
+        "--no-cache",
+        "--limit",
+        "1",
+        "--no-progress",
+        timeout=300,
+    )
     assert done.returncode == 2, done.stderr
     assert "did not finish within 1 s (--inspect-timeout" in done.stderr
 
@@ -249,12 +293,15 @@ def test_every_front_end_reads_the_spec_confined(tmp_path, cli, front):
     from verifier_audit.errors import InputError
 
     marker = Path("/root") / f"va-front-{uuid.uuid4().hex}"
-    spec = _hostile(tmp_path, f"""
+    spec = _hostile(
+        tmp_path,
+        f"""
 try:
     open({str(marker)!r}, "w").close()
 except OSError:
     pass
-""")
+""",
+    )
     missing = str(tmp_path / "missing.jsonl")
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not samples\n")
@@ -291,10 +338,28 @@ def test_where_the_walls_cannot_be_built_the_spec_is_refused_unless_a_weaker_lev
         if not seccomp._install(seccomp._program(arch, (_MOUNT[os.uname().machine],))):
             os._exit(99)
 
-    done = subprocess.run([sys.executable, "-m", "verifier_audit", "run", "--verifier", spec, "--isolation", isolation,
-                           "--suite", str(tmp_path / "missing.jsonl"), "--no-config", "--no-progress"],
-                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                          timeout=300, preexec_fn=without_mount)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "verifier_audit",
+            "run",
+            "--verifier",
+            spec,
+            "--isolation",
+            isolation,
+            "--suite",
+            str(tmp_path / "missing.jsonl"),
+            "--no-config",
+            "--no-progress",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=without_mount,
+    )
     assert done.returncode == 2, done.stderr
     if isolation == "namespaces":
         assert "could not be set up" in done.stderr and "--isolation process" in done.stderr, done.stderr

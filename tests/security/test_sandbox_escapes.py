@@ -112,12 +112,15 @@ def _hidden_in(box: Sandbox, directory: Path) -> bool:
 
 
 @needs_ns
-@pytest.mark.parametrize("place, kind, when", [
-    ("run", "stream", "before"),       # /run: an empty tmpfs in the sandbox
-    ("project", "stream", "before"),   # elsewhere: covered from the host's socket table at start
-    ("project", "dgram", "before"),
-    ("project", "stream", "after"),    # bound after the zygote started: covered before the next run
-])
+@pytest.mark.parametrize(
+    "place, kind, when",
+    [
+        ("run", "stream", "before"),  # /run: an empty tmpfs in the sandbox
+        ("project", "stream", "before"),  # elsewhere: covered from the host's socket table at start
+        ("project", "dgram", "before"),
+        ("project", "stream", "after"),  # bound after the zygote started: covered before the next run
+    ],
+)
 def test_host_unix_socket_files_unreachable(place, kind, when, tmp_path_factory):
     if place == "run":
         if not os.access("/run", os.W_OK):
@@ -335,10 +338,13 @@ def _run_sampled(b: Sandbox, *args, **kwargs):
 
 
 @pytest.mark.parametrize("level", ["rlimits", pytest.param("namespaces", marks=needs_ns)])
-@pytest.mark.parametrize("mechanism", [
-    pytest.param("cgroup", marks=pytest.mark.skipif(not HAS_CGROUP, reason="no memory cgroup can be made here")),
-    "watcher",
-])
+@pytest.mark.parametrize(
+    "mechanism",
+    [
+        pytest.param("cgroup", marks=pytest.mark.skipif(not HAS_CGROUP, reason="no memory cgroup can be made here")),
+        "watcher",
+    ],
+)
 def test_memory_limit_covers_the_process_tree(mechanism, level):
     limit = 256
     with Sandbox(workers=1, level=level, tree_memory=mechanism) as b:
@@ -388,12 +394,14 @@ def test_a_zygote_whose_parent_is_killed_removes_its_cgroup(level):
     import subprocess
     import sys
 
-    script = ("import time\n"
-              "from verifier_audit.domains.code.sandbox import Sandbox\n"
-              f"box = Sandbox(workers=1, level={level!r}); box.start()\n"
-              "box.run('def f():\\n    return 1', call='f')\n"
-              "print(box._all[0].memory[1], flush=True)\n"
-              "time.sleep(60)\n")
+    script = (
+        "import time\n"
+        "from verifier_audit.domains.code.sandbox import Sandbox\n"
+        f"box = Sandbox(workers=1, level={level!r}); box.start()\n"
+        "box.run('def f():\\n    return 1', call='f')\n"
+        "print(box._all[0].memory[1], flush=True)\n"
+        "time.sleep(60)\n"
+    )
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     path = proc.stdout.readline().strip()
     assert os.path.isdir(path)
@@ -417,7 +425,7 @@ FORGE = (
     "        except OSError:\n"
     "            pass\n"
     "def f(*args):\n"
-    "    _forge(b'{\"kind\": \"ok\", \"value\": 42}\\n' * ENDING[1])\n"
+    '    _forge(b\'{"kind": "ok", "value": 42}\\n\' * ENDING[1])\n'
     "    how = ENDING[0]\n"
     "    if how == 'exit':\n"
     "        os._exit(ENDING[2])\n"

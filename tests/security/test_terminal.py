@@ -32,7 +32,7 @@ from verifier_audit.isolation import default_level
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
-GRADER = '''
+GRADER = """
 import fcntl, os, termios
 
 def _attack():
@@ -63,7 +63,7 @@ _attack()
 def grade(completion, reference):
     _attack()
     return 0.0
-'''
+"""
 
 
 def _run_on_a_pty(args: list[str], grader: Path, token: str) -> tuple[int, bytes, int]:
@@ -77,9 +77,16 @@ def _run_on_a_pty(args: list[str], grader: Path, token: str) -> tuple[int, bytes
     def own_terminal():  # a session of its own whose controlling terminal is the pty
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-    proc = subprocess.Popen([sys.executable, "-m", "verifier_audit", *args], cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=slave, stdout=slave, stderr=slave,
-                            start_new_session=True, preexec_fn=own_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "verifier_audit", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+        preexec_fn=own_terminal,
+    )
     out = b""
     try:
         while True:  # keep the pty drained (a full one would block the command) until it exits
@@ -106,10 +113,27 @@ def test_a_grader_neither_writes_to_nor_types_into_the_users_terminal(tmp_path, 
     token = uuid.uuid4().hex[:12]
     grader = tmp_path / "grader.py"
     code, out, waiting = _run_on_a_pty(
-        ["run", "--verifier", f"{grader}:grade", "--limit", "1", "--workers", "1", "--probe-sample", "0",
-         "--no-progress", "--no-config", "--no-cache", "--isolation", isolation,
-         "--results", str(tmp_path / "r.jsonl")],
-        grader, token)
+        [
+            "run",
+            "--verifier",
+            f"{grader}:grade",
+            "--limit",
+            "1",
+            "--workers",
+            "1",
+            "--probe-sample",
+            "0",
+            "--no-progress",
+            "--no-config",
+            "--no-cache",
+            "--isolation",
+            isolation,
+            "--results",
+            str(tmp_path / "r.jsonl"),
+        ],
+        grader,
+        token,
+    )
     text = out.decode(errors="replace")
     assert code == 1, text  # the audit ran (its gate fails: the grader rejects everything)
     assert "gate" in text.lower(), text  # its report reached the terminal: the pty was read

@@ -10,7 +10,7 @@ errors become codes in ``exits.call`` only.
 from __future__ import annotations
 
 import argparse
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import ExitCode
@@ -18,9 +18,20 @@ from . import catalog, checklist, compare, diff, generate, import_, logprobs, mo
 from .exits import call
 
 # name: the module that adds its parser (``add_parser``) and runs it (``run``)
-SUBCOMMANDS = {"run": run, "generate": generate, "diff": diff, "checklist": checklist, "scan": scan,
-               "sample": sample, "logprobs": logprobs, "score": score, "import": import_, "compare": compare,
-               "monitor": monitor, "catalog": catalog}
+SUBCOMMANDS = {
+    "run": run,
+    "generate": generate,
+    "diff": diff,
+    "checklist": checklist,
+    "scan": scan,
+    "sample": sample,
+    "logprobs": logprobs,
+    "score": score,
+    "import": import_,
+    "compare": compare,
+    "monitor": monitor,
+    "catalog": catalog,
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,7 +53,7 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
     def suggestion(self, extra: Sequence[str]) -> str:
-        """"; did you mean --limit?" for each unknown flag close to one of this parser's own
+        """ "; did you mean --limit?" for each unknown flag close to one of this parser's own
         option strings (difflib, as the waivers' misspelt categories get), else ""."""
         import difflib
 
@@ -58,7 +69,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _choice_hint(message: str) -> str:
-    """"; did you mean 'run'?" after argparse's "invalid choice: 'rn' (choose from ...)" (a
+    """ "; did you mean 'run'?" after argparse's "invalid choice: 'rn' (choose from ...)" (a
     subcommand, a --style, a --format), when one of the choices is close; else ""."""
     import difflib
     import re
@@ -83,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

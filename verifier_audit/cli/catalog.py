@@ -12,10 +12,15 @@ from .exits import mapped
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    cat = subparsers.add_parser("catalog", help="list failure categories and catalog entries with their rationale "
-                                                "(every installed domain, or --domain's)")
-    cat.add_argument("--domain", default=None, help="only this domain's (default: every installed domain: "
-                                                    + ", ".join(available()) + ")")
+    cat = subparsers.add_parser(
+        "catalog",
+        help="list failure categories and catalog entries with their rationale (every installed domain, or --domain's)",
+    )
+    cat.add_argument(
+        "--domain",
+        default=None,
+        help="only this domain's (default: every installed domain: " + ", ".join(available()) + ")",
+    )
     cat.add_argument("--json", action="store_true", help="as JSON")
     return cat
 
@@ -27,8 +32,16 @@ def run(args) -> int:
     names = [args.domain] if args.domain else list(available())
     domains = {name: get_domain(name).categories() for name in names}
     if args.json:  # one flat list; each entry names its domain
-        print(json.dumps([{"domain": name, **c.__dict__, "severity": c.severity.value}
-                          for name, cats in domains.items() for c in cats], indent=2))
+        print(
+            json.dumps(
+                [
+                    {"domain": name, **c.__dict__, "severity": c.severity.value}
+                    for name, cats in domains.items()
+                    for c in cats
+                ],
+                indent=2,
+            )
+        )
         return ExitCode.OK
     for name, cats in domains.items():
         if len(domains) > 1:

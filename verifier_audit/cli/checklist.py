@@ -24,13 +24,19 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("report", type=Path, metavar="REPORT.json",
-                   help="a report or report set from `verifier-audit run --json`")
+    p.add_argument(
+        "report", type=Path, metavar="REPORT.json", help="a report or report set from `verifier-audit run --json`"
+    )
     p.add_argument("--markdown", type=Path, metavar="PATH", help="also write the checklist as Markdown here")
     p.add_argument("--strict", action="store_true", help="exit 1 when an item is unknown, not only when one is open")
-    p.add_argument("--authority", type=Path, default=None, metavar="FILE",
-                   help="authority figures of the policy's tool-call samples: a `compare --json` or `score --json` "
-                        "file (default: those a `score --json` REPORT carries)")
+    p.add_argument(
+        "--authority",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="authority figures of the policy's tool-call samples: a `compare --json` or `score --json` "
+        "file (default: those a `score --json` REPORT carries)",
+    )
 
 
 @mapped
@@ -47,25 +53,32 @@ def run(args) -> int:
     given = getattr(args, "authority", None)
     authority = load_evidence(given) if given is not None else evidence_in_report_file(args.report)
     if given is not None and authority is None:
-        print(f"verifier-audit: checklist: {given} holds no authority figures (no tool-call samples)",
-              file=sys.stderr)
+        print(f"verifier-audit: checklist: {given} holds no authority figures (no tool-call samples)", file=sys.stderr)
     sys.stdout.write(to_text(reports, authority))
     sys.stdout.flush()
     if args.markdown is not None:
         write_output("--markdown", args.markdown, to_markdown(reports, authority))
     failing = {OPEN, UNKNOWN} if getattr(args, "strict", False) else {OPEN}
-    flagged = [f"{_printable(r.verifier)}: {i.key} {i.status}" for r in reports for i in evaluate(r, authority)
-               if i.status in failing]
+    flagged = [
+        f"{_printable(r.verifier)}: {i.key} {i.status}"
+        for r in reports
+        for i in evaluate(r, authority)
+        if i.status in failing
+    ]
     if flagged:  # the exit's reason, on stderr too, when stdout went to a file
         shown = "; ".join(flagged[:5]) + (f"; and {len(flagged) - 5} more" if len(flagged) > 5 else "")
-        print(f"verifier-audit: checklist: {len(flagged)} item(s) {' or '.join(sorted(failing))}: {shown}", file=sys.stderr)
+        print(
+            f"verifier-audit: checklist: {len(flagged)} item(s) {' or '.join(sorted(failing))}: {shown}",
+            file=sys.stderr,
+        )
     return ExitCode.GATE if flagged else ExitCode.OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m verifier_audit.cli.checklist REPORT.json``: the command without the CLI."""
-    p = argparse.ArgumentParser(prog="verifier-audit checklist",
-                                description="A security review checklist from a verifier-audit report JSON.")
+    p = argparse.ArgumentParser(
+        prog="verifier-audit checklist", description="A security review checklist from a verifier-audit report JSON."
+    )
     _arguments(p)
     return run(p.parse_args(argv))
 

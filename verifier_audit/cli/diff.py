@@ -17,12 +17,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     dif = subparsers.add_parser("diff", help="compare two report JSON files: what got better and what got worse")
     dif.add_argument("old", type=Path)
     dif.add_argument("new", type=Path)
-    dif.add_argument("--fail-on-regression", action="store_true",
-                     help="exit 1 when the debt rose, a category got worse or stopped being measured, "
-                          "or a security finding appeared")
-    dif.add_argument("--match", action="append", default=[], metavar="OLD=NEW",
-                     help="compare verifier OLD of the old report with NEW of the new one (repeatable); "
-                          "by default verifiers pair by their spec relative to their project root")
+    dif.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when the debt rose, a category got worse or stopped being measured, "
+        "or a security finding appeared",
+    )
+    dif.add_argument(
+        "--match",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="compare verifier OLD of the old report with NEW of the new one (repeatable); "
+        "by default verifiers pair by their spec relative to their project root",
+    )
     dif.add_argument("--all", action="store_true", help="list every category, not the first 20 of each list")
     return dif
 
@@ -36,8 +44,10 @@ def run(args) -> int:
     old, new = load_reports(args.old), load_reports(args.new)
     pairing = pair_verifiers(old, new, parse_matches(args.match), args.old, args.new)
     if not pairing.pairs:
-        raise InputError(f"{args.old} and {args.new} share no verifier (old: {', '.join(old)}; new: {', '.join(new)}); "
-                         f"pair two with --match OLD=NEW (e.g. --match {next(iter(old))}={next(iter(new))})")
+        raise InputError(
+            f"{args.old} and {args.new} share no verifier (old: {', '.join(old)}; new: {', '.join(new)}); "
+            f"pair two with --match OLD=NEW (e.g. --match {next(iter(old))}={next(iter(new))})"
+        )
     diffs = [diff(old[a], new[b]) for a, b in pairing.pairs]
     print(render(diffs, pairing, old, rows=None if args.all else MAX_ROWS, name=display_spec))
     regressed = [d for d in diffs if d.regressions]

@@ -53,6 +53,8 @@ def call(run: Callable[..., int], args) -> int:
         return ExitCode.INTERRUPTED
     except Exception:  # noqa: BLE001 - the one place that turns a bug into exit 3
         traceback.print_exc()
-        print(f"verifier-audit {__version__}: internal error (exit 3); please report it with the traceback above",
-              file=sys.stderr)
+        print(
+            f"verifier-audit {__version__}: internal error (exit 3); please report it with the traceback above",
+            file=sys.stderr,
+        )
         return ExitCode.INTERNAL

@@ -21,7 +21,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     gen = subparsers.add_parser("generate", help="write the oracle-confirmed candidates as JSONL")
     add_suite_options(gen, FORMATS, GENERATE)
     gen.add_argument("--out", type=Path, help="output file (default: stdout)")
-    gen.add_argument("--dropped", action="store_true", help="also write the candidates the oracle dropped, with the reason")
+    gen.add_argument(
+        "--dropped", action="store_true", help="also write the candidates the oracle dropped, with the reason"
+    )
     return gen
 
 
@@ -45,12 +47,18 @@ def run(args) -> int:
         # (the namespaces level) cannot read them; said when one that runs as you could.
         write_output("--out", args.out, "".join(lines), mode=0o600)
         for why in labels_exposed(args.out, config, options.isolation):
-            print(f"verifier-audit: warning: --out {args.out}: {why}; it holds every candidate's label (written "
-                  "0600): keep it outside the verifier's project", file=sys.stderr)
+            print(
+                f"verifier-audit: warning: --out {args.out}: {why}; it holds every candidate's label (written "
+                "0600): keep it outside the verifier's project",
+                file=sys.stderr,
+            )
     else:
         sys.stdout.write("".join(lines))
-    print(f"{len(prepared.candidates)} candidates; dropped {sum(prepared.dropped_counts.values())} "
-          f"({', '.join(f'{k} {v}' for k, v in prepared.dropped_counts.items()) or 'none'})", file=sys.stderr)
+    print(
+        f"{len(prepared.candidates)} candidates; dropped {sum(prepared.dropped_counts.values())} "
+        f"({', '.join(f'{k} {v}' for k, v in prepared.dropped_counts.items()) or 'none'})",
+        file=sys.stderr,
+    )
     return ExitCode.OK
 
 

@@ -22,31 +22,51 @@ FORMATS = ("trl", "verl", "csv", "jsonl")  # readers.FORMATS, repeated so the pa
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "monitor", help="training health from training logs: entropy collapse, reward-variance collapse, KL drift, "
-                        "length, train vs validation, one reward term climbing alone",
+        "monitor",
+        help="training health from training logs: entropy collapse, reward-variance collapse, KL drift, "
+        "length, train vs validation, one reward term climbing alone",
         description="Read training metrics (TRL trainer_state.json, verl JSONL or console logs, W&B or TensorBoard "
-                    "CSV exports, any JSONL with --metric) and report, per run, the alarms that fired with the step "
-                    "and the numbers behind them, the entropy-reward fit R = -a exp(H) + b and its ceiling, and a "
-                    "verdict in plain words. Several logs are compared side by side. Exit 0: no alarm; 1: an alarm "
-                    "fired; 2: input error (docs/monitor.md).")
-    p.add_argument("logs", nargs="+", type=Path, metavar="LOG",
-                   help="a training log: trainer_state.json, metrics.jsonl, a verl console log, an exported .csv")
-    p.add_argument("--format", choices=FORMATS, default=None,
-                   help="the logs' format (default: detected per file)")
-    p.add_argument("--metric", action="append", default=[], metavar="CANONICAL=NAME",
-                   help="read the log's NAME as a canonical metric (reward, reward_std, frac_reward_zero_std, "
-                        "entropy, kl, length, val_accuracy, reward_fn/<name>; step=NAME names the step key); "
-                        "repeatable")
-    p.add_argument("--name", action="append", default=[], metavar="NAME",
-                   help="a run's name in the report, once per run in order (default: from the file or its path)")
+        "CSV exports, any JSONL with --metric) and report, per run, the alarms that fired with the step "
+        "and the numbers behind them, the entropy-reward fit R = -a exp(H) + b and its ceiling, and a "
+        "verdict in plain words. Several logs are compared side by side. Exit 0: no alarm; 1: an alarm "
+        "fired; 2: input error (docs/monitor.md).",
+    )
+    p.add_argument(
+        "logs",
+        nargs="+",
+        type=Path,
+        metavar="LOG",
+        help="a training log: trainer_state.json, metrics.jsonl, a verl console log, an exported .csv",
+    )
+    p.add_argument("--format", choices=FORMATS, default=None, help="the logs' format (default: detected per file)")
+    p.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="CANONICAL=NAME",
+        help="read the log's NAME as a canonical metric (reward, reward_std, frac_reward_zero_std, "
+        "entropy, kl, length, val_accuracy, reward_fn/<name>; step=NAME names the step key); "
+        "repeatable",
+    )
+    p.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a run's name in the report, once per run in order (default: from the file or its path)",
+    )
     o = p.add_argument_group("output")
     o.add_argument("--json", type=Path, metavar="PATH", help="write the report as JSON here")
     o.add_argument("--html", type=Path, metavar="PATH", help="write a self-contained HTML page with the plots here")
     o.add_argument("--png-dir", type=Path, metavar="DIR", help="write the plots as PNG files here (needs matplotlib)")
     c = p.add_argument_group("configuration")
-    c.add_argument("--config", type=Path, metavar="PYPROJECT",
-                   help="read alarm thresholds from [tool.verifier_audit.monitor] of this file (default: the nearest "
-                        "pyproject.toml with a [tool.verifier_audit] table)")
+    c.add_argument(
+        "--config",
+        type=Path,
+        metavar="PYPROJECT",
+        help="read alarm thresholds from [tool.verifier_audit.monitor] of this file (default: the nearest "
+        "pyproject.toml with a [tool.verifier_audit] table)",
+    )
     c.add_argument("--no-config", action="store_true", help="ignore pyproject.toml: default thresholds")
     return p
 

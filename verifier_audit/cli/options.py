@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional
 
 from ..settings import AUDIT_SETTINGS, RUN, SCORE, Setting, argparse_dest, setting, settings_of
 
@@ -27,11 +26,19 @@ def add_no_progress(p) -> None:
 def add_terminal_options(p) -> None:
     """``-q/--quiet`` and ``--color``: how much of the terminal report is printed, and in colour
     or not (docs/reports.md, "Reading the terminal report")."""
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="print only the verdict line (and errors): the report files are written as usual")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour the terminal report (FAILED red, PASSED green, security findings red); auto: when "
-                        "stdout is a terminal and NO_COLOR is not set (FORCE_COLOR forces it); never in files")
+    p.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only the verdict line (and errors): the report files are written as usual",
+    )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the terminal report (FAILED red, PASSED green, security findings red); auto: when "
+        "stdout is a terminal and NO_COLOR is not set (FORCE_COLOR forces it); never in files",
+    )
 
 
 def use_color(args, stream=None) -> bool:
@@ -110,8 +117,15 @@ def flag_arguments(s: Setting, front: str) -> dict:
     return kwargs
 
 
-def add_settings(p, front: str, groups: tuple[str, ...], first: tuple[str, ...] = (), extra: dict | None = None,
-                 before: dict | None = None, table: tuple[Setting, ...] = AUDIT_SETTINGS) -> None:
+def add_settings(
+    p,
+    front: str,
+    groups: tuple[str, ...],
+    first: tuple[str, ...] = (),
+    extra: dict | None = None,
+    before: dict | None = None,
+    table: tuple[Setting, ...] = AUDIT_SETTINGS,
+) -> None:
     """Add to ``p`` (a parser or an argument group) the flag of each setting of ``table`` that
     ``front`` offers in one of ``groups`` (``Setting.group``) and ``p``'s parser does not
     have yet: those named in ``first`` (option names) in that order, then the others in the
@@ -142,7 +156,9 @@ def add_executor_options(p) -> None:
 
 
 def _add_no_cache(p) -> None:
-    p.add_argument("--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache")
+    p.add_argument(
+        "--no-cache", action="store_true", help="regenerate and relabel candidates instead of using the cache"
+    )
 
 
 def add_suite_options(p: argparse.ArgumentParser, formats, front: str = RUN) -> None:
@@ -151,8 +167,12 @@ def add_suite_options(p: argparse.ArgumentParser, formats, front: str = RUN) -> 
     g = p.add_argument_group("suite")
     add_settings(g, front, ("suite",), extra={"format": {"choices": formats}}, before={"origins": _add_no_cache})
     c = p.add_argument_group("configuration")
-    c.add_argument("--config", type=Path, metavar="PYPROJECT",
-                   help="read [tool.verifier_audit] from this file (default: the nearest pyproject.toml that has one)")
+    c.add_argument(
+        "--config",
+        type=Path,
+        metavar="PYPROJECT",
+        help="read [tool.verifier_audit] from this file (default: the nearest pyproject.toml that has one)",
+    )
     c.add_argument("--no-config", action="store_true", help="ignore [tool.verifier_audit] in pyproject.toml")
 
 
@@ -160,15 +180,21 @@ def given_options(args) -> dict:
     """The options of ``run`` and ``generate`` the user gave on the command line (None: not
     given), as ``plan.audit_options`` reads them: one per setting of ``run`` (settings.py)
     but for what names the verifiers and the report folder, which ``run`` reads itself."""
-    given = {s.option_name: getattr(args, argparse_dest(s), None) for s in settings_of(RUN)
-             if not s.name.startswith("verifiers[]") and s.name != "report_dir"}
-    given.update(resume=getattr(args, "resume", None), no_cache=args.no_cache,
-                 progress=False if getattr(args, "no_progress", False) else None,
-                 answer_formats=False if getattr(args, "no_format_probe", False) else None)
+    given = {
+        s.option_name: getattr(args, argparse_dest(s), None)
+        for s in settings_of(RUN)
+        if not s.name.startswith("verifiers[]") and s.name != "report_dir"
+    }
+    given.update(
+        resume=getattr(args, "resume", None),
+        no_cache=args.no_cache,
+        progress=False if getattr(args, "no_progress", False) else None,
+        answer_formats=False if getattr(args, "no_format_probe", False) else None,
+    )
     return given
 
 
-def config_path(args) -> Optional[Path]:
+def config_path(args) -> Path | None:
     """The pyproject.toml to read (``--config``, else the nearest with a [tool.verifier_audit]
     table); None with ``--no-config`` or when there is none. A --config that is not a file
     is an input error."""

@@ -17,15 +17,26 @@ from .exits import mapped
 from .options import add_no_progress, add_report_options, add_settings, add_suite_options, config_path, given_options
 
 # run's --help lists the call's limits and the gate before --search, the table (docs/config.md) after
-_GATE_FIRST = ("timeout", "threshold", "max_debt", "max_category", "max_false_rejection", "max_error_rate",
-               "max_retry_rate", "search")
+_GATE_FIRST = (
+    "timeout",
+    "threshold",
+    "max_debt",
+    "max_category",
+    "max_false_rejection",
+    "max_error_rate",
+    "max_retry_rate",
+    "search",
+)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     from .options import add_terminal_options
 
-    run = subparsers.add_parser("run", help="audit verifiers (no --verifier: those of [tool.verifier_audit], else the "
-                                            "built-in reference verifiers side by side)")
+    run = subparsers.add_parser(
+        "run",
+        help="audit verifiers (no --verifier: those of [tool.verifier_audit], else the "
+        "built-in reference verifiers side by side)",
+    )
     add_settings(run, RUN, ("verifier",), extra={"style": {"choices": ("auto",) + STYLES}})
     add_suite_options(run, FORMATS)
     g = run.add_argument_group("verdicts and gate")
@@ -35,7 +46,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     o.add_argument("--results", type=Path, metavar="PATH", help="stream verdicts here (default: in the cache folder)")
     o.add_argument("--resume", action="store_true", help="continue an interrupted audit from its results file")
     o.add_argument("--all-categories", action="store_true", help="list every category, not only the misjudged")
-    o.add_argument("--by-task", action="store_true", help="list the surviving near-miss mutants of every task, for every verifier")
+    o.add_argument(
+        "--by-task", action="store_true", help="list the surviving near-miss mutants of every task, for every verifier"
+    )
     add_no_progress(o)
     add_terminal_options(o)
     return run
@@ -53,8 +66,10 @@ def project_config(args):
     if not getattr(args, "quiet", False):
         print(f"config: {path}", file=sys.stderr)
     for w in config.expired_waivers():
-        print(f"verifier-audit: waiver of {w.category} expired on {w.expires} ({w.reason}); it is gated again",
-              file=sys.stderr)
+        print(
+            f"verifier-audit: waiver of {w.category} expired on {w.expires} ({w.reason}); it is gated again",
+            file=sys.stderr,
+        )
     return config
 
 
@@ -139,6 +154,7 @@ def output_paths(args, config) -> dict:
     from .options import report_paths
 
     if config and config.report_dir:
-        return report_paths(args, Path(config.resolve_path(config.report_dir)),
-                            "report_dir (pyproject.toml [tool.verifier_audit])")
+        return report_paths(
+            args, Path(config.resolve_path(config.report_dir)), "report_dir (pyproject.toml [tool.verifier_audit])"
+        )
     return report_paths(args)

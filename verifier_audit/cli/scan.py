@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from ..errors import ExitCode
 from ..models import Severity
@@ -22,23 +22,38 @@ from .exits import mapped
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """``verifier-audit scan``: register the subcommand on the CLI's subparsers."""
-    p = subparsers.add_parser("scan", help="read a verifier's source (without running it) and flag eval of model "
-                                           "output, substring matching, last-number extraction, ...")
+    p = subparsers.add_parser(
+        "scan",
+        help="read a verifier's source (without running it) and flag eval of model "
+        "output, substring matching, last-number extraction, ...",
+    )
     _arguments(p)
     return p
 
 
 def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("targets", nargs="+", metavar="FILE_OR_MODULE",
-                   help="a .py file, a directory, or an importable module name (found, not imported); "
-                        "FILE.py:function or package.module:function scans that function and the module's "
-                        "functions it calls")
+    p.add_argument(
+        "targets",
+        nargs="+",
+        metavar="FILE_OR_MODULE",
+        help="a .py file, a directory, or an importable module name (found, not imported); "
+        "FILE.py:function or package.module:function scans that function and the module's "
+        "functions it calls",
+    )
     p.add_argument("--json", type=Path, metavar="PATH", help="also write the findings here, as a JSON list")
-    p.add_argument("--report", type=Path, metavar="REPORT_JSON",
-                   help="a report (or report set) from `verifier-audit run --json` of the same verifier: mark each "
-                        "finding confirmed, not confirmed or unknown by what the audit measured")
-    p.add_argument("--min-severity", choices=[s.value for s in Severity], default="low",
-                   help="report only findings at least this severe (default: low, all)")
+    p.add_argument(
+        "--report",
+        type=Path,
+        metavar="REPORT_JSON",
+        help="a report (or report set) from `verifier-audit run --json` of the same verifier: mark each "
+        "finding confirmed, not confirmed or unknown by what the audit measured",
+    )
+    p.add_argument(
+        "--min-severity",
+        choices=[s.value for s in Severity],
+        default="low",
+        help="report only findings at least this severe (default: low, all)",
+    )
 
 
 @mapped
@@ -62,8 +77,11 @@ def run(args) -> int:
     if args.json is not None:
         try:
             args.json.parent.mkdir(parents=True, exist_ok=True)
-            write_output("--json", args.json, json.dumps([f.model_dump(mode="json") for f in findings], indent=2,
-                                                         ensure_ascii=True) + "\n")
+            write_output(
+                "--json",
+                args.json,
+                json.dumps([f.model_dump(mode="json") for f in findings], indent=2, ensure_ascii=True) + "\n",
+            )
         except OSError as exc:
             raise InputError(f"{args.json}: cannot write: {exc.strerror}") from exc
     return ExitCode.GATE if findings else ExitCode.OK  # a finding, or none
@@ -77,11 +95,12 @@ def _report_for(finding, reports):
     return next((r for r in reports if audits_elsewhere(r, finding) is None), reports[0])
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """``python -m verifier_audit.cli.scan TARGET...``: the command without the CLI."""
-    p = argparse.ArgumentParser(prog="verifier-audit scan",
-                                description="Read a verifier's source without running it and flag what reviewers "
-                                            "look for.")
+    p = argparse.ArgumentParser(
+        prog="verifier-audit scan",
+        description="Read a verifier's source without running it and flag what reviewers look for.",
+    )
     _arguments(p)
     return run(p.parse_args(argv))
 

@@ -6,16 +6,20 @@ looked up here, so a new one is added without touching the suite reader either."
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from functools import cache
 from importlib.metadata import entry_points
-from typing import Callable
 
 from ..errors import InputError
 from .base import Domain, FormatSign, SuiteScheme
 
 # Used when the package runs from a source tree that was never installed.
-_BUILTIN = {"math": "verifier_audit.domains.math:DOMAIN", "sql": "verifier_audit.domains.sql:DOMAIN",
-            "code": "verifier_audit.domains.code:DOMAIN", "tool": "verifier_audit.domains.tool:DOMAIN"}
+_BUILTIN = {
+    "math": "verifier_audit.domains.math:DOMAIN",
+    "sql": "verifier_audit.domains.sql:DOMAIN",
+    "code": "verifier_audit.domains.code:DOMAIN",
+    "tool": "verifier_audit.domains.tool:DOMAIN",
+}
 
 
 @cache
@@ -54,8 +58,7 @@ def suite_datasets() -> dict[str, tuple[str, str]]:
 
 def suite_signs() -> dict[str, tuple[str, FormatSign]]:
     """format name -> (its domain, how its rows look), every domain's (``Domain.suite_signs``)."""
-    return {fmt: (name, sign) for name in available()
-            for fmt, sign in get_domain(name).suite_signs.items()}
+    return {fmt: (name, sign) for name in available() for fmt, sign in get_domain(name).suite_signs.items()}
 
 
 @cache

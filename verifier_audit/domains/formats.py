@@ -28,8 +28,8 @@ A domain supports formats through three hooks of the contract (``domains/base.py
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,10 @@ class AnswerFormat:
     shows: str  # "#### n.": what a report prints
     # canonical completion -> the same completion in this format; None when it cannot be
     # written in it. The canonical format's own rewrite is the identity.
-    rewrite: Callable[[str], Optional[str]]
+    rewrite: Callable[[str], str | None]
 
 
-def identity(text: str) -> Optional[str]:
+def identity(text: str) -> str | None:
     return text
 
 

@@ -22,7 +22,7 @@ stays far below Python's recursion limit for every recursive reader after this o
 from __future__ import annotations
 
 from itertools import accumulate
-from typing import Any, Optional
+from typing import Any
 
 #: objects and lists nested in one another, counting the outermost (a row, an arguments object)
 MAX_DEPTH = 32
@@ -32,7 +32,7 @@ MAX_STRING = 100_000
 LIMITS = f"objects and lists nest at most {MAX_DEPTH} levels, a string holds at most {MAX_STRING:,} characters"
 
 
-def over_limits(value: Any, where: str = "") -> Optional[str]:
+def over_limits(value: Any, where: str = "") -> str | None:
     """Why ``value`` breaks a bound, naming where in it and the limit; None when it does not.
 
     Iterative (a value deep enough to matter would overflow a recursive walk), and it stops
@@ -83,4 +83,4 @@ def may_exceed(text: str) -> bool:
 def _shown(at: str, width: int = 60) -> str:
     if not at:
         return ""
-    return (at if len(at) <= width else at[:width - 1] + "…") + ": "
+    return (at if len(at) <= width else at[: width - 1] + "…") + ": "

@@ -17,9 +17,9 @@ reference's text).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
 
 from pydantic import ValidationError
 
@@ -38,17 +38,18 @@ class SuiteFile:
 
     path: Path
     fields: list[str]
-    domain: Optional[str]
-    db_dir: Optional[str]
+    domain: str | None
+    db_dir: str | None
     cache_dir: Callable[[], Path]
 
 
-def jsonl_tasks(source: SuiteFile, transform: Optional[Callable[[dict], dict]] = None) -> list[Task]:
+def jsonl_tasks(source: SuiteFile, transform: Callable[[dict], dict] | None = None) -> list[Task]:
     """A JSONL suite file's tasks, rows mapped by ``--field`` and then by ``transform``
     (a dataset's row -> our fields: GSM8K, MATH)."""
     rows = read_jsonl(source.path)
-    return tasks_from_rows(source.path, rows, mapping=parse_field_mapping(source.fields), domain=source.domain,
-                           transform=transform)
+    return tasks_from_rows(
+        source.path, rows, mapping=parse_field_mapping(source.fields), domain=source.domain, transform=transform
+    )
 
 
 def parse_field_mapping(pairs: list[str]) -> dict[str, str]:
@@ -86,9 +87,11 @@ def decode_text(path: Path, data: bytes) -> str:
         offset = bom + exc.start
         line = data.count(b"\n", 0, offset) + 1
         column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text: byte 0x{data[offset]:02x} at byte offset {offset} "
-                         f"(column {column} of line {line}, {exc.reason}); {UTF8_FIX}, e.g. "
-                         f"iconv -f latin1 -t utf-8 {Path(path).name}") from None
+        raise InputError(
+            f"{path}:{line}: not UTF-8 text: byte 0x{data[offset]:02x} at byte offset {offset} "
+            f"(column {column} of line {line}, {exc.reason}); {UTF8_FIX}, e.g. "
+            f"iconv -f latin1 -t utf-8 {Path(path).name}"
+        ) from None
 
 
 def read_jsonl(path: Path) -> list[tuple[int, dict]]:
@@ -110,12 +113,12 @@ def json_rows(path: Path, text: str) -> list[tuple[int, dict]]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(
-                f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno}). "
-                "Each line must be one JSON object."
+                f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno}). Each line must be one JSON object."
             ) from None
         except RecursionError:
-            raise InputError(f"{path}:{lineno}: objects and lists nested deeper than the limit of {MAX_DEPTH} "
-                             f"levels ({LIMITS})") from None
+            raise InputError(
+                f"{path}:{lineno}: objects and lists nested deeper than the limit of {MAX_DEPTH} levels ({LIMITS})"
+            ) from None
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{lineno}: expected a JSON object, found {type(obj).__name__}")
         if may_exceed(line):
@@ -135,9 +138,9 @@ def tasks_from_rows(
     path: Path,
     rows: list[tuple[int, dict]],
     *,
-    mapping: Optional[dict[str, str]] = None,
-    domain: Optional[str] = None,
-    transform: Optional[Callable[[dict], dict]] = None,
+    mapping: dict[str, str] | None = None,
+    domain: str | None = None,
+    transform: Callable[[dict], dict] | None = None,
 ) -> list[Task]:
     """Build tasks; ``transform`` turns a dataset's row into our fields (GSM8K, MATH loaders)."""
     mapping = mapping or {}
@@ -166,9 +169,7 @@ def tasks_from_rows(
         try:
             task = Task.model_validate(fields)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors()
-            )
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
             present = ", ".join(row) or "none"
             raise InputError(
                 f"{path}:{lineno}: not a valid task ({problems}). Fields present: {present}. "
@@ -188,7 +189,7 @@ def tasks_from_rows(
     return tasks
 
 
-def _domain_check(domain: str) -> Optional[Callable[[Task], Optional[str]]]:
+def _domain_check(domain: str) -> Callable[[Task], str | None] | None:
     """The domain's ``check_input`` (``domains.base.Domain``): why it refuses a task as
     input, or None. An unknown domain is left to the code that needs it."""
     from . import available, get_domain

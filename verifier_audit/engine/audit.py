@@ -13,9 +13,9 @@ import json
 import math
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Optional
 
 from .._version import __version__
 from ..audit_files import read_signed, write_signed
@@ -39,8 +39,18 @@ from .verifier_job import IsolatedCallError, VerifierJob  # noqa: F401 - Isolate
 
 # Public here before they moved down (options.py, cache_dir.py, oracle_job.py): still
 # importable from this module, so callers need not change.
-__all__ = ["AuditOptions", "Prepared", "VerifierVerdicts", "audit_verdicts", "candidates_hash", "default_cache_dir",
-           "prepare", "run_settings", "verdicts_of", "verdicts_of_many"]
+__all__ = [
+    "AuditOptions",
+    "Prepared",
+    "VerifierVerdicts",
+    "audit_verdicts",
+    "candidates_hash",
+    "default_cache_dir",
+    "prepare",
+    "run_settings",
+    "verdicts_of",
+    "verdicts_of_many",
+]
 _VerifierJob = VerifierJob  # the name other modules knew it by
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
@@ -54,7 +64,7 @@ def _is_score(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _drop_reason(candidate: Candidate, label: Optional[str], reason: str) -> str:
+def _drop_reason(candidate: Candidate, label: str | None, reason: str) -> str:
     if label is None:
         return "oracle_unknown"
     if candidate.origin == "equivalent":
@@ -67,8 +77,19 @@ def _cache_key(suite_hash: str, domain: str, task_ids: list[str], seed: int, ori
     # built-in catalog's bytes too: an edited catalog makes other candidates. ``tasks``
     # (tasks_hash): the tasks as read, since the same file read through another --field
     # mapping or --format has other references, and so other candidates and labels.
-    blob = json.dumps([__version__, CANDIDATES_VERSION, suite_hash, domain, task_ids, seed,
-                       sorted(origins) if origins else None, _catalog_hash(domain), tasks]).encode()
+    blob = json.dumps(
+        [
+            __version__,
+            CANDIDATES_VERSION,
+            suite_hash,
+            domain,
+            task_ids,
+            seed,
+            sorted(origins) if origins else None,
+            _catalog_hash(domain),
+            tasks,
+        ]
+    ).encode()
     return hashlib.sha256(blob).hexdigest()[:20]
 
 
@@ -79,7 +100,7 @@ def _catalog_hash(domain: str) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else ""
 
 
-def _read_cache(path: Path) -> Optional[tuple[list[Candidate], list[DroppedCandidate]]]:
+def _read_cache(path: Path) -> tuple[list[Candidate], list[DroppedCandidate]] | None:
     """The cached candidates, when the file's MAC (under the cache folder's key, which the
     verifier's uid cannot read: ``audit_files``) matches. The labels live here: an edited
     file (same size, mtime put back; relabelled with its plain SHA-256 recomputed, as a
@@ -113,8 +134,8 @@ def prepare(
     tasks: list[Task],
     options: AuditOptions,
     *,
-    split: Optional[str] = None,
-    limit: Optional[int] = None,
+    split: str | None = None,
+    limit: int | None = None,
     reading: dict | None = None,
 ) -> Prepared:
     """Generate candidates and keep those whose intended label the oracle confirms.
@@ -129,7 +150,10 @@ def prepare(
     tasks = domain.prepare_tasks(tasks, options.seed, options.cache_dir or default_cache_dir())
     cache_path = None
     if options.cache_dir is not None:
-        cache_path = options.cache_dir / f"candidates-{_cache_key(suite_hash, domain_name, [t.id for t in tasks], options.seed, options.origins, read_as)}.jsonl"
+        cache_path = (
+            options.cache_dir
+            / f"candidates-{_cache_key(suite_hash, domain_name, [t.id for t in tasks], options.seed, options.origins, read_as)}.jsonl"
+        )
         cached = _read_cache(cache_path)
         if cached is not None:
             kept = with_slices(domain, tasks, cached[0], options.slice_field)
@@ -140,20 +164,34 @@ def prepare(
     for task in tasks:
         problem = domain.check_task(task)
         if problem:
-            dropped.append(DroppedCandidate(id=f"{task.id}/*", task_id=task.id, category="*", reason="gold_unusable", text=problem))
+            dropped.append(
+                DroppedCandidate(id=f"{task.id}/*", task_id=task.id, category="*", reason="gold_unusable", text=problem)
+            )
         else:
             usable.append(task)
     generated = list(domain.generate(usable, options.seed))
     if options.origins:
         generated = [c for c in generated if c.origin in options.origins]
     by_id = {t.id: t for t in usable}
-    labels: dict[int, tuple[Optional[str], str]] = {}
-    progress = Progress("labelling (oracle)", len(generated), enabled=options.progress,
-                        timeout=options.oracle_timeout, workers=options.workers)
+    labels: dict[int, tuple[str | None, str]] = {}
+    progress = Progress(
+        "labelling (oracle)",
+        len(generated),
+        enabled=options.progress,
+        timeout=options.oracle_timeout,
+        workers=options.workers,
+    )
     job = OracleJob(domain, generated, by_id)
-    for out in run_calls(job, range(len(generated)), workers=options.workers, timeout=options.oracle_timeout,
-                         memory_mb=options.memory_mb, on_wait=progress.in_flight,
-                         executor=options.executor, ray_address=options.ray_address):
+    for out in run_calls(
+        job,
+        range(len(generated)),
+        workers=options.workers,
+        timeout=options.oracle_timeout,
+        memory_mb=options.memory_mb,
+        on_wait=progress.in_flight,
+        executor=options.executor,
+        ray_address=options.ray_address,
+    ):
         if out.ok:
             labels[out.index] = out.value
         else:
@@ -168,7 +206,9 @@ def prepare(
             kept.append(c)
         else:
             why = reason if reason.startswith("oracle_") else _drop_reason(c, label, reason)
-            dropped.append(DroppedCandidate(id=c.id, task_id=c.task_id, category=c.category, reason=why, text=c.text[:300]))
+            dropped.append(
+                DroppedCandidate(id=c.id, task_id=c.task_id, category=c.category, reason=why, text=c.text[:300])
+            )
     kept = annotate(domain, kept)
     if cache_path is not None:
         _write_cache(cache_path, kept, dropped)
@@ -216,8 +256,10 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         "limit": prepared.limit,
         "seed": options.seed,
         # A style's options (weights, a judge's template) and the part audited decide verdicts too.
-        "verifiers": [[v.spec, v.style] + ([list(map(list, v.options))] if v.options else []) + ([v.part] if v.part else [])
-                      for v in verifiers],
+        "verifiers": [
+            [v.spec, v.style] + ([list(map(list, v.options))] if v.options else []) + ([v.part] if v.part else [])
+            for v in verifiers
+        ],
         "timeout": options.timeout,
         "memory_mb": options.memory_mb,
         "isolation": resolve_level(options.isolation),
@@ -262,29 +304,59 @@ def candidates_hash(candidates: list[Candidate]) -> str:
     return h.hexdigest()[:16]
 
 
-def verdicts_of(spec: VerifierSpec, candidates: list[Candidate], todo: list[int], tasks: dict[str, Task],
-                domain: Domain, options: AuditOptions, progress: Progress):
+def verdicts_of(
+    spec: VerifierSpec,
+    candidates: list[Candidate],
+    todo: list[int],
+    tasks: dict[str, Task],
+    domain: Domain,
+    options: AuditOptions,
+    progress: Progress,
+):
     """The verifier's Verdict on each of ``candidates[i]`` for i in ``todo`` (in completion
     order), its calls made by the executor ``options`` name, in the verifier's job."""
     for _, verdict in verdicts_of_many([(spec, candidates, todo)], tasks, domain, options, progress):
         yield verdict
 
 
-def verdicts_of_many(calls: list[tuple[VerifierSpec, list[Candidate], list[int]]], tasks: dict[str, Task],
-                     domain: Domain, options: AuditOptions, progress: Progress) -> Iterator[tuple[int, Verdict]]:
+def verdicts_of_many(
+    calls: list[tuple[VerifierSpec, list[Candidate], list[int]]],
+    tasks: dict[str, Task],
+    domain: Domain,
+    options: AuditOptions,
+    progress: Progress,
+) -> Iterator[tuple[int, Verdict]]:
     """(k, Verdict) for each candidate to do of each verifier ``calls[k]`` = (spec,
     candidates, todo), in completion order: the verifiers' calls as lanes of one schedule
     (pool.run_lanes: each verifier in workers of its own, the next one's calls filling the
     cores while the one before waits on its slowest)."""
-    jobs = [VerifierJob(spec, candidates, tasks, domain, options.timeout, options.memory_mb)
-            for spec, candidates, _ in calls]
-    lanes = [pool.Lane(job, todo, clean=job.clean, isolation=job.isolation_level(options.isolation), tree_memory=True,
-                       bounded=job.bounded)
-             for job, (_, _, todo) in zip(jobs, calls)]
-    for k, out in run_lanes(lanes, workers=options.workers, timeout=options.timeout, memory_mb=options.memory_mb,
-                            quiet=options.quiet_workers, on_wait=progress.in_flight, executor=options.executor,
-                            ray_address=options.ray_address, file_mb=options.file_mb,
-                            max_processes=options.max_processes):
+    jobs = [
+        VerifierJob(spec, candidates, tasks, domain, options.timeout, options.memory_mb)
+        for spec, candidates, _ in calls
+    ]
+    lanes = [
+        pool.Lane(
+            job,
+            todo,
+            clean=job.clean,
+            isolation=job.isolation_level(options.isolation),
+            tree_memory=True,
+            bounded=job.bounded,
+        )
+        for job, (_, _, todo) in zip(jobs, calls)
+    ]
+    for k, out in run_lanes(
+        lanes,
+        workers=options.workers,
+        timeout=options.timeout,
+        memory_mb=options.memory_mb,
+        quiet=options.quiet_workers,
+        on_wait=progress.in_flight,
+        executor=options.executor,
+        ray_address=options.ray_address,
+        file_mb=options.file_mb,
+        max_processes=options.max_processes,
+    ):
         spec, candidates, _ = calls[k]
         yield k, _verdict(spec, candidates[out.index], out)
 
@@ -294,10 +366,22 @@ def _verdict(spec: VerifierSpec, c: Candidate, out: pool.Outcome) -> Verdict:
         problem = non_finite(out.value) if type(out.value) is float else None
         out.ok, out.error = False, problem or f"TypeError: the worker returned {type(out.value).__name__}, not a score"
     if out.ok:
-        return Verdict(verifier=spec.name, candidate_id=c.id, status="ok", score=out.value,
-                       seconds=round(out.seconds, 6), security=out.security)
-    return Verdict(verifier=spec.name, candidate_id=c.id, status="error",
-                   error=out.error, seconds=round(out.seconds, 6), security=out.security)
+        return Verdict(
+            verifier=spec.name,
+            candidate_id=c.id,
+            status="ok",
+            score=out.value,
+            seconds=round(out.seconds, 6),
+            security=out.security,
+        )
+    return Verdict(
+        verifier=spec.name,
+        candidate_id=c.id,
+        status="error",
+        error=out.error,
+        seconds=round(out.seconds, 6),
+        security=out.security,
+    )
 
 
 @dataclass
@@ -310,9 +394,9 @@ class VerifierVerdicts:
     view: Prepared
     verdicts: dict[str, Verdict]
     settings: dict
-    checks: Optional[Checks] = None
-    formats: Optional[Formats] = None
-    search: Optional[SearchSummary] = None
+    checks: Checks | None = None
+    formats: Formats | None = None
+    search: SearchSummary | None = None
 
 
 def audit_verdicts(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptions) -> list[VerifierVerdicts]:
@@ -325,8 +409,11 @@ def audit_verdicts(prepared: Prepared, verifiers: list[VerifierSpec], options: A
     for warning in store.warnings:
         print(f"verifier-audit: warning: {warning}", file=sys.stderr)
     if settings["isolation"] == "none":
-        print("verifier-audit: warning: isolation none: the verifier runs with your privileges, sees your files and "
-              "network, and what it starts may outlive the audit (docs/threat-model.md)", file=sys.stderr)
+        print(
+            "verifier-audit: warning: isolation none: the verifier runs with your privileges, sees your files and "
+            "network, and what it starts may outlive the audit (docs/threat-model.md)",
+            file=sys.stderr,
+        )
     tasks = {t.id: t for t in prepared.tasks}
     # Per verifier: the candidates it is shown (rewritten into a format it reads, when it
     # does not read the generators' own) and what its format probe found.
@@ -334,9 +421,14 @@ def audit_verdicts(prepared: Prepared, verifiers: list[VerifierSpec], options: A
     try:
         for spec in verifiers:
             shown[spec.name] = formats_for(prepared, spec, options) if options.answer_formats else (prepared, None)
-        calls = [(spec, shown[spec.name][0].candidates,
-                  [i for i, c in enumerate(shown[spec.name][0].candidates) if (spec.name, c.id) not in store.done])
-                 for spec in verifiers]
+        calls = [
+            (
+                spec,
+                shown[spec.name][0].candidates,
+                [i for i, c in enumerate(shown[spec.name][0].candidates) if (spec.name, c.id) not in store.done],
+            )
+            for spec in verifiers
+        ]
         total = sum(len(candidates) for _, candidates, _ in calls)
         label = f"auditing {verifiers[0].name}" if len(verifiers) == 1 else f"auditing {len(verifiers)} verifiers"
         progress = Progress(label, total, enabled=options.progress, timeout=options.timeout, workers=options.workers)
@@ -358,6 +450,15 @@ def audit_verdicts(prepared: Prepared, verifiers: list[VerifierSpec], options: A
         if found is not None and found.candidates:
             view = dataclasses.replace(view, candidates=view.candidates + found.candidates)
             verdicts = {**verdicts, **found.verdicts}
-        out.append(VerifierVerdicts(spec, view, verdicts, settings, checks=checks, formats=formats,
-                                    search=found.summary if found is not None else None))
+        out.append(
+            VerifierVerdicts(
+                spec,
+                view,
+                verdicts,
+                settings,
+                checks=checks,
+                formats=formats,
+                search=found.summary if found is not None else None,
+            )
+        )
     return out

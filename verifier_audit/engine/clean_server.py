@@ -11,7 +11,7 @@ import os
 import pickle
 import sys
 import tempfile
-from typing import Any, Optional
+from typing import Any
 
 
 class CleanStart:
@@ -99,7 +99,7 @@ def let_go_of_the_server() -> None:
 
 # What the clean server imports before it forks a worker (see _clean_context); None: every
 # installed domain's reference verifiers (engine/clean_preload.py).
-_preload: Optional[list[str]] = None
+_preload: list[str] | None = None
 
 
 def clean_context():
@@ -108,12 +108,14 @@ def clean_context():
     ctx = mp.get_context("forkserver")
     # What every worker would otherwise import afresh (sympy alone takes ~0.5 s): the
     # server imports it once, and each worker is forked from there with it loaded.
-    ctx.set_forkserver_preload(["verifier_audit.engine.verifier_job"]
-                               + (_preload if _preload is not None else ["verifier_audit.engine.clean_preload"]))
+    ctx.set_forkserver_preload(
+        ["verifier_audit.engine.verifier_job"]
+        + (_preload if _preload is not None else ["verifier_audit.engine.clean_preload"])
+    )
     return ctx
 
 
-def warm_clean_server(domains: Optional[list[str]] = None) -> None:
+def warm_clean_server(domains: list[str] | None = None) -> None:
     """Start the clean workers' server now, so that its imports overlap other work (the
     candidates' preparation) instead of delaying the first verifier call. ``domains``: the
     domains whose reference verifiers (and what they import) the server loads, when it is

@@ -9,7 +9,8 @@ so it is not part of the results file's fingerprint and ``--resume`` works acros
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Optional, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from ..argtypes import EXECUTORS
 from . import pool
@@ -21,8 +22,9 @@ def check_executor(executor: str) -> str:
     return executor
 
 
-def run_calls(job: Any, items: Iterable[int], *, executor: str = "local", ray_address: Optional[str] = None,
-              **pool_kwargs) -> Iterator[pool.Outcome]:
+def run_calls(
+    job: Any, items: Iterable[int], *, executor: str = "local", ray_address: str | None = None, **pool_kwargs
+) -> Iterator[pool.Outcome]:
     """``pool.run(job, items, **pool_kwargs)`` on the chosen executor. With ``ray``, the
     calls run on every CPU of the cluster: ``workers`` (sized for this machine) is not
     passed on, but for ``bounded`` jobs (calls to a server: ``--workers`` is the load it
@@ -37,15 +39,24 @@ def run_calls(job: Any, items: Iterable[int], *, executor: str = "local", ray_ad
     return ray_executor.run(job, items, address=ray_address, **pool_kwargs)
 
 
-def run_lanes(lanes: Sequence[pool.Lane], *, executor: str = "local", ray_address: Optional[str] = None,
-              **pool_kwargs) -> Iterator[tuple[int, pool.Outcome]]:
+def run_lanes(
+    lanes: Sequence[pool.Lane], *, executor: str = "local", ray_address: str | None = None, **pool_kwargs
+) -> Iterator[tuple[int, pool.Outcome]]:
     """``pool.run_lanes(lanes, **pool_kwargs)`` on the chosen executor: (lane, Outcome) for
     every item. On Ray the lanes run one after another, each on the whole cluster."""
     if check_executor(executor) == "local":
         yield from pool.run_lanes(list(lanes), **pool_kwargs)
         return
     for k, lane in enumerate(lanes):
-        for out in run_calls(lane.job, lane.items, executor=executor, ray_address=ray_address, clean=lane.clean,
-                             isolation=lane.isolation, tree_memory=lane.tree_memory, bounded=lane.bounded,
-                             **pool_kwargs):
+        for out in run_calls(
+            lane.job,
+            lane.items,
+            executor=executor,
+            ray_address=ray_address,
+            clean=lane.clean,
+            isolation=lane.isolation,
+            tree_memory=lane.tree_memory,
+            bounded=lane.bounded,
+            **pool_kwargs,
+        ):
             yield k, out

@@ -33,7 +33,7 @@ import hashlib
 import json
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from ..audit_files import read_signed, write_signed
 from ..domains import get_domain
@@ -67,7 +67,7 @@ def annotate(domain, candidates: list[Candidate]) -> list[Candidate]:
     return [c.model_copy(update={"format": domain.format_of(c.text)}) for c in candidates]
 
 
-def formats_for(prepared: "Prepared", spec: VerifierSpec, options: "AuditOptions") -> tuple["Prepared", Optional[Formats]]:
+def formats_for(prepared: Prepared, spec: VerifierSpec, options: AuditOptions) -> tuple[Prepared, Formats | None]:
     """The candidates to show this verifier (``prepared`` itself when nothing changes) and
     what the probe found; (prepared, None) for a domain without formats."""
     domain = get_domain(prepared.domain)
@@ -75,8 +75,9 @@ def formats_for(prepared: "Prepared", spec: VerifierSpec, options: "AuditOptions
         return prepared, None
     formats: list[AnswerFormat] = list(domain.answer_formats())
     probes, stopped = probe(prepared, spec, options, domain, formats)
-    result = Formats(canonical=formats[0].name, probes=probes, read=[p.name for p in probes if p.read],
-                     stopped_early=stopped)
+    result = Formats(
+        canonical=formats[0].name, probes=probes, read=[p.name for p in probes if p.read], stopped_early=stopped
+    )
     target = choose(probes)
     view = prepared
     if target is not None:
@@ -91,7 +92,7 @@ def formats_for(prepared: "Prepared", spec: VerifierSpec, options: "AuditOptions
 # ----------------------------------------------------------------------------- the probe
 
 
-def _probe_tasks(prepared: "Prepared", seed: int) -> list[Task]:
+def _probe_tasks(prepared: Prepared, seed: int) -> list[Task]:
     """Tasks that have candidates, in a seeded order (the same for the same seed and tasks)."""
     used = {c.task_id for c in prepared.candidates}
     tasks = sorted((t for t in prepared.tasks if t.id in used), key=lambda t: t.id)
@@ -99,7 +100,7 @@ def _probe_tasks(prepared: "Prepared", seed: int) -> list[Task]:
     return tasks
 
 
-def probe_candidates(prepared: "Prepared", seed: int, domain, formats: list[AnswerFormat]) -> list[Candidate]:
+def probe_candidates(prepared: Prepared, seed: int, domain, formats: list[AnswerFormat]) -> list[Candidate]:
     """Each format's references: up to PROBE_TASKS tasks whose reference it can write. The
     canonical format's come first, so a verifier that hangs costs one timeout, not twelve."""
     tasks = _probe_tasks(prepared, seed)
@@ -113,15 +114,25 @@ def probe_candidates(prepared: "Prepared", seed: int, domain, formats: list[Answ
             text = fmt.rewrite(written[t.id])
             if text is None:
                 continue
-            out.append(Candidate(id=f"format-probe/{fmt.name}/{t.id}", task_id=t.id, text=text, origin="equivalent",
-                                 category=f"format_probe.{fmt.name}", label="correct", label_source="reference",
-                                 format=fmt.name))
+            out.append(
+                Candidate(
+                    id=f"format-probe/{fmt.name}/{t.id}",
+                    task_id=t.id,
+                    text=text,
+                    origin="equivalent",
+                    category=f"format_probe.{fmt.name}",
+                    label="correct",
+                    label_source="reference",
+                    format=fmt.name,
+                )
+            )
             made += 1
     return out
 
 
-def probe(prepared: "Prepared", spec: VerifierSpec, options: "AuditOptions", domain,
-          formats: list[AnswerFormat]) -> tuple[list[FormatProbe], bool]:
+def probe(
+    prepared: Prepared, spec: VerifierSpec, options: AuditOptions, domain, formats: list[AnswerFormat]
+) -> tuple[list[FormatProbe], bool]:
     """Per format, the references the verifier accepted; and whether the probe stopped early."""
     from .verifier_job import VerifierJob  # the audit's calling machinery (views, sandbox, guard)
 
@@ -147,12 +158,20 @@ def probe(prepared: "Prepared", spec: VerifierSpec, options: "AuditOptions", dom
     for f in formats:
         n = tally[f.name]
         complete = n["sampled"] == n["planned"] and n["sampled"] > 0
-        probes.append(FormatProbe(name=f.name, shows=f.shows, sampled=n["sampled"], accepted=n["accepted"],
-                                  errors=n["errors"], read=2 * n["accepted"] > n["sampled"] if complete else None))
+        probes.append(
+            FormatProbe(
+                name=f.name,
+                shows=f.shows,
+                sampled=n["sampled"],
+                accepted=n["accepted"],
+                errors=n["errors"],
+                read=2 * n["accepted"] > n["sampled"] if complete else None,
+            )
+        )
     return probes, stopped
 
 
-def choose(probes: list[FormatProbe]) -> Optional[str]:
+def choose(probes: list[FormatProbe]) -> str | None:
     """The format to rewrite the candidates into; None to show them as generated (the
     verifier reads the canonical format, the first probe, or that is unknown)."""
     if not probes or probes[0].read is not False:
@@ -173,8 +192,10 @@ def _unknown_why(result: Formats) -> str:
         return f"{unwritten} unknown: no reference of the suite can be written in them"
     if not unwritten:
         return f"{failed} unknown: a probe of theirs timed out or crashed"
-    return (f"{len(unknown)} unknown: {unwritten} no reference of the suite can be written in, "
-            f"{failed} with a probe that timed out or crashed")
+    return (
+        f"{len(unknown)} unknown: {unwritten} no reference of the suite can be written in, "
+        f"{failed} with a probe that timed out or crashed"
+    )
 
 
 def summary(result: Formats) -> str:
@@ -208,18 +229,22 @@ def summary(result: Formats) -> str:
 # --------------------------------------------------------------------------- the rewrite
 
 
-def tasks_in_scope(prepared: "Prepared", fmt: AnswerFormat, options: "AuditOptions", domain) -> set[str]:
+def tasks_in_scope(prepared: Prepared, fmt: AnswerFormat, options: AuditOptions, domain) -> set[str]:
     """The tasks with candidates whose reference ``fmt`` can write (the rewrite's scope)."""
-    return {t.id for t in _probe_tasks(prepared, options.seed)
-            if fmt.rewrite(domain.reference_completion(t, rng_for(options.seed, t.id, "format_probe"))) is not None}
+    return {
+        t.id
+        for t in _probe_tasks(prepared, options.seed)
+        if fmt.rewrite(domain.reference_completion(t, rng_for(options.seed, t.id, "format_probe"))) is not None
+    }
 
 
-def rewrite_candidates(prepared: "Prepared", fmt: AnswerFormat, read: set[str], options: "AuditOptions",
-                       domain) -> tuple["Prepared", dict]:
+def rewrite_candidates(
+    prepared: Prepared, fmt: AnswerFormat, read: set[str], options: AuditOptions, domain
+) -> tuple[Prepared, dict]:
     """The candidates as shown in ``fmt`` (see the module's step 3) and the counts."""
     tasks = {t.id: t for t in prepared.tasks}
     in_scope = tasks_in_scope(prepared, fmt, options, domain)
-    shown: list[Optional[Candidate]] = []
+    shown: list[Candidate | None] = []
     to_label: list[Candidate] = []
     kept = left_out = 0
     for c in prepared.candidates:
@@ -228,8 +253,14 @@ def rewrite_candidates(prepared: "Prepared", fmt: AnswerFormat, read: set[str], 
             continue
         text = fmt.rewrite(c.text)
         if text is not None:
-            new = c.model_copy(update={"id": f"{c.id}@{fmt.name}", "text": text, "format": fmt.name,
-                                       "label_source": f"{c.label_source}+{fmt.name}"})
+            new = c.model_copy(
+                update={
+                    "id": f"{c.id}@{fmt.name}",
+                    "text": text,
+                    "format": fmt.name,
+                    "label_source": f"{c.label_source}+{fmt.name}",
+                }
+            )
             to_label.append(new)
             shown.append(new)
         elif c.format in read or c.label == "incorrect":
@@ -244,18 +275,25 @@ def rewrite_candidates(prepared: "Prepared", fmt: AnswerFormat, read: set[str], 
         if c.id in labels:
             label, reason = labels[c.id]
             if label != c.label:
-                relabelled["oracle_unknown" if label is None else reason if reason.startswith("oracle_")
-                           else "label_changed"] += 1
+                relabelled[
+                    "oracle_unknown" if label is None else reason if reason.startswith("oracle_") else "label_changed"
+                ] += 1
                 continue
         confirmed.append(c)
-    counts = {"tasks_in_scope": len(in_scope), "tasks_total": len({c.task_id for c in prepared.candidates}),
-              "rewritten": len(to_label) - sum(relabelled.values()), "kept": kept, "left_out": left_out,
-              "relabelled": dict(sorted(relabelled.items()))}
+    counts = {
+        "tasks_in_scope": len(in_scope),
+        "tasks_total": len({c.task_id for c in prepared.candidates}),
+        "rewritten": len(to_label) - sum(relabelled.values()),
+        "kept": kept,
+        "left_out": left_out,
+        "relabelled": dict(sorted(relabelled.items())),
+    }
     return dataclasses.replace(prepared, candidates=confirmed), counts
 
 
-def _oracle_labels(candidates: list[Candidate], tasks: dict[str, Task], options: "AuditOptions",
-                   domain) -> dict[str, tuple[Optional[str], str]]:
+def _oracle_labels(
+    candidates: list[Candidate], tasks: dict[str, Task], options: AuditOptions, domain
+) -> dict[str, tuple[str | None, str]]:
     """id -> (label, reason) from the domain's oracle, in the pool, cached by content."""
     if not candidates:
         return {}
@@ -268,13 +306,20 @@ def _oracle_labels(candidates: list[Candidate], tasks: dict[str, Task], options:
                 return {k: (v[0], v[1]) for k, v in json.loads(body).items()}
         except (ValueError, TypeError, IndexError, AttributeError):
             pass  # missing or damaged: label again
-    labels: dict[str, tuple[Optional[str], str]] = {}
+    labels: dict[str, tuple[str | None, str]] = {}
     job = OracleJob(domain, candidates, tasks)
-    for out in pool.run(job, range(len(candidates)), workers=options.workers, timeout=options.oracle_timeout,
-                        memory_mb=options.memory_mb):
+    for out in pool.run(
+        job,
+        range(len(candidates)),
+        workers=options.workers,
+        timeout=options.oracle_timeout,
+        memory_mb=options.memory_mb,
+    ):
         labels[candidates[out.index].id] = out.value if out.ok else (None, f"oracle_{out.error_kind}")
     if path is not None:
-        write_signed(path, json.dumps({k: list(v) for k, v in sorted(labels.items())}, ensure_ascii=True).encode() + b"\n")
+        write_signed(
+            path, json.dumps({k: list(v) for k, v in sorted(labels.items())}, ensure_ascii=True).encode() + b"\n"
+        )
     return labels
 
 

@@ -30,7 +30,6 @@ package root, so that nothing resolves a spec less confined).
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 from ..errors import InputError
 from ..isolation import resolve_level
@@ -74,8 +73,13 @@ class InspectJob:
         return inspect_group(self.requests)
 
 
-def inspect_groups(groups: list[list[dict]], *, isolation: Optional[str] = None,
-                   timeout: Optional[float] = None, memory_mb: Optional[int] = 4096) -> list:
+def inspect_groups(
+    groups: list[list[dict]],
+    *,
+    isolation: str | None = None,
+    timeout: float | None = None,
+    memory_mb: int | None = 4096,
+) -> list:
     """The raw answers of each group (``loading.Inspector``), each read by a worker of its
     own at ``isolation`` (None: the default level), within ``timeout`` seconds (None:
     ``DEFAULT_TIMEOUT``) and ``memory_mb`` MiB (None: unbounded). Where the worker's walls
@@ -83,13 +87,19 @@ def inspect_groups(groups: list[list[dict]], *, isolation: Optional[str] = None,
     2), as a worker's would be; ``--isolation process`` (or ``none``) runs without them."""
     level = _level(isolation)
     limit = DEFAULT_TIMEOUT if timeout is None else timeout
-    lanes = [pool.Lane(InspectJob(requests), [0], clean=True, isolation=level, tree_memory=True)
-             for requests in groups]
+    lanes = [pool.Lane(InspectJob(requests), [0], clean=True, isolation=level, tree_memory=True) for requests in groups]
     answers: list = ["sent no answer"] * len(groups)
     try:
         with light_clean_server():
-            for k, out in pool.run_lanes(lanes, workers=min(len(groups), os.cpu_count() or 1), timeout=limit,
-                                         memory_mb=memory_mb, chunk=1, spare=0, setup_timeout=limit):
+            for k, out in pool.run_lanes(
+                lanes,
+                workers=min(len(groups), os.cpu_count() or 1),
+                timeout=limit,
+                memory_mb=memory_mb,
+                chunk=1,
+                spare=0,
+                setup_timeout=limit,
+            ):
                 answers[k] = out.value if out.ok else _failure(out, limit)
     except pool.PoolError as exc:
         return [f"cannot be inspected: {exc}"] * len(groups)
@@ -104,15 +114,14 @@ def _failure(out: pool.Outcome, limit: float) -> str:
     return f"inspecting it failed: {out.error}"
 
 
-def _level(isolation: Optional[str]) -> str:
+def _level(isolation: str | None) -> str:
     try:
         return resolve_level(isolation)
     except ValueError as exc:
         raise InputError(str(exc)) from None
 
 
-def confined(isolation: Optional[str] = None, timeout: Optional[float] = None,
-             memory_mb: Optional[int] = 4096) -> Inspector:
+def confined(isolation: str | None = None, timeout: float | None = None, memory_mb: int | None = 4096) -> Inspector:
     """An inspector for ``loading.resolve(..., inspect=...)`` at these settings."""
     _level(isolation)  # a level this machine cannot give fails before anything starts
 
@@ -122,13 +131,19 @@ def confined(isolation: Optional[str] = None, timeout: Optional[float] = None,
     return inspect
 
 
-def resolve_many(requests: list[tuple], *, isolation: Optional[str] = None, timeout: Optional[float] = None,
-                 memory_mb: Optional[int] = 4096, pass_env: tuple[str, ...] = ()) -> list[VerifierSpec]:
+def resolve_many(
+    requests: list[tuple],
+    *,
+    isolation: str | None = None,
+    timeout: float | None = None,
+    memory_mb: int | None = 4096,
+    pass_env: tuple[str, ...] = (),
+) -> list[VerifierSpec]:
     """``loading.resolve_many``, the verifiers read at the audit's isolation level."""
     return _resolve_many(requests, inspect=confined(isolation, timeout, memory_mb), pass_env=tuple(pass_env))
 
 
-def resolve(spec: str, style: Optional[str] = None, options=None, **confine) -> VerifierSpec:
+def resolve(spec: str, style: str | None = None, options=None, **confine) -> VerifierSpec:
     """``loading.resolve``, the verifier read at the audit's isolation level (``confine``:
     ``isolation``, ``timeout``, ``memory_mb``, ``pass_env`` as ``resolve_many``)."""
     return resolve_many([(spec, style, options)], **confine)[0]

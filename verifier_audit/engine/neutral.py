@@ -159,7 +159,7 @@ def _proc_areas():
     try:
         with open("/proc/self/stat") as fh:
             stat = fh.read()
-        fields = stat[stat.rindex(")") + 2:].split()
+        fields = stat[stat.rindex(")") + 2 :].split()
         return tuple(int(fields[n - 3]) for n in (48, 49, 50, 51))
     except (OSError, ValueError, IndexError):
         return None
@@ -192,7 +192,7 @@ def _overwrite(start: int, end: int, data: bytes, proctitle: bool) -> None:
     size = end - start
     if size <= 1 or not start:
         return
-    body = data[:size - 1]
+    body = data[: size - 1]
     body += b"\0" * (size - len(body))
     if proctitle:
         body = body[:-1] + b" "

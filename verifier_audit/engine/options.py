@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from ..isolation import FILE_MB, MAX_PROCESSES
 from ..models import Candidate, DroppedCandidate, GateConfig, Task
@@ -21,21 +20,21 @@ class AuditOptions:
     workers: int = 2
     timeout: float = 10.0
     oracle_timeout: float = 10.0
-    memory_mb: Optional[int] = 4096
+    memory_mb: int | None = 4096
     # The largest file a worker may write and the tasks a verifier's worker tree may hold
     # (isolation/_limits.py); None: no limit. Not in the fingerprint: a verdict they change is
     # an error that says so.
-    file_mb: Optional[int] = FILE_MB
-    max_processes: Optional[int] = MAX_PROCESSES
+    file_mb: int | None = FILE_MB
+    max_processes: int | None = MAX_PROCESSES
     threshold: float = 0.5
     gate: GateConfig = field(default_factory=GateConfig)
     enforce_gate: bool = True
-    results: Optional[Path] = None
+    results: Path | None = None
     resume: bool = False
-    cache_dir: Optional[Path] = None  # None: no candidate cache
-    progress: Optional[bool] = None  # None: a bar when stderr is a terminal
+    cache_dir: Path | None = None  # None: no candidate cache
+    progress: bool | None = None  # None: a bar when stderr is a terminal
     quiet_workers: bool = True
-    origins: Optional[tuple[str, ...]] = None  # audit only these candidate origins (None: all)
+    origins: tuple[str, ...] | None = None  # audit only these candidate origins (None: all)
     # Candidates rescored by the determinism and thread probes (engine/probes.py) after the
     # verdicts are in; 0: no probe. Not part of the results' fingerprint: probes never
     # change a verdict, and a resumed audit runs them again.
@@ -45,13 +44,13 @@ class AuditOptions:
     answer_formats: bool = True
     # How each worker that runs the verifier is isolated (isolation/_lockdown.py): none,
     # process, namespaces; None: the strongest this machine gives.
-    isolation: Optional[str] = None
+    isolation: str | None = None
     # The task metadata field that names a task's slice (engine/slices.py); tasks without
     # it are sliced by the domain.
     slice_field: str = "slice"
     # The user's own mix of slices (--weights-from): the debt is also reported, and gated,
     # reweighted to it. Not in the fingerprint: it changes no verdict.
-    weights: Optional[SliceWeights] = None
+    weights: SliceWeights | None = None
     # Verifier calls the exploit search may spend per verifier (engine/search); 0: none. Its
     # verdicts stay outside the results file (a resumed audit searches again, same seed).
     search: int = 0
@@ -60,7 +59,7 @@ class AuditOptions:
     # ``ray_address`` (None: RAY_ADDRESS, else a local cluster; docs/ray.md). Not in the
     # fingerprint: it changes no verdict, and a resumed audit may use the other one.
     executor: str = "local"
-    ray_address: Optional[str] = None
+    ray_address: str | None = None
 
 
 @dataclass
@@ -71,8 +70,8 @@ class Prepared:
     tasks: list[Task]
     candidates: list[Candidate]
     dropped: list[DroppedCandidate]
-    split: Optional[str] = None
-    limit: Optional[int] = None
+    split: str | None = None
+    limit: int | None = None
     # How the suite file was read: {"format", "fields" (the --field mapping), "db_dir"},
     # as the front end chose them (plan.SuiteChoice.reading). Part of the results'
     # fingerprint, so that a resume names a changed mapping; empty: not said (the API).

@@ -31,9 +31,10 @@ import signal
 import time
 import weakref
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
+from typing import Any, Protocol
 
 from ..environment import mask
 from ..isolation import FILE_MB, MAX_PROCESSES, Witness, WorkerLimits, make_workdir, secrets_of
@@ -74,8 +75,8 @@ class Outcome:
     index: int
     ok: bool
     value: Any = None
-    error: Optional[str] = None  # "timeout", "crash", or the exception, when not ok
-    error_kind: Optional[str] = None  # timeout | crash | exception
+    error: str | None = None  # "timeout", "crash", or the exception, when not ok
+    error_kind: str | None = None  # timeout | crash | exception
     seconds: float = 0.0
     security: list[str] = field(default_factory=list)
 
@@ -84,7 +85,7 @@ class _ProtocolError(Exception):
     pass
 
 
-def _parse(raw: bytes, expected: Optional[int], setting_up: bool) -> list:
+def _parse(raw: bytes, expected: int | None, setting_up: bool) -> list:
     """A worker's message, checked: ["ready", null] or ["setup_error", text] while it sets
     up, then only the result of the call the parent is waiting for (``expected``). Anything
     else makes the worker a crash: the verifier can write to the pipe too."""
@@ -93,13 +94,24 @@ def _parse(raw: bytes, expected: Optional[int], setting_up: bool) -> list:
     except ValueError:
         raise _ProtocolError("the worker sent a message that is not JSON") from None
     if setting_up:
-        if not (isinstance(msg, list) and len(msg) == 2 and msg[0] in ("ready", "setup_error")
-                and (msg[0] == "ready" or isinstance(msg[1], str))):
+        if not (
+            isinstance(msg, list)
+            and len(msg) == 2
+            and msg[0] in ("ready", "setup_error")
+            and (msg[0] == "ready" or isinstance(msg[1], str))
+        ):
             raise _ProtocolError("the worker sent a malformed message while setting up")
         return msg
-    ok_shape = (isinstance(msg, list) and len(msg) == 6 and type(msg[0]) is int and isinstance(msg[1], bool)
-                and (msg[3] is None or isinstance(msg[3], str)) and isinstance(msg[4], (int, float))
-                and isinstance(msg[5], list) and all(isinstance(f, str) for f in msg[5]))
+    ok_shape = (
+        isinstance(msg, list)
+        and len(msg) == 6
+        and type(msg[0]) is int
+        and isinstance(msg[1], bool)
+        and (msg[3] is None or isinstance(msg[3], str))
+        and isinstance(msg[4], (int, float))
+        and isinstance(msg[5], list)
+        and all(isinstance(f, str) for f in msg[5])
+    )
     if not ok_shape:
         raise _ProtocolError("the worker sent a malformed result")
     if msg[0] != expected:
@@ -107,7 +119,7 @@ def _parse(raw: bytes, expected: Optional[int], setting_up: bool) -> list:
     return msg
 
 
-_LIVE: "weakref.WeakSet[_Worker]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[_Worker] = weakref.WeakSet()
 TREE_TICK = 0.05  # seconds between the accounted watch's looks at a busy worker's tree
 # A call running this long is likely a hang waiting out its limit: it stops counting toward
 # the pool's workers, and a spare may take the next chunk (run(spare=...)). Ordinary calls
@@ -124,7 +136,7 @@ def _kill_live_workers() -> None:
         w.kill()
 
 
-def _take_cgroup() -> Optional[str]:
+def _take_cgroup() -> str | None:
     """A fresh memory cgroup for a worker's tree, or None where none can be made. (Reusing
     the cgroups of ended workers would save ~10 ms each, but a cgroup's limits and counters
     outlive its processes, and other processes' ``provision`` remove empty ones as stale.)"""
@@ -135,10 +147,20 @@ def _take_cgroup() -> Optional[str]:
 
 
 class _Worker:
-    def __init__(self, ctx, job, memory_mb: Optional[int], quiet: bool, clean: bool = False,
-                 isolation: str = "process", tree_memory: bool = False, lane: int = 0,
-                 file_mb: Optional[int] = FILE_MB, max_processes: Optional[int] = MAX_PROCESSES,
-                 tokens_of: Optional[Callable[[int], set]] = None):
+    def __init__(
+        self,
+        ctx,
+        job,
+        memory_mb: int | None,
+        quiet: bool,
+        clean: bool = False,
+        isolation: str = "process",
+        tree_memory: bool = False,
+        lane: int = 0,
+        file_mb: int | None = FILE_MB,
+        max_processes: int | None = MAX_PROCESSES,
+        tokens_of: Callable[[int], set] | None = None,
+    ):
         self.lane = lane  # the index of its job in run_lanes
         # What its calls did, seen from outside the verifier's process (witness.py), asked
         # after each call.
@@ -148,8 +170,8 @@ class _Worker:
         # The memory bound of the worker's whole tree (``tree_memory``): a cgroup where one
         # can be made (made here, joined by the worker, removed with it), else the parent's
         # watch (``over_memory``), from what the tree holds when the worker is ready.
-        self.cgroup: Optional[str] = None
-        self.watch_limit: Optional[int] = None  # bytes, for the parent's watch
+        self.cgroup: str | None = None
+        self.watch_limit: int | None = None  # bytes, for the parent's watch
         self.tree_limit = memory_mb * 2**20 if tree_memory and memory_mb and isolation != "none" else None
         if self.tree_limit:
             self.cgroup = _take_cgroup()
@@ -157,9 +179,22 @@ class _Worker:
         # Not daemonic: a daemonic process may not start children, and verifiers do (see
         # _guard_processes). The parent still never leaves one behind: stop() and kill()
         # end the worker's whole process group.
-        self.proc = ctx.Process(target=worker_main, daemon=False,
-                                args=(job, child, memory_mb, self.workdir, quiet, None if clean else os.getpid(),
-                                      isolation, self.cgroup, self.limits, self.witness.child))
+        self.proc = ctx.Process(
+            target=worker_main,
+            daemon=False,
+            args=(
+                job,
+                child,
+                memory_mb,
+                self.workdir,
+                quiet,
+                None if clean else os.getpid(),
+                isolation,
+                self.cgroup,
+                self.limits,
+                self.witness.child,
+            ),
+        )
         if clean:
             with without_main_module():
                 self.proc.start()
@@ -171,7 +206,7 @@ class _Worker:
         self.assigned: deque[int] = deque()
         self.started = 0.0  # when the current call began (as seen by the parent)
         self.ready = False
-        self.garbled: Optional[str] = None  # what was wrong with a message it sent
+        self.garbled: str | None = None  # what was wrong with a message it sent
         self.born = time.monotonic()
 
     def kill(self) -> None:
@@ -202,7 +237,7 @@ class _Worker:
 
             self.watch_limit = memory.tree_memory(self.proc.pid) + self.tree_limit
 
-    def over_memory(self) -> Optional[int]:
+    def over_memory(self) -> int | None:
         """The tree's memory in bytes when it is past the watch's limit, else None."""
         if self.watch_limit is None:
             return None
@@ -242,7 +277,7 @@ def _has_news(w: _Worker) -> bool:
     return bool(wait([w.conn, w.proc.sentinel], timeout=0))
 
 
-def _describe_exit(code: Optional[int]) -> str:
+def _describe_exit(code: int | None) -> str:
     if code is None:
         return "worker died"
     if code < 0:
@@ -266,7 +301,7 @@ class _IdleCores:
         self._last, self._at, self.cores = self._read(), time.monotonic(), 0.0
 
     @staticmethod
-    def _read() -> Optional[int]:
+    def _read() -> int | None:
         try:
             with open("/proc/stat", "rb") as fh:
                 fields = fh.readline().split()
@@ -315,15 +350,15 @@ def run_lanes(
     *,
     workers: int = 2,
     timeout: float = 10.0,
-    memory_mb: Optional[int] = 4096,
+    memory_mb: int | None = 4096,
     chunk: int = 32,
     quiet: bool = True,
     setup_timeout: float = 120.0,
-    on_restart: Optional[Callable[[str], None]] = None,
-    on_wait: Optional[Callable[[list[float]], None]] = None,
-    spare: Optional[int] = None,
-    file_mb: Optional[int] = FILE_MB,
-    max_processes: Optional[int] = MAX_PROCESSES,
+    on_restart: Callable[[str], None] | None = None,
+    on_wait: Callable[[list[float]], None] | None = None,
+    spare: int | None = None,
+    file_mb: int | None = FILE_MB,
+    max_processes: int | None = MAX_PROCESSES,
 ) -> Iterator[tuple[int, Outcome]]:
     """Yield (lane, Outcome) for every item of every lane (in completion order), whatever
     the calls do. Lanes start in order: the next one when those before it have handed out
@@ -351,9 +386,21 @@ def run_lanes(
     queues = [deque(lane.items) for lane in lanes]
     if not any(queues):
         return
-    yield from _Schedule(lanes, queues, workers=workers, timeout=timeout, memory_mb=memory_mb, chunk=chunk,
-                         quiet=quiet, setup_timeout=setup_timeout, on_restart=on_restart, on_wait=on_wait,
-                         spare=spare, file_mb=file_mb, max_processes=max_processes).outcomes()
+    yield from _Schedule(
+        lanes,
+        queues,
+        workers=workers,
+        timeout=timeout,
+        memory_mb=memory_mb,
+        chunk=chunk,
+        quiet=quiet,
+        setup_timeout=setup_timeout,
+        on_restart=on_restart,
+        on_wait=on_wait,
+        spare=spare,
+        file_mb=file_mb,
+        max_processes=max_processes,
+    ).outcomes()
 
 
 class _Schedule:
@@ -363,10 +410,23 @@ class _Schedule:
     traceback, on its own. ``outcomes`` is the loop; ``read`` and ``watch``, the steps that
     hand outcomes in, are generators it delegates to (``hand_in`` counts each off ``left``)."""
 
-    def __init__(self, lanes: list[Lane], queues: list[deque], *, workers: int, timeout: float,
-                 memory_mb: int | None, chunk: int, quiet: bool, setup_timeout: float,
-                 on_restart: Callable[[str], None] | None, on_wait: Callable[[list[float]], None] | None,
-                 spare: int | None, file_mb: int | None, max_processes: int | None):
+    def __init__(
+        self,
+        lanes: list[Lane],
+        queues: list[deque],
+        *,
+        workers: int,
+        timeout: float,
+        memory_mb: int | None,
+        chunk: int,
+        quiet: bool,
+        setup_timeout: float,
+        on_restart: Callable[[str], None] | None,
+        on_wait: Callable[[list[float]], None] | None,
+        spare: int | None,
+        file_mb: int | None,
+        max_processes: int | None,
+    ):
         self.lanes, self.queues = lanes, queues
         self.left = sum(len(q) for q in queues)  # outcomes not yet handed out
         self.workers = max(1, workers)
@@ -387,19 +447,29 @@ class _Schedule:
 
     def new_worker(self, k: int) -> _Worker:
         lane = self.lanes[k]
-        return _Worker(self.contexts[k], self.payloads[k], self.memory_mb, self.quiet, lane.clean, lane.isolation,
-                       lane.tree_memory, k, self.file_mb, self.max_processes, getattr(lane.job, "canary_tokens", None))
+        return _Worker(
+            self.contexts[k],
+            self.payloads[k],
+            self.memory_mb,
+            self.quiet,
+            lane.clean,
+            lane.isolation,
+            lane.tree_memory,
+            k,
+            self.file_mb,
+            self.max_processes,
+            getattr(lane.job, "canary_tokens", None),
+        )
 
     def start_lanes(self) -> None:
-        while self.started_lanes < len(self.lanes) and not any(self.queues[:self.started_lanes]):
+        while self.started_lanes < len(self.lanes) and not any(self.queues[: self.started_lanes]):
             k = self.started_lanes
             self.started_lanes += 1
             self.pool.extend(self.new_worker(k) for _ in range(min(self.workers, len(self.queues[k]))))
 
     def fast_in_flight(self, now: float) -> int:
         # A bounded lane's calls count however long they run: they are requests to a server.
-        return sum(1 for w in self.pool
-                   if w.assigned and (now - w.started < SLOW_AFTER or self.lanes[w.lane].bounded))
+        return sum(1 for w in self.pool if w.assigned and (now - w.started < SLOW_AFTER or self.lanes[w.lane].bounded))
 
     def budget(self, now: float, k: int) -> int:
         return self.workers if self.lanes[k].bounded else self.workers + int(self.idle.sample(now) + 0.5)
@@ -460,8 +530,13 @@ class _Schedule:
                 self.dispatch(w)
             k = pending[0]
             mine = [w for w in self.pool if w.lane == k]
-            if (self.spare and not self.lanes[k].bounded and self.fast_in_flight(now) < self.budget(now, k)
-                    and len(mine) < self.workers + self.spare and all(w.ready and w.assigned for w in mine)):
+            if (
+                self.spare
+                and not self.lanes[k].bounded
+                and self.fast_in_flight(now) < self.budget(now, k)
+                and len(mine) < self.workers + self.spare
+                and all(w.ready and w.assigned for w in mine)
+            ):
                 self.pool.append(self.new_worker(k))
         return pending
 
@@ -480,8 +555,9 @@ class _Schedule:
         if self.on_wait is not None:
             self.on_wait([w.started for w in pool if w.assigned])
             wait_for = min(wait_for, 0.5)
-        return wait([w.conn for w in pool] + [w.proc.sentinel for w in pool] + [w.witness.conn for w in pool],
-                    timeout=wait_for)
+        return wait(
+            [w.conn for w in pool] + [w.proc.sentinel for w in pool] + [w.witness.conn for w in pool], timeout=wait_for
+        )
 
     def hand_in(self, w: _Worker, outcome: Outcome, **how) -> Iterator[tuple[int, Outcome]]:
         """The outcomes the witness lets out once it has looked at this one (``Witness.hand_in``
@@ -515,8 +591,15 @@ class _Schedule:
                     index, ok, value, err, seconds, fired = msg
                     w.assigned.popleft()
                     w.started = time.monotonic()
-                    outcome = Outcome(index, ok, value, w.limits.explain(err, secrets),
-                                      None if ok else "exception", seconds, [mask(f, secrets) for f in fired])
+                    outcome = Outcome(
+                        index,
+                        ok,
+                        value,
+                        w.limits.explain(err, secrets),
+                        None if ok else "exception",
+                        seconds,
+                        [mask(f, secrets) for f in fired],
+                    )
                     if w.assigned and w.conn.poll(0):  # its next result is in: one look for both
                         w.witness.hold(outcome)
                     else:
@@ -534,8 +617,16 @@ class _Schedule:
                 raise PoolError(f"worker died during setup ({reason})")
             if w.assigned:
                 index = w.assigned.popleft()
-                yield from self.hand_in(w, Outcome(index, False, error=w.limits.explain(f"crash: {reason}", secrets),
-                                                   error_kind="crash", seconds=time.monotonic() - w.started))
+                yield from self.hand_in(
+                    w,
+                    Outcome(
+                        index,
+                        False,
+                        error=w.limits.explain(f"crash: {reason}", secrets),
+                        error_kind="crash",
+                        seconds=time.monotonic() - w.started,
+                    ),
+                )
             self.replace(w, reason)
 
     def watch(self) -> Iterator[tuple[int, Outcome]]:
@@ -549,15 +640,32 @@ class _Schedule:
             used = w.over_memory() if w.assigned and watch_now else None
             if used is not None:
                 index = w.assigned.popleft()
-                yield from self.hand_in(w, Outcome(index, False, error=f"crash: MemoryError: the process tree "
-                                                   f"went over its memory limit (accounted: {used / 2**20:.0f} "
-                                                   "MiB)", error_kind="crash", seconds=now - w.started))
+                yield from self.hand_in(
+                    w,
+                    Outcome(
+                        index,
+                        False,
+                        error=f"crash: MemoryError: the process tree "
+                        f"went over its memory limit (accounted: {used / 2**20:.0f} "
+                        "MiB)",
+                        error_kind="crash",
+                        seconds=now - w.started,
+                    ),
+                )
                 self.replace(w, "memory")
             elif w.assigned and now - w.started > self.timeout and not _has_news(w):
                 index = w.assigned.popleft()
                 # The witness is asked before the kill: the worker's tree is still there.
-                yield from self.hand_in(w, Outcome(index, False, error=f"timeout after {self.timeout:g}s",
-                                                   error_kind="timeout", seconds=now - w.started))
+                yield from self.hand_in(
+                    w,
+                    Outcome(
+                        index,
+                        False,
+                        error=f"timeout after {self.timeout:g}s",
+                        error_kind="timeout",
+                        seconds=now - w.started,
+                    ),
+                )
                 self.replace(w, "timeout")
             elif not w.ready and now - w.born > self.setup_timeout:
                 raise PoolError(f"a worker did not start within {self.setup_timeout:g}s (verifier import hangs?)")

@@ -121,10 +121,23 @@ class _ProbeJob(VerifierJob):
     the threaded scoring runs inside the sandboxed call. A module-level class, so that it
     can be sent to a clean worker."""
 
-    def __init__(self, spec: VerifierSpec, prepared: Prepared, options: AuditOptions, timeout: float,
-                 sample: list[int], mates: list[int]) -> None:
-        super().__init__(spec, prepared.candidates, {t.id: t for t in prepared.tasks},
-                         get_domain(prepared.domain), timeout, options.memory_mb)
+    def __init__(
+        self,
+        spec: VerifierSpec,
+        prepared: Prepared,
+        options: AuditOptions,
+        timeout: float,
+        sample: list[int],
+        mates: list[int],
+    ) -> None:
+        super().__init__(
+            spec,
+            prepared.candidates,
+            {t.id: t for t in prepared.tasks},
+            get_domain(prepared.domain),
+            timeout,
+            options.memory_mb,
+        )
         self.sample, self.mates = sample, mates
         self.n = len(prepared.candidates)
 
@@ -185,19 +198,29 @@ class _ProbeJob(VerifierJob):
         return found
 
 
-def _make_job(spec: VerifierSpec, prepared: Prepared, options: AuditOptions, timeout: float,
-              sample: list[int], mates: list[int]) -> _ProbeJob:
+def _make_job(
+    spec: VerifierSpec, prepared: Prepared, options: AuditOptions, timeout: float, sample: list[int], mates: list[int]
+) -> _ProbeJob:
     return _ProbeJob(spec, prepared, options, timeout, sample, mates)
 
 
 def _run(job, items: list[int], options: AuditOptions, timeout: float):
     """Outcomes by item; stops after MAX_FAILURES timeouts or crashes (stopped_early)."""
     outcomes, failures, stopped = {}, 0, False
-    gen = pool.run(job, items, workers=options.workers, timeout=timeout, memory_mb=options.memory_mb,
-                   quiet=options.quiet_workers, clean=getattr(job, "clean", False),
-                   isolation=job.isolation_level(options.isolation) if isinstance(job, VerifierJob) else "process",
-                   tree_memory=isinstance(job, VerifierJob), bounded=getattr(job, "bounded", False),
-                   file_mb=options.file_mb, max_processes=options.max_processes)
+    gen = pool.run(
+        job,
+        items,
+        workers=options.workers,
+        timeout=timeout,
+        memory_mb=options.memory_mb,
+        quiet=options.quiet_workers,
+        clean=getattr(job, "clean", False),
+        isolation=job.isolation_level(options.isolation) if isinstance(job, VerifierJob) else "process",
+        tree_memory=isinstance(job, VerifierJob),
+        bounded=getattr(job, "bounded", False),
+        file_mb=options.file_mb,
+        max_processes=options.max_processes,
+    )
     try:
         for out in gen:
             outcomes[out.index] = out
@@ -211,8 +234,9 @@ def _run(job, items: list[int], options: AuditOptions, timeout: float):
     return outcomes, stopped
 
 
-def _determinism(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict], sample: list[int],
-                 options: AuditOptions) -> ProbeResult:
+def _determinism(
+    prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict], sample: list[int], options: AuditOptions
+) -> ProbeResult:
     job = _make_job(spec, prepared, options, options.timeout, sample, sample)
     outcomes, stopped = _run(job, sample, options, options.timeout)
     disagreed = errors = 0
@@ -230,12 +254,18 @@ def _determinism(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Ver
         else:
             errors += 1
             examples.append(f"{c.id}: {_fmt(first)} then error ({out.error})")
-    return ProbeResult(sampled=len(outcomes), disagreed=disagreed, errors=errors,
-                       examples=examples[:MAX_EXAMPLES], stopped_early=stopped)
+    return ProbeResult(
+        sampled=len(outcomes),
+        disagreed=disagreed,
+        errors=errors,
+        examples=examples[:MAX_EXAMPLES],
+        stopped_early=stopped,
+    )
 
 
-def _threads(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict], sample: list[int],
-             options: AuditOptions) -> tuple[ProbeResult, bool]:
+def _threads(
+    prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict], sample: list[int], options: AuditOptions
+) -> tuple[ProbeResult, bool]:
     mates = partners(prepared, verdicts, sample)
     # THREADS calls share one clock: room for all of them at the pace of the first pass (twice
     # over, for contention), never less than one call's limit nor more than two of them (a
@@ -279,13 +309,17 @@ def _threads(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict
                 errors += 1
             if wrong[0][1] not in examples:
                 examples.append(wrong[0][1])
-    result = ProbeResult(sampled=len(outcomes), disagreed=disagreed, errors=errors,
-                         examples=examples[:MAX_EXAMPLES], stopped_early=stopped)
+    result = ProbeResult(
+        sampled=len(outcomes),
+        disagreed=disagreed,
+        errors=errors,
+        examples=examples[:MAX_EXAMPLES],
+        stopped_early=stopped,
+    )
     return result, isolated
 
 
-def run_probes(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict],
-               options: AuditOptions) -> Checks:
+def run_probes(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict], options: AuditOptions) -> Checks:
     """The checks of one verifier whose verdicts are in (``verdicts``: candidate id -> the
     audit's verdict). ``options.probe_sample`` 0: only the split counts, no probe runs."""
     tasks = {t.id: t for t in prepared.tasks}

@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 WINDOW = 50  # advances (items or batches) the recent rate is measured over
 MIN_SAMPLES = 5  # fewer completions than this: no rate-based estimate
@@ -24,7 +24,7 @@ STUCK_FLOOR = 1.0  # ...and at least this many seconds long
 
 @dataclass
 class Estimate:
-    seconds: Optional[float]  # None: not enough evidence
+    seconds: float | None  # None: not enough evidence
     stuck: int = 0  # calls in flight presumed to wait out their timeout
 
 
@@ -32,7 +32,7 @@ class EtaEstimator:
     """Time left from completion times and the calls in flight; ``now`` is always passed
     in, so the logic is tested with a synthetic clock."""
 
-    def __init__(self, total: int, *, timeout: Optional[float] = None, workers: int = 1):
+    def __init__(self, total: int, *, timeout: float | None = None, workers: int = 1):
         self.total, self.timeout, self.workers = total, timeout, max(1, workers)
         self.done = 0
         self._recent: deque[tuple[float, int]] = deque(maxlen=WINDOW)  # (time, items) of each advance
@@ -49,7 +49,7 @@ class EtaEstimator:
     def in_flight(self, started: list[float]) -> None:
         self._in_flight = list(started)
 
-    def rate(self, now: Optional[float] = None) -> Optional[float]:
+    def rate(self, now: float | None = None) -> float | None:
         """Items per second since the oldest advance of the window, measured up to ``now``
         (None: up to the last advance). The items of that oldest advance were done before
         it, so they do not count."""
@@ -92,8 +92,16 @@ class Progress:
     """``advance`` after each item; ``in_flight`` (the pool's on_wait) between them, so the
     line keeps moving while the workers wait on slow calls."""
 
-    def __init__(self, label: str, total: int, *, enabled: bool | None = None, timeout: Optional[float] = None,
-                 workers: int = 1, now: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        *,
+        enabled: bool | None = None,
+        timeout: float | None = None,
+        workers: int = 1,
+        now: Callable[[], float] = time.monotonic,
+    ):
         self.label, self.total = label, total
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self._now = now
@@ -131,7 +139,9 @@ class Progress:
         if est.stuck:
             eta += f" ({est.stuck} call{'s' if est.stuck > 1 else ''} may wait out the {self.eta.timeout:g}s timeout)"
         speed = "" if not rate else f"{rate:,.0f}/s  " if rate >= 10 else f"{rate:.2g}/s  "
-        return f"{self.label:<22} [{bar:<24}] {self.done}/{self.total}  {speed}{clock(t - self.start)} elapsed  eta {eta}"
+        return (
+            f"{self.label:<22} [{bar:<24}] {self.done}/{self.total}  {speed}{clock(t - self.start)} elapsed  eta {eta}"
+        )
 
     def _draw(self, t: float) -> None:
         text = self.line(t)

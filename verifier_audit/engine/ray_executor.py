@@ -61,8 +61,9 @@ import sys
 import threading
 import time
 from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any
 
 from ..errors import InputError
 from ..isolation import FILE_MB, MAX_PROCESSES
@@ -100,7 +101,7 @@ def import_ray():
 _REMOTE: dict[str, Any] = {}  # the chunk task as a Ray remote function; the job whose workers were warmed
 
 
-def connect(address: Optional[str] = None):
+def connect(address: str | None = None):
     """Connect this process to a Ray cluster once (later calls reuse the connection) and
     return the ``ray`` module. ``address`` None: as ``ray.init()`` resolves it (RAY_ADDRESS,
     else a cluster started on this machine, else a new local one); "auto": an existing
@@ -111,24 +112,27 @@ def connect(address: Optional[str] = None):
         return ray
     _check_reachable(address)
     try:
-        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False,
-                 configure_logging=True)
+        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False, configure_logging=True)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = f"--ray-address {address}" if address else "ray.init() (RAY_ADDRESS, else a local cluster)"
-        raise InputError(f"{where}: cannot connect to a Ray cluster ({type(exc).__name__}: {exc}); start one with "
-                         "`ray start --head` (docs/ray.md)") from None
+        raise InputError(
+            f"{where}: cannot connect to a Ray cluster ({type(exc).__name__}: {exc}); start one with "
+            "`ray start --head` (docs/ray.md)"
+        ) from None
     return ray
 
 
-def _check_reachable(address: Optional[str]) -> None:
+def _check_reachable(address: str | None) -> None:
     """A HOST:PORT (given, or in RAY_ADDRESS) where nothing answers is an InputError now:
     ``ray.init`` would retry it for minutes. Ray Client addresses (ray://) are refused:
     the executor is tested as a driver on a node of the cluster."""
     target = address or os.environ.get("RAY_ADDRESS") or ""
     where = f"--ray-address {address}" if address else f"RAY_ADDRESS={target}"
     if target.startswith("ray://"):
-        raise InputError(f"{where}: Ray Client addresses are not supported; run the audit on a node of the "
-                         "cluster with --ray-address auto, or give the head's HOST:PORT (docs/ray.md)")
+        raise InputError(
+            f"{where}: Ray Client addresses are not supported; run the audit on a node of the "
+            "cluster with --ray-address auto, or give the head's HOST:PORT (docs/ray.md)"
+        )
     host, sep, port = target.rpartition(":")
     if not sep or not port.isdigit() or target in ("auto", "local"):
         return  # auto, local, None: ray.init's own answer is quick
@@ -137,11 +141,13 @@ def _check_reachable(address: Optional[str]) -> None:
     try:
         socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5).close()
     except OSError as exc:
-        raise InputError(f"{where}: no Ray cluster answers there ({exc.strerror or exc}); start one with "
-                         "`ray start --head --port PORT` on the head node (docs/ray.md)") from None
+        raise InputError(
+            f"{where}: no Ray cluster answers there ({exc.strerror or exc}); start one with "
+            "`ray start --head --port PORT` on the head node (docs/ray.md)"
+        ) from None
 
 
-def start(address: Optional[str] = None) -> None:
+def start(address: str | None = None) -> None:
     """Connect now and warm one Ray worker per CPU of the cluster in the background: the
     imports (sympy, DuckDB, sqlglot) and the clean server a chunk's local pool needs, so
     that they overlap the candidates' preparation on this machine, as ``pool.warm_clean_server``
@@ -209,8 +215,9 @@ def _chunk(box: list, indices: list[int], settings: dict, driver: dict):
                 if not settings.get("clean"):
                     _warm()
                 for out in pool.run(job, indices, workers=1, on_wait=check_stop, **settings):
-                    results.put([out.index, out.ok, out.value, out.error, out.error_kind, out.seconds,
-                                 list(out.security)])
+                    results.put(
+                        [out.index, out.ok, out.value, out.error, out.error_kind, out.seconds, list(out.security)]
+                    )
                     if stop.is_set():
                         break
         except _Stop:
@@ -282,6 +289,7 @@ class _driver_context:
 
 # --- on the driver -----------------------------------------------------------------------
 
+
 @dataclass
 class _InFlight:
     indices: list[int]  # the chunk, in the order its local pool runs it
@@ -295,8 +303,17 @@ class _InFlight:
 def _system_errors(ray) -> tuple:
     """Failures of the cluster, not of the call or of our code: the chunk is resubmitted."""
     E = ray.exceptions
-    names = ("NodeDiedError", "WorkerCrashedError", "ObjectLostError", "OutOfMemoryError", "LocalRayletDiedError",
-             "RaySystemError", "ObjectFetchTimedOutError", "ObjectReconstructionFailedError", "OwnerDiedError")
+    names = (
+        "NodeDiedError",
+        "WorkerCrashedError",
+        "ObjectLostError",
+        "OutOfMemoryError",
+        "LocalRayletDiedError",
+        "RaySystemError",
+        "ObjectFetchTimedOutError",
+        "ObjectReconstructionFailedError",
+        "OwnerDiedError",
+    )
     return tuple(getattr(E, n) for n in names if hasattr(E, n))
 
 
@@ -308,10 +325,18 @@ def _parse_batch(raw: Any, expected: set[int]) -> list[Outcome]:
         raise PoolError("a Ray task sent a batch that is not a JSON list")
     outs = []
     for row in rows:
-        if not (isinstance(row, list) and len(row) == 7 and type(row[0]) is int and row[0] in expected
-                and isinstance(row[1], bool) and (row[3] is None or isinstance(row[3], str))
-                and row[4] in (None, "timeout", "crash", "exception") and isinstance(row[5], (int, float))
-                and isinstance(row[6], list) and all(isinstance(s, str) for s in row[6])):
+        if not (
+            isinstance(row, list)
+            and len(row) == 7
+            and type(row[0]) is int
+            and row[0] in expected
+            and isinstance(row[1], bool)
+            and (row[3] is None or isinstance(row[3], str))
+            and row[4] in (None, "timeout", "crash", "exception")
+            and isinstance(row[5], (int, float))
+            and isinstance(row[6], list)
+            and all(isinstance(s, str) for s in row[6])
+        ):
             raise PoolError(f"a Ray task sent a malformed outcome: {str(row)[:200]}")
         outs.append(Outcome(row[0], row[1], row[2], row[3], row[4], float(row[5]), row[6]))
     return outs
@@ -329,21 +354,21 @@ def run(
     job: pool.Job,
     items: Iterable[int],
     *,
-    workers: Optional[int] = None,
+    workers: int | None = None,
     timeout: float = 10.0,
-    memory_mb: Optional[int] = 4096,
+    memory_mb: int | None = 4096,
     chunk: int = DEFAULT_CHUNK,
     quiet: bool = True,
     setup_timeout: float = 120.0,
-    on_restart: Optional[Callable[[str], None]] = None,
-    on_wait: Optional[Callable[[list[float]], None]] = None,
+    on_restart: Callable[[str], None] | None = None,
+    on_wait: Callable[[list[float]], None] | None = None,
     clean: bool = False,
     isolation: str = "process",
     tree_memory: bool = False,
     bounded: bool = False,
-    address: Optional[str] = None,
-    file_mb: Optional[int] = FILE_MB,
-    max_processes: Optional[int] = MAX_PROCESSES,
+    address: str | None = None,
+    file_mb: int | None = FILE_MB,
+    max_processes: int | None = MAX_PROCESSES,
 ) -> Iterator[Outcome]:
     """Yield an Outcome for every item (in completion order), whatever the calls do, running
     them on a Ray cluster (``address``: as ``connect``). As ``pool.run``, except:
@@ -359,9 +384,18 @@ def run(
         return
     ray = connect(address)
     system_errors = _system_errors(ray)
-    settings = dict(timeout=timeout, memory_mb=memory_mb, quiet=quiet, setup_timeout=setup_timeout, clean=clean,
-                    isolation=isolation, tree_memory=tree_memory, bounded=bounded, file_mb=file_mb,
-                    max_processes=max_processes)
+    settings = dict(
+        timeout=timeout,
+        memory_mb=memory_mb,
+        quiet=quiet,
+        setup_timeout=setup_timeout,
+        clean=clean,
+        isolation=isolation,
+        tree_memory=tree_memory,
+        bounded=bounded,
+        file_mb=file_mb,
+        max_processes=max_processes,
+    )
     driver = {"cwd": os.getcwd(), "path": list(sys.path)}
     box = [ray.put(job)]
     task = _remote(ray)
@@ -369,7 +403,7 @@ def run(
     seen: set[int] = set()
     charged: Counter = Counter()  # index -> system failures while it was the one running
     slots, resized = (workers or max(1, _cluster_cpus(ray))), time.monotonic()
-    no_cpu_since: Optional[float] = None  # since when the cluster has had no CPU
+    no_cpu_since: float | None = None  # since when the cluster has had no CPU
     spent = [0.0, 0]  # seconds of the calls done so far, and how many
 
     def submit() -> None:
@@ -391,8 +425,10 @@ def run(
                     slots = cpus
                 no_cpu_since = (no_cpu_since or resized) if cpus == 0 else None
                 if no_cpu_since is not None and resized - no_cpu_since > setup_timeout:
-                    raise PoolError(f"the Ray cluster has had no CPU for {setup_timeout:g}s (its worker nodes died "
-                                    "or left?): nothing can run the calls")
+                    raise PoolError(
+                        f"the Ray cluster has had no CPU for {setup_timeout:g}s (its worker nodes died "
+                        "or left?): nothing can run the calls"
+                    )
             while pending and len(flying) < slots:
                 submit()
             if on_wait is not None:
@@ -419,7 +455,8 @@ def run(
                     del flying[gen]
                     dead.append((f, failure))
                     if isinstance(exc, ray.exceptions.ObjectLostError) or isinstance(
-                            getattr(exc, "cause", None), ray.exceptions.ObjectLostError):
+                        getattr(exc, "cause", None), ray.exceptions.ObjectLostError
+                    ):
                         box[0] = ray.put(job)  # the job's copy may be what was lost
                     continue
                 for out in _parse_batch(raw, set(f.indices)):
@@ -441,9 +478,13 @@ def run(
                 if charged[left[0]] >= MAX_ATTEMPTS:
                     index = left.pop(0)
                     seen.add(index)
-                    yield Outcome(index, False, error=f"crash: the Ray task running it died {MAX_ATTEMPTS} times "
-                                                      f"({reason})", error_kind="crash",
-                                  seconds=time.monotonic() - f.active)
+                    yield Outcome(
+                        index,
+                        False,
+                        error=f"crash: the Ray task running it died {MAX_ATTEMPTS} times ({reason})",
+                        error_kind="crash",
+                        seconds=time.monotonic() - f.active,
+                    )
                 pending.extendleft(reversed(left))
                 if on_restart is not None:
                     on_restart(f"ray: {reason}")
@@ -462,7 +503,7 @@ def _remote(ray):
     return _REMOTE["chunk"]
 
 
-def _system_failure(exc: BaseException, system_errors: tuple) -> Optional[str]:
+def _system_failure(exc: BaseException, system_errors: tuple) -> str | None:
     """Why the task died, when ``exc`` is a failure of the cluster (resubmit its chunk);
     None for an error of the task itself."""
     cause = getattr(exc, "cause", None)  # RayTaskError wraps what the task raised

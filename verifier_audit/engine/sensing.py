@@ -88,12 +88,19 @@ def sample_hash(seed: int, candidate_id: str) -> int:
     """A candidate's seeded place in a uniform sample of its category: the probe pool of a
     streamed ``score`` keeps each category's smallest (samples/score/probe_pool.py), and the
     cross-check draws from those, so that its sample does not depend on the blocks."""
-    return int.from_bytes(hashlib.blake2b(f"{seed}:{candidate_id}".encode("utf-8", "surrogatepass"),
-                                          digest_size=8).digest(), "big")
+    return int.from_bytes(
+        hashlib.blake2b(f"{seed}:{candidate_id}".encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big"
+    )
 
 
-def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, seed: int,
-                  threshold: float, per_category: int | None = None) -> list[int]:
+def select_sample(
+    prepared: Prepared,
+    verdicts: dict[str, Verdict],
+    size: int,
+    seed: int,
+    threshold: float,
+    per_category: int | None = None,
+) -> list[int]:
     """Indices (into ``prepared.candidates``) of up to ``size`` candidates the audit scored
     without error, where an audit-aware verifier's two faces differ most: the incorrect
     candidates of the categories it accepted most first, round-robin over categories,
@@ -104,14 +111,20 @@ def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, s
     rng = random.Random(f"verifier-audit-sensing:{seed}")
     wrong: dict[str, list[int]] = defaultdict(list)
     right: dict[str, list[int]] = defaultdict(list)
-    scored = [i for i, c in enumerate(prepared.candidates)
-              if (v := verdicts.get(c.id)) is not None and v.status == "ok" and v.score is not None]
+    scored = [
+        i
+        for i, c in enumerate(prepared.candidates)
+        if (v := verdicts.get(c.id)) is not None and v.status == "ok" and v.score is not None
+    ]
     if per_category is not None:
         by_category: dict[str, list[int]] = defaultdict(list)
         for i in scored:
             by_category[prepared.candidates[i].category].append(i)
-        kept = {i for members in by_category.values()
-                for i in sorted(members, key=lambda i: sample_hash(seed, prepared.candidates[i].id))[:per_category]}
+        kept = {
+            i
+            for members in by_category.values()
+            for i in sorted(members, key=lambda i: sample_hash(seed, prepared.candidates[i].id))[:per_category]
+        }
         scored = [i for i in scored if i in kept]
     for i in scored:
         c = prepared.candidates[i]
@@ -164,8 +177,9 @@ def why_not(spec: VerifierSpec, prepared: Prepared) -> str | None:
     return None
 
 
-def cross_check(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict],
-                options: AuditOptions) -> CrossCheck | None:
+def cross_check(
+    prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict], options: AuditOptions
+) -> CrossCheck | None:
     """The training-like process's scores on the sample, compared with ``verdicts``. None
     when the probes are off (``probe_sample`` 0).
 
@@ -184,8 +198,14 @@ def cross_check(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verd
         return CrossCheck(sampled=0, disagreed=0, errors=0, not_run="no candidate was scored without error")
     tasks = {t.id: t for t in prepared.tasks}
     candidates = [prepared.candidates[i] for i in sample]
-    job = VerifierJob(spec, candidates, {c.task_id: tasks[c.task_id] for c in candidates},
-                      get_domain(prepared.domain), options.timeout, options.memory_mb)
+    job = VerifierJob(
+        spec,
+        candidates,
+        {c.task_id: tasks[c.task_id] for c in candidates},
+        get_domain(prepared.domain),
+        options.timeout,
+        options.memory_mb,
+    )
     audited = [verdicts[c.id].score for c in candidates]
     with TrainingLike(job, options.timeout, options.memory_mb) as unseen:
         first = unseen.score(range(len(candidates)))
@@ -195,19 +215,34 @@ def cross_check(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verd
     rescored = _audit_again(job, held, options) if held else {}
     confirmed = [k for k in held if rescored.get(k) == audited[k]]
     examples = [f"{candidates[k].id}: {audited[k]!r} audited, {first[k][1]!r} unseen (each twice)" for k in confirmed]
-    return CrossCheck(sampled=len(first), disagreed=len(confirmed), errors=sum(not ok for ok, _ in first.values()),
-                      unconfirmed=len(differ) - len(confirmed), examples=examples[:MAX_EXAMPLES],
-                      disagreeing=[(candidates[k].id, candidates[k].task_id) for k in confirmed][:MAX_EXAMPLES],
-                      stopped_early=unseen.stopped is not None, not_run=unseen.stopped)
+    return CrossCheck(
+        sampled=len(first),
+        disagreed=len(confirmed),
+        errors=sum(not ok for ok, _ in first.values()),
+        unconfirmed=len(differ) - len(confirmed),
+        examples=examples[:MAX_EXAMPLES],
+        disagreeing=[(candidates[k].id, candidates[k].task_id) for k in confirmed][:MAX_EXAMPLES],
+        stopped_early=unseen.stopped is not None,
+        not_run=unseen.stopped,
+    )
 
 
 def _audit_again(job: VerifierJob, items: list[int], options: AuditOptions) -> dict[int, float]:
     """``items`` of ``job`` scored again in a fresh audit worker (the audit's walls and
     hiding, as the verdicts were): {item: score} of those scored without error."""
     out = {}
-    runs = pool.run(job, items, workers=1, timeout=options.timeout, memory_mb=options.memory_mb,
-                    quiet=options.quiet_workers, clean=job.clean, isolation=job.isolation_level(options.isolation),
-                    tree_memory=True, bounded=job.bounded)
+    runs = pool.run(
+        job,
+        items,
+        workers=1,
+        timeout=options.timeout,
+        memory_mb=options.memory_mb,
+        quiet=options.quiet_workers,
+        clean=job.clean,
+        isolation=job.isolation_level(options.isolation),
+        tree_memory=True,
+        bounded=job.bounded,
+    )
     try:
         for outcome in runs:
             if outcome.ok and isinstance(outcome.value, (int, float)):
@@ -220,8 +255,9 @@ def _audit_again(job: VerifierJob, items: list[int], options: AuditOptions) -> d
 def training_environ(env) -> dict[str, str]:
     """The user's environment as the cross-check's process gets it: without the audit's
     variables and without secrets (a name with one of ``SECRET_WORDS``)."""
-    return {k: v for k, v in neutral.neutral_environ(env).items()
-            if not any(word in k.upper() for word in SECRET_WORDS)}
+    return {
+        k: v for k, v in neutral.neutral_environ(env).items() if not any(word in k.upper() for word in SECRET_WORDS)
+    }
 
 
 class TrainingLike:
@@ -233,8 +269,11 @@ class TrainingLike:
         self.job, self.timeout = job, timeout
         self.workdir = tempfile.mkdtemp()  # its only writable place (with its private /tmp)
         self.pid, self.to_child, from_child = _start(
-            [sys.executable, "-c", _DRIVER.format(home=_package_home())], os.getcwd(), training_environ(os.environ),
-            self.workdir)
+            [sys.executable, "-c", _DRIVER.format(home=_package_home())],
+            os.getcwd(),
+            training_environ(os.environ),
+            self.workdir,
+        )
         self.pipe = os.fdopen(from_child, "rb", buffering=0)
         self.buffer = b""
         self.stopped: str | None = None
@@ -295,8 +334,10 @@ class TrainingLike:
 # The fresh interpreter imports the verifier_audit this process runs (a checkout on sys.path
 # wins over an installed copy, as here), then drops that entry: the verifier's own imports
 # see the user's path.
-_DRIVER = ("import sys; sys.path.insert(0, {home!r}); from verifier_audit.engine.sensing import drive; "
-           "del sys.path[0]; drive()")
+_DRIVER = (
+    "import sys; sys.path.insert(0, {home!r}); from verifier_audit.engine.sensing import drive; "
+    "del sys.path[0]; drive()"
+)
 
 
 def _package_home() -> str:

@@ -30,8 +30,10 @@ def task_slices(domain, task: Task, field: str = DEFAULT_FIELD) -> list[str]:
 def with_slices(domain, tasks: list[Task], candidates: list[Candidate], field: str = DEFAULT_FIELD) -> list[Candidate]:
     """The candidates, each carrying its task's slices (computed once per task)."""
     by_task = {t.id: task_slices(domain, t, field) for t in tasks}
-    return [c if c.slices == by_task.get(c.task_id, []) else c.model_copy(update={"slices": by_task.get(c.task_id, [])})
-            for c in candidates]
+    return [
+        c if c.slices == by_task.get(c.task_id, []) else c.model_copy(update={"slices": by_task.get(c.task_id, [])})
+        for c in candidates
+    ]
 
 
 @dataclass(frozen=True)
@@ -52,12 +54,19 @@ def weights_of(tasks: list[Task], domain, source: str, *, field: str = DEFAULT_F
         if found:
             primary[found[0]] += 1
     if not primary:
-        raise InputError(f"--weights-from {source}: none of its {len(tasks)} tasks has a slice the {domain.name} "
-                         f"domain can read (name one with metadata[{field!r}])")
+        raise InputError(
+            f"--weights-from {source}: none of its {len(tasks)} tasks has a slice the {domain.name} "
+            f"domain can read (name one with metadata[{field!r}])"
+        )
     dimensions = {name.partition(":")[0] for name in primary}
     if len(dimensions) > 1:
-        raise InputError(f"--weights-from {source}: its tasks' primary slices mix dimensions ({', '.join(sorted(dimensions))}); "
-                         "give every task the same kind of slice")
+        raise InputError(
+            f"--weights-from {source}: its tasks' primary slices mix dimensions ({', '.join(sorted(dimensions))}); "
+            "give every task the same kind of slice"
+        )
     total = sum(primary.values())
-    return SliceWeights(source=source, dimension=dimensions.pop(),
-                        weights={name: round(n / total, 6) for name, n in sorted(primary.items())})
+    return SliceWeights(
+        source=source,
+        dimension=dimensions.pop(),
+        weights={name: round(n / total, 6) for name, n in sorted(primary.items())},
+    )

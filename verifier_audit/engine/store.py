@@ -34,7 +34,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Container, Iterator, MutableMapping
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ..audit_files import folder_key, key_path, mac, mac_matches
 from ..errors import InputError
@@ -50,13 +50,28 @@ def fingerprint(settings: dict[str, Any]) -> str:
 #: Each setting of the fingerprint (engine.audit.run_settings) and what sets it, for the
 #: messages that name a difference; a key not listed here is shown by its own name.
 SETTING_SOURCES = {
-    "tool_version": "verifier-audit's version", "suite": "--suite", "suite_hash": "the suite file's content",
-    "split": "--split", "limit": "--limit", "seed": "--seed", "verifiers": "--verifier, --style, --verifier-option",
-    "timeout": "--timeout", "memory_mb": "--memory-mb", "isolation": "--isolation",
-    "n_candidates": "the number of candidates", "origins": "--only", "verifier_sources": "the verifier's source",
-    "candidates_hash": "the candidates", "domain": "--domain", "format": "--format", "fields": "--field",
-    "db_dir": "--db-dir", "tasks_hash": "the tasks as read: the suite through --field and --format, its databases",
-    "threshold": "--threshold", "answer_formats": "--no-format-probe", "search": "--search",
+    "tool_version": "verifier-audit's version",
+    "suite": "--suite",
+    "suite_hash": "the suite file's content",
+    "split": "--split",
+    "limit": "--limit",
+    "seed": "--seed",
+    "verifiers": "--verifier, --style, --verifier-option",
+    "timeout": "--timeout",
+    "memory_mb": "--memory-mb",
+    "isolation": "--isolation",
+    "n_candidates": "the number of candidates",
+    "origins": "--only",
+    "verifier_sources": "the verifier's source",
+    "candidates_hash": "the candidates",
+    "domain": "--domain",
+    "format": "--format",
+    "fields": "--field",
+    "db_dir": "--db-dir",
+    "tasks_hash": "the tasks as read: the suite through --field and --format, its databases",
+    "threshold": "--threshold",
+    "answer_formats": "--no-format-probe",
+    "search": "--search",
     "oracle_timeout": "--oracle-timeout",
 }
 
@@ -69,13 +84,17 @@ def settings_difference(old: Any, new: dict[str, Any]) -> str:
     old = old if isinstance(old, dict) else {}
     missing = [k for k in new if k not in old]
     # The settings a flag sets first; what follows from them (the hashes) after.
-    changed = sorted((k for k in set(old) | set(new) if k in old and old.get(k) != new.get(k)),
-                     key=lambda k: (not SETTING_SOURCES.get(k, "").startswith("--"), k))
+    changed = sorted(
+        (k for k in set(old) | set(new) if k in old and old.get(k) != new.get(k)),
+        key=lambda k: (not SETTING_SOURCES.get(k, "").startswith("--"), k),
+    )
     parts = [f"{k} ({SETTING_SOURCES.get(k, k)}) was {_shown(old.get(k))}, now {_shown(new.get(k))}" for k in changed]
     if missing:
-        parts.append("written by an older verifier-audit that did not record "
-                     f"{', '.join(f'{k} ({SETTING_SOURCES.get(k, k)})' for k in missing)}: "
-                     "its verdicts may be of other settings")
+        parts.append(
+            "written by an older verifier-audit that did not record "
+            f"{', '.join(f'{k} ({SETTING_SOURCES.get(k, k)})' for k in missing)}: "
+            "its verdicts may be of other settings"
+        )
     return "; ".join(parts) or "its fingerprint differs"
 
 
@@ -105,7 +124,7 @@ _REJECTED = {
 }
 
 
-def read_verified(path: Path) -> dict[tuple[str, str], "Verdict"]:
+def read_verified(path: Path) -> dict[tuple[str, str], Verdict]:
     """The verdicts of a closed results file whose lines pass their signature (for readers
     after the audit, such as ``score``): what anyone else appended is left out."""
     with Path(path).open(encoding="utf-8") as fh:
@@ -122,9 +141,16 @@ def read_verified(path: Path) -> dict[tuple[str, str], "Verdict"]:
 
 
 class ResultsStore:
-    def __init__(self, path: Path, settings: dict[str, Any], *, resume: bool,
-                 known: Optional[Container[tuple[str, str]]] = None,
-                 done: Optional[MutableMapping[tuple[str, str], Verdict]] = None, remember: bool = True):
+    def __init__(
+        self,
+        path: Path,
+        settings: dict[str, Any],
+        *,
+        resume: bool,
+        known: Container[tuple[str, str]] | None = None,
+        done: MutableMapping[tuple[str, str], Verdict] | None = None,
+        remember: bool = True,
+    ):
         """``known``: the (verifier name, candidate id) pairs of this audit; lines for any
         other pair are rejected on resume (None: any pair is accepted). ``done``: where the
         verdicts read back on resume are kept (default a dict; ``ResumeIndex``: on disk).
@@ -143,8 +169,9 @@ class ResultsStore:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise InputError(f"{self.path}: another audit is writing this results file; wait for it, "
-                             "or pass another --results") from None
+            raise InputError(
+                f"{self.path}: another audit is writing this results file; wait for it, or pass another --results"
+            ) from None
         self._fh = os.fdopen(fd, "r+b")
         try:
             if resume and os.fstat(fd).st_size > 0:
@@ -154,8 +181,11 @@ class ResultsStore:
                 self._check_fresh()
                 self._fh.truncate(0)
                 self._key = self._new_key()
-                self._write_line(json.dumps({"kind": "header", "fingerprint": self.fingerprint, "settings": settings},
-                                            ensure_ascii=True))
+                self._write_line(
+                    json.dumps(
+                        {"kind": "header", "fingerprint": self.fingerprint, "settings": settings}, ensure_ascii=True
+                    )
+                )
         except BaseException:
             self._fh.close()  # and the lock with it: a refused file is left as it was
             raise
@@ -165,7 +195,7 @@ class ResultsStore:
     def _new_key(self) -> bytes:
         return folder_key(self.path.parent, self.path.name, fresh=True)
 
-    def _read_key(self) -> Optional[bytes]:
+    def _read_key(self) -> bytes | None:
         # None (missing, or not a key only this uid could have made): no line can be
         # trusted, every call is redone.
         return folder_key(self.path.parent, self.path.name)
@@ -188,7 +218,8 @@ class ResultsStore:
             raise InputError(
                 f"{self.path}, line 1 (its header): the results of another audit, which this run would overwrite "
                 f"(settings that differ: {settings_difference(header.get('settings'), self.settings)}). "
-                "Pass --results a new path, or delete this file to start over in it.")
+                "Pass --results a new path, or delete this file to start over in it."
+            )
 
     def _load(self) -> None:
         self._fh.seek(0)
@@ -200,7 +231,9 @@ class ResultsStore:
         lines = whole.decode("utf-8", errors="replace").splitlines()
         header = _header_of(lines[0] if lines else "")
         if header is None:
-            raise InputError(f"{self.path}: not a verifier-audit results file (no header line); remove it or pass another --results")
+            raise InputError(
+                f"{self.path}: not a verifier-audit results file (no header line); remove it or pass another --results"
+            )
         if header.get("fingerprint") != self.fingerprint:
             raise InputError(
                 f"{self.path}, line 1 (its header): written by a different audit, whose verdicts are not this one's "
@@ -235,8 +268,10 @@ class ResultsStore:
     @property
     def warnings(self) -> list[str]:
         """One sentence per kind of line rejected on resume."""
-        return [f"{self.path}: {n} line(s) {_REJECTED[kind]} were rejected; their calls are redone"
-                for kind, n in sorted(self.rejected.items())]
+        return [
+            f"{self.path}: {n} line(s) {_REJECTED[kind]} were rejected; their calls are redone"
+            for kind, n in sorted(self.rejected.items())
+        ]
 
     # -- writing -------------------------------------------------------------------------
 
@@ -270,8 +305,9 @@ class ResumeIndex(MutableMapping):
         self._db = sqlite3.connect(self.path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=OFF")
         self._db.execute("PRAGMA synchronous=OFF")
-        self._db.execute("CREATE TABLE IF NOT EXISTS v (name TEXT, cid TEXT, body TEXT, PRIMARY KEY (name, cid)) "
-                         "WITHOUT ROWID")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS v (name TEXT, cid TEXT, body TEXT, PRIMARY KEY (name, cid)) WITHOUT ROWID"
+        )
         self._db.execute("BEGIN")  # one transaction while loading: committed by the first lookup
         self._loading = True
         self._got = 0  # lookups that found a verdict (each key is asked for once)
@@ -282,7 +318,9 @@ class ResumeIndex(MutableMapping):
             self._loading = False
 
     def __setitem__(self, key: tuple[str, str], verdict: Verdict) -> None:
-        self._db.execute("INSERT OR REPLACE INTO v (name, cid, body) VALUES (?, ?, ?)", (key[0], key[1], to_json(verdict)))
+        self._db.execute(
+            "INSERT OR REPLACE INTO v (name, cid, body) VALUES (?, ?, ?)", (key[0], key[1], to_json(verdict))
+        )
 
     def __contains__(self, key) -> bool:
         return self._db.execute("SELECT 1 FROM v WHERE name = ? AND cid = ?", key).fetchone() is not None

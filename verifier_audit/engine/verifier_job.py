@@ -10,7 +10,7 @@ clean=True)``) that never had the audit's memory, so there is nothing to find th
 from __future__ import annotations
 
 import os
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from .. import canary
 from ..domains.base import Domain
@@ -40,18 +40,25 @@ class IsolatedCallError(Exception):
 
 
 class VerifierJob:
-    def __init__(self, spec: VerifierSpec, candidates: list[Candidate], tasks: dict[str, Task], domain: Domain,
-                 timeout: float = 10.0, memory_mb: Optional[int] = None):
+    def __init__(
+        self,
+        spec: VerifierSpec,
+        candidates: list[Candidate],
+        tasks: dict[str, Task],
+        domain: Domain,
+        timeout: float = 10.0,
+        memory_mb: int | None = None,
+    ):
         self.spec, self.tasks, self.domain = spec, tasks, domain
         # (task id, text) per candidate: what the verifier is shown, and no more.
         self.items: list[tuple[str, str]] = [(c.task_id, c.text) for c in candidates]
         self.timeout, self.memory_mb = timeout, memory_mb
-        self.call: Optional[Callable] = None
+        self.call: Callable | None = None
         self.views: dict[str, Task] = {}  # per worker: the task as the verifier sees it
         self.sandbox = None
         self.escapes: list[str] = []  # what the last isolated call's candidate got past the verifier
         self.disguised: list[str] = []  # score_disguised findings of the last call's scores (scores.read_score)
-        self.unseen: Optional[neutral.Unseen] = None  # verifier_audit's modules, out of sys.modules
+        self.unseen: neutral.Unseen | None = None  # verifier_audit's modules, out of sys.modules
 
     @property
     def clean(self) -> bool:
@@ -66,7 +73,7 @@ class VerifierJob:
         (pool.Lane.bounded)."""
         return bool(self.spec.remote)
 
-    def isolation_level(self, requested: Optional[str]) -> str:
+    def isolation_level(self, requested: str | None) -> str:
         """The level its workers run at: ``requested`` (or the default), except that a
         remote reward (a reward server, an LLM judge) keeps the host's network -- the code
         under audit runs on the other side of the socket, and what runs in the worker is
@@ -116,8 +123,12 @@ class VerifierJob:
         import the package; nothing to hide from our own code), not in a domain whose calls
         run in a sandbox of its own (the code sandbox's zygotes load the package's modules by
         name after setup)."""
-        return (self.clean and not self.spec.remote and not neutral.ours(self.spec.spec.partition(":")[0])
-                and not self.domain.sandboxes_calls)
+        return (
+            self.clean
+            and not self.spec.remote
+            and not neutral.ours(self.spec.spec.partition(":")[0])
+            and not self.domain.sandboxes_calls
+        )
 
     def canary_tokens(self, index: int) -> set[str]:
         """The canary tokens in the text of call ``index``: a marker the witness sees is

@@ -13,12 +13,11 @@ import signal
 import socket
 import sys
 import time
-from typing import Optional
 
 from ..isolation import Tripwires, hand_off_to_witness, serve_as_witness
 from .clean_server import CleanStart, let_go_of_the_server
 
-_link: Optional[socket.socket] = None  # the worker's end of its talk with the witness, until hand_off
+_link: socket.socket | None = None  # the worker's end of its talk with the witness, until hand_off
 
 
 def _address_space() -> int:
@@ -32,7 +31,7 @@ def _address_space() -> int:
         return 0
 
 
-def _limit_memory(memory_mb: Optional[int]) -> None:
+def _limit_memory(memory_mb: int | None) -> None:
     # Headroom above what the worker already maps, not an absolute cap: a worker forked from
     # a large process (a notebook with torch loaded maps over 4 GiB) would otherwise start
     # above its limit, and then even starting a thread fails -- or hangs, when the new
@@ -153,7 +152,7 @@ def _let_go(*held) -> None:
             thing.close()
 
 
-def _be_init(worker: int, status_w: int, witness=None, link: Optional[socket.socket] = None) -> None:
+def _be_init(worker: int, status_w: int, witness=None, link: socket.socket | None = None) -> None:
     """PID 1 of the worker's namespace: reap orphans until the worker ends, hand its wait
     status to the shell, and exit (which takes the whole namespace down). With a
     ``witness`` pipe, it is the worker's witness too (isolation/_witness.py)."""
@@ -226,8 +225,18 @@ def _max_fd() -> int:
         return 4096
 
 
-def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, parent: Optional[int],
-                 isolation: str = "process", cgroup: Optional[str] = None, limits=None, witness=None) -> None:
+def worker_main(
+    job,
+    conn,
+    memory_mb: int | None,
+    workdir: str,
+    quiet: bool,
+    parent: int | None,
+    isolation: str = "process",
+    cgroup: str | None = None,
+    limits=None,
+    witness=None,
+) -> None:
     """``job``: the Job itself (forked from the parent), or a _CleanStart (started from the
     clean server: ``parent`` None, the server is the parent and dies with the audit).
     ``isolation``: a level of isolation/_lockdown.py; ``cgroup``: the tree's memory cgroup;
@@ -268,14 +277,21 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
             from ..isolation import Lockdown, worker_uid
 
             readable = getattr(job, "readable_paths", None)
-            lock = Lockdown(workdir, tuple(readable() if readable else ()),
-                            user_namespace=worker_uid(user_namespace=True) if own_userns else None)
+            lock = Lockdown(
+                workdir,
+                tuple(readable() if readable else ()),
+                user_namespace=worker_uid(user_namespace=True) if own_userns else None,
+            )
         # The witness watches the private scratch and the decoy modules before the uid drops.
         modules = getattr(job, "canary_modules", None)
-        modules = hand_off_to_witness(_link if nested else None, witness, workdir=workdir, lock=lock,
-                                      tokens=modules() if modules else (),
-                                      why_none=("--isolation none" if isolation == "none"
-                                                else "no PID namespace (not root)"))
+        modules = hand_off_to_witness(
+            _link if nested else None,
+            witness,
+            workdir=workdir,
+            lock=lock,
+            tokens=modules() if modules else (),
+            why_none=("--isolation none" if isolation == "none" else "no PID namespace (not root)"),
+        )
         if modules:
             sys.path.append(modules)
         if locked:
@@ -289,8 +305,14 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
         if limits is not None:
             limits.enter(job)
     except BaseException as exc:  # noqa: BLE001 - fail closed: no worker without its walls
-        _send(conn, ["setup_error", f"isolation '{isolation}' could not be set up ({type(exc).__name__}: {exc}); "
-                                    "--isolation process runs without the namespaces"[:2000]])
+        _send(
+            conn,
+            [
+                "setup_error",
+                f"isolation '{isolation}' could not be set up ({type(exc).__name__}: {exc}); "
+                "--isolation process runs without the namespaces"[:2000],
+            ],
+        )
         return
     try:
         job.setup()  # in the audit's cwd, where the user's relative imports make sense
@@ -337,8 +359,17 @@ def worker_main(job, conn, memory_mb: Optional[int], workdir: str, quiet: bool, 
             try:
                 _send(conn, [index, ok, value, err, seconds, fired])
             except (TypeError, ValueError):  # a value JSON cannot carry is the call's error
-                _send(conn, [index, False, None, f"TypeError: the call returned {type(value).__name__}, "
-                                                  "which is not plain data", seconds, fired])
+                _send(
+                    conn,
+                    [
+                        index,
+                        False,
+                        None,
+                        f"TypeError: the call returned {type(value).__name__}, which is not plain data",
+                        seconds,
+                        fired,
+                    ],
+                )
 
 
 def _in_worker(check) -> list[str]:

@@ -49,8 +49,10 @@ class Call:
     def describe(self) -> str:
         parts = []
         if self.positional:
-            parts.append(f"{len(self.positional)} positional argument{'s' if len(self.positional) != 1 else ''} "
-                         f"({', '.join(self.positional)})")
+            parts.append(
+                f"{len(self.positional)} positional argument{'s' if len(self.positional) != 1 else ''} "
+                f"({', '.join(self.positional)})"
+            )
         if self.keywords:
             parts.append(f"the keyword argument{'s' if len(self.keywords) != 1 else ''} {', '.join(self.keywords)}")
         return " and ".join(parts) or "no arguments"
@@ -68,9 +70,13 @@ def read(fn: Any) -> dict | None:
     except (TypeError, ValueError):
         return None
     code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-    return {"name": str(getattr(fn, "__name__", type(fn).__name__)), "signature": str(sig),
-            "params": [[p.name, int(p.kind), p.default is not p.empty] for p in sig.parameters.values()],
-            "file": getattr(code, "co_filename", ""), "line": getattr(code, "co_firstlineno", 0)}
+    return {
+        "name": str(getattr(fn, "__name__", type(fn).__name__)),
+        "signature": str(sig),
+        "params": [[p.name, int(p.kind), p.default is not p.empty] for p in sig.parameters.values()],
+        "file": getattr(code, "co_filename", ""),
+        "line": getattr(code, "co_firstlineno", 0),
+    }
 
 
 def valid_reads(value: Any) -> tuple[dict, ...]:
@@ -80,11 +86,22 @@ def valid_reads(value: Any) -> tuple[dict, ...]:
         return ()
     out = []
     for r in value:
-        if (isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("signature"), str)
-                and isinstance(r.get("file", ""), str) and isinstance(r.get("line", 0), int)
-                and isinstance(r.get("params"), list)
-                and all(isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and isinstance(p[1], int)
-                        and isinstance(p[2], bool) for p in r["params"])):
+        if (
+            isinstance(r, dict)
+            and isinstance(r.get("name"), str)
+            and isinstance(r.get("signature"), str)
+            and isinstance(r.get("file", ""), str)
+            and isinstance(r.get("line", 0), int)
+            and isinstance(r.get("params"), list)
+            and all(
+                isinstance(p, list)
+                and len(p) == 3
+                and isinstance(p[0], str)
+                and isinstance(p[1], int)
+                and isinstance(p[2], bool)
+                for p in r["params"]
+            )
+        ):
             out.append(r)
     return tuple(out)
 
@@ -93,10 +110,16 @@ def signature(reading: dict) -> inspect.Signature | None:
     """The signature ``read`` described, rebuilt (defaults stand in as None); None when the
     description is not a valid signature."""
     try:
-        return inspect.Signature([
-            inspect.Parameter(name, type(inspect.Parameter.POSITIONAL_OR_KEYWORD)(kind),
-                              default=None if has_default else inspect.Parameter.empty)
-            for name, kind, has_default in reading["params"]])
+        return inspect.Signature(
+            [
+                inspect.Parameter(
+                    name,
+                    type(inspect.Parameter.POSITIONAL_OR_KEYWORD)(kind),
+                    default=None if has_default else inspect.Parameter.empty,
+                )
+                for name, kind, has_default in reading["params"]
+            ]
+        )
     except (TypeError, ValueError):
         return None
 
@@ -144,9 +167,12 @@ def check_calls(specs: Iterable[Any], tasks: list[Task], suite: str) -> None:
             # A TRL reward's problem is a column; pair would "bind" its list-taking function
             # positionally, which is no fix.
             others = [] if spec.style == "trl" else [s for s in _OFFERED if s != spec.style]
-            binds = [s for s in others
-                     if (c := style_call(s, replace(spec, style=s, options=()), sig, tasks)) is not None
-                     and bind_error(sig, c) is None]
+            binds = [
+                s
+                for s in others
+                if (c := style_call(s, replace(spec, style=s, options=()), sig, tasks)) is not None
+                and bind_error(sig, c) is None
+            ]
             raise VerifierLoadError(message(spec, reading, call, problem, binds, suite))
 
 
@@ -158,20 +184,30 @@ def message(spec: Any, reading: dict, call: Call, problem: str, binds: list[str]
     where = f" ({reading['file']} line {reading['line']})" if reading.get("file") and reading.get("line") else ""
     name = reading["name"]
     picked = f", {spec.picked}" if spec.picked else ""
-    head = (f"verifier {spec.spec}{where}: style {spec.style}{picked}, passes {call.describe()}, but its signature "
-            f"is {name}{reading['signature']}: {problem}. Nothing was audited: every call would raise this "
-            f"TypeError.")
+    head = (
+        f"verifier {spec.spec}{where}: style {spec.style}{picked}, passes {call.describe()}, but its signature "
+        f"is {name}{reading['signature']}: {problem}. Nothing was audited: every call would raise this "
+        f"TypeError."
+    )
     if call.columns:
-        asked = [p[0] for p in reading["params"] if p[0] != "completions" and p[1] in (
-            inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
-        head += (f" It asks for the column{'s' if len(asked) != 1 else ''} {', '.join(asked)}; the rows of suite "
-                 f"{suite} have {', '.join(call.columns)}.")
+        asked = [
+            p[0]
+            for p in reading["params"]
+            if p[0] != "completions"
+            and p[1] in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        ]
+        head += (
+            f" It asks for the column{'s' if len(asked) != 1 else ''} {', '.join(asked)}; the rows of suite "
+            f"{suite} have {', '.join(call.columns)}."
+        )
     if binds:
         fix = "; or ".join(f"--style {s} ({get_style(s).summary})" for s in binds) + " takes it as written"
     elif call.fix:
         fix = call.fix
     else:
-        fix = (f"no style's call binds to {name}{reading['signature']}: write a wrapper with the signature "
-               f"--style {spec.style} calls, {get_style(spec.style).summary}, that calls {name}, and audit the "
-               f"wrapper")
+        fix = (
+            f"no style's call binds to {name}{reading['signature']}: write a wrapper with the signature "
+            f"--style {spec.style} calls, {get_style(spec.style).summary}, that calls {name}, and audit the "
+            f"wrapper"
+        )
     return f"{head} Fix: {fix}."

@@ -53,9 +53,9 @@ import ssl
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 DEFAULT_TIMEOUT = 5.0
@@ -69,8 +69,10 @@ MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)
 #: the end of the message of a redirect not followed (the sampling backend names its own way out)
-REDIRECT_HINT = ("(the reward is read from the URL given; --verifier-option follow_redirects=true follows "
-                 "redirects on the same origin)")
+REDIRECT_HINT = (
+    "(the reward is read from the URL given; --verifier-option follow_redirects=true follows "
+    "redirects on the same origin)"
+)
 #: 4xx answers worth another try: the server is busy, not the request wrong
 _RETRIED_4XX = (429,)
 #: the kind of a verdict's security entry that carries its call's requests (not a finding)
@@ -163,18 +165,35 @@ class JSONClient:
     ``redirect_hint`` ends the message of a redirect not followed. ``retry``: the policy
     (``STYLES`` for the remote styles); ``max_bytes``: the largest answer read."""
 
-    def __init__(self, what: str, *, timeout: float = DEFAULT_TIMEOUT, retries: int = DEFAULT_RETRIES,
-                 deadline: float = DEFAULT_DEADLINE, headers: Optional[Mapping[str, str]] = None,
-                 follow_redirects: bool = False, retry: Retry = STYLES, max_bytes: int = MAX_ANSWER_BYTES,
-                 redirect_hint: str = REDIRECT_HINT):
+    def __init__(
+        self,
+        what: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
+        deadline: float = DEFAULT_DEADLINE,
+        headers: Mapping[str, str] | None = None,
+        follow_redirects: bool = False,
+        retry: Retry = STYLES,
+        max_bytes: int = MAX_ANSWER_BYTES,
+        redirect_hint: str = REDIRECT_HINT,
+    ):
         self.what, self.timeout, self.retries, self.deadline = what, float(timeout), int(retries), float(deadline)
         self.follow_redirects, self.retry, self.max_bytes = bool(follow_redirects), retry, int(max_bytes)
         self.redirect_hint = redirect_hint
-        self.headers = {"Content-Type": "application/json", "Accept": "application/json",
-                        "User-Agent": "verifier-audit", **dict(headers or {}), "Connection": "close",
-                        "Accept-Encoding": "identity"}  # the body as sent: MAX_ANSWER_BYTES bounds what is held
-        self._secrets = [v for k, v in self.headers.items()
-                         if k.lower() not in ("content-type", "accept", "user-agent", "connection", "accept-encoding")]
+        self.headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": "verifier-audit",
+            **dict(headers or {}),
+            "Connection": "close",
+            "Accept-Encoding": "identity",
+        }  # the body as sent: MAX_ANSWER_BYTES bounds what is held
+        self._secrets = [
+            v
+            for k, v in self.headers.items()
+            if k.lower() not in ("content-type", "accept", "user-agent", "connection", "accept-encoding")
+        ]
         # One "Bearer KEY" header: the key alone is a secret too.
         self._secrets += [v.split(None, 1)[1] for v in self._secrets if " " in v]
         self._http = None  # the httpx.Client, made on the first request (httpx loads only then)
@@ -188,7 +207,7 @@ class JSONClient:
     def get(self, url: str) -> Any:
         return self.request("GET", url, None)
 
-    def request(self, method: str, url: str, data: Optional[bytes]) -> Any:
+    def request(self, method: str, url: str, data: bytes | None) -> Any:
         where = f"{self.what} {display_url(url)}"
         start = time.monotonic()
         attempt = 0
@@ -202,8 +221,11 @@ class JSONClient:
                 if attempt >= self.retries or left < pause + 0.1:
                     self.log.record(exc.counted)
                     tries = f" after {attempt} retr{'y' if attempt == 1 else 'ies'}" if attempt else ""
-                    gave_up = "" if attempt >= self.retries or not self.retries else \
-                        f" (the {self.deadline:g} s deadline left no time for another)"
+                    gave_up = (
+                        ""
+                        if attempt >= self.retries or not self.retries
+                        else f" (the {self.deadline:g} s deadline left no time for another)"
+                    )
                     raise exc.final(f"{where}: {exc.summary}{tries}{gave_up}{exc.tail}") from None
                 self.log.record(exc.counted, retried=True)
                 attempt += 1
@@ -215,7 +237,7 @@ class JSONClient:
             self.log.record(None)
             return self._decode(raw, where)
 
-    def _once(self, method: str, url: str, data: Optional[bytes], timeout: float, where: str) -> bytes:
+    def _once(self, method: str, url: str, data: bytes | None, timeout: float, where: str) -> bytes:
         """One attempt, redirects included, all of it within ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         for hop in range(MAX_REDIRECTS + 1):
@@ -229,10 +251,12 @@ class JSONClient:
                 why = f" {self.redirect_hint}" if target and self.redirect_hint else ""
                 raise RemoteHTTPError(f"{where}: HTTP {status} redirect to {shown}, not followed{why}", status)
             if origin(target) != origin(url):
-                raise RemoteHTTPError(f"{where}: HTTP {status} redirect to another origin, {shown}: never followed "
-                                      "(neither the request's headers nor its body leave the origin named, and no "
-                                      "other server's answer is a reward); name that URL as the verifier instead",
-                                      status)
+                raise RemoteHTTPError(
+                    f"{where}: HTTP {status} redirect to another origin, {shown}: never followed "
+                    "(neither the request's headers nor its body leave the origin named, and no "
+                    "other server's answer is a reward); name that URL as the verifier instead",
+                    status,
+                )
             if hop == MAX_REDIRECTS:
                 raise RemoteHTTPError(f"{where}: more than {MAX_REDIRECTS} redirects (the last to {shown})", status)
             if status == 303 or (status in (301, 302) and method == "POST"):
@@ -243,9 +267,13 @@ class JSONClient:
             head = f": {_clip(text, self._secrets)}" if text.strip() else ""
             detail = _clip(text, self._secrets, len(text))
             if status >= 500 or status in self.retry.statuses:
-                raise _Retryable(f"HTTP {status}", head,
-                                 lambda m, code=status, d=detail: RemoteHTTPError(m, code, d),
-                                 f"HTTP {status}", self._retry_after(headers))
+                raise _Retryable(
+                    f"HTTP {status}",
+                    head,
+                    lambda m, code=status, d=detail: RemoteHTTPError(m, code, d),
+                    f"HTTP {status}",
+                    self._retry_after(headers),
+                )
             raise RemoteHTTPError(f"{where}: HTTP {status}{head}", status, detail)
         if status >= 300 or status < 200:
             raise RemoteHTTPError(f"{where}: HTTP {status}, not an answer", status)
@@ -269,8 +297,9 @@ class JSONClient:
                 self._http = _httpx_client()
             return self._http
 
-    def _exchange(self, method: str, url: str, data: Optional[bytes], deadline: float, timeout: float,
-                  where: str) -> tuple[int, Mapping[str, str], bytes]:
+    def _exchange(
+        self, method: str, url: str, data: bytes | None, deadline: float, timeout: float, where: str
+    ) -> tuple[int, Mapping[str, str], bytes]:
         """(status, headers, body) of one request; the body of a redirect is not read, that
         of an error only its head. Every read and write waits until ``deadline`` at most."""
         import httpx
@@ -298,9 +327,12 @@ class JSONClient:
                         break
                 return resp.status_code, resp.headers, b"".join(chunks)[:limit]
         except httpx.TimeoutException:
-            words = f"no answer within {timeout:g} s" if received is None else \
-                f"answer not complete within {timeout:g} s ({received} bytes of its body received; the timeout " \
+            words = (
+                f"no answer within {timeout:g} s"
+                if received is None
+                else f"answer not complete within {timeout:g} s ({received} bytes of its body received; the timeout "
                 "bounds the whole answer)"
+            )
             if self.retry.timeouts:
                 raise _Retryable(words, "", RemoteTimeout, RemoteTimeout.counted, None) from None
             raise RemoteTimeout(f"{where}: {words}") from None
@@ -413,9 +445,14 @@ def read_requests(entry: str) -> dict | None:
     if not isinstance(record, dict):
         return None
     requests, retried, failed = record.get("requests"), record.get("retried", {}), record.get("failed")
-    if (type(requests) is not int or requests < 1 or not isinstance(retried, dict) or len(retried) > 20
-            or not all(isinstance(k, str) and len(k) <= 60 and type(n) is int and n >= 0 for k, n in retried.items())
-            or not (failed is None or isinstance(failed, str) and len(failed) <= 60)):
+    if (
+        type(requests) is not int
+        or requests < 1
+        or not isinstance(retried, dict)
+        or len(retried) > 20
+        or not all(isinstance(k, str) and len(k) <= 60 and type(n) is int and n >= 0 for k, n in retried.items())
+        or not (failed is None or isinstance(failed, str) and len(failed) <= 60)
+    ):
         return None
     return {"requests": requests, "retried": retried, "failed": failed}
 
@@ -456,10 +493,13 @@ def _httpx_client():
     tls = ssl.create_default_context()
     transport = httpx.HTTPTransport(verify=tls, trust_env=False)
     if not isinstance(getattr(transport, "_pool", None), httpcore.ConnectionPool):  # say so, never go without it
-        raise TypeError(f"httpx {httpx.__version__} keeps no httpcore pool in its transport: the remote client's "
-                           "per-try deadline cannot be set (install the httpx of pyproject.toml's bound)")
-    transport._pool = httpcore.ConnectionPool(ssl_context=tls, max_connections=None, max_keepalive_connections=0,
-                                              network_backend=_deadline_backend())
+        raise TypeError(
+            f"httpx {httpx.__version__} keeps no httpcore pool in its transport: the remote client's "
+            "per-try deadline cannot be set (install the httpx of pyproject.toml's bound)"
+        )
+    transport._pool = httpcore.ConnectionPool(
+        ssl_context=tls, max_connections=None, max_keepalive_connections=0, network_backend=_deadline_backend()
+    )
     return httpx.Client(transport=transport, follow_redirects=False, trust_env=False)
 
 
@@ -489,8 +529,9 @@ def _deadline_backend():
             self.stream.close()
 
         def start_tls(self, ssl_context, server_hostname=None, timeout=None):
-            tls = self.stream.start_tls(ssl_context, server_hostname,
-                                        left(self.deadline, timeout, httpcore.ConnectTimeout))
+            tls = self.stream.start_tls(
+                ssl_context, server_hostname, left(self.deadline, timeout, httpcore.ConnectTimeout)
+            )
             return _DeadlineStream(tls, self.deadline)
 
         def get_extra_info(self, info: str) -> Any:
@@ -499,8 +540,9 @@ def _deadline_backend():
     class _DeadlineBackend(httpcore.SyncBackend):
         def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
             deadline = _DEADLINE.at
-            stream = super().connect_tcp(host, port, left(deadline, timeout, httpcore.ConnectTimeout),
-                                         local_address, socket_options)
+            stream = super().connect_tcp(
+                host, port, left(deadline, timeout, httpcore.ConnectTimeout), local_address, socket_options
+            )
             return _DeadlineStream(stream, deadline)
 
     return _DeadlineBackend()
@@ -509,8 +551,16 @@ def _deadline_backend():
 # ------------------------------------------------------------------ option helpers
 
 
-def number_option(options: Mapping[str, str], key: str, default: float, *, low: float = 0.0,
-                  high: float = 86400.0, integer: bool = False, error=ValueError) -> float:
+def number_option(
+    options: Mapping[str, str],
+    key: str,
+    default: float,
+    *,
+    low: float = 0.0,
+    high: float = 86400.0,
+    integer: bool = False,
+    error=ValueError,
+) -> float:
     """``--verifier-option key=N`` checked: a number in (low, high] (>= low for integers)."""
     raw = options.get(key)
     if raw is None or str(raw).strip() == "":
@@ -541,8 +591,9 @@ def env_names(options: Mapping[str, str]) -> list[str]:
     """The environment variables a remote style's options name (``api_key_env=NAME``,
     ``header_env.X=NAME``): its client reads them in the worker, so they pass to the
     worker's environment (verifier_audit/environment.py) without a ``--pass-env``."""
-    return sorted({value for key, value in options.items()
-                   if (key == "api_key_env" or key.startswith("header_env.")) and value})
+    return sorted(
+        {value for key, value in options.items() if (key == "api_key_env" or key.startswith("header_env.")) and value}
+    )
 
 
 def header_options(options: Mapping[str, str], error=ValueError) -> dict[str, str]:
@@ -553,12 +604,12 @@ def header_options(options: Mapping[str, str], error=ValueError) -> dict[str, st
     headers = {}
     for key, value in options.items():
         if key.startswith("header."):
-            name = key[len("header."):]
+            name = key[len("header.") :]
             if not name:
                 raise error(f"--verifier-option {key}=...: name the header, e.g. header.Authorization=Bearer KEY")
             headers[name] = value
         elif key.startswith("header_env."):
-            name = key[len("header_env."):]
+            name = key[len("header_env.") :]
             if value not in os.environ:
                 raise error(f"--verifier-option {key}={value}: the environment variable {value} is not set")
             headers[name] = os.environ[value]

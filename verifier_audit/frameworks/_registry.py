@@ -35,14 +35,21 @@ _ALL = (
     Style("native", "function", "fn(completion, task) with our Task"),
     Style("pair", "function", "fn(completion, reference)"),
     Style("trl", "trl", "TRL GRPO reward functions: one, or a list combined with reward_weights", detects=True),
-    Style("verl", "verl", "verl's compute_score(data_source, solution_str, ground_truth, extra_info), "
-                          "one call or batched (lists)", detects=True),
-    Style("verifiers", "verifiers_env", "a Prime Intellect verifiers environment: its parser and rubric",
-          detects=True),
+    Style(
+        "verl",
+        "verl",
+        "verl's compute_score(data_source, solution_str, ground_truth, extra_info), one call or batched (lists)",
+        detects=True,
+    ),
+    Style("verifiers", "verifiers_env", "a Prime Intellect verifiers environment: its parser and rubric", detects=True),
     Style("inspect", "inspect_scorer", "an Inspect AI @scorer", detects=True),
     Style("reasoning-gym", "reasoning_gym", "reasoning-gym's own score_answer for the task's dataset"),
-    Style("http", "http", "a reward server: OpenRLHF's {query, prompts, labels} -> {rewards}, or JSON with "
-                          "a field mapping", remote=True),
+    Style(
+        "http",
+        "http",
+        "a reward server: OpenRLHF's {query, prompts, labels} -> {rewards}, or JSON with a field mapping",
+        remote=True,
+    ),
     Style("judge", "judge", "an LLM judge behind an OpenAI-compatible chat endpoint", remote=True),
 )
 STYLES: tuple[str, ...] = tuple(s.name for s in _ALL)
@@ -70,5 +77,7 @@ def detecting() -> list[Style]:
 
 def missing_extra(package: str, extra: str, exc: ImportError) -> VerifierLoadError:
     """The error for a framework that is not installed: what to install."""
-    return VerifierLoadError(f"this style needs {package}, which cannot be imported ({exc}); "
-                             f"install it with: pip install 'verifier-audit[{extra}]'")
+    return VerifierLoadError(
+        f"this style needs {package}, which cannot be imported ({exc}); "
+        f"install it with: pip install 'verifier-audit[{extra}]'"
+    )

@@ -38,7 +38,8 @@ reward, or holds NaN -- raises, and the audit records an error verdict (docs/fra
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..errors import VerifierLoadError
 from ..models import Task
@@ -76,36 +77,49 @@ def prepare_options(options: Mapping[str, str]) -> dict[str, str]:
 def settings(options: Mapping[str, str]) -> dict[str, Any]:
     unknown = sorted(k for k in options if k not in _PLAIN and not k.startswith(_PREFIXES))
     if unknown:
-        raise VerifierLoadError(f"--style http: unknown --verifier-option {', '.join(unknown)}; known: "
-                                f"{', '.join(sorted(_PLAIN))}, header.NAME, header_env.NAME, field.NAME, const.NAME")
+        raise VerifierLoadError(
+            f"--style http: unknown --verifier-option {', '.join(unknown)}; known: "
+            f"{', '.join(sorted(_PLAIN))}, header.NAME, header_env.NAME, field.NAME, const.NAME"
+        )
     shape = options.get("shape", "openrlhf") or "openrlhf"
     if shape not in SHAPES:
         raise VerifierLoadError(f"--verifier-option shape={shape}: expected one of {', '.join(SHAPES)}")
     fields = {}
     for key, value in options.items():
         if key.startswith("field."):
-            name = key[len("field."):]
+            name = key[len("field.") :]
             if name not in FIELDS:
-                raise VerifierLoadError(f"--verifier-option {key}: no field {name!r}; the fields are {', '.join(FIELDS)}")
+                raise VerifierLoadError(
+                    f"--verifier-option {key}: no field {name!r}; the fields are {', '.join(FIELDS)}"
+                )
             fields[name] = value
     if shape == "openrlhf" and (fields or any(k.startswith("const.") for k in options)):
-        raise VerifierLoadError("--verifier-option field.*/const.* set the body of shape=json; OpenRLHF's body is fixed "
-                                "(query, prompts, labels): add --verifier-option shape=json")
+        raise VerifierLoadError(
+            "--verifier-option field.*/const.* set the body of shape=json; OpenRLHF's body is fixed "
+            "(query, prompts, labels): add --verifier-option shape=json"
+        )
     mapping = {name: fields.get(name, name if name in DEFAULT_FIELDS else "") for name in FIELDS}
     mapping = {name: target for name, target in mapping.items() if target}
-    consts = {k[len("const."):]: v for k, v in options.items() if k.startswith("const.")}
+    consts = {k[len("const.") :]: v for k, v in options.items() if k.startswith("const.")}
     if shape == "json" and not any(n in mapping for n in ("completion", "query")):
-        raise VerifierLoadError("--style http shape=json: the body must carry the completion (field.completion=NAME "
-                                "or field.query=NAME)")
+        raise VerifierLoadError(
+            "--style http shape=json: the body must carry the completion (field.completion=NAME or field.query=NAME)"
+        )
     timeout = number_option(options, "timeout", DEFAULT_TIMEOUT, high=3600, error=VerifierLoadError)
     deadline = number_option(options, "deadline", max(DEFAULT_DEADLINE, timeout), high=86400, error=VerifierLoadError)
     score = options.get("score") or None
     if score is not None:
         parse_path(score)
     return {
-        "shape": shape, "mapping": mapping, "consts": consts, "score": score,
-        "timeout": timeout, "deadline": deadline,
-        "retries": int(number_option(options, "retries", DEFAULT_RETRIES, high=10, integer=True, error=VerifierLoadError)),
+        "shape": shape,
+        "mapping": mapping,
+        "consts": consts,
+        "score": score,
+        "timeout": timeout,
+        "deadline": deadline,
+        "retries": int(
+            number_option(options, "retries", DEFAULT_RETRIES, high=10, integer=True, error=VerifierLoadError)
+        ),
         "headers": header_options(options, error=VerifierLoadError),
         "separator": options.get("separator", ""),
         "follow_redirects": follow_redirects_option(options, error=VerifierLoadError),
@@ -119,8 +133,15 @@ def body_for(text: str, task: Task, conf: Mapping[str, Any]) -> Any:
     query = task.prompt + conf["separator"] + text
     if conf["shape"] == "openrlhf":
         return {"query": [query], "prompts": [task.prompt], "labels": [task.reference]}
-    values = {"completion": text, "prompt": task.prompt, "reference": task.reference, "task_id": task.id,
-              "query": query, "split": task.split, "metadata": task.metadata}
+    values = {
+        "completion": text,
+        "prompt": task.prompt,
+        "reference": task.reference,
+        "task_id": task.id,
+        "query": query,
+        "split": task.split,
+        "metadata": task.metadata,
+    }
     body: dict[str, Any] = {}
     for name, value in conf["consts"].items():
         _put(body, name, value)
@@ -212,8 +233,10 @@ def read_score(answer: Any, conf: Mapping[str, Any], where: str) -> float:
     if conf["score"] is not None:
         value = lookup(answer, conf["score"])
         if value is _MISSING:
-            raise RemoteAnswerError(f"{where}: the answer has no reward at {conf['score']!r} "
-                                    f"(it is {_keys(answer)}); set --verifier-option score=PATH")
+            raise RemoteAnswerError(
+                f"{where}: the answer has no reward at {conf['score']!r} "
+                f"(it is {_keys(answer)}); set --verifier-option score=PATH"
+            )
         return as_number(value, where, f"the reward at {conf['score']!r}")
     if conf["shape"] == "openrlhf":
         if isinstance(answer, dict):
@@ -222,16 +245,20 @@ def read_score(answer: Any, conf: Mapping[str, Any], where: str) -> float:
                     return as_number(answer[key], where, f"{key!r}")
         elif isinstance(answer, list):
             return as_number(answer, where, "the answer")
-        raise RemoteAnswerError(f"{where}: the answer has no 'rewards' (nor 'scores'), as OpenRLHF expects "
-                                f"(it is {_keys(answer)}); set --verifier-option score=PATH")
+        raise RemoteAnswerError(
+            f"{where}: the answer has no 'rewards' (nor 'scores'), as OpenRLHF expects "
+            f"(it is {_keys(answer)}); set --verifier-option score=PATH"
+        )
     if isinstance(answer, (bool, int, float)):
         return as_number(answer, where, "the answer")
     for path in JSON_SCORE_PATHS:
         value = lookup(answer, path)
         if value is not _MISSING and value is not None:
             return as_number(value, where, f"the reward at {path!r}")
-    raise RemoteAnswerError(f"{where}: the answer has no reward at {', '.join(map(repr, JSON_SCORE_PATHS))} "
-                            f"(it is {_keys(answer)}); set --verifier-option score=PATH")
+    raise RemoteAnswerError(
+        f"{where}: the answer has no reward at {', '.join(map(repr, JSON_SCORE_PATHS))} "
+        f"(it is {_keys(answer)}); set --verifier-option score=PATH"
+    )
 
 
 # ------------------------------------------------------------------------- the caller
@@ -241,8 +268,14 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], float]:
     """One client per worker; one POST per candidate. ``target`` is None (nothing is imported)."""
     url = spec.spec
     conf = settings(spec.opts)
-    client = JSONClient("reward server", timeout=conf["timeout"], retries=conf["retries"],
-                        deadline=conf["deadline"], headers=conf["headers"], follow_redirects=conf["follow_redirects"])
+    client = JSONClient(
+        "reward server",
+        timeout=conf["timeout"],
+        retries=conf["retries"],
+        deadline=conf["deadline"],
+        headers=conf["headers"],
+        follow_redirects=conf["follow_redirects"],
+    )
     where = f"reward server {display_url(url)}"
 
     def call(text: str, task: Task) -> float:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..models import Task
 from ._registry import missing_extra
@@ -80,18 +81,27 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], Any]:
     loop = asyncio.new_event_loop()  # one per worker: scorers may keep clients bound to it
 
     def call(text: str, task: Task) -> Any:
-        state = TaskState(model="verifier-audit/candidate", sample_id=task.id, epoch=1, input=task.prompt,
-                          messages=[ChatMessageUser(content=task.prompt), ChatMessageAssistant(content=text)],
-                          target=Target(task.reference), output=ModelOutput.from_content("verifier-audit/candidate", text),
-                          metadata=dict(task.metadata), completed=True)
+        state = TaskState(
+            model="verifier-audit/candidate",
+            sample_id=task.id,
+            epoch=1,
+            input=task.prompt,
+            messages=[ChatMessageUser(content=task.prompt), ChatMessageAssistant(content=text)],
+            target=Target(task.reference),
+            output=ModelOutput.from_content("verifier-audit/candidate", text),
+            metadata=dict(task.metadata),
+            completed=True,
+        )
         score = loop.run_until_complete(score_fn(state, Target(task.reference)))
         if score is None:
             raise TypeError("the scorer returned no Score")
         value = score.value
         if isinstance(value, dict):
             if key is None or key not in value:
-                raise TypeError(f"the Score holds several values ({', '.join(map(str, value))}): "
-                                "pick one with --verifier-option key=NAME")
+                raise TypeError(
+                    f"the Score holds several values ({', '.join(map(str, value))}): "
+                    "pick one with --verifier-option key=NAME"
+                )
             value = value[key]
         if isinstance(value, str):
             word = str.__str__(value)

@@ -40,8 +40,9 @@ import json
 import os
 import re
 import string
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 from ..errors import VerifierLoadError
 from ..models import Task
@@ -81,9 +82,26 @@ DEFAULT_YES = ("YES", "CORRECT", "TRUE")
 DEFAULT_NO = ("NO", "INCORRECT", "FALSE")
 DEFAULT_MAX_TOKENS = 16
 DEFAULT_MODEL = "judge"
-_PLAIN = {"model", "template", "template_text", "template_file", "system", "max_tokens", "extra_body", "verdict",
-          "yes", "no", "score", "score_max", "api_key", "api_key_env", "timeout", "retries", "deadline",
-          "follow_redirects"}
+_PLAIN = {
+    "model",
+    "template",
+    "template_text",
+    "template_file",
+    "system",
+    "max_tokens",
+    "extra_body",
+    "verdict",
+    "yes",
+    "no",
+    "score",
+    "score_max",
+    "api_key",
+    "api_key_env",
+    "timeout",
+    "retries",
+    "deadline",
+    "follow_redirects",
+}
 _PREFIXES = ("header.", "header_env.")
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 
@@ -102,13 +120,21 @@ def prepare_options(options: Mapping[str, str]) -> dict[str, str]:
         try:
             text = file.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise VerifierLoadError(f"--verifier-option template={path}: no file at {file} (cwd: {os.getcwd()})") from None
+            raise VerifierLoadError(
+                f"--verifier-option template={path}: no file at {file} (cwd: {os.getcwd()})"
+            ) from None
         except IsADirectoryError:
-            raise VerifierLoadError(f"--verifier-option template={path}: {file} is a directory, not a text file") from None
+            raise VerifierLoadError(
+                f"--verifier-option template={path}: {file} is a directory, not a text file"
+            ) from None
         except OSError as exc:
-            raise VerifierLoadError(f"--verifier-option template={path}: cannot read {file}: {exc.strerror or exc}") from None
+            raise VerifierLoadError(
+                f"--verifier-option template={path}: cannot read {file}: {exc.strerror or exc}"
+            ) from None
         except UnicodeDecodeError as exc:
-            raise VerifierLoadError(f"--verifier-option template={path}: {file} is not UTF-8 text ({exc.reason})") from None
+            raise VerifierLoadError(
+                f"--verifier-option template={path}: {file} is not UTF-8 text ({exc.reason})"
+            ) from None
         options["template_text"] = text
         options["template_file"] = str(file.resolve())
     settings(options)
@@ -121,18 +147,25 @@ def check_template(text: str, where: str) -> None:
         raise VerifierLoadError(f"{where}: the template is empty")
     try:
         names = [name for _, name, spec, conv in string.Formatter().parse(text) if name is not None]
-        specs = [(name, spec, conv) for _, name, spec, conv in string.Formatter().parse(text)
-                 if name is not None and (spec or conv)]
+        specs = [
+            (name, spec, conv)
+            for _, name, spec, conv in string.Formatter().parse(text)
+            if name is not None and (spec or conv)
+        ]
     except ValueError as exc:
         raise VerifierLoadError(f"{where}: {exc} (a literal brace is written {{{{ or }}}})") from None
     bad = sorted({n for n in names if n not in PLACEHOLDERS})
     if bad:
         shown = ", ".join("{" + n + "}" for n in bad)
-        raise VerifierLoadError(f"{where}: unknown placeholder(s) {shown}; the placeholders are {{question}}, "
-                                "{reference} and {response} (a literal brace is written {{ or }})")
+        raise VerifierLoadError(
+            f"{where}: unknown placeholder(s) {shown}; the placeholders are {{question}}, "
+            "{reference} and {response} (a literal brace is written {{ or }})"
+        )
     if specs:
-        raise VerifierLoadError(f"{where}: placeholder {{{specs[0][0]}}} has a format spec or conversion; "
-                                "write the bare name (a literal brace is written {{ or }})")
+        raise VerifierLoadError(
+            f"{where}: placeholder {{{specs[0][0]}}} has a format spec or conversion; "
+            "write the bare name (a literal brace is written {{ or }})"
+        )
     if "response" not in names:
         raise VerifierLoadError(f"{where}: the template never shows the judge the {{response}}")
 
@@ -147,7 +180,7 @@ def _words(options: Mapping[str, str], key: str, default: tuple[str, ...]) -> tu
     return words
 
 
-def _regex(options: Mapping[str, str], key: str) -> Optional[re.Pattern]:
+def _regex(options: Mapping[str, str], key: str) -> re.Pattern | None:
     raw = options.get(key)
     if not raw:
         return None
@@ -160,14 +193,19 @@ def _regex(options: Mapping[str, str], key: str) -> Optional[re.Pattern]:
 def settings(options: Mapping[str, str]) -> dict[str, Any]:
     unknown = sorted(k for k in options if k not in _PLAIN and not k.startswith(_PREFIXES))
     if unknown:
-        raise VerifierLoadError(f"--style judge: unknown --verifier-option {', '.join(unknown)}; known: "
-                                f"{', '.join(sorted(_PLAIN - {'template_text', 'template_file'}))}, header.NAME, "
-                                "header_env.NAME")
+        raise VerifierLoadError(
+            f"--style judge: unknown --verifier-option {', '.join(unknown)}; known: "
+            f"{', '.join(sorted(_PLAIN - {'template_text', 'template_file'}))}, header.NAME, "
+            "header_env.NAME"
+        )
     if options.get("template") and "template_text" not in options:
         # make_caller reached without prepare_options (the Python API): read it here.
         options = prepare_options(options)
-    where = f"--verifier-option template={options['template_file']}" if options.get("template_file") else \
-        "--verifier-option template"
+    where = (
+        f"--verifier-option template={options['template_file']}"
+        if options.get("template_file")
+        else "--verifier-option template"
+    )
     template = options.get("template_text") or DEFAULT_TEMPLATE
     check_template(template, where)
     system = options.get("system") or None
@@ -187,25 +225,41 @@ def settings(options: Mapping[str, str]) -> dict[str, Any]:
         except ValueError as exc:
             raise VerifierLoadError(f"--verifier-option extra_body: not JSON ({exc})") from None
         if not isinstance(extra, dict):
-            raise VerifierLoadError("--verifier-option extra_body: expected a JSON object, e.g. "
-                                    '{"chat_template_kwargs": {"enable_thinking": false}}')
+            raise VerifierLoadError(
+                "--verifier-option extra_body: expected a JSON object, e.g. "
+                '{"chat_template_kwargs": {"enable_thinking": false}}'
+            )
     key_env = options.get("api_key_env")
     if key_env and key_env not in os.environ:
-        raise VerifierLoadError(f"--verifier-option api_key_env={key_env}: the environment variable {key_env} is not set")
+        raise VerifierLoadError(
+            f"--verifier-option api_key_env={key_env}: the environment variable {key_env} is not set"
+        )
     header_options(options, error=VerifierLoadError)  # checked here; read again in the worker
     timeout = number_option(options, "timeout", DEFAULT_TIMEOUT, high=3600, error=VerifierLoadError)
     return {
         "model": options.get("model") or None,
-        "template": template, "system": system,
-        "max_tokens": int(number_option(options, "max_tokens", DEFAULT_MAX_TOKENS, low=1, high=1_000_000,
-                                        integer=True, error=VerifierLoadError)),
-        "extra": extra, "yes": yes, "no": no, "verdict": verdict, "score": score,
+        "template": template,
+        "system": system,
+        "max_tokens": int(
+            number_option(
+                options, "max_tokens", DEFAULT_MAX_TOKENS, low=1, high=1_000_000, integer=True, error=VerifierLoadError
+            )
+        ),
+        "extra": extra,
+        "yes": yes,
+        "no": no,
+        "verdict": verdict,
+        "score": score,
         "score_max": number_option(options, "score_max", 1.0, high=1e12, error=VerifierLoadError),
         "timeout": timeout,
-        "deadline": number_option(options, "deadline", max(DEFAULT_DEADLINE, timeout), high=86400,
-                                  error=VerifierLoadError),
-        "retries": int(number_option(options, "retries", DEFAULT_RETRIES, high=10, integer=True, error=VerifierLoadError)),
-        "api_key": options.get("api_key") or None, "api_key_env": key_env or None,
+        "deadline": number_option(
+            options, "deadline", max(DEFAULT_DEADLINE, timeout), high=86400, error=VerifierLoadError
+        ),
+        "retries": int(
+            number_option(options, "retries", DEFAULT_RETRIES, high=10, integer=True, error=VerifierLoadError)
+        ),
+        "api_key": options.get("api_key") or None,
+        "api_key_env": key_env or None,
         "follow_redirects": follow_redirects_option(options, error=VerifierLoadError),
         "headers": options,  # read in the worker (header_env values come from its environment)
     }
@@ -213,12 +267,15 @@ def settings(options: Mapping[str, str]) -> dict[str, Any]:
 
 def check_template_fields_only(text: str) -> None:
     try:
-        bad = sorted({name for _, name, _, _ in string.Formatter().parse(text)
-                      if name is not None and name not in PLACEHOLDERS})
+        bad = sorted(
+            {name for _, name, _, _ in string.Formatter().parse(text) if name is not None and name not in PLACEHOLDERS}
+        )
     except ValueError as exc:
         raise VerifierLoadError(f"--verifier-option system: {exc} (a literal brace is written {{{{ or }}}})") from None
     if bad:
-        raise VerifierLoadError(f"--verifier-option system: unknown placeholder(s) {', '.join('{' + b + '}' for b in bad)}")
+        raise VerifierLoadError(
+            f"--verifier-option system: unknown placeholder(s) {', '.join('{' + b + '}' for b in bad)}"
+        )
 
 
 # ------------------------------------------------------------------------- the verdict
@@ -243,8 +300,9 @@ def read_verdict(answer: str, conf: Mapping[str, Any], where: str) -> float:
         except ValueError:
             value = None
         if value is None or value != value:
-            raise RemoteAnswerError(f"{where}: judge answered {_shown(answer)}, from which score={conf['score'].pattern} "
-                                    "reads no number")
+            raise RemoteAnswerError(
+                f"{where}: judge answered {_shown(answer)}, from which score={conf['score'].pattern} reads no number"
+            )
         return value / conf["score_max"]
     pattern = conf["verdict"] or verdict_pattern(conf["yes"], conf["no"])
     m = pattern.search(text)
@@ -255,11 +313,22 @@ def read_verdict(answer: str, conf: Mapping[str, Any], where: str) -> float:
             return 1.0
         if word in conf["no"] or (conf["verdict"] is None and word.startswith("NOT ")):
             return 0.0
-        raise RemoteAnswerError(f"{where}: judge answered {_shown(answer)}; the verdict parser read {word!r}, which is "
-                                f"neither a yes word ({', '.join(conf['yes'])}) nor a no word ({', '.join(conf['no'])})")
-    hint = f"verdict={conf['verdict'].pattern}" if conf["verdict"] is not None else \
-        "default: " + "/".join(conf["yes"][:2]) + " or " + "/".join(conf["no"][:2]) + "; set --verifier-option verdict=REGEX"
-    raise RemoteAnswerError(f"{where}: judge answered {_shown(answer)}, which the verdict parser does not read ({hint})")
+        raise RemoteAnswerError(
+            f"{where}: judge answered {_shown(answer)}; the verdict parser read {word!r}, which is "
+            f"neither a yes word ({', '.join(conf['yes'])}) nor a no word ({', '.join(conf['no'])})"
+        )
+    hint = (
+        f"verdict={conf['verdict'].pattern}"
+        if conf["verdict"] is not None
+        else "default: "
+        + "/".join(conf["yes"][:2])
+        + " or "
+        + "/".join(conf["no"][:2])
+        + "; set --verifier-option verdict=REGEX"
+    )
+    raise RemoteAnswerError(
+        f"{where}: judge answered {_shown(answer)}, which the verdict parser does not read ({hint})"
+    )
 
 
 def _shown(answer: str, width: int = 80) -> str:
@@ -295,8 +364,14 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], float]:
     key = conf["api_key"] or (os.environ.get(conf["api_key_env"]) if conf["api_key_env"] else None)
     if key:
         headers.setdefault("Authorization", f"Bearer {key}")
-    client = JSONClient("judge", timeout=conf["timeout"], retries=conf["retries"], deadline=conf["deadline"],
-                        headers=headers, follow_redirects=conf["follow_redirects"])
+    client = JSONClient(
+        "judge",
+        timeout=conf["timeout"],
+        retries=conf["retries"],
+        deadline=conf["deadline"],
+        headers=headers,
+        follow_redirects=conf["follow_redirects"],
+    )
     where = f"judge {display_url(chat_url)}"
     state = {"model": conf["model"]}
 
@@ -306,8 +381,13 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], float]:
         return state["model"] or DEFAULT_MODEL
 
     def call(text: str, task: Task) -> float:
-        body = {**conf["extra"], "model": model(), "messages": messages_for(text, task, conf),
-                "temperature": 0, "max_tokens": conf["max_tokens"]}
+        body = {
+            **conf["extra"],
+            "model": model(),
+            "messages": messages_for(text, task, conf),
+            "temperature": 0,
+            "max_tokens": conf["max_tokens"],
+        }
         answer = client.post(chat_url, body)
         return read_verdict(content_of(answer, where), conf, where)
 
@@ -315,7 +395,7 @@ def make_caller(target: Any, spec: Any) -> Callable[[str, Task], float]:
     return call
 
 
-def discover_model(client: JSONClient, models_url: str) -> Optional[str]:
+def discover_model(client: JSONClient, models_url: str) -> str | None:
     """The first served model, "" when the server lists none (or has no /models): the
     default name is used then. None when the server cannot be reached: ask again next call."""
     try:
@@ -341,6 +421,8 @@ def content_of(answer: Any, where: str) -> str:
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
     if not isinstance(content, str) or not content.strip():
         reason = answer["choices"][0].get("finish_reason") if isinstance(answer["choices"][0], dict) else None
-        raise RemoteAnswerError(f"{where}: the judge's message has no text (finish_reason {reason!r}; a reasoning "
-                                "model may need a larger max_tokens)")
+        raise RemoteAnswerError(
+            f"{where}: the judge's message has no text (finish_reason {reason!r}; a reasoning "
+            "model may need a larger max_tokens)"
+        )
     return content

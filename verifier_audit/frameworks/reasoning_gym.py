@@ -23,8 +23,9 @@ import inspect
 import json
 import math
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import InputError
 from ..models import Task
@@ -78,13 +79,19 @@ def _unsupported(name: str) -> InputError:
     except Exception:  # noqa: BLE001 - not installed, or another layout: say only what we support
         theirs = {}
     if name in theirs:
-        what = (f"reasoning-gym dataset {name!r} is not one the math oracle can label (its answers are not "
-                "values the oracle judges, or the task fixes their form)")
+        what = (
+            f"reasoning-gym dataset {name!r} is not one the math oracle can label (its answers are not "
+            "values the oracle judges, or the task fixes their form)"
+        )
     else:
         close = difflib.get_close_matches(name, list(SUPPORTED), n=1)
-        what = f"{name!r} is not a supported reasoning-gym dataset" + (f" (did you mean {close[0]!r}?)" if close else "")
-    return InputError(f"{what}; supported: {known}. reasoning-gym has other datasets (grids, puzzles, words, "
-                      "move lists), but they are not labelled by the math oracle")
+        what = f"{name!r} is not a supported reasoning-gym dataset" + (
+            f" (did you mean {close[0]!r}?)" if close else ""
+        )
+    return InputError(
+        f"{what}; supported: {known}. reasoning-gym has other datasets (grids, puzzles, words, "
+        "move lists), but they are not labelled by the math oracle"
+    )
 
 
 def load_tasks(name: str, *, size: int = DEFAULT_SIZE, seed: int = 0) -> list[Task]:
@@ -102,15 +109,23 @@ def load_tasks(name: str, *, size: int = DEFAULT_SIZE, seed: int = 0) -> list[Ta
     tasks = []
     for i in range(size):
         entry = dataset[i]
-        tasks.append(Task(
-            id=f"rg-{name}-{i}",
-            domain="math",
-            prompt=str(entry["question"]),
-            reference=_reference(entry["answer"]),
-            split="heldout" if i % 5 == 4 else "train",
-            metadata={"source": SOURCE, "dataset": name, "seed": seed, "size": size, "index": i,
-                      "entry_metadata": json_safe(entry.get("metadata") or {})},
-        ))
+        tasks.append(
+            Task(
+                id=f"rg-{name}-{i}",
+                domain="math",
+                prompt=str(entry["question"]),
+                reference=_reference(entry["answer"]),
+                split="heldout" if i % 5 == 4 else "train",
+                metadata={
+                    "source": SOURCE,
+                    "dataset": name,
+                    "seed": seed,
+                    "size": size,
+                    "index": i,
+                    "entry_metadata": json_safe(entry.get("metadata") or {}),
+                },
+            )
+        )
     return tasks
 
 
@@ -187,8 +202,10 @@ def _dataset(name: str, size: int, seed: int):
             try:
                 _DATASETS[key] = rg.create_dataset(name, size=size, seed=seed)
             except Exception as exc:  # noqa: BLE001 - their registry's errors vary by version
-                raise InputError(f"reasoning-gym cannot create dataset {name!r} (size {size}, seed {seed}): "
-                                 f"{type(exc).__name__}: {exc}") from None
+                raise InputError(
+                    f"reasoning-gym cannot create dataset {name!r} (size {size}, seed {seed}): "
+                    f"{type(exc).__name__}: {exc}"
+                ) from None
         return _DATASETS[key]
 
 
@@ -197,20 +214,26 @@ def entry_for(task: Task) -> tuple[Any, dict]:
     which); an error naming the task when it is not from reasoning-gym or does not match."""
     meta = task.metadata or {}
     if meta.get("source") != SOURCE:
-        raise ValueError(f"task {task.id!r} is not from reasoning-gym (metadata.source is "
-                         f"{meta.get('source')!r}): the reasoning-gym verifier scores only the tasks of "
-                         "--suite reasoning-gym:NAME")
+        raise ValueError(
+            f"task {task.id!r} is not from reasoning-gym (metadata.source is "
+            f"{meta.get('source')!r}): the reasoning-gym verifier scores only the tasks of "
+            "--suite reasoning-gym:NAME"
+        )
     try:
         name, size, seed, index = str(meta["dataset"]), int(meta["size"]), int(meta["seed"]), int(meta["index"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"task {task.id!r}: reasoning-gym metadata needs dataset, size, seed and index ({exc})") from None
+        raise ValueError(
+            f"task {task.id!r}: reasoning-gym metadata needs dataset, size, seed and index ({exc})"
+        ) from None
     if not 0 <= index < size:
         raise ValueError(f"task {task.id!r}: index {index} is outside the dataset's size {size}")
     dataset = _dataset(name, size, seed)
     entry = dataset[index]
     if str(entry["question"]) != task.prompt:
-        raise ValueError(f"task {task.id!r}: reasoning-gym rebuilt a different question for {name}[{index}] "
-                         f"(seed {seed}): the suite was made with another reasoning-gym version")
+        raise ValueError(
+            f"task {task.id!r}: reasoning-gym rebuilt a different question for {name}[{index}] "
+            f"(seed {seed}): the suite was made with another reasoning-gym version"
+        )
     return dataset, entry
 
 
@@ -242,7 +265,7 @@ def parse_suite_spec(spec: str) -> tuple[str, int, int]:
     """``reasoning-gym:NAME[?size=N&seed=S]`` -> (NAME, size, seed); size 50, seed 0 by default."""
     from urllib.parse import parse_qsl
 
-    name, _, query = spec[len(PREFIX):].partition("?")
+    name, _, query = spec[len(PREFIX) :].partition("?")
     name = name.strip()
     if not name:
         raise InputError(f"suite {spec!r}: name a reasoning-gym dataset, e.g. --suite {PREFIX}basic_arithmetic")
@@ -253,8 +276,10 @@ def parse_suite_spec(spec: str) -> tuple[str, int, int]:
     values = {"size": DEFAULT_SIZE, "seed": 0}
     for key, value in pairs:
         if key not in values:
-            raise InputError(f"suite {spec!r}: unknown setting {key!r}; a reasoning-gym suite takes size and seed "
-                             f"({PREFIX}NAME?size=N&seed=S)")
+            raise InputError(
+                f"suite {spec!r}: unknown setting {key!r}; a reasoning-gym suite takes size and seed "
+                f"({PREFIX}NAME?size=N&seed=S)"
+            )
         try:
             values[key] = int(value)
         except ValueError:
@@ -264,8 +289,7 @@ def parse_suite_spec(spec: str) -> tuple[str, int, int]:
     return name, values["size"], values["seed"]
 
 
-def load_suite(spec: str, *, fields: list[str] | None = None, fmt: str | None = "jsonl",
-               domain: str | None = None):
+def load_suite(spec: str, *, fields: list[str] | None = None, fmt: str | None = "jsonl", domain: str | None = None):
     """A reasoning-gym dataset generated as a suite. Its content hash is of the generated
     tasks, so caches follow what reasoning-gym produced."""
     import hashlib

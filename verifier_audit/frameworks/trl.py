@@ -22,8 +22,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import math
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import VerifierLoadError
 from ..models import Task
@@ -68,24 +69,32 @@ def reward_funcs(target: Any, options: dict[str, str]) -> tuple[list[Callable], 
         get = target.get if isinstance(target, dict) else lambda key, default=None: getattr(target, key, default)
         funcs = get("reward_funcs")
         if funcs is None:
-            raise VerifierLoadError(f"{type(target).__name__}: no reward functions (expected a function, a list of "
-                                    "them, or reward_funcs with reward_weights)")
+            raise VerifierLoadError(
+                f"{type(target).__name__}: no reward functions (expected a function, a list of "
+                "them, or reward_funcs with reward_weights)"
+            )
         funcs = [funcs] if callable(funcs) else list(funcs)
         config = get("args") or get("config")
         weights = get("reward_weights") or (getattr(config, "reward_weights", None) if config is not None else None)
     for fn in funcs:
         if not callable(fn):
-            raise VerifierLoadError(f"reward_funcs: {fn!r:.60} is not a function (a reward model named by a string "
-                                    "is not audited; wrap its call in a function)")
+            raise VerifierLoadError(
+                f"reward_funcs: {fn!r:.60} is not a function (a reward model named by a string "
+                "is not audited; wrap its call in a function)"
+            )
     if options.get("weights"):
         try:
             weights = [float(w) for w in options["weights"].split(",")]
         except ValueError:
-            raise VerifierLoadError(f"--verifier-option weights={options['weights']}: expected numbers, e.g. 1,0.5") from None
+            raise VerifierLoadError(
+                f"--verifier-option weights={options['weights']}: expected numbers, e.g. 1,0.5"
+            ) from None
     weights = [1.0] * len(funcs) if weights is None else [float(w) for w in weights]
     if len(weights) != len(funcs):
         # GRPOTrainer raises the same: one weight per function.
-        raise VerifierLoadError(f"{len(weights)} reward weights for {len(funcs)} reward functions: give one per function")
+        raise VerifierLoadError(
+            f"{len(weights)} reward weights for {len(funcs)} reward functions: give one per function"
+        )
     return funcs, weights
 
 
@@ -131,8 +140,13 @@ def _one_call(fn: Callable, text: str, task: Task, options: dict[str, str]) -> A
     prompt: Any = [{"role": "user", "content": task.prompt}] if conversational else task.prompt
     completion: Any = [{"role": "assistant", "content": text}] if conversational else text
     state = SimpleNamespace(global_step=int(options.get("step", 0)), epoch=0.0, max_steps=0)
-    cols = {"prompts": [prompt], **{k: [v] for k, v in columns(task).items()},
-            "trainer_state": state, "log_extra": lambda *a, **k: None, "log_metric": lambda *a, **k: None}
+    cols = {
+        "prompts": [prompt],
+        **{k: [v] for k, v in columns(task).items()},
+        "trainer_state": state,
+        "log_extra": lambda *a, **k: None,
+        "log_metric": lambda *a, **k: None,
+    }
     out = fn(completions=[completion], **{k: cols[k] for k in passed(params, cols)})
     if inspect.isawaitable(out):  # TRL gathers async reward functions on its own loop
         out = asyncio.run(_wait(out))
@@ -190,8 +204,10 @@ def call_of(spec: Any, signature: inspect.Signature, tasks: list[Task]) -> Call:
     """What ``_one_call`` passes (frameworks/_binding.py): the completions, and of the
     columns any of ``tasks`` has, those the function takes."""
     names = list(dict.fromkeys(["prompts", *(k for t in tasks for k in columns(t))]))
-    return Call(keywords=("completions", *passed(signature.parameters, [*names, *_TRAINER_KWARGS])),
-                columns=tuple(names),
-                fix="add the column to the \"metadata\" of every row of the suite (TRL's columns are the "
-                    "task's metadata beside prompts and the reference under its usual names), give the "
-                    "parameter a default, or map a field of the suite to it in a wrapper that takes **kwargs")
+    return Call(
+        keywords=("completions", *passed(signature.parameters, [*names, *_TRAINER_KWARGS])),
+        columns=tuple(names),
+        fix='add the column to the "metadata" of every row of the suite (TRL\'s columns are the '
+        "task's metadata beside prompts and the reference under its usual names), give the "
+        "parameter a default, or map a field of the suite to it in a wrapper that takes **kwargs",
+    )

@@ -59,8 +59,9 @@ import logging
 import os
 import signal
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
 
 from ..errors import InputError, VerifierLoadError
 from ..models import Task
@@ -87,7 +88,7 @@ def _from_verifiers(obj: Any, *names: str) -> bool:
     return any(p.startswith("verifiers.") and p.rsplit(".", 1)[-1] in names for p in _class_paths(obj))
 
 
-def _kind(target: Any) -> Optional[str]:
+def _kind(target: Any) -> str | None:
     """What the target is: ``env`` / ``rubric`` (classic), ``taskset`` / ``v1env`` /
     ``taskset_class`` (v1), ``loader`` (a function to call), or None."""
     if isinstance(target, type):
@@ -97,8 +98,10 @@ def _kind(target: Any) -> Optional[str]:
     if _from_verifiers(target, "Env") and hasattr(target, "taskset"):
         return "v1env"
     if _from_verifiers(target, "Environment") or (
-            _safe_has(target, "rubric") and _safe_has(target, "parser")
-            and _safe_has(getattr(target, "rubric", None), "score_rollout")):
+        _safe_has(target, "rubric")
+        and _safe_has(target, "parser")
+        and _safe_has(getattr(target, "rubric", None), "score_rollout")
+    ):
         return "env"
     if _from_verifiers(target, "Rubric") and _safe_has(target, "score_rollout"):
         return "rubric"
@@ -153,14 +156,16 @@ def check_options(options: dict[str, str]) -> None:
         if key.startswith("env.") and key[4:]:
             continue
         if key not in OPTIONS:
-            raise VerifierLoadError(f"--verifier-option {key}={value}: the verifiers style takes env.KEY=VALUE "
-                                    f"(load_environment's arguments), {', '.join(OPTIONS)}")
+            raise VerifierLoadError(
+                f"--verifier-option {key}={value}: the verifiers style takes env.KEY=VALUE "
+                f"(load_environment's arguments), {', '.join(OPTIONS)}"
+            )
         allowed = OPTIONS[key]
         if allowed is not None and value not in allowed:
             raise VerifierLoadError(f"--verifier-option {key}={value}: expected {' or '.join(allowed)}")
 
 
-def build(target: Any, options: Optional[dict[str, str]] = None) -> tuple[str, Any]:
+def build(target: Any, options: dict[str, str] | None = None) -> tuple[str, Any]:
     """The environment the target names, built: (kind, object) with kind ``classic``
     (an env or a bare rubric) or ``v1`` (a taskset)."""
     options = options or {}
@@ -168,15 +173,18 @@ def build(target: Any, options: Optional[dict[str, str]] = None) -> tuple[str, A
     _import_verifiers()
     kind = _kind(target)
     if env_args(options) and kind not in ("loader", None):
-        raise VerifierLoadError(f"--verifier-option {', '.join('env.' + k for k in env_args(options))}: env.* options "
-                                f"are load_environment's arguments, and the spec names a built {type(target).__name__}")
+        raise VerifierLoadError(
+            f"--verifier-option {', '.join('env.' + k for k in env_args(options))}: env.* options "
+            f"are load_environment's arguments, and the spec names a built {type(target).__name__}"
+        )
     if kind in ("loader", None) and callable(target) and not isinstance(target, type):
         name = getattr(target, "__name__", type(target).__name__)
         try:
             built = target(**env_args(options))
         except TypeError as exc:
-            raise VerifierLoadError(f"{name}({', '.join(env_args(options))}): {exc}; pass its arguments as "
-                                    "--verifier-option env.KEY=VALUE") from exc
+            raise VerifierLoadError(
+                f"{name}({', '.join(env_args(options))}): {exc}; pass its arguments as --verifier-option env.KEY=VALUE"
+            ) from exc
         if inspect.isawaitable(built):
             built = _run(_wait(built))
         target, kind = built, _kind(built)
@@ -190,12 +198,15 @@ def build(target: Any, options: Optional[dict[str, str]] = None) -> tuple[str, A
         else:
             taskset = _instantiate_taskset(target) if kind == "taskset_class" else target
         if not callable(getattr(type(taskset), "task_type", None)):
-            raise VerifierLoadError(f"verifiers {getattr(_import_verifiers(), '__version__', '?')}: its verifiers.v1 "
-                                    "is a pre-release API; v1 tasksets are read from verifiers 0.3.0 on")
+            raise VerifierLoadError(
+                f"verifiers {getattr(_import_verifiers(), '__version__', '?')}: its verifiers.v1 "
+                "is a pre-release API; v1 tasksets are read from verifiers 0.3.0 on"
+            )
         return "v1", taskset
     raise VerifierLoadError(
         f"{type(target).__name__} {target!r:.60} is not a verifiers environment: expected a vf.Environment "
-        "(with .rubric and .parser), a vf.Rubric, a verifiers.v1 Taskset or Env, or a function returning one")
+        "(with .rubric and .parser), a vf.Rubric, a verifiers.v1 Taskset or Env, or a function returning one"
+    )
 
 
 def _instantiate_taskset(cls: type) -> Any:
@@ -320,7 +331,7 @@ class _RewardErrors(logging.Handler):
 
 
 class _ClassicCaller:
-    def __init__(self, env: Any, options: dict[str, str], part: Optional[str]):
+    def __init__(self, env: Any, options: dict[str, str], part: str | None):
         vf = _import_verifiers()
         if _kind(env) == "rubric":
             self.env, self.rubric = None, env
@@ -334,8 +345,11 @@ class _ClassicCaller:
             if part not in members:
                 raise VerifierLoadError(f"no reward function {part!r} in the rubric; there are {', '.join(members)}")
             self.part = members[part]
-        self.loggers = [r.logger for r in {id(o): o for o, _, _ in _rubric_members(self.rubric)}.values()
-                        if isinstance(getattr(r, "logger", None), logging.Logger)]
+        self.loggers = [
+            r.logger
+            for r in {id(o): o for o, _, _ in _rubric_members(self.rubric)}.values()
+            if isinstance(getattr(r, "logger", None), logging.Logger)
+        ]
         if isinstance(getattr(self.rubric, "logger", None), logging.Logger):
             self.loggers.append(self.rubric.logger)
         score = self.rubric.score_rollout
@@ -373,8 +387,12 @@ class _ClassicCaller:
         if isinstance(info, str):
             with contextlib.suppress(ValueError):
                 info = json.loads(info)
-        row.update(prompt=self.prompt(task), answer=task.reference, info=info if info is not None else {},
-                   example_id=task.metadata.get("example_id", 0))
+        row.update(
+            prompt=self.prompt(task),
+            answer=task.reference,
+            info=info if info is not None else {},
+            example_id=task.metadata.get("example_id", 0),
+        )
         if "task" in task.metadata:
             row["task"] = task.metadata["task"]
         return row
@@ -429,19 +447,41 @@ class _ClassicCaller:
         state["completion"] = completion
         state["is_completed"] = True
         if isinstance(state.get("trajectory"), list):
-            state["trajectory"].append({
-                "prompt": prompt, "completion": completion, "response": None, "tokens": None, "reward": None,
-                "advantage": None, "is_truncated": False, "trajectory_id": state.get("trajectory_id"), "extras": {},
-            })
+            state["trajectory"].append(
+                {
+                    "prompt": prompt,
+                    "completion": completion,
+                    "response": None,
+                    "tokens": None,
+                    "reward": None,
+                    "advantage": None,
+                    "is_truncated": False,
+                    "trajectory_id": state.get("trajectory_id"),
+                    "extras": {},
+                }
+            )
         return state
 
     async def _score_legacy(self, row: dict, completion: Any) -> float:
         """<= 0.1.8: the rubric is handed the pieces, and returns the score."""
-        state = {"prompt": row["prompt"], "completion": completion, "answer": row["answer"],
-                 "task": row.get("task", "default"), "info": row["info"], "responses": [], "turn": 1,
-                 "timing": {"generation_ms": 0.0, "scoring_ms": 0.0, "total_ms": 0.0}}
-        args = dict(prompt=row["prompt"], completion=completion, answer=row["answer"], state=state,
-                    task=row.get("task", "default"), info=row["info"])
+        state = {
+            "prompt": row["prompt"],
+            "completion": completion,
+            "answer": row["answer"],
+            "task": row.get("task", "default"),
+            "info": row["info"],
+            "responses": [],
+            "turn": 1,
+            "timing": {"generation_ms": 0.0, "scoring_ms": 0.0, "total_ms": 0.0},
+        }
+        args = dict(
+            prompt=row["prompt"],
+            completion=completion,
+            answer=row["answer"],
+            state=state,
+            task=row.get("task", "default"),
+            info=row["info"],
+        )
         if self.part is not None:
             owner, fn, _ = self.part
             return await owner.call_reward_func(fn, **args)
@@ -512,8 +552,10 @@ def _no_model_client(vf: Any) -> Any:
     async def arefuse(*args, **kwargs):
         refuse()
 
-    body = {name: (arefuse if inspect.iscoroutinefunction(getattr(Client, name)) else refuse)
-            for name in getattr(Client, "__abstractmethods__", ())}
+    body = {
+        name: (arefuse if inspect.iscoroutinefunction(getattr(Client, name)) else refuse)
+        for name in getattr(Client, "__abstractmethods__", ())
+    }
     no_model = type("NoModelClient", (Client,), body)
     try:
         return no_model(None)
@@ -521,7 +563,7 @@ def _no_model_client(vf: Any) -> Any:
         return None
 
 
-def _first_system_prompt(taskset: Any) -> Optional[str]:
+def _first_system_prompt(taskset: Any) -> str | None:
     """The system prompt the taskset's first task carries (a task of another suite gets the
     taskset's, as the question of one of its own rows would)."""
     try:
@@ -532,7 +574,7 @@ def _first_system_prompt(taskset: Any) -> Optional[str]:
 
 
 class _V1Caller:
-    def __init__(self, taskset: Any, options: dict[str, str], part: Optional[str]):
+    def __init__(self, taskset: Any, options: dict[str, str], part: str | None):
         from verifiers.v1.state import state_cls
 
         self.taskset = taskset
@@ -543,8 +585,10 @@ class _V1Caller:
         fields = set(getattr(self.data_cls, "model_fields", {}))
         wanted = options.get("answer_field")
         if wanted is not None and wanted not in fields:
-            raise VerifierLoadError(f"--verifier-option answer_field={wanted}: {self.data_cls.__name__} has no such "
-                                    f"field; it has {', '.join(sorted(fields))}")
+            raise VerifierLoadError(
+                f"--verifier-option answer_field={wanted}: {self.data_cls.__name__} has no such "
+                f"field; it has {', '.join(sorted(fields))}"
+            )
         self.answer_field = wanted or next((f for f in REFERENCE_FIELDS if f in fields), None)
         self.fields = fields
         self.part = None
@@ -584,12 +628,18 @@ class _V1Caller:
             messages.append(v1.UserMessage(content=data.prompt))
         elif data.prompt:
             messages.extend(data.prompt)
-        trace = Trace(task=TraceTask(type=type(vtask).__name__, data=data, key=vtask.key, hash=vtask.hash),
-                      state=self.state_cls(), agent=v1.AgentInfo(config=v1.AgentConfig(), name="verifier-audit"))
+        trace = Trace(
+            task=TraceTask(type=type(vtask).__name__, data=data, key=vtask.key, hash=vtask.hash),
+            state=self.state_cls(),
+            agent=v1.AgentInfo(config=v1.AgentConfig(), name="verifier-audit"),
+        )
         for i, message in enumerate(messages):
             trace.nodes.append(MessageNode(parent=i - 1 if i else None, message=message))
-        trace.nodes.append(MessageNode(parent=len(messages) - 1 if messages else None,
-                                       message=v1.AssistantMessage(content=text), sampled=True))
+        trace.nodes.append(
+            MessageNode(
+                parent=len(messages) - 1 if messages else None, message=v1.AssistantMessage(content=text), sampled=True
+            )
+        )
         trace.is_completed, trace.ok, trace.stop_condition = True, True, "verifier-audit"
         return trace
 
@@ -601,8 +651,10 @@ class _V1Caller:
         _run(vtask.score(trace))
         scored = {k: r for k, r in trace.rewards.items() if r is not None}
         if not scored:
-            raise TypeError(f"{type(vtask).__name__}: no reward could be computed offline (every reward needs a "
-                            "runtime, or there is none)")
+            raise TypeError(
+                f"{type(vtask).__name__}: no reward could be computed offline (every reward needs a "
+                "runtime, or there is none)"
+            )
         return trace.reward
 
     async def _one(self, vtask: Any, trace: Any) -> float:
@@ -637,13 +689,20 @@ def _target_of(spec_or_env_id: str, options: dict[str, str]) -> Any:
 
         return v1.load_taskset(v1.TasksetConfig(id=spec_or_env_id))
     except Exception as exc:  # noqa: BLE001 - the environment's import is user code
-        raise InputError(f"suite verifiers:{spec_or_env_id}: cannot load environment {spec_or_env_id!r} "
-                         f"({type(exc).__name__}: {exc}); name a file or module: path/to/env.py:load_environment"
-                         ) from exc
+        raise InputError(
+            f"suite verifiers:{spec_or_env_id}: cannot load environment {spec_or_env_id!r} "
+            f"({type(exc).__name__}: {exc}); name a file or module: path/to/env.py:load_environment"
+        ) from exc
 
 
-def load_env_tasks(spec_or_env_id: str, *, limit: Optional[int] = None, domain: str = "math",
-                   options: Optional[dict[str, str]] = None, dataset: str = "train") -> list[Task]:
+def load_env_tasks(
+    spec_or_env_id: str,
+    *,
+    limit: int | None = None,
+    domain: str = "math",
+    options: dict[str, str] | None = None,
+    dataset: str = "train",
+) -> list[Task]:
     """An environment's own dataset as tasks: ``path/env.py:load_environment``,
     ``module:load_environment`` (or any object the style reads), or an installed
     environment id (``vf.load_environment(id)``; a v1 taskset id on 0.4). ``options``
@@ -674,7 +733,7 @@ def _suite_name(spec: str) -> str:
     return Path(target).stem if target else spec.replace("/", "-")
 
 
-def _classic_tasks(env: Any, name: str, domain: str, limit: Optional[int], which: str) -> list[Task]:
+def _classic_tasks(env: Any, name: str, domain: str, limit: int | None, which: str) -> list[Task]:
     if _kind(env) == "rubric":
         raise InputError("a bare rubric has no dataset: name the environment (its load_environment)")
     data = None
@@ -717,12 +776,20 @@ def _classic_tasks(env: Any, name: str, domain: str, limit: Optional[int], which
         extra = {k: _plain(v) for k, v in row.items() if k not in _ROW_FIELDS}
         if extra:
             metadata[COLUMNS_KEY] = extra
-        tasks.append(Task(id=ident, domain=domain, prompt=_question(row), reference=str(row["answer"]),
-                          split=split, metadata=metadata))
+        tasks.append(
+            Task(
+                id=ident,
+                domain=domain,
+                prompt=_question(row),
+                reference=str(row["answer"]),
+                split=split,
+                metadata=metadata,
+            )
+        )
     return tasks
 
 
-def _rows(data: Any, limit: Optional[int]) -> Iterable[dict]:
+def _rows(data: Any, limit: int | None) -> Iterable[dict]:
     for index, row in enumerate(data):
         if limit is not None and index >= limit:
             return
@@ -757,7 +824,7 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def _v1_tasks(taskset: Any, name: str, domain: str, limit: Optional[int]) -> list[Task]:
+def _v1_tasks(taskset: Any, name: str, domain: str, limit: int | None) -> list[Task]:
     if limit is None and getattr(taskset, "INFINITE", False):
         raise InputError(f"taskset {type(taskset).__name__} is infinite: give a limit")
     tasks, seen = [], set()
@@ -767,14 +834,19 @@ def _v1_tasks(taskset: Any, name: str, domain: str, limit: Optional[int]) -> lis
         dumped = data.model_dump(mode="json", exclude_none=True)
         reference = next((dumped[f] for f in REFERENCE_FIELDS if dumped.get(f) is not None), None)
         if reference is None:
-            raise InputError(f"taskset {name}: task {index} has none of the fields {', '.join(REFERENCE_FIELDS)} "
-                             "(the reference an audit needs)")
+            raise InputError(
+                f"taskset {name}: task {index} has none of the fields {', '.join(REFERENCE_FIELDS)} "
+                "(the reference an audit needs)"
+            )
         ident = f"{name}-{data.id if getattr(data, 'id', None) is not None else index}"
         if ident in seen:
             ident = f"{name}-{index}"
         seen.add(ident)
-        tasks.append(Task(id=ident, domain=domain, prompt=data.prompt_text, reference=str(reference),
-                          metadata={DATA_KEY: dumped}))
+        tasks.append(
+            Task(
+                id=ident, domain=domain, prompt=data.prompt_text, reference=str(reference), metadata={DATA_KEY: dumped}
+            )
+        )
     return tasks
 
 
@@ -782,8 +854,14 @@ def _v1_tasks(taskset: Any, name: str, domain: str, limit: Optional[int]) -> lis
 PREFIX = "verifiers:"
 
 
-def env_suite(spec_or_env_id: str, *, limit: Optional[int] = None, domain: str = "math",
-              options: Optional[dict[str, str]] = None, dataset: str = "train"):
+def env_suite(
+    spec_or_env_id: str,
+    *,
+    limit: int | None = None,
+    domain: str = "math",
+    options: dict[str, str] | None = None,
+    dataset: str = "train",
+):
     """``load_env_tasks`` as a ``suites.Suite`` (``--suite verifiers:SPEC``): named
     ``verifiers:SPEC``, its content hash that of the tasks themselves (the dataset an
     environment builds is code, not a file to hash)."""
@@ -799,4 +877,4 @@ def env_suite(spec_or_env_id: str, *, limit: Optional[int] = None, domain: str =
 def scheme_suite(spec: str, *, fields: list[str] | None = None, fmt: str | None = "jsonl", domain: str | None = None):
     """``--suite verifiers:SPEC`` (registered in ``_registry.SUITE_SCHEMES``): the
     environment's own dataset, in the math domain unless ``--domain`` says otherwise."""
-    return env_suite(spec[len(PREFIX):], domain=domain or "math")
+    return env_suite(spec[len(PREFIX) :], domain=domain or "math")

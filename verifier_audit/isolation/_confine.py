@@ -34,8 +34,15 @@ PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 PR_GET_DUMPABLE, PR_SET_DUMPABLE = 3, 4
 # Mount options that must survive a read-only bind remount (dropping nosuid would be a
 # privilege gain for anything setuid on that mount).
-_KEPT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": MS_NOATIME,
-               "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME, "strictatime": MS_STRICTATIME}
+_KEPT_FLAGS = {
+    "nosuid": MS_NOSUID,
+    "nodev": MS_NODEV,
+    "noexec": MS_NOEXEC,
+    "noatime": MS_NOATIME,
+    "nodiratime": MS_NODIRATIME,
+    "relatime": MS_RELATIME,
+    "strictatime": MS_STRICTATIME,
+}
 # A failed read-only remount of one of these is fatal: they are where escapes would land.
 _MUST_BE_READONLY = ("/", "/tmp", "/var/tmp", "/dev/shm", "/root", "/home")
 
@@ -162,21 +169,29 @@ def expose_interpreter(mode: int = 0o755) -> list[str]:
     for ancestor, children in sorted(plan.items()):
         # Hold each child open (O_PATH) before the tmpfs hides it, then bind it back.
         held = {name: os.open(os.path.join(ancestor, name), os.O_PATH) for name in sorted(children)}
-        _check(_libc.mount(b"tmpfs", ancestor.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
-                           f"size=64k,mode={mode:o}".encode()), f"mount tmpfs {ancestor}")
+        _check(
+            _libc.mount(
+                b"tmpfs", ancestor.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, f"size=64k,mode={mode:o}".encode()
+            ),
+            f"mount tmpfs {ancestor}",
+        )
         for name, fd in held.items():
             target = os.path.join(ancestor, name)
             os.mkdir(target, 0o755)
-            _check(_libc.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None, MS_BIND | MS_REC, None),
-                   f"bind {target}")
+            _check(
+                _libc.mount(f"/proc/self/fd/{fd}".encode(), target.encode(), None, MS_BIND | MS_REC, None),
+                f"bind {target}",
+            )
             os.close(fd)
     return sorted(plan)
 
 
 def private_workroot(path: str, size_mb: int) -> None:
     """A fresh tmpfs at ``path``: the only writable place once everything else is read-only."""
-    _check(_libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
-                       f"size={size_mb}m,mode=711".encode()), f"mount tmpfs {path}")
+    _check(
+        _libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, f"size={size_mb}m,mode=711".encode()),
+        f"mount tmpfs {path}",
+    )
 
 
 def _ancestor_or_self(path: str, of: str) -> bool:
@@ -190,8 +205,9 @@ def cover_with_tmpfs(root: str, options: str) -> list[str]:
     for the scratch ``/tmp``, ``/var/tmp``, ``/dev/shm`` (walls.py) and for ``/run``
     (unixsockets.py)."""
     held = {p: os.open(p, os.O_PATH) for p in needed_paths() if _ancestor_or_self(root, p) and p != root}
-    _check(_libc.mount(b"tmpfs", root.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()),
-           f"mount tmpfs {root}")
+    _check(
+        _libc.mount(b"tmpfs", root.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()), f"mount tmpfs {root}"
+    )
     for path, fd in held.items():
         bind_back(path, fd)
         os.close(fd)
@@ -200,18 +216,23 @@ def cover_with_tmpfs(root: str, options: str) -> list[str]:
 
 def bind_file(source: str, target: str) -> None:
     """Bind ``source`` over the non-directory ``target`` (a host socket file)."""
-    _check(_libc.mount(source.encode(), target.encode("utf-8", "surrogateescape"), None, MS_BIND, None),
-           f"bind over {target}")
+    _check(
+        _libc.mount(source.encode(), target.encode("utf-8", "surrogateescape"), None, MS_BIND, None),
+        f"bind over {target}",
+    )
 
 
 def bind_back(path: str, held_fd: int) -> None:
     """Bind ``held_fd`` (an O_PATH fd taken before a tmpfs covered ``path``) back at
     ``path``, read-only: an interpreter that lives under /tmp stays usable."""
     os.makedirs(path, 0o755, exist_ok=True)
-    _check(_libc.mount(f"/proc/self/fd/{held_fd}".encode(), path.encode(), None, MS_BIND | MS_REC, None),
-           f"bind {path}")
-    _check(_libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY | _kept_flags(path), None),
-           f"remount {path} read-only")
+    _check(
+        _libc.mount(f"/proc/self/fd/{held_fd}".encode(), path.encode(), None, MS_BIND | MS_REC, None), f"bind {path}"
+    )
+    _check(
+        _libc.mount(None, path.encode(), None, MS_REMOUNT | MS_BIND | MS_RDONLY | _kept_flags(path), None),
+        f"remount {path} read-only",
+    )
 
 
 def _kept_flags(point: str) -> int:

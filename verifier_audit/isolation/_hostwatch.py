@@ -40,16 +40,26 @@ import shutil
 import stat
 import struct
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
 
 from ..canary import MODULE_PREFIX
 
 # Files no reward function needs to open. /etc/passwd only while HOME is set: without it
 # the C library reads it to find a home directory (DuckDB does, on connect).
-DECOYS = ("/etc/shadow", "/etc/gshadow", "~/.ssh/id_rsa", "~/.ssh/id_ecdsa", "~/.ssh/id_ed25519",
-          "~/.aws/credentials", "~/.netrc", "~/.git-credentials", "~/.pgpass", "~/.docker/config.json",
-          "~/.kube/config")
+DECOYS = (
+    "/etc/shadow",
+    "/etc/gshadow",
+    "~/.ssh/id_rsa",
+    "~/.ssh/id_ecdsa",
+    "~/.ssh/id_ed25519",
+    "~/.aws/credentials",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.pgpass",
+    "~/.docker/config.json",
+    "~/.kube/config",
+)
 PASSWD = "/etc/passwd"
 
 _FAN_CLOEXEC, _FAN_NONBLOCK, _FAN_UNLIMITED_QUEUE = 0x1, 0x2, 0x10
@@ -63,9 +73,30 @@ _METADATA_VERSION = 3
 _FD_FLOOR = 920  # far above the descriptors a verifier dup2()s over (the tripwire log sits at 900)
 _MAX_READ = 64 << 20  # bytes of events read per call; more means some were not looked at
 # File systems nobody writes files to (or that fanotify cannot mark).
-_PSEUDO = frozenset({"proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "debugfs", "tracefs", "securityfs",
-                     "pstore", "bpf", "configfs", "fusectl", "hugetlbfs", "autofs", "binfmt_misc", "nsfs",
-                     "efivarfs", "rpc_pipefs", "selinuxfs"})
+_PSEUDO = frozenset(
+    {
+        "proc",
+        "sysfs",
+        "cgroup",
+        "cgroup2",
+        "devpts",
+        "mqueue",
+        "debugfs",
+        "tracefs",
+        "securityfs",
+        "pstore",
+        "bpf",
+        "configfs",
+        "fusectl",
+        "hugetlbfs",
+        "autofs",
+        "binfmt_misc",
+        "nsfs",
+        "efivarfs",
+        "rpc_pipefs",
+        "selinuxfs",
+    }
+)
 
 
 @dataclass
@@ -86,7 +117,9 @@ def read_outside(path: str) -> str:
 
 def created(where: str, there: bool) -> str:
     """The evidence of a marker the kernel saw created in ``where``."""
-    return f"created in {where} (fanotify)" if there else f"created in {where} and gone before the call ended (fanotify)"
+    return (
+        f"created in {where} (fanotify)" if there else f"created in {where} and gone before the call ended (fanotify)"
+    )
 
 
 def _libc():
@@ -136,7 +169,7 @@ def writable_filesystems() -> list[tuple[str, str]]:
     return out
 
 
-def decoys(home: Optional[str] = None) -> list[str]:
+def decoys(home: str | None = None) -> list[str]:
     """The decoy files that exist here (``~`` is HOME; none under it without HOME)."""
     home = os.environ.get("HOME") if home is None else home
     paths = [PASSWD] if home else []
@@ -153,21 +186,22 @@ class HostWatch:
     """One worker's fanotify group (see the module doc). ``start``, then ``collect`` after
     every call."""
 
-    def __init__(self, libc, fd: int, prefix: str, mounts: dict[int, tuple[int, str]], decoys: dict[str, str],
-                 blind: list[str]):
+    def __init__(
+        self, libc, fd: int, prefix: str, mounts: dict[int, tuple[int, str]], decoys: dict[str, str], blind: list[str]
+    ):
         self.libc, self.fd, self.prefix = libc, fd, prefix.encode()
         self.mounts = mounts  # fsid -> (directory fd, mount point)
         self.decoys = decoys  # name -> path (for names no two decoys share)
         self.pending_blind = blind  # reported with the first collect()
         self.identity = os.fstat(fd).st_ino
         self.pid = os.getpid()  # the process credited (``subject``), as fanotify names it
-        self.host: Optional[int] = None  # its pid in /proc, where that is another process
+        self.host: int | None = None  # its pid in /proc, where that is another process
         self.mnt = os.readlink("/proc/self/ns/mnt")
         self.nested = _in_own_pid_namespace()
         self.shown: dict[int, list[tuple[str, str]]] = {}  # fsid -> [(a root as read here, the name to report)]
 
     @classmethod
-    def start(cls, prefix: str, decoy_paths: Iterable[str]) -> tuple[Optional["HostWatch"], Optional[str]]:
+    def start(cls, prefix: str, decoy_paths: Iterable[str]) -> tuple[HostWatch | None, str | None]:
         """(the watch, None), or (None, why it cannot run here)."""
         if not sys.platform.startswith("linux"):
             return None, "fanotify is Linux only"
@@ -194,16 +228,26 @@ class HostWatch:
                 watch.decoys[name] = "" if name in watch.decoys else path  # "": two decoys of one name
         return watch, None
 
-    def mark_filesystem(self, point: str, kind: str, shown: Optional[str] = None) -> bool:
+    def mark_filesystem(self, point: str, kind: str, shown: str | None = None) -> bool:
         """Watch creations on the file system of ``point``. ``shown``: the name to report for
         its root, when ``point`` is not a path others would know (a mount of another
         process's namespace, reached through /proc: isolation/_witness.py); markers there are
         reported and left in place (a private scratch goes with its worker). False, and a
         blind spot, where fanotify cannot mark it."""
-        if self.libc.fanotify_mark(self.fd, _FAN_MARK_ADD | _FAN_MARK_FILESYSTEM,
-                                   _FAN_CREATE | _FAN_MOVED_TO | _FAN_ONDIR, -1, os.fsencode(point)) != 0:
-            self.pending_blind.append(f"files created on {shown or point} ({kind}): fanotify cannot watch it "
-                                      f"({os.strerror(ctypes.get_errno())})")
+        if (
+            self.libc.fanotify_mark(
+                self.fd,
+                _FAN_MARK_ADD | _FAN_MARK_FILESYSTEM,
+                _FAN_CREATE | _FAN_MOVED_TO | _FAN_ONDIR,
+                -1,
+                os.fsencode(point),
+            )
+            != 0
+        ):
+            self.pending_blind.append(
+                f"files created on {shown or point} ({kind}): fanotify cannot watch it "
+                f"({os.strerror(ctypes.get_errno())})"
+            )
             return False
         try:
             dir_fd = _high(os.open(point, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
@@ -217,8 +261,10 @@ class HostWatch:
 
     def mark_children(self, directory: str) -> bool:
         """Watch opens of the files in ``directory`` (a decoy module directory)."""
-        return self.libc.fanotify_mark(self.fd, _FAN_MARK_ADD, _FAN_OPEN | _FAN_EVENT_ON_CHILD, -1,
-                                       os.fsencode(directory)) == 0
+        return (
+            self.libc.fanotify_mark(self.fd, _FAN_MARK_ADD, _FAN_OPEN | _FAN_EVENT_ON_CHILD, -1, os.fsencode(directory))
+            == 0
+        )
 
     def subject(self, ns_pid: int, host_pid: int) -> None:
         """Attribute to another process than the one that started the watch: the worker
@@ -242,8 +288,10 @@ class HostWatch:
         """The events queued since the last read, (mask, pid, fsid, handle, name); what may
         be missing goes to ``found.blind``."""
         if not self._intact():
-            found.blind.append("files created and decoys opened outside the worker: the verifier closed or "
-                               "replaced the audit's fanotify descriptor")
+            found.blind.append(
+                "files created and decoys opened outside the worker: the verifier closed or "
+                "replaced the audit's fanotify descriptor"
+            )
             return
         data = bytearray()
         while len(data) < _MAX_READ:
@@ -255,8 +303,9 @@ class HostWatch:
                 break
             data += chunk
         else:
-            found.blind.append("files created and decoys opened outside the worker: more events than the audit "
-                               "reads per call")
+            found.blind.append(
+                "files created and decoys opened outside the worker: more events than the audit reads per call"
+            )
         for mask, pid, fsid, handle, name in _events(bytes(data)):
             if mask & _FAN_Q_OVERFLOW:
                 found.blind.append("files created and decoys opened outside the worker: events were lost")
@@ -278,8 +327,11 @@ class HostWatch:
             path = self.decoys.get(text)
             if not path:
                 path = self._path(fsid, handle, name) or text
-            if (self._ours(pid, same_mounts=True) and path not in found.opened
-                    and not (path == PASSWD and self._home_lookup(pid))):
+            if (
+                self._ours(pid, same_mounts=True)
+                and path not in found.opened
+                and not (path == PASSWD and self._home_lookup(pid))
+            ):
                 found.opened.append(path)
         elif mask & (_FAN_CREATE | _FAN_MOVED_TO) and name.startswith(self.prefix) and self._ours(pid):
             found.pending.append((fsid, handle, name))
@@ -290,8 +342,10 @@ class HostWatch:
         """Our descriptor still holds our group (a verifier may close descriptors, and a
         number it reuses must not be read as events)."""
         try:
-            return (os.readlink(f"/proc/self/fd/{self.fd}") == "anon_inode:[fanotify]"
-                    and os.fstat(self.fd).st_ino == self.identity)
+            return (
+                os.readlink(f"/proc/self/fd/{self.fd}") == "anon_inode:[fanotify]"
+                and os.fstat(self.fd).st_ino == self.identity
+            )
         except OSError:
             return False
 
@@ -331,7 +385,7 @@ class HostWatch:
         except (OSError, TypeError):
             return True
 
-    def _directory(self, fsid: int, handle: bytes) -> Optional[int]:
+    def _directory(self, fsid: int, handle: bytes) -> int | None:
         """An fd of the directory ``handle`` names (caller closes it), or None."""
         entries = [self.mounts[fsid]] if fsid in self.mounts else list(self.mounts.values())
         for mount_fd, _ in entries:
@@ -340,7 +394,7 @@ class HostWatch:
                 return fd
         return None
 
-    def _path(self, fsid: int, handle: bytes, name: bytes) -> Optional[str]:
+    def _path(self, fsid: int, handle: bytes, name: bytes) -> str | None:
         fd = self._directory(fsid, handle)
         if fd is None:
             return None
@@ -382,7 +436,6 @@ class HostWatch:
         finally:
             os.close(fd)
 
-
     def _shown(self, fsid: int, where: str) -> str:
         for real, shown in self.shown.get(fsid, []):
             if _inside(where, real):
@@ -395,7 +448,7 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _host_pid(ns_pid: int) -> Optional[int]:
+def _host_pid(ns_pid: int) -> int | None:
     """The pid in /proc of the live process of this process's own PID namespace that it
     calls ``ns_pid``, or None (every process's NSpid is read: only for a decoy open by a
     process other than the worker, which is rare)."""
@@ -447,8 +500,8 @@ def _events(data: bytes):
                 low, high = struct.unpack_from("=II", data, info + 4)
                 fsid = low | (high << 32)
                 size = struct.unpack_from("=I", data, info + 12)[0]
-                handle = data[info + 12: info + 20 + size]  # struct file_handle, as open_by_handle_at wants it
-                name = data[info + 20 + size: info + info_len].split(b"\0", 1)[0]
+                handle = data[info + 12 : info + 20 + size]  # struct file_handle, as open_by_handle_at wants it
+                name = data[info + 20 + size : info + info_len].split(b"\0", 1)[0]
             info += info_len
         yield mask, pid, fsid, handle, name
         offset += length

@@ -35,33 +35,33 @@ LEVELS: tuple[Level, ...] = (
     Level(
         "none",
         worker="a plain process in its own process group, killed with its group on a timeout; explicit only, "
-               "and warned about: the verifier runs with the audit's privileges, and a daemon it starts outlives "
-               "the audit",
+        "and warned about: the verifier runs with the audit's privileges, and a daemon it starts outlives "
+        "the audit",
         sandbox=None,
     ),
     Level(
         "process",
         worker="PID 2 of a PID namespace of its own whose init reaps orphans (else a guard kills its group): "
-               "nothing it starts outlives it; its whole process tree bounded in memory (a cgroup, else a watcher)",
+        "nothing it starts outlives it; its whole process tree bounded in memory (a cgroup, else a watcher)",
         sandbox="its own process with a scrubbed environment, a private working directory and only stdio and "
-                "the result pipe open; the result crosses as exact builtin types, compared in the parent; a "
-                "timeout kills its whole tree",
+        "the result pipe open; the result crosses as exact builtin types, compared in the parent; a "
+        "timeout kills its whole tree",
     ),
     Level(
         "rlimits",
         worker=None,
         sandbox="also resource limits (address space, CPU, file size, open files, processes), an unprivileged "
-                "uid of its own (root only), the process tree's memory bounded (a cgroup, else a watcher), "
-                "the keyring calls denied (seccomp)",
+        "uid of its own (root only), the process tree's memory bounded (a cgroup, else a watcher), "
+        "the keyring calls denied (seccomp)",
     ),
     Level(
         "namespaces",
         worker="also mount, network and IPC namespaces: every mount read-only but its working directory, a "
-               "private /tmp, no network but its own loopback, the host's Unix sockets covered by tripwires, "
-               "no capabilities, an unprivileged uid, no_new_privs and the keyring calls denied",
+        "private /tmp, no network but its own loopback, the host's Unix sockets covered by tripwires, "
+        "no capabilities, an unprivileged uid, no_new_privs and the keyring calls denied",
         sandbox="also PID, mount, network and IPC namespaces: every mount read-only, private scratch /tmp, "
-                "/var/tmp and /dev/shm swept for escape markers, no network but a tripwire loopback, the "
-                "host's Unix sockets covered, the home directory hidden",
+        "/var/tmp and /dev/shm swept for escape markers, no network but a tripwire loopback, the "
+        "host's Unix sockets covered, the home directory hidden",
     ),
 )
 

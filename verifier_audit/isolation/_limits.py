@@ -45,9 +45,9 @@ import secrets as _random
 import shutil
 import signal
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional
 
 from ..cache_dir import default_cache_dir
 from ..environment import mask, secret_values, worker_environment
@@ -87,23 +87,24 @@ def secrets_of(jobs: Iterable) -> list[str]:
 # --------------------------------------------------------------------------- the pids cgroup
 
 
-def _pids_parent() -> Optional[str]:
+def _pids_parent() -> str | None:
     """Where this process's cgroup of the v1 ``pids`` hierarchy is on disk, if mounted."""
     try:
         with open("/proc/self/cgroup") as fh:
-            own = next((line.rstrip("\n").split(":", 2)[2] for line in fh
-                        if "pids" in line.split(":", 2)[1].split(",")), None)
+            own = next(
+                (line.rstrip("\n").split(":", 2)[2] for line in fh if "pids" in line.split(":", 2)[1].split(",")), None
+            )
     except (OSError, IndexError):
         return None
     if own is None:
         return None
     for root, point, fstype, options in memory._mountinfo():
         if fstype == "cgroup" and "pids" in options and (own == root or own.startswith(root.rstrip("/") + "/")):
-            return os.path.join(point, own[len(root.rstrip("/")):].lstrip("/"))
+            return os.path.join(point, own[len(root.rstrip("/")) :].lstrip("/"))
     return None
 
 
-def provision_pids(max_processes: Optional[int], memory_cgroup: Optional[str]) -> tuple[Optional[str], bool]:
+def provision_pids(max_processes: int | None, memory_cgroup: str | None) -> tuple[str | None, bool]:
     """A cgroup bounding a worker's tree to ``max_processes`` tasks: (path, made here). The
     worker's v2 memory cgroup when it has the pids controller too (not ours to remove:
     the memory bound's), else a fresh one in the v1 pids hierarchy; (None, False) where
@@ -135,15 +136,16 @@ class WorkerLimits:
     """One worker's bounds, made by the parent (``for_worker``) and entered by the worker
     (``join``, then ``enter``). Holds no secret: it is handed to the worker."""
 
-    file_mb: Optional[int] = FILE_MB
-    max_processes: Optional[int] = MAX_PROCESSES
-    pids: Optional[str] = None  # the cgroup whose pids.max bounds the tree
+    file_mb: int | None = FILE_MB
+    max_processes: int | None = MAX_PROCESSES
+    pids: str | None = None  # the cgroup whose pids.max bounds the tree
     owned: bool = False  # the pids cgroup was made for this worker (removed with it)
     filtered: bool = True  # seccomp (every level but none)
 
     @classmethod
-    def for_worker(cls, file_mb: Optional[int], max_processes: Optional[int], isolation: str, tree: bool,
-                   memory_cgroup: Optional[str]) -> "WorkerLimits":
+    def for_worker(
+        cls, file_mb: int | None, max_processes: int | None, isolation: str, tree: bool, memory_cgroup: str | None
+    ) -> WorkerLimits:
         """``tree``: the job runs the verifier (its calls may fork: ``pool.Lane.tree_memory``);
         only such a worker is bounded here. The audit's own jobs (the oracle, building a
         SQL domain's fixtures, which may write a database of gigabytes) are trusted code."""
@@ -181,7 +183,7 @@ class WorkerLimits:
 
     # ------------------------------------------------------------------ in the parent
 
-    def explain(self, error: Optional[str], secrets: list[str]) -> Optional[str]:
+    def explain(self, error: str | None, secrets: list[str]) -> str | None:
         """A call's error as stored and shown: secrets masked, and the limit it hit said
         after it (the exception's type stays first: the report counts errors by it). A
         refused fork or thread (EAGAIN) is the process limit's when the worker's cgroup has
@@ -193,8 +195,11 @@ class WorkerLimits:
         if self.file_mb and (_EFBIG in error or "SIGXFSZ" in error) and FILE_LIMIT_WORDS not in error:
             # No number: a code-domain call may have hit its sandbox run's own limit (16 MiB).
             error = f"{error} ({FILE_LIMIT_WORDS})"
-        if any(words in error for words in _REFUSED_FORK) and PROCESS_LIMIT_WORDS not in error \
-                and self._forks_refused():
+        if (
+            any(words in error for words in _REFUSED_FORK)
+            and PROCESS_LIMIT_WORDS not in error
+            and self._forks_refused()
+        ):
             error = f"{error} ({PROCESS_LIMIT_WORDS}: {self.max_processes} processes and threads per worker)"
         return error
 
@@ -222,7 +227,7 @@ def ledger_dir() -> Path:
     return default_cache_dir() / "workdirs"
 
 
-def _start_time(pid: int) -> Optional[str]:
+def _start_time(pid: int) -> str | None:
     """The start time of process ``pid`` (clock ticks since boot), None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
@@ -231,7 +236,7 @@ def _start_time(pid: int) -> Optional[str]:
         return None
 
 
-_swept: Optional[int] = None  # the pid that swept (a forked child sweeps again, for itself)
+_swept: int | None = None  # the pid that swept (a forked child sweeps again, for itself)
 
 
 def make_workdir() -> str:
@@ -306,5 +311,6 @@ def _removable(path: str) -> bool:
         st = os.lstat(path)
     except OSError:
         return False
-    return (os.path.isabs(path) and os.path.basename(path).startswith(tempfile.gettempprefix())
-            and stat.S_ISDIR(st.st_mode))
+    return (
+        os.path.isabs(path) and os.path.basename(path).startswith(tempfile.gettempprefix()) and stat.S_ISDIR(st.st_mode)
+    )

@@ -54,7 +54,6 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
-from typing import Optional
 
 from . import _confine as isolation
 from . import _memory as memory
@@ -103,7 +102,7 @@ def default_level() -> str:
     return "namespaces" if _namespaces_available() else "process"
 
 
-_probed: Optional[bool] = None
+_probed: bool | None = None
 
 
 def _namespaces_available() -> bool:
@@ -116,7 +115,7 @@ def _namespaces_available() -> bool:
     return _probed
 
 
-_userns_probed: Optional[bool] = None
+_userns_probed: bool | None = None
 
 
 def user_namespaces_available() -> bool:
@@ -135,7 +134,7 @@ def user_namespaces_available() -> bool:
     return _userns_probed
 
 
-def resolve_level(level: Optional[str]) -> str:
+def resolve_level(level: str | None) -> str:
     """The level an audit runs at: ``level`` checked, or the default. A level the machine
     cannot give is an error that says which one it can."""
     if level is None:
@@ -151,7 +150,7 @@ class Lockdown:
     """One worker's walls at the ``namespaces`` level: entered once, in the worker, before
     the verifier is imported; ``drop_privileges`` once its setup no longer needs them."""
 
-    def __init__(self, workdir: str, readable: Optional[tuple[str, ...]] = None, user_namespace: Optional[int] = None):
+    def __init__(self, workdir: str, readable: tuple[str, ...] | None = None, user_namespace: int | None = None):
         """``readable``: the paths the verifier must read once it runs as an unprivileged
         uid (None: the uid is not dropped). ``user_namespace``: the host uid the worker's
         user namespace will map its root to (``enter_user_namespace``). Call
@@ -160,13 +159,15 @@ class Lockdown:
         # Before the mount namespace: the helper writes the maps through the host's /proc.
         self._mapper = _Mapper(user_namespace) if user_namespace is not None else None
         self.overlays: list[str] = []
-        self.uid: Optional[int] = None  # the unprivileged uid the worker runs as, once dropped
+        self.uid: int | None = None  # the unprivileged uid the worker runs as, once dropped
         # Before the namespaces: the host's socket tables are read in its network namespace.
         tables = HostTables()
-        isolation._check(_libc.unshare(isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWIPC),
-                         "unshare")
-        isolation._check(_libc.mount(None, b"/", None, isolation.MS_REC | isolation.MS_PRIVATE, None),
-                         "mount --make-rprivate /")
+        isolation._check(
+            _libc.unshare(isolation.CLONE_NEWNS | isolation.CLONE_NEWNET | isolation.CLONE_NEWIPC), "unshare"
+        )
+        isolation._check(
+            _libc.mount(None, b"/", None, isolation.MS_REC | isolation.MS_PRIVATE, None), "mount --make-rprivate /"
+        )
         # The working directory becomes a mount of its own (it stays writable, and on the
         # host), held open so that it can be bound back over the /tmp overlay.
         _bind(workdir, workdir)
@@ -205,12 +206,23 @@ class Lockdown:
             isolation.cover_with_tmpfs(shm, f"size={SCRATCH_MB}m,mode=1777")
             layers = os.path.join(shm, ".va-layers")
             os.mkdir(layers, 0o700)
-            isolation._check(_libc.mount(b"tmpfs", layers.encode(), b"tmpfs", isolation.MS_NOSUID | isolation.MS_NODEV,
-                                         f"size={SCRATCH_MB}m,mode=700".encode()), "mount tmpfs (layers)")
+            isolation._check(
+                _libc.mount(
+                    b"tmpfs",
+                    layers.encode(),
+                    b"tmpfs",
+                    isolation.MS_NOSUID | isolation.MS_NODEV,
+                    f"size={SCRATCH_MB}m,mode=700".encode(),
+                ),
+                "mount tmpfs (layers)",
+            )
             try:
                 for root in OVERLAID:
-                    if os.path.isdir(root) and not os.path.islink(root) and \
-                            _overlay(root, root, layers, os.stat(root).st_mode & 0o7777):
+                    if (
+                        os.path.isdir(root)
+                        and not os.path.islink(root)
+                        and _overlay(root, root, layers, os.stat(root).st_mode & 0o7777)
+                    ):
                         self.overlays.append(root)
                         self.uppers[root] = _upper(layers)
                 # Shallowest first: a deeper one is mounted over the shallower one's view,
@@ -222,10 +234,12 @@ class Lockdown:
                 _libc.umount2(layers.encode(), _MNT_DETACH)
                 os.rmdir(layers)
         if any(_inside(self.workdir, root) for root in self.overlays + self.lifted):
-            isolation._check(_libc.mount(f"/proc/self/fd/{held}".encode(), self.workdir.encode(), None,
-                                         isolation.MS_BIND, None), f"bind {self.workdir}")
+            isolation._check(
+                _libc.mount(f"/proc/self/fd/{held}".encode(), self.workdir.encode(), None, isolation.MS_BIND, None),
+                f"bind {self.workdir}",
+            )
 
-    def drop_privileges(self, uid: Optional[int] = None) -> None:
+    def drop_privileges(self, uid: int | None = None) -> None:
         """No capability, now or after an ``exec`` (bounding set empty, no_new_privs), and no
         kernel keys (seccomp); with ``uid``, become that unprivileged uid, the work
         directory its own (the paths it reads were made traversable at the start). Fails
@@ -350,7 +364,7 @@ class _Mapper:
             os.waitpid(self.pid, 0)
 
 
-def bound_memory(cgroup: Optional[str], memory_mb: Optional[int]) -> None:
+def bound_memory(cgroup: str | None, memory_mb: int | None) -> None:
     """In a worker, before the verifier is imported: move into ``cgroup`` (made for it by
     the parent) and limit it to what the worker holds now plus ``memory_mb``, so the whole
     tree the verifier may fork is bounded together (RLIMIT_AS bounds each process alone).
@@ -382,8 +396,7 @@ def _overlay(target: str, lower: str, layers: str, mode: int) -> bool:
     os.makedirs(work, 0o755)
     os.chmod(upper, mode)
     options = f"lowerdir={lower},upperdir={upper},workdir={work}".encode()
-    return _libc.mount(b"overlay", target.encode(), b"overlay", isolation.MS_NOSUID | isolation.MS_NODEV,
-                       options) == 0
+    return _libc.mount(b"overlay", target.encode(), b"overlay", isolation.MS_NOSUID | isolation.MS_NODEV, options) == 0
 
 
 def _upper(layers: str) -> int:

@@ -37,7 +37,6 @@ import os
 import secrets
 import signal
 import time
-from typing import Optional
 
 TICK = 0.01  # seconds between checks while a run lives
 _NAME = "va-sandbox-"
@@ -62,21 +61,22 @@ def _mountinfo() -> list[tuple[str, str, str, set[str]]]:
     return out
 
 
-def _own_cgroup(version: int) -> Optional[str]:
+def _own_cgroup(version: int) -> str | None:
     """This process's cgroup path in the v2 hierarchy, or in the v1 memory hierarchy."""
     try:
         with open("/proc/self/cgroup") as fh:
             for line in fh:
                 _hid, controllers, path = line.rstrip("\n").split(":", 2)
-                if (version == 2 and _hid == "0" and controllers == "") or \
-                        (version == 1 and "memory" in controllers.split(",")):
+                if (version == 2 and _hid == "0" and controllers == "") or (
+                    version == 1 and "memory" in controllers.split(",")
+                ):
                     return path
     except (OSError, ValueError):
         pass
     return None
 
 
-def _on_disk(version: int) -> Optional[str]:
+def _on_disk(version: int) -> str | None:
     """Where this process's cgroup of that hierarchy is in the file system."""
     path = _own_cgroup(version)
     if path is None:
@@ -84,7 +84,7 @@ def _on_disk(version: int) -> Optional[str]:
     for root, point, fstype, options in _mountinfo():
         if (version == 2 and fstype == "cgroup2") or (version == 1 and fstype == "cgroup" and "memory" in options):
             if path == root or path.startswith(root.rstrip("/") + "/"):
-                return os.path.join(point, path[len(root.rstrip("/")):].lstrip("/"))
+                return os.path.join(point, path[len(root.rstrip("/")) :].lstrip("/"))
     return None
 
 
@@ -136,13 +136,16 @@ def _remove_stale(parent: str) -> None:
     for name in names:
         path = os.path.join(parent, name)
         try:
-            if time.time() - os.stat(path).st_ctime > _STALE_AFTER and not _read(os.path.join(path, "cgroup.procs")).split():
+            if (
+                time.time() - os.stat(path).st_ctime > _STALE_AFTER
+                and not _read(os.path.join(path, "cgroup.procs")).split()
+            ):
                 os.rmdir(path)  # fails (EBUSY) if a process joined meanwhile: then it is not stale
         except OSError:
             continue
 
 
-def provision(kind: Optional[str] = None) -> tuple[str, str]:
+def provision(kind: str | None = None) -> tuple[str, str]:
     """The tree-memory mechanism for a new zygote: ``("cgroup", path)`` of a fresh cgroup of
     our own, or ``("watcher", "")``. ``kind`` forces one (``"watcher"`` always works)."""
     if kind not in (None, "cgroup", "watcher"):
@@ -160,7 +163,9 @@ def provision(kind: Optional[str] = None) -> tuple[str, str]:
                     return ("cgroup", path)
                 release(("cgroup", path))
         if kind == "cgroup":
-            raise RuntimeError("no cgroup with a memory controller can be made here (needs root and a writable cgroup fs)")
+            raise RuntimeError(
+                "no cgroup with a memory controller can be made here (needs root and a writable cgroup fs)"
+            )
     return ("watcher", "")
 
 
@@ -214,7 +219,7 @@ class Guard:
     """No tree limit (the ``process`` level)."""
 
     name = ""
-    tick: Optional[float] = None
+    tick: float | None = None
 
     def leave(self) -> None:
         pass
@@ -228,7 +233,7 @@ class Guard:
     def over(self) -> bool:
         return False
 
-    def after_run(self) -> tuple[bool, Optional[int]]:
+    def after_run(self) -> tuple[bool, int | None]:
         return False, None
 
 
@@ -289,10 +294,10 @@ class CgroupGuard(_Bounded):
         self._limit_file = "memory.max" if self.v2 else "memory.limit_in_bytes"
         self._swap_file = "memory.swap.max" if self.v2 else "memory.memsw.limit_in_bytes"
         self._has_swap_file = self._exists(self._swap_file)
-        self._limit: Optional[int] = None
+        self._limit: int | None = None
         self._base = 0
         self._ooms = 0
-        self._peak_fd: Optional[int] = None
+        self._peak_fd: int | None = None
         self._fds: dict[tuple[str, int], int] = {}
 
     def _exists(self, name: str) -> bool:
@@ -387,7 +392,7 @@ class CgroupGuard(_Bounded):
     def over(self) -> bool:
         return self._oom_kills() > self._ooms
 
-    def after_run(self) -> tuple[bool, Optional[int]]:
+    def after_run(self) -> tuple[bool, int | None]:
         went_over = self._oom_kills() > self._ooms
         peak = None
         if self.v2:
@@ -474,8 +479,8 @@ class WatchGuard(_Bounded):
 
     def __init__(self):
         super().__init__()
-        self._limit: Optional[int] = None
-        self._peak: Optional[int] = None
+        self._limit: int | None = None
+        self._peak: int | None = None
         self._over = False
 
     def before_run(self, memory_mb: int) -> None:
@@ -489,11 +494,11 @@ class WatchGuard(_Bounded):
         self._over = self._over or (self._limit is not None and used > self._limit)
         return self._over
 
-    def after_run(self) -> tuple[bool, Optional[int]]:
+    def after_run(self) -> tuple[bool, int | None]:
         return self._over, self._peak
 
 
-def open_guard(spec: Optional[tuple[str, str]]) -> Guard:
+def open_guard(spec: tuple[str, str] | None) -> Guard:
     """In the zygote, before it enters its namespaces (the cgroup files are opened through
     the host's mounts)."""
     if spec is None:

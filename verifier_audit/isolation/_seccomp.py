@@ -43,14 +43,14 @@ def _program(arch: int, denied: tuple[int, ...]) -> bytes:
     deny = _RET_ERRNO | errno.EPERM
     n = len(denied)
     ops = [
-        (_LD_W_ABS, 0, 0, 4),                    # seccomp_data.arch
-        (_JEQ_K, 1, 0, arch),                    # native: go on
-        (_RET_K, 0, 0, deny),                    # another ABI: fail
-        (_LD_W_ABS, 0, 0, 0),                    # seccomp_data.nr
-        (_JGE_K, n + 1, 0, _X32_BIT),            # x32 numbers: fail
+        (_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
+        (_JEQ_K, 1, 0, arch),  # native: go on
+        (_RET_K, 0, 0, deny),  # another ABI: fail
+        (_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
+        (_JGE_K, n + 1, 0, _X32_BIT),  # x32 numbers: fail
     ]
     for i, nr in enumerate(denied):
-        ops.append((_JEQ_K, n - i, 0, nr))       # a keyring call: fail
+        ops.append((_JEQ_K, n - i, 0, nr))  # a keyring call: fail
     ops += [(_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, deny)]
     return b"".join(struct.pack("HBBI", *op) for op in ops)
 
@@ -99,15 +99,15 @@ _ARG1_LOW = 24  # offsetof(seccomp_data, args[1]), its low 32 bits (little-endia
 def _terminal_program(arch: int, ioctl: int) -> bytes:
     deny = _RET_ERRNO | errno.EPERM
     ops = [
-        (_LD_W_ABS, 0, 0, 4),                    # seccomp_data.arch
-        (_JEQ_K, 1, 0, arch),                    # native: go on
-        (_RET_K, 0, 0, deny),                    # another ABI: fail (its ioctl has another number)
-        (_LD_W_ABS, 0, 0, 0),                    # seccomp_data.nr
-        (_JGE_K, 5, 0, _X32_BIT),                # x32 numbers: fail
-        (_JEQ_K, 0, 3, ioctl),                   # not ioctl: allow
-        (_LD_W_ABS, 0, 0, _ARG1_LOW),            # the request (the kernel reads it as 32 bits)
-        (_JEQ_K, 2, 0, TIOCSTI),                 # typing into a terminal: fail
-        (_JEQ_K, 1, 0, TIOCLINUX),               # pasting on a console: fail
+        (_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
+        (_JEQ_K, 1, 0, arch),  # native: go on
+        (_RET_K, 0, 0, deny),  # another ABI: fail (its ioctl has another number)
+        (_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
+        (_JGE_K, 5, 0, _X32_BIT),  # x32 numbers: fail
+        (_JEQ_K, 0, 3, ioctl),  # not ioctl: allow
+        (_LD_W_ABS, 0, 0, _ARG1_LOW),  # the request (the kernel reads it as 32 bits)
+        (_JEQ_K, 2, 0, TIOCSTI),  # typing into a terminal: fail
+        (_JEQ_K, 1, 0, TIOCLINUX),  # pasting on a console: fail
         (_RET_K, 0, 0, _RET_ALLOW),
         (_RET_K, 0, 0, deny),
     ]
@@ -148,28 +148,28 @@ def _surfaces_program(arch: int, io_uring: tuple[int, ...], unshare: int, clone:
     # Jump offsets count the instructions skipped; the tail is: [k+4] allow, [k+5] deny,
     # [k+6] nosys, [k+7] load flags, [k+8] test CLONE_NEWUSER, [k+9] allow.
     ops = [
-        (_LD_W_ABS, 0, 0, 4),                                 # 0: seccomp_data.arch
-        (_JEQ_K, 1, 0, arch),                                 # 1: native: go on
-        (_RET_K, 0, 0, _RET_ALLOW),                           # 2: another ABI: the keyring filter's to fail
-        (_LD_W_ABS, 0, 0, 0),                                 # 3: seccomp_data.nr
+        (_LD_W_ABS, 0, 0, 4),  # 0: seccomp_data.arch
+        (_JEQ_K, 1, 0, arch),  # 1: native: go on
+        (_RET_K, 0, 0, _RET_ALLOW),  # 2: another ABI: the keyring filter's to fail
+        (_LD_W_ABS, 0, 0, 0),  # 3: seccomp_data.nr
     ]
     at = len(ops)
     allow, fail, enosys, flags = at + k + 3, at + k + 4, at + k + 5, at + k + 6
     for i, nr in enumerate(io_uring):
-        ops.append((_JEQ_K, fail - (at + i) - 1, 0, nr))     # io_uring: EPERM
+        ops.append((_JEQ_K, fail - (at + i) - 1, 0, nr))  # io_uring: EPERM
     here = len(ops)
-    ops.append((_JEQ_K, enosys - here - 1, 0, clone3))       # clone3: ENOSYS
+    ops.append((_JEQ_K, enosys - here - 1, 0, clone3))  # clone3: ENOSYS
     here = len(ops)
-    ops.append((_JEQ_K, flags - here - 1, 0, unshare))       # unshare: read its flags
+    ops.append((_JEQ_K, flags - here - 1, 0, unshare))  # unshare: read its flags
     here = len(ops)
     ops.append((_JEQ_K, flags - here - 1, allow - here - 1, clone))  # clone: read its flags; else allow
     assert len(ops) == allow
     ops += [
-        (_RET_K, 0, 0, _RET_ALLOW),                           # allow
-        (_RET_K, 0, 0, deny),                                 # fail (EPERM)
-        (_RET_K, 0, 0, nosys),                                # clone3 (ENOSYS)
-        (_LD_W_ABS, 0, 0, _LD_ARG0_LOW),                      # the flags
-        (_JSET_K, 1, 0, _CLONE_NEWUSER),                      # a new user namespace: fail
+        (_RET_K, 0, 0, _RET_ALLOW),  # allow
+        (_RET_K, 0, 0, deny),  # fail (EPERM)
+        (_RET_K, 0, 0, nosys),  # clone3 (ENOSYS)
+        (_LD_W_ABS, 0, 0, _LD_ARG0_LOW),  # the flags
+        (_JSET_K, 1, 0, _CLONE_NEWUSER),  # a new user namespace: fail
         (_RET_K, 0, 0, _RET_ALLOW),
         (_RET_K, 0, 0, deny),
     ]

@@ -46,7 +46,6 @@ import sys
 import tempfile
 import time
 from types import CodeType
-from typing import Optional
 
 from .. import canary
 from . import _hostwatch as hostwatch
@@ -70,15 +69,19 @@ _SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")  # searched after each call where
 _SHARED_WHY = "a temporary directory every process shares"
 _SCRATCH_WHY = "the worker's private scratch (its writes never reach the host)"
 _PLACE = "@"  # a log line "@<hex of the path>\t<why>": a place to look in after the call
-WHY = {"chdir": "a directory the verifier moved to", "process": "the working directory of a process it started",
-       "named": "named in a command it ran", "made": "a directory it made"}
+WHY = {
+    "chdir": "a directory the verifier moved to",
+    "process": "the working directory of a process it started",
+    "named": "named in a command it ran",
+    "made": "a directory it made",
+}
 
-_sink: Optional[tuple[int, int, int]] = None  # (fd, st_dev, st_ino) of this process's log
+_sink: tuple[int, int, int] | None = None  # (fd, st_dev, st_ino) of this process's log
 _paused = False  # while collect() removes the markers itself (rmtree opens them)
 _logged: set[tuple[str, str]] = set()  # (place, why) this process logged since the last collect()
 
 
-def _text(value) -> Optional[str]:
+def _text(value) -> str | None:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     if isinstance(value, str):
@@ -88,7 +91,7 @@ def _text(value) -> Optional[str]:
     return None
 
 
-def _marked(value) -> Optional[str]:
+def _marked(value) -> str | None:
     """The canary name in ``value`` (str, bytes, path or a short sequence of them), if any."""
     if isinstance(value, (list, tuple)):
         for item in value[:16]:
@@ -103,7 +106,7 @@ def _marked(value) -> Optional[str]:
     return match.group(0) if match else None
 
 
-def _in_code(code: CodeType, depth: int = 0) -> Optional[str]:
+def _in_code(code: CodeType, depth: int = 0) -> str | None:
     for const in code.co_consts:
         if isinstance(const, str):
             found = _marked(const)
@@ -116,7 +119,7 @@ def _in_code(code: CodeType, depth: int = 0) -> Optional[str]:
     return _marked(code.co_names)
 
 
-def _dir_fd(value) -> Optional[int]:
+def _dir_fd(value) -> int | None:
     return value if isinstance(value, int) and value >= 0 else None
 
 
@@ -128,7 +131,7 @@ def _exists(path, dir_fd) -> bool:
         return False
 
 
-def _evidence(event: str, args: tuple) -> Optional[str]:
+def _evidence(event: str, args: tuple) -> str | None:
     if event == "exec":
         code = args[0] if args else None
         # Model output is compiled from a string ("<string>", "<candidate>"); modules from
@@ -159,7 +162,7 @@ def _evidence(event: str, args: tuple) -> Optional[str]:
     return f"{found}\t{what}"
 
 
-def _absolute(path) -> Optional[str]:
+def _absolute(path) -> str | None:
     """``path`` (str, bytes, path-like or a directory descriptor) made absolute, or None."""
     if isinstance(path, int):
         try:
@@ -178,15 +181,20 @@ def _absolute(path) -> Optional[str]:
 
 
 def _command_strings(event: str, args: tuple) -> list:
-    command = {"os.system": args[:1], "subprocess.Popen": args[1:2], "os.exec": args[1:2],
-               "os.posix_spawn": args[1:2], "os.spawn": args[2:3]}[event]
+    command = {
+        "os.system": args[:1],
+        "subprocess.Popen": args[1:2],
+        "os.exec": args[1:2],
+        "os.posix_spawn": args[1:2],
+        "os.spawn": args[2:3],
+    }[event]
     out = []
     for item in command:
         out += list(item[:16]) if isinstance(item, (list, tuple)) else [item]
     return out
 
 
-def _places(event: str, args: tuple) -> list[tuple[Optional[str], str]]:
+def _places(event: str, args: tuple) -> list[tuple[str | None, str]]:
     """The directories, outside the worker's own, where this event's effects may land."""
     if event == "os.chdir":
         return [(_absolute(args[0]), "chdir")] if args else []
@@ -272,9 +280,14 @@ class Tripwires:
         # Anywhere else on the host (C code raises no audit event): markers created and
         # decoy files opened by this worker's processes, seen by the kernel (hostwatch.py).
         self.host, why = (None, None) if witnessed else hostwatch.HostWatch.start(canary.PREFIX, hostwatch.decoys())
-        self.blind = [] if self.host is not None or contained or witnessed else [
-            f"canaries created and decoy files opened outside the worker's own directories, except in "
-            f"{', '.join(_SHARED_TMP)} (no fanotify here: {why})"]
+        self.blind = (
+            []
+            if self.host is not None or contained or witnessed
+            else [
+                f"canaries created and decoy files opened outside the worker's own directories, except in "
+                f"{', '.join(_SHARED_TMP)} (no fanotify here: {why})"
+            ]
+        )
         self.fd = self._open_log(workdir)
         if self.fd is not None:
             first = _sink is None
@@ -284,7 +297,7 @@ class Tripwires:
                 sys.addaudithook(_hook)
 
     @staticmethod
-    def _open_log(workdir: str) -> Optional[int]:
+    def _open_log(workdir: str) -> int | None:
         """An unlinked, append-only log, on a descriptor number verifiers leave alone."""
         path = os.path.join(workdir, f".va-tripwire-{os.getpid()}")
         try:
@@ -325,12 +338,15 @@ class Tripwires:
         return events, places
 
     def _effects(self, places: dict[str, list[str]]) -> list[tuple[str, str]]:
-        out = [(canary.PREFIX + token, "left in the verifier's working directory") for token in canary.fired(self.workdir)]
+        out = [
+            (canary.PREFIX + token, "left in the verifier's working directory") for token in canary.fired(self.workdir)
+        ]
         stack, seen = [self.tmpdir], 0
         while stack and seen < _MAX_WALK:
             where = stack.pop()
-            out += [(canary.PREFIX + token, "left in the verifier's temporary directory")
-                    for token in canary.fired(where)]
+            out += [
+                (canary.PREFIX + token, "left in the verifier's temporary directory") for token in canary.fired(where)
+            ]
             try:
                 entries = list(os.scandir(where))
             except OSError:
@@ -343,12 +359,14 @@ class Tripwires:
             cwd = self.workdir
         if cwd != self.workdir:
             places = {cwd: ["chdir"], **places}
-        for where, whys in list(places.items())[:_MAX_PLACES + 1]:
+        for where, whys in list(places.items())[: _MAX_PLACES + 1]:
             if where == self.workdir or _inside(where, self.tmpdir):
                 continue  # seen above
             why = "; ".join(WHY.get(w, w) for w in whys)
-            out += [(canary.PREFIX + token, f"left in {where} ({why})")
-                    for token in canary.fired(where, since_ns=self.since, listed=self.layers.get(where))]
+            out += [
+                (canary.PREFIX + token, f"left in {where} ({why})")
+                for token in canary.fired(where, since_ns=self.since, listed=self.layers.get(where))
+            ]
         return out
 
     def collect(self) -> list[str]:
@@ -373,8 +391,10 @@ class Tripwires:
             notes = by_marker.setdefault(marker, [])
             if what not in notes:
                 notes.append(what)
-        return [f"executes_model_output:{marker}: {'; '.join(notes)}"
-                for marker, notes in list(by_marker.items())[:_MAX_PER_CALL]] + others
+        return [
+            f"executes_model_output:{marker}: {'; '.join(notes)}"
+            for marker, notes in list(by_marker.items())[:_MAX_PER_CALL]
+        ] + others
 
     def _host(self, reported: set[str]) -> tuple[list[tuple[str, str]], list[str]]:
         """(marker, evidence) for markers the kernel saw this worker create anywhere that the
@@ -384,7 +404,8 @@ class Tripwires:
             blind, self.blind = self.blind, []
             return [], [f"unobserved:{b}" for b in blind]
         found = self.host.collect()
-        markers = [(name, hostwatch.created(where, there)) for name, where, there in found.created
-                   if name not in reported]
+        markers = [
+            (name, hostwatch.created(where, there)) for name, where, there in found.created if name not in reported
+        ]
         others = [hostwatch.read_outside(path) for path in found.opened]
         return markers, others + [f"unobserved:{b}" for b in found.blind]

@@ -37,7 +37,6 @@ import select
 import socket
 import stat
 import time
-from typing import Optional
 
 from . import _confine as isolation
 from ._evidence import printable
@@ -119,7 +118,7 @@ class SocketCovers:
         self._done: set[str] = set()  # paths looked at (covered, or not a socket here)
         self._ours: set[tuple[int, int]] = set()  # (dev, ino) of our tripwires and blank file
         self._wires: dict[int, tuple[socket.socket, str]] = {}
-        self._blank: Optional[str] = None
+        self._blank: str | None = None
         self._covers = 0
         self._next_read = 0.0
 
@@ -253,7 +252,7 @@ class SocketCovers:
                 found.append(f"network: {what} the unix socket {target}{sent}")
 
     @staticmethod
-    def _take(sock: socket.socket) -> Optional[bytes]:
+    def _take(sock: socket.socket) -> bytes | None:
         try:
             if sock.type == socket.SOCK_DGRAM:
                 return sock.recv(256)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from typing import Optional
 
 from . import _confine as isolation
 from ._evidence import printable
@@ -68,7 +67,7 @@ class Walls:
         # make the same path inside the scratch tmpfs, for the workroot tmpfs to cover.
         os.makedirs(workroot, 0o711, exist_ok=True)
         isolation.loopback_up()
-        self.listener: Optional[socket.socket] = None
+        self.listener: socket.socket | None = None
 
     def listen(self) -> None:
         """Start the listeners (in the process that serves runs: PID 1 of the namespace)."""

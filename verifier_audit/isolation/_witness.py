@@ -54,7 +54,7 @@ import os
 import select
 import signal
 import socket
-from typing import Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
 
 from .. import canary
 from . import _hostwatch as hostwatch
@@ -74,7 +74,7 @@ def _unobserved(what: str) -> str:
 # ------------------------------------------------------------------ in the worker, before the verifier
 
 
-def decoy_modules(directory: str, tokens: Iterable[str]) -> Optional[str]:
+def decoy_modules(directory: str, tokens: Iterable[str]) -> str | None:
     """Write a decoy module for each ``import`` canary token into ``directory`` (root's, mode
     755: the verifier's uid cannot change it) and return it, to be appended to the import
     path. Each raises the ``ModuleNotFoundError`` a missing module would, so a grader sees
@@ -96,8 +96,9 @@ def decoy_modules(directory: str, tokens: Iterable[str]) -> Optional[str]:
     return directory
 
 
-def hand_off(link: Optional[socket.socket], parent, *, workdir: str, lock=None, tokens: Iterable[str] = (),
-             why_none: str = "") -> Optional[str]:
+def hand_off(
+    link: socket.socket | None, parent, *, workdir: str, lock=None, tokens: Iterable[str] = (), why_none: str = ""
+) -> str | None:
     """In the worker, still privileged, before the verifier is imported: tell the witness
     (over ``link``) what to watch -- the worker's own pid, its private scratch once the
     lockdown made it, its decoy modules -- and wait until it does; then close the link.
@@ -115,8 +116,12 @@ def hand_off(link: Optional[socket.socket], parent, *, workdir: str, lock=None, 
     shm = lock is not None and os.path.isdir("/dev/shm") and not os.path.islink("/dev/shm")
     base = "/dev/shm" if shm else (workdir if lock is None else None)  # a workdir behind the lockdown is the verifier's
     modules = decoy_modules(os.path.join(base, _MODULES), tokens) if base else None
-    message = {"pid": int(os.readlink("/proc/self")), "modules": modules, "shm": shm,
-               "scratch": dict(getattr(lock, "uppers", {}) or {})}
+    message = {
+        "pid": int(os.readlink("/proc/self")),
+        "modules": modules,
+        "shm": shm,
+        "scratch": dict(getattr(lock, "uppers", {}) or {}),
+    }
     try:
         link.sendall(json.dumps(message).encode() + b"\n")
         link.recv(16)  # the witness watches now
@@ -135,9 +140,16 @@ class _Seen:
     def __init__(self, worker: int):
         self.worker = worker  # its pid in this namespace
         self.watch, why = hostwatch.HostWatch.start(canary.PREFIX, hostwatch.decoys())
-        self.blind = [] if self.watch is not None else [
-            (f"no kernel watch outside the verifier ({why}): markers, imports and decoy reads were seen only from "
-             "inside its process")]
+        self.blind = (
+            []
+            if self.watch is not None
+            else [
+                (
+                    f"no kernel watch outside the verifier ({why}): markers, imports and decoy reads were seen only from "
+                    "inside its process"
+                )
+            ]
+        )
         self.pending: list[tuple[int, bytes, bytes]] = []  # markers created, not yet reported
         self.later: list[tuple[int, bytes, bytes]] = []  # reported, to be removed when the worker is idle
         self.imported: set[str] = set()
@@ -166,10 +178,13 @@ class _Seen:
         room = MAX_PENDING - len(self.pending)
         if len(found.pending) > room:
             self.blind.append(f"more than {MAX_PENDING} canary markers between two looks: some were not reported")
-        self.pending += found.pending[:max(0, room)]
+        self.pending += found.pending[: max(0, room)]
         self.blind += found.blind
-        out = [f"executes_model_output:{name}: imported: its decoy module was opened (fanotify)"
-               for name in found.imported if name not in self.imported]
+        out = [
+            f"executes_model_output:{name}: imported: its decoy module was opened (fanotify)"
+            for name in found.imported
+            if name not in self.imported
+        ]
         self.imported |= set(found.imported)
         return out + [hostwatch.read_outside(path) for path in found.opened]
 
@@ -204,7 +219,7 @@ def _tell(parent, message: list) -> None:
         pass  # the parent is gone: the worker dies with it
 
 
-def _reap(worker: int) -> Optional[int]:
+def _reap(worker: int) -> int | None:
     """Reap every child that ended; the worker's wait status once it has."""
     while True:
         try:
@@ -295,7 +310,7 @@ def merged(fired: list[str], extra: list[str]) -> list[str]:
     return out
 
 
-def _key(entry: str) -> Optional[str]:
+def _key(entry: str) -> str | None:
     kind, _, rest = entry.partition(":")
     if kind != "executes_model_output":
         return None
@@ -312,15 +327,15 @@ class Witness:
     is no candidate's, an entry goes to the call that ran when it came (markers: the call
     whose result the parent had when it asked)."""
 
-    def __init__(self, ctx, tokens_of: Optional[Callable[[int], set]] = None):
+    def __init__(self, ctx, tokens_of: Callable[[int], set] | None = None):
         self.conn, self.child = ctx.Pipe()
         self.tokens_of = tokens_of
         self.tokens: dict[str, int] = {}
-        self.extra: dict[Optional[int], list[str]] = {}
+        self.extra: dict[int | None, list[str]] = {}
         self.waiting: set[int] = set()  # items handed out whose calls have not ended
         self.held: list = []  # outcomes waiting for the next look (``hold``)
         self.unplaced: list[tuple[str, bool]] = []  # (marker no token credits, waited an outcome already)
-        self.lost: Optional[str] = None
+        self.lost: str | None = None
         self.told = False
         self.ended = False
 
@@ -339,7 +354,7 @@ class Witness:
                 for token in self.tokens_of(item):
                     self.tokens[token] = item
 
-    def news(self, running: Optional[int]) -> None:
+    def news(self, running: int | None) -> None:
         """The witness sent something (its pipe is readable): read it all, crediting it
         to ``running`` (the call in flight) unless a token says whose it is."""
         while not self.ended and self.lost is None and self.conn.poll(0):
@@ -374,7 +389,9 @@ class Witness:
         indices = {o.index for o in held}
         extra: dict[int, list[str]] = {}
         for key in [k for k in self.extra if k not in self.waiting]:
-            extra.setdefault(key if key is not None and key in indices else outcome.index, []).extend(self.extra.pop(key))
+            extra.setdefault(key if key is not None and key in indices else outcome.index, []).extend(
+                self.extra.pop(key)
+            )
         reported = {_key(e): o.index for o in held for e in o.security if _key(e) is not None}
         unplaced, self.unplaced = self.unplaced, []
         for entry, waited in unplaced:
@@ -392,7 +409,7 @@ class Witness:
                 o.security = merged(o.security, extra[o.index])
         return held
 
-    def _sync(self, running: Optional[int], idle: bool = True) -> None:
+    def _sync(self, running: int | None, idle: bool = True) -> None:
         if self.ended or self.lost is not None:
             while not self.ended and self.lost is None and self.conn.poll(0):
                 self._receive(running)
@@ -408,7 +425,7 @@ class Witness:
             if self._receive(running) == "sync":
                 return
 
-    def _receive(self, running: Optional[int]) -> Optional[str]:
+    def _receive(self, running: int | None) -> str | None:
         try:
             message = json.loads(self.conn.recv_bytes(MAX_MESSAGE))
         except (EOFError, OSError):
@@ -417,14 +434,21 @@ class Witness:
         except ValueError:
             self._lose("sent a message that is not JSON")
             return None
-        if not (isinstance(message, list) and len(message) == 2 and message[0] in ("seen", "sync", "end", "none")
-                and isinstance(message[1], list) and all(isinstance(e, str) for e in message[1])):
+        if not (
+            isinstance(message, list)
+            and len(message) == 2
+            and message[0] in ("seen", "sync", "end", "none")
+            and isinstance(message[1], list)
+            and all(isinstance(e, str) for e in message[1])
+        ):
             self._lose("sent a malformed message")
             return None
         tag, entries = message
         if tag == "none":
-            self.lost = _unobserved(f"none for this worker ({entries[0] if entries else 'not started'}): markers, "
-                                    "imports and decoy reads were seen only from inside the verifier's process")
+            self.lost = _unobserved(
+                f"none for this worker ({entries[0] if entries else 'not started'}): markers, "
+                "imports and decoy reads were seen only from inside the verifier's process"
+            )
             return tag
         for entry in entries:
             key = _key(entry)
@@ -437,5 +461,7 @@ class Witness:
         return tag
 
     def _lose(self, why: str) -> None:
-        self.lost = _unobserved(f"the witness of this worker {why}: what its calls did from then on was seen only "
-                                "from inside the verifier's process")
+        self.lost = _unobserved(
+            f"the witness of this worker {why}: what its calls did from then on was seen only "
+            "from inside the verifier's process"
+        )

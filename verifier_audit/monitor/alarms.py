@@ -31,8 +31,6 @@ by family: ``exploration`` (entropy, reward variance), ``drift`` (KL, length),
 
 from __future__ import annotations
 
-from typing import Optional
-
 from .divergence import reward_fn_divergence, train_val_divergence, train_val_window
 from .drift import kl_drift, length_alarms
 from .exploration import entropy_collapse, reward_variance_collapse
@@ -44,8 +42,7 @@ from .thresholds import Thresholds
 
 # the public names, also for callers that import them from here (fit.py: smooth; the report,
 # config and CLI: Alarm, Thresholds)
-__all__ = ["KINDS", "REQUIRES", "Alarm", "Thresholds", "check", "missing_metrics", "not_checked",
-           "smooth", "trend"]
+__all__ = ["KINDS", "REQUIRES", "Alarm", "Thresholds", "check", "missing_metrics", "not_checked", "smooth", "trend"]
 
 
 def missing_metrics(run: Run) -> list[str]:
@@ -59,15 +56,19 @@ def not_checked(run: Run, thresholds: Thresholds | None = None) -> dict[str, str
     th = thresholds or Thresholds()
     out: dict[str, str] = {}
 
-    def short(name: str, need: int) -> Optional[str]:
+    def short(name: str, need: int) -> str | None:
         if not run.has(name):
             return f"no {name} metric"
         if len(run.metrics[name]) < need:
             return f"{name} has {len(run.metrics[name])} points (at least {need} needed)"
         return None
 
-    for kind, name in (("entropy_collapse", "entropy"), ("kl_drift", "kl"),
-                       ("length_blowup", "length"), ("length_collapse", "length")):
+    for kind, name in (
+        ("entropy_collapse", "entropy"),
+        ("kl_drift", "kl"),
+        ("length_blowup", "length"),
+        ("length_collapse", "length"),
+    ):
         why = short(name, th.min_points)
         if why:
             out[kind] = why
@@ -85,7 +86,8 @@ def not_checked(run: Run, thresholds: Thresholds | None = None) -> dict[str, str
     if len(long_enough) < 2:
         out["reward_fn_divergence"] = (
             f"{len(have)} reward function metric(s) ({REWARD_FN_PREFIX}<name>), {len(long_enough)} "
-            f"with at least {th.min_points} points; two are needed")
+            f"with at least {th.min_points} points; two are needed"
+        )
     return {k: out[k] for k in KINDS if k in out}
 
 

@@ -4,8 +4,6 @@ over the last part of the run."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from .kinds import Alarm
@@ -19,7 +17,7 @@ def _value_range(values: np.ndarray) -> float:
     return float(values.max() - values.min()) if len(values) else 0.0
 
 
-def _norm_trend(s: Series, lo: float, hi: float, th: Thresholds) -> Optional[dict]:
+def _norm_trend(s: Series, lo: float, hi: float, th: Thresholds) -> dict | None:
     """Trend of a series between steps lo and hi: slope, t, rise over the window, the rise
     normalised by the range of the smoothed series over the whole run, and where the
     window's smoothed mean sits in that range (0 = bottom, 1 = top)."""
@@ -32,12 +30,19 @@ def _norm_trend(s: Series, lo: float, hi: float, th: Thresholds) -> Optional[dic
     rise = slope * (hi - lo)
     win = (steps >= lo) & (steps <= hi)
     mean = float(sm[win].mean()) if win.any() else float(s.values[inside].mean())
-    return {"slope": slope, "t": t, "rise": rise, "norm_rise": rise / rng if rng > 0 else 0.0,
-            "position": (mean - float(sm.min())) / rng if rng > 0 else 0.5, "range": rng,
-            "points": int(inside.sum()), "smoothed": (steps, sm)}
+    return {
+        "slope": slope,
+        "t": t,
+        "rise": rise,
+        "norm_rise": rise / rng if rng > 0 else 0.0,
+        "position": (mean - float(sm.min())) / rng if rng > 0 else 0.5,
+        "range": rng,
+        "points": int(inside.sum()),
+        "smoothed": (steps, sm),
+    }
 
 
-def train_val_window(run: Run, th: Thresholds) -> Optional[tuple[float, float]]:
+def train_val_window(run: Run, th: Thresholds) -> tuple[float, float] | None:
     """The steps compared: the last ``divergence_window`` of where reward and val_accuracy
     overlap; None when they do not. ``not_checked`` calls it too, so that the alarm is
     reported as not run rather than silently finding nothing."""
@@ -72,16 +77,27 @@ def train_val_divergence(run: Run, th: Thresholds) -> list[Alarm]:
     step = float(vsteps[peak]) if len(inw) and peak != inw[-1] else float(lo)
     at = at_fraction(run, step)
     why = "falls" if va["t"] <= -2.0 else ("stalls" if stalled else "lags (the gap widens)")
-    ev = {"window_from_step": json_float(lo), "window_to_step": json_float(hi), "train_rise": json_float(tr["rise"]),
-          "train_norm_rise": json_float(tr["norm_rise"]), "train_t": json_float(tr["t"]),
-          "val_rise": json_float(va["rise"]), "val_norm_rise": json_float(va["norm_rise"]), "val_t": json_float(va["t"]),
-          "val_points": va["points"], "val_peak": json_float(vsm[peak]) if len(inw) else 0.0,
-          "val_peak_step": json_float(vsteps[peak]) if len(inw) else 0.0, "reason": why,
-          "at_fraction": json_float(at)}
-    msg = (f"Training reward rose by {fmt(tr['rise'])} (t = {tr['t']:.1f}) from step {fmt_step(lo)} to "
-           f"{fmt_step(hi)} while validation accuracy {why}: {va['rise']:+.4g} over {va['points']} "
-           f"evaluations (t = {va['t']:.1f}), best {fmt(ev['val_peak'])} at step "
-           f"{fmt_step(ev['val_peak_step'])}.")
+    ev = {
+        "window_from_step": json_float(lo),
+        "window_to_step": json_float(hi),
+        "train_rise": json_float(tr["rise"]),
+        "train_norm_rise": json_float(tr["norm_rise"]),
+        "train_t": json_float(tr["t"]),
+        "val_rise": json_float(va["rise"]),
+        "val_norm_rise": json_float(va["norm_rise"]),
+        "val_t": json_float(va["t"]),
+        "val_points": va["points"],
+        "val_peak": json_float(vsm[peak]) if len(inw) else 0.0,
+        "val_peak_step": json_float(vsteps[peak]) if len(inw) else 0.0,
+        "reason": why,
+        "at_fraction": json_float(at),
+    }
+    msg = (
+        f"Training reward rose by {fmt(tr['rise'])} (t = {tr['t']:.1f}) from step {fmt_step(lo)} to "
+        f"{fmt_step(hi)} while validation accuracy {why}: {va['rise']:+.4g} over {va['points']} "
+        f"evaluations (t = {va['t']:.1f}), best {fmt(ev['val_peak'])} at step "
+        f"{fmt_step(ev['val_peak_step'])}."
+    )
     return [Alarm("train_val_divergence", run.name, step, msg, ev)]
 
 
@@ -108,8 +124,7 @@ def reward_fn_divergence(run: Run, th: Thresholds) -> list[Alarm]:
         return st["t"] >= th.slope_t and st["norm_rise"] > th.reward_fn_flat
 
     def saturated(st):
-        return (not rising(st)) and st["norm_rise"] >= -th.reward_fn_flat \
-            and st["position"] >= th.reward_fn_saturated
+        return (not rising(st)) and st["norm_rise"] >= -th.reward_fn_flat and st["position"] >= th.reward_fn_saturated
 
     climbers = [n for n, st in stats.items() if climbing(st)]
     if len(climbers) != 1:
@@ -121,15 +136,22 @@ def reward_fn_divergence(run: Run, th: Thresholds) -> list[Alarm]:
         return []
     step = float(lo)
     at = at_fraction(run, step)
-    ev = {"climbing": up, "held_back": ",".join(held),
-          "saturated": ",".join(n for n in others if n not in held),
-          "window_from_step": json_float(lo), "window_to_step": json_float(hi), "at_fraction": json_float(at)}
+    ev = {
+        "climbing": up,
+        "held_back": ",".join(held),
+        "saturated": ",".join(n for n in others if n not in held),
+        "window_from_step": json_float(lo),
+        "window_to_step": json_float(hi),
+        "at_fraction": json_float(at),
+    }
     for n, st in stats.items():
         ev[f"{n}.rise"] = json_float(st["rise"])
         ev[f"{n}.norm_rise"] = json_float(st["norm_rise"])
         ev[f"{n}.t"] = json_float(st["t"])
     others_txt = ", ".join(f"{n} {stats[n]['norm_rise']:+.2f}" for n in held)
-    msg = (f"Reward term {up!r} climbs alone from step {fmt_step(lo)} (normalised rise "
-           f"{stats[up]['norm_rise']:+.2f}, t = {stats[up]['t']:.1f}) while the other terms stay "
-           f"flat or fall ({others_txt}), a sign {up!r} is being gamed.")
+    msg = (
+        f"Reward term {up!r} climbs alone from step {fmt_step(lo)} (normalised rise "
+        f"{stats[up]['norm_rise']:+.2f}, t = {stats[up]['t']:.1f}) while the other terms stay "
+        f"flat or fall ({others_txt}), a sign {up!r} is being gamed."
+    )
     return [Alarm("reward_fn_divergence", run.name, step, msg, ev)]

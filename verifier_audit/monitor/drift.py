@@ -28,12 +28,21 @@ def kl_drift(run: Run, th: Thresholds) -> list[Alarm]:
     i = int(below[-1]) + 1 if len(below) else 0
     step = float(steps[i])
     at = at_fraction(run, step)
-    ev = {"level": json_float(sm[-1]), "threshold": th.kl_level, "slope_per_100_steps": json_float(per100),
-          "slope_t": json_float(t), "tail_from_step": json_float(start), "above_since_step": json_float(step),
-          "at_fraction": json_float(at), "kl_slope": th.kl_slope}
-    msg = (f"KL to the reference has been above {fmt(th.kl_level)} since step {fmt_step(step)} "
-           f"({at:.0%} into the run), reaches {fmt(sm[-1])} and is still rising by "
-           f"{fmt(per100)} per 100 steps over the last {th.kl_window:.0%} of the run (t = {t:.1f}).")
+    ev = {
+        "level": json_float(sm[-1]),
+        "threshold": th.kl_level,
+        "slope_per_100_steps": json_float(per100),
+        "slope_t": json_float(t),
+        "tail_from_step": json_float(start),
+        "above_since_step": json_float(step),
+        "at_fraction": json_float(at),
+        "kl_slope": th.kl_slope,
+    }
+    msg = (
+        f"KL to the reference has been above {fmt(th.kl_level)} since step {fmt_step(step)} "
+        f"({at:.0%} into the run), reaches {fmt(sm[-1])} and is still rising by "
+        f"{fmt(per100)} per 100 steps over the last {th.kl_window:.0%} of the run (t = {t:.1f})."
+    )
     return [Alarm("kl_drift", run.name, step, msg, ev)]
 
 
@@ -48,9 +57,9 @@ def length_alarms(run: Run, th: Thresholds, kinds: set[str]) -> list[Alarm]:
     need = persistence_need(th, len(sm))
     out = []
     for kind, mask, factor, verb in (
-            ("length_blowup", sm >= th.length_blowup_factor * l0, th.length_blowup_factor, "grew"),
-            ("length_collapse", sm <= l0 / th.length_collapse_factor, th.length_collapse_factor,
-             "shrank")):
+        ("length_blowup", sm >= th.length_blowup_factor * l0, th.length_blowup_factor, "grew"),
+        ("length_collapse", sm <= l0 / th.length_collapse_factor, th.length_collapse_factor, "shrank"),
+    ):
         if kind not in kinds:
             continue
         i = first_persistent(mask, need)
@@ -59,11 +68,20 @@ def length_alarms(run: Run, th: Thresholds, kinds: set[str]) -> list[Alarm]:
         step = float(steps[i])
         at = at_fraction(run, step)
         line = l0 * factor if kind == "length_blowup" else l0 / factor
-        ev = {"initial": json_float(l0), "threshold": json_float(line), "value": json_float(sm[i]), "final": json_float(sm[-1]),
-              "ratio": json_float(sm[i] / l0), "final_ratio": json_float(sm[-1] / l0), "at_fraction": json_float(at),
-              "factor": factor}
-        msg = (f"Completion length {verb} from {fmt(l0)} to {fmt(sm[i])} tokens (x{sm[i] / l0:.2f}; "
-               f"alarm at {'x' if kind == 'length_blowup' else '/'}{fmt(factor)}) by step {fmt_step(step)}, "
-               f"{at:.0%} into the run, and stayed there (x{sm[-1] / l0:.2f} at the end).")
+        ev = {
+            "initial": json_float(l0),
+            "threshold": json_float(line),
+            "value": json_float(sm[i]),
+            "final": json_float(sm[-1]),
+            "ratio": json_float(sm[i] / l0),
+            "final_ratio": json_float(sm[-1] / l0),
+            "at_fraction": json_float(at),
+            "factor": factor,
+        }
+        msg = (
+            f"Completion length {verb} from {fmt(l0)} to {fmt(sm[i])} tokens (x{sm[i] / l0:.2f}; "
+            f"alarm at {'x' if kind == 'length_blowup' else '/'}{fmt(factor)}) by step {fmt_step(step)}, "
+            f"{at:.0%} into the run, and stayed there (x{sm[-1] / l0:.2f} at the end)."
+        )
         out.append(Alarm(kind, run.name, step, msg, ev))
     return out

@@ -7,7 +7,6 @@ these, so they live below all three.
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from .alarms import Alarm
 from .run import CANONICAL, Run
@@ -18,7 +17,7 @@ def _metric_order(name: str) -> tuple[int, str]:
     return (names.index(name), name) if name in names else (len(names), name)
 
 
-def _ev(alarm: Alarm, key: str) -> Optional[float]:
+def _ev(alarm: Alarm, key: str) -> float | None:
     v = alarm.evidence.get(key) if isinstance(alarm.evidence, dict) else None
     return float(v) if isinstance(v, (int, float)) and math.isfinite(v) else None
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -44,8 +43,7 @@ class EntropyRewardFit:
     gap: float  # ceiling - the last observed reward (smoothed)
 
     def to_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "r2": self.r2, "n": self.n, "ceiling": self.ceiling,
-                "gap": self.gap}
+        return {"a": self.a, "b": self.b, "r2": self.r2, "n": self.n, "ceiling": self.ceiling, "gap": self.gap}
 
 
 def _pairs(h: Series, r: Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -58,8 +56,7 @@ def _pairs(h: Series, r: Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return steps, h.values[inside], np.interp(steps, r.steps, r.values)
 
 
-def fit_entropy_reward(run: Run, *, smooth_window: float = 0.05,
-                       max_points: int = 2000) -> Optional[EntropyRewardFit]:
+def fit_entropy_reward(run: Run, *, smooth_window: float = 0.05, max_points: int = 2000) -> EntropyRewardFit | None:
     """Fit R = -a exp(H) + b over the run. None when entropy or reward is missing, when they
     pair on fewer than ``FIT_MIN_POINTS`` (5) points, or when the smoothed entropy is
     constant (or so large exp(H) overflows) so no slope can be fitted."""

@@ -39,5 +39,10 @@ class Alarm:
     evidence: dict = field(hash=False)  # the numbers (JSON-able: floats, ints, strings)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "run": self.run, "step": self.step, "message": self.message,
-                "evidence": dict(self.evidence)}
+        return {
+            "kind": self.kind,
+            "run": self.run,
+            "step": self.step,
+            "message": self.message,
+            "evidence": dict(self.evidence),
+        }

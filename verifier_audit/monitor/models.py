@@ -6,8 +6,6 @@ rest of ``monitor``, so each of them can import it without a circle.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from pydantic import BaseModel, Field
 
 from .._version import __version__
@@ -29,7 +27,7 @@ class MetricInfo(BaseModel):
 class AlarmInfo(BaseModel):
     kind: str
     step: float
-    at_fraction: Optional[float] = None  # where in the run (0 first logged step, 1 last)
+    at_fraction: float | None = None  # where in the run (0 first logged step, 1 last)
     message: str
     evidence: dict = Field(default_factory=dict)
 
@@ -55,7 +53,7 @@ class RunReport(BaseModel):
     healthy: bool  # no alarm fired
     verdict: str
     alarms: list[AlarmInfo]
-    fit: Optional[FitInfo] = None
+    fit: FitInfo | None = None
     metrics: list[MetricInfo]
     missing: list[str]  # canonical metrics the log lacks
     not_checked: dict[str, str]  # alarm kind -> why it could not run
@@ -67,7 +65,7 @@ class MonitorReport(BaseModel):
     format_version: int = FORMAT_VERSION
     tool_version: str = __version__
     thresholds: dict
-    config: Optional[str] = None  # the pyproject.toml the thresholds came from
+    config: str | None = None  # the pyproject.toml the thresholds came from
     runs: list[RunReport]
     alarms: int  # alarms fired, all runs together
     exit_code: int  # 0 no alarm, 1 an alarm fired

@@ -8,7 +8,6 @@ The colours and ``_reduce`` are shared with the PNG files (``png.py``).
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import numpy as np
 
@@ -18,8 +17,15 @@ from .run import REWARD_FN_PREFIX, Run
 from .verdict import _g, _step, law
 
 PALETTE = ("#3b7dd8", "#d35400", "#1e7b34", "#8e44ad", "#c0392b", "#16a085", "#7f8c8d", "#b7950b")
-SERIES_COLOR = {"entropy": "#8e44ad", "reward": "#1e7b34", "reward_std": "#1e7b34", "frac_reward_zero_std": "#7f8c8d",
-                "kl": "#c0392b", "length": "#3b7dd8", "val_accuracy": "#d35400"}
+SERIES_COLOR = {
+    "entropy": "#8e44ad",
+    "reward": "#1e7b34",
+    "reward_std": "#1e7b34",
+    "frac_reward_zero_std": "#7f8c8d",
+    "kl": "#c0392b",
+    "length": "#3b7dd8",
+    "val_accuracy": "#d35400",
+}
 ALARM_COLOR = "#b02a1a"
 
 
@@ -44,7 +50,7 @@ def _nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return ticks
 
 
-def _reduce(steps: np.ndarray, values: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray, Optional[tuple]]:
+def _reduce(steps: np.ndarray, values: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray, tuple | None]:
     """At most ``bins`` points: equal-count bins (mean step, mean value) with the bins'
     min and max as an envelope, so a spike stays visible. Short series pass unchanged."""
     n = len(values)
@@ -87,9 +93,18 @@ def _path(xs: np.ndarray, ys: np.ndarray) -> str:
     return "M" + " L".join(f"{x:.1f} {y:.1f}" for x, y in zip(xs, ys))
 
 
-def _svg_plot(plot: str, run_label: str, title: str, lines: list[dict], x_range: tuple[float, float],
-              alarms: list[tuple[str, float, str, str]], bands: Optional[list[dict]] = None,
-              y_label: str = "", extra: str = "", frame: Optional[_Frame] = None) -> str:
+def _svg_plot(
+    plot: str,
+    run_label: str,
+    title: str,
+    lines: list[dict],
+    x_range: tuple[float, float],
+    alarms: list[tuple[str, float, str, str]],
+    bands: list[dict] | None = None,
+    y_label: str = "",
+    extra: str = "",
+    frame: _Frame | None = None,
+) -> str:
     """One line plot. ``lines``: dicts with series (name), steps, values, color, label,
     dots (bool: draw points, for sparse series). ``bands``: series, steps, low, high, color.
     ``alarms``: (kind, step, color, run) drawn as dashed vertical lines with their kind."""
@@ -99,23 +114,30 @@ def _svg_plot(plot: str, run_label: str, title: str, lines: list[dict], x_range:
     values += [np.asarray(b["low"]) for b in bands or []] + [np.asarray(b["high"]) for b in bands or []]
     allv = np.concatenate(values) if values else np.zeros(1)
     allv = allv[np.isfinite(allv)]
-    fr = frame or _Frame(x_range[0], x_range[1], float(allv.min()) if len(allv) else 0.0,
-                         float(allv.max()) if len(allv) else 1.0)
-    out = [f'<svg class="vm-plot" xmlns="http://www.w3.org/2000/svg" data-plot="{e(plot, 60)}" '
-           f'data-run="{e(run_label, 200)}" width="{fr.W}" height="{fr.HGT}" viewBox="0 0 {fr.W} {fr.HGT}" '
-           f'role="img"><title>{e(title, 300)}</title>',
-           f'<text x="{fr.LEFT}" y="15" style="font-weight:600">{e(title, 120)}</text>']
+    fr = frame or _Frame(
+        x_range[0], x_range[1], float(allv.min()) if len(allv) else 0.0, float(allv.max()) if len(allv) else 1.0
+    )
+    out = [
+        f'<svg class="vm-plot" xmlns="http://www.w3.org/2000/svg" data-plot="{e(plot, 60)}" '
+        f'data-run="{e(run_label, 200)}" width="{fr.W}" height="{fr.HGT}" viewBox="0 0 {fr.W} {fr.HGT}" '
+        f'role="img"><title>{e(title, 300)}</title>',
+        f'<text x="{fr.LEFT}" y="15" style="font-weight:600">{e(title, 120)}</text>',
+    ]
     for t in _nice_ticks(fr.y0, fr.y1):
         yy = float(fr.y(t))
-        out.append(f'<line class="vm-grid" x1="{fr.LEFT}" y1="{yy:.1f}" x2="{fr.LEFT + fr.pw}" y2="{yy:.1f}"/>'
-                   f'<text x="{fr.LEFT - 5}" y="{yy + 4:.1f}" text-anchor="end">{e(_g(t), 20)}</text>')
+        out.append(
+            f'<line class="vm-grid" x1="{fr.LEFT}" y1="{yy:.1f}" x2="{fr.LEFT + fr.pw}" y2="{yy:.1f}"/>'
+            f'<text x="{fr.LEFT - 5}" y="{yy + 4:.1f}" text-anchor="end">{e(_g(t), 20)}</text>'
+        )
     for t in _nice_ticks(fr.x0, fr.x1, 6):
         xx = float(fr.x(t))
         out.append(f'<text x="{xx:.1f}" y="{fr.TOP + fr.ph + 14}" text-anchor="middle">{e(_step(t), 20)}</text>')
     out.append(f'<text x="{fr.LEFT + fr.pw / 2:.1f}" y="{fr.HGT - 4}" text-anchor="middle">step</text>')
     if y_label:
-        out.append(f'<text x="12" y="{fr.TOP + fr.ph / 2:.1f}" text-anchor="middle" '
-                   f'transform="rotate(-90 12 {fr.TOP + fr.ph / 2:.1f})">{e(y_label, 40)}</text>')
+        out.append(
+            f'<text x="12" y="{fr.TOP + fr.ph / 2:.1f}" text-anchor="middle" '
+            f'transform="rotate(-90 12 {fr.TOP + fr.ph / 2:.1f})">{e(y_label, 40)}</text>'
+        )
     for b in bands or []:
         st, lo, _ = _reduce(np.asarray(b["steps"]), np.asarray(b["low"]), 600)
         _, hi, _ = _reduce(np.asarray(b["steps"]), np.asarray(b["high"]), 600)
@@ -123,8 +145,10 @@ def _svg_plot(plot: str, run_label: str, title: str, lines: list[dict], x_range:
             continue
         pts = [f"{x:.1f},{y:.1f}" for x, y in zip(fr.x(st), fr.y(hi))]
         pts += [f"{x:.1f},{y:.1f}" for x, y in zip(fr.x(st[::-1]), fr.y(lo[::-1]))]
-        out.append(f'<polygon class="vm-band" data-series="{e(b["series"], 80)}" fill="{b["color"]}" '
-                   f'points="{" ".join(pts)}"><title>{e(b.get("label", ""), 200)}</title></polygon>')
+        out.append(
+            f'<polygon class="vm-band" data-series="{e(b["series"], 80)}" fill="{b["color"]}" '
+            f'points="{" ".join(pts)}"><title>{e(b.get("label", ""), 200)}</title></polygon>'
+        )
     for d in lines:
         steps, vals = np.asarray(d["steps"]), np.asarray(d["values"])
         if not len(vals):
@@ -135,50 +159,69 @@ def _svg_plot(plot: str, run_label: str, title: str, lines: list[dict], x_range:
             pts += [f"{x:.1f},{y:.1f}" for x, y in zip(fr.x(st[::-1]), fr.y(env[0][::-1]))]
             out.append(f'<polygon class="vm-env" fill="{d["color"]}" points="{" ".join(pts)}"/>')
         xs, ys = fr.x(st), fr.y(va)
-        out.append(f'<path class="vm-line" data-series="{e(d["series"], 80)}" data-points="{len(vals)}" '
-                   f'data-first="{H.num(float(vals[0]))}" data-last="{H.num(float(vals[-1]))}" '
-                   f'stroke="{d["color"]}" d="{_path(xs, ys)}"><title>{e(d.get("label", d["series"]), 200)}</title></path>')
+        out.append(
+            f'<path class="vm-line" data-series="{e(d["series"], 80)}" data-points="{len(vals)}" '
+            f'data-first="{H.num(float(vals[0]))}" data-last="{H.num(float(vals[-1]))}" '
+            f'stroke="{d["color"]}" d="{_path(xs, ys)}"><title>{e(d.get("label", d["series"]), 200)}</title></path>'
+        )
         if d.get("dots"):
-            out.append("".join(f'<circle class="vm-dot" fill="{d["color"]}" cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
-                               for x, y in zip(xs, ys)))
+            out.append(
+                "".join(
+                    f'<circle class="vm-dot" fill="{d["color"]}" cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
+                    for x, y in zip(xs, ys)
+                )
+            )
     for i, (kind, step, color, who) in enumerate(alarms):
         xx = float(fr.x(min(max(step, fr.x0), fr.x1)))
         label = kind.replace("_", " ")
-        out.append(f'<line class="vm-alarm" data-kind="{e(kind, 60)}" data-step="{H.num(step)}" '
-                   f'data-run="{e(who, 200)}" x1="{xx:.1f}" y1="{fr.TOP}" x2="{xx:.1f}" y2="{fr.TOP + fr.ph}" '
-                   f'style="stroke:{color}"><title>{e(f"{who}: {label} at step {_step(step)}", 300)}</title></line>'
-                   f'<text class="vm-alarm-label" x="{xx + 3:.1f}" y="{fr.TOP + 10 + 11 * (i % 4):.1f}">'
-                   f'{e(label, 40)}</text>')
+        out.append(
+            f'<line class="vm-alarm" data-kind="{e(kind, 60)}" data-step="{H.num(step)}" '
+            f'data-run="{e(who, 200)}" x1="{xx:.1f}" y1="{fr.TOP}" x2="{xx:.1f}" y2="{fr.TOP + fr.ph}" '
+            f'style="stroke:{color}"><title>{e(f"{who}: {label} at step {_step(step)}", 300)}</title></line>'
+            f'<text class="vm-alarm-label" x="{xx + 3:.1f}" y="{fr.TOP + 10 + 11 * (i % 4):.1f}">'
+            f"{e(label, 40)}</text>"
+        )
     legend = [(d.get("label", d["series"]), d["color"]) for d in lines if len(d["values"])]
     if len(legend) > 1:  # right-aligned in the title row, last entry rightmost
         rx = fr.LEFT + fr.pw
         for label, color in reversed(legend[:6]):
             shown = label if len(label) <= 22 else label[:21] + "…"
-            out.append(f'<text x="{rx}" y="15" text-anchor="end" class="vm-legend">{e(shown, 60)}'
-                       f'<title>{e(label, 200)}</title></text>')
+            out.append(
+                f'<text x="{rx}" y="15" text-anchor="end" class="vm-legend">{e(shown, 60)}'
+                f"<title>{e(label, 200)}</title></text>"
+            )
             rx -= 6.2 * len(shown) + 4
             out.append(f'<rect x="{rx - 12:.1f}" y="9" width="10" height="4" fill="{color}"/>')
             rx -= 22
-    out.append(f'<line class="vm-axis" x1="{fr.LEFT}" y1="{fr.TOP + fr.ph}" x2="{fr.LEFT + fr.pw}" '
-               f'y2="{fr.TOP + fr.ph}"/><line class="vm-axis" x1="{fr.LEFT}" y1="{fr.TOP}" x2="{fr.LEFT}" '
-               f'y2="{fr.TOP + fr.ph}"/>')
+    out.append(
+        f'<line class="vm-axis" x1="{fr.LEFT}" y1="{fr.TOP + fr.ph}" x2="{fr.LEFT + fr.pw}" '
+        f'y2="{fr.TOP + fr.ph}"/><line class="vm-axis" x1="{fr.LEFT}" y1="{fr.TOP}" x2="{fr.LEFT}" '
+        f'y2="{fr.TOP + fr.ph}"/>'
+    )
     out.append(extra)
     out.append("</svg>")
     return "\n".join(out)
 
 
-def _marks(alarms: list[Alarm], kinds: Optional[tuple[str, ...]] = None, color: str = ALARM_COLOR
-           ) -> list[tuple[str, float, str, str]]:
+def _marks(
+    alarms: list[Alarm], kinds: tuple[str, ...] | None = None, color: str = ALARM_COLOR
+) -> list[tuple[str, float, str, str]]:
     return [(a.kind, a.step, color, a.run) for a in alarms if kinds is None or a.kind in kinds]
 
 
-def _line(run: Run, key: str, color: Optional[str] = None, label: Optional[str] = None, dots: bool = False) -> dict:
+def _line(run: Run, key: str, color: str | None = None, label: str | None = None, dots: bool = False) -> dict:
     s = run.metrics[key]
-    return {"series": key, "steps": s.steps, "values": s.values, "color": color or SERIES_COLOR.get(key, "#333"),
-            "label": label or key, "dots": dots or len(s) <= 40}
+    return {
+        "series": key,
+        "steps": s.steps,
+        "values": s.values,
+        "color": color or SERIES_COLOR.get(key, "#333"),
+        "label": label or key,
+        "dots": dots or len(s) <= 40,
+    }
 
 
-def run_plots(run: Run, alarms: list[Alarm], fit: Optional[FitInfo]) -> list[str]:
+def run_plots(run: Run, alarms: list[Alarm], fit: FitInfo | None) -> list[str]:
     """The SVG plots of one run: entropy, reward (its spread as a band, validation), group
     spread, KL, length, reward terms, entropy vs reward with the fit."""
     xr = run.span()
@@ -194,28 +237,57 @@ def run_plots(run: Run, alarms: list[Alarm], fit: Optional[FitInfo]) -> list[str
                 r, sd = run.metrics["reward"], run.metrics["reward_std"]
                 common, ir, isd = np.intersect1d(r.steps, sd.steps, assume_unique=True, return_indices=True)
                 if len(common) >= 2:
-                    bands.append({"series": "reward_std", "steps": common, "low": r.values[ir] - sd.values[isd],
-                                  "high": r.values[ir] + sd.values[isd], "color": SERIES_COLOR["reward"],
-                                  "label": "reward ± group std"})
+                    bands.append(
+                        {
+                            "series": "reward_std",
+                            "steps": common,
+                            "low": r.values[ir] - sd.values[isd],
+                            "high": r.values[ir] + sd.values[isd],
+                            "color": SERIES_COLOR["reward"],
+                            "label": "reward ± group std",
+                        }
+                    )
         if run.has("val_accuracy"):
             lines.append(_line(run, "val_accuracy", label="validation accuracy", dots=True))
         title = "reward ± group std, validation" if bands else "reward and validation"
         out.append(_svg_plot("reward", run.name, title, lines, xr, every, bands))
     spread = [k for k in ("reward_std", "frac_reward_zero_std") if run.has(k)]
     if spread:
-        out.append(_svg_plot("spread", run.name, "group reward spread",
-                             [_line(run, k, label={"reward_std": "group reward std",
-                                                   "frac_reward_zero_std": "fraction of zero-std groups"}[k])
-                              for k in spread], xr, every))
+        out.append(
+            _svg_plot(
+                "spread",
+                run.name,
+                "group reward spread",
+                [
+                    _line(
+                        run,
+                        k,
+                        label={"reward_std": "group reward std", "frac_reward_zero_std": "fraction of zero-std groups"}[
+                            k
+                        ],
+                    )
+                    for k in spread
+                ],
+                xr,
+                every,
+            )
+        )
     if run.has("kl"):
         out.append(_svg_plot("kl", run.name, "KL to the reference", [_line(run, "kl")], xr, every))
     if run.has("length"):
         out.append(_svg_plot("length", run.name, "completion length (tokens)", [_line(run, "length")], xr, every))
     fns = [f for f in run.reward_functions() if run.has(REWARD_FN_PREFIX + f)]
     if fns:
-        out.append(_svg_plot("reward_fns", run.name, "reward terms (mean per function)",
-                             [_line(run, REWARD_FN_PREFIX + f, PALETTE[i % len(PALETTE)], f) for i, f in enumerate(fns)],
-                             xr, every))
+        out.append(
+            _svg_plot(
+                "reward_fns",
+                run.name,
+                "reward terms (mean per function)",
+                [_line(run, REWARD_FN_PREFIX + f, PALETTE[i % len(PALETTE)], f) for i, f in enumerate(fns)],
+                xr,
+                every,
+            )
+        )
     if fit is not None and run.has("entropy") and run.has("reward"):
         out.append(_fit_plot(run, fit))
     return out
@@ -249,25 +321,37 @@ def _fit_plot(run: Run, fit: FitInfo) -> str:
         return T + ph * (1 - (np.clip(np.asarray(v), y0, y1) - y0) / (y1 - y0))
 
     title = f"reward vs entropy: {law(fit.a, fit.b)}, R² {fit.r2:.2f}"
-    out = [f'<svg class="vm-plot" xmlns="http://www.w3.org/2000/svg" data-plot="fit" data-run="{e(run.name, 200)}" '
-           f'data-a="{H.num(fit.a)}" data-b="{H.num(fit.b)}" data-ceiling="{H.num(fit.ceiling)}" width="{W}" '
-           f'height="{Hh}" viewBox="0 0 {W} {Hh}" role="img"><title>{e(title, 300)}</title>',
-           f'<text x="{L}" y="15" style="font-weight:600">{e(title, 120)}</text>']
+    out = [
+        f'<svg class="vm-plot" xmlns="http://www.w3.org/2000/svg" data-plot="fit" data-run="{e(run.name, 200)}" '
+        f'data-a="{H.num(fit.a)}" data-b="{H.num(fit.b)}" data-ceiling="{H.num(fit.ceiling)}" width="{W}" '
+        f'height="{Hh}" viewBox="0 0 {W} {Hh}" role="img"><title>{e(title, 300)}</title>',
+        f'<text x="{L}" y="15" style="font-weight:600">{e(title, 120)}</text>',
+    ]
     for t in _nice_ticks(y0, y1):
-        out.append(f'<line class="vm-grid" x1="{L}" y1="{float(Y(t)):.1f}" x2="{L + pw}" y2="{float(Y(t)):.1f}"/>'
-                   f'<text x="{L - 5}" y="{float(Y(t)) + 4:.1f}" text-anchor="end">{e(_g(t), 20)}</text>')
+        out.append(
+            f'<line class="vm-grid" x1="{L}" y1="{float(Y(t)):.1f}" x2="{L + pw}" y2="{float(Y(t)):.1f}"/>'
+            f'<text x="{L - 5}" y="{float(Y(t)) + 4:.1f}" text-anchor="end">{e(_g(t), 20)}</text>'
+        )
     for t in _nice_ticks(0.0, xmax, 6):
         out.append(f'<text x="{float(X(t)):.1f}" y="{T + ph + 14}" text-anchor="middle">{e(_g(t), 20)}</text>')
     out.append(f'<text x="{L + pw / 2:.1f}" y="{Hh - 4}" text-anchor="middle">entropy H (nats)</text>')
-    out.append("".join(f'<circle class="vm-dot" fill="{SERIES_COLOR["reward"]}" opacity=".5" cx="{x:.1f}" '
-                       f'cy="{y:.1f}" r="2"/>' for x, y in zip(X(hv), Y(rv))))
+    out.append(
+        "".join(
+            f'<circle class="vm-dot" fill="{SERIES_COLOR["reward"]}" opacity=".5" cx="{x:.1f}" cy="{y:.1f}" r="2"/>'
+            for x, y in zip(X(hv), Y(rv))
+        )
+    )
     out.append(f'<path class="vm-fit" d="{_path(X(grid), Y(curve))}"><title>fit</title></path>')
     yc = float(Y(fit.ceiling))
-    out.append(f'<line class="vm-ceiling" x1="{L}" y1="{yc:.1f}" x2="{L + pw}" y2="{yc:.1f}"/>'
-               f'<text x="{L + pw - 4}" y="{yc - 4:.1f}" text-anchor="end">ceiling {e(_g(fit.ceiling), 20)} '
-               f'(distance {e(_g(fit.gap), 20)})</text>')
-    out.append(f'<line class="vm-axis" x1="{L}" y1="{T + ph}" x2="{L + pw}" y2="{T + ph}"/>'
-               f'<line class="vm-axis" x1="{L}" y1="{T}" x2="{L}" y2="{T + ph}"/></svg>')
+    out.append(
+        f'<line class="vm-ceiling" x1="{L}" y1="{yc:.1f}" x2="{L + pw}" y2="{yc:.1f}"/>'
+        f'<text x="{L + pw - 4}" y="{yc - 4:.1f}" text-anchor="end">ceiling {e(_g(fit.ceiling), 20)} '
+        f"(distance {e(_g(fit.gap), 20)})</text>"
+    )
+    out.append(
+        f'<line class="vm-axis" x1="{L}" y1="{T + ph}" x2="{L + pw}" y2="{T + ph}"/>'
+        f'<line class="vm-axis" x1="{L}" y1="{T}" x2="{L}" y2="{T + ph}"/></svg>'
+    )
     return "\n".join(out)
 
 
@@ -277,9 +361,14 @@ def comparison_plots(runs: list[Run], fired: dict[str, list[Alarm]]) -> list[str
     out = []
     lo = min(r.span()[0] for r in runs)
     hi = max(r.span()[1] for r in runs)
-    for key, title, kinds in (("entropy", "entropy (nats)", None), ("reward", "training reward", None),
-                              ("reward_std", "group reward std", None), ("kl", "KL to the reference", None),
-                              ("length", "completion length", None), ("val_accuracy", "validation accuracy", None)):
+    for key, title, kinds in (
+        ("entropy", "entropy (nats)", None),
+        ("reward", "training reward", None),
+        ("reward_std", "group reward std", None),
+        ("kl", "KL to the reference", None),
+        ("length", "completion length", None),
+        ("val_accuracy", "validation accuracy", None),
+    ):
         have = [(i, r) for i, r in enumerate(runs) if r.has(key)]
         if not have:
             continue

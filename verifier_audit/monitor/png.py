@@ -41,14 +41,23 @@ def write_pngs(report: MonitorReport, runs: list[Run], fired: dict[str, list[Ala
         st, va, env = _reduce(s.steps, s.values, 2000)
         if env is not None:
             ax.fill_between(st, env[0], env[1], color=color, alpha=0.15, linewidth=0)
-        ax.plot(st, va, color=color, label=label, marker="o" if dots or len(s) <= 40 else None, markersize=3,
-                linewidth=1.4)
+        ax.plot(
+            st, va, color=color, label=label, marker="o" if dots or len(s) <= 40 else None, markersize=3, linewidth=1.4
+        )
 
     def marks(ax, alarms: list[Alarm], color: str = ALARM_COLOR) -> None:
         for a in alarms:
             ax.axvline(a.step, color=color, linestyle="--", linewidth=1)
-            ax.annotate(a.kind.replace("_", " "), (a.step, 1), xycoords=("data", "axes fraction"), fontsize=7,
-                        color=color, rotation=90, va="top", ha="right")
+            ax.annotate(
+                a.kind.replace("_", " "),
+                (a.step, 1),
+                xycoords=("data", "axes fraction"),
+                fontsize=7,
+                color=color,
+                rotation=90,
+                va="top",
+                ha="right",
+            )
 
     for rep in report.runs:
         run = by_name[rep.name]
@@ -57,9 +66,16 @@ def write_pngs(report: MonitorReport, runs: list[Run], fired: dict[str, list[Ala
         if run.has("entropy"):
             panels.append(("entropy (nats)", [("entropy", SERIES_COLOR["entropy"], "entropy")]))
         if run.has("reward") or run.has("val_accuracy"):
-            panels.append(("reward and validation", [(k, SERIES_COLOR[k], lbl) for k, lbl in
-                                                     (("reward", "training reward"), ("val_accuracy", "validation"))
-                                                     if run.has(k)]))
+            panels.append(
+                (
+                    "reward and validation",
+                    [
+                        (k, SERIES_COLOR[k], lbl)
+                        for k, lbl in (("reward", "training reward"), ("val_accuracy", "validation"))
+                        if run.has(k)
+                    ],
+                )
+            )
         spread = [(k, SERIES_COLOR[k], k) for k in ("reward_std", "frac_reward_zero_std") if run.has(k)]
         if spread:
             panels.append(("group reward spread", spread))
@@ -68,8 +84,9 @@ def write_pngs(report: MonitorReport, runs: list[Run], fired: dict[str, list[Ala
                 panels.append((title, [(key, SERIES_COLOR[key], key)]))
         fns = [f for f in run.reward_functions() if run.has(REWARD_FN_PREFIX + f)]
         if fns:
-            panels.append(("reward terms", [(REWARD_FN_PREFIX + f, PALETTE[i % len(PALETTE)], f)
-                                            for i, f in enumerate(fns)]))
+            panels.append(
+                ("reward terms", [(REWARD_FN_PREFIX + f, PALETTE[i % len(PALETTE)], f) for i, f in enumerate(fns)])
+            )
         if not panels:
             continue
         cols = 2 if len(panels) > 1 else 1
@@ -83,15 +100,14 @@ def write_pngs(report: MonitorReport, runs: list[Run], fired: dict[str, list[Ala
                 common, ir, isd = np.intersect1d(r.steps, sd.steps, assume_unique=True, return_indices=True)
                 st, lo, _ = _reduce(common, r.values[ir] - sd.values[isd], 2000)
                 _, hi, _ = _reduce(common, r.values[ir] + sd.values[isd], 2000)
-                ax.fill_between(st, lo, hi, color=SERIES_COLOR["reward"], alpha=0.15, linewidth=0,
-                                label="± group std")
+                ax.fill_between(st, lo, hi, color=SERIES_COLOR["reward"], alpha=0.15, linewidth=0, label="± group std")
             marks(ax, alarms)
             ax.set_title(title, fontsize=10)
             ax.set_xlabel("step", fontsize=8)
             ax.tick_params(labelsize=8)
             if len(series) > 1 or title == "reward and validation":
                 ax.legend(fontsize=7)
-        for ax in list(axes.flat)[len(panels):]:
+        for ax in list(axes.flat)[len(panels) :]:
             ax.set_visible(False)
         fig.suptitle(f"{rep.name}: {len(alarms)} alarm{'s' if len(alarms) != 1 else ''}", fontsize=11)
         fig.tight_layout()

@@ -11,7 +11,6 @@ from plots.py) and ``write_pngs`` (png.py, the same with matplotlib).
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import numpy as np
 
@@ -27,8 +26,18 @@ from .verdict import verdict
 
 # What a user imports, renderers included. The models the renderers read are models.py,
 # below them and this module, so the renderers never import this module back.
-__all__ = ["AlarmInfo", "FitInfo", "MetricInfo", "MonitorReport", "RunReport", "build_report", "render_html",
-           "render_text", "to_json", "write_pngs"]
+__all__ = [
+    "AlarmInfo",
+    "FitInfo",
+    "MetricInfo",
+    "MonitorReport",
+    "RunReport",
+    "build_report",
+    "render_html",
+    "render_text",
+    "to_json",
+    "write_pngs",
+]
 
 NARROWING = ("entropy_collapse", "reward_variance_collapse")
 
@@ -53,8 +62,17 @@ def _metrics(run: Run) -> list[MetricInfo]:
         if not len(s):
             continue
         a, b = _start_end(s)
-        out.append(MetricInfo(name=name, logged_as=run.original_names.get(name, name), points=len(s),
-                              first_step=float(s.steps[0]), last_step=float(s.steps[-1]), start=a, end=b))
+        out.append(
+            MetricInfo(
+                name=name,
+                logged_as=run.original_names.get(name, name),
+                points=len(s),
+                first_step=float(s.steps[0]),
+                last_step=float(s.steps[-1]),
+                start=a,
+                end=b,
+            )
+        )
     return out
 
 
@@ -70,8 +88,9 @@ def _finite_dict(d: dict) -> dict:
     return out
 
 
-def build_report(runs: list[Run], thresholds: Optional[Thresholds] = None, config: Optional[str] = None
-                 ) -> tuple[MonitorReport, dict[str, list[Alarm]]]:
+def build_report(
+    runs: list[Run], thresholds: Thresholds | None = None, config: str | None = None
+) -> tuple[MonitorReport, dict[str, list[Alarm]]]:
     """The report, and the alarms per run name (for the plots)."""
     th = thresholds or Thresholds()
     out, fired = [], {}
@@ -84,18 +103,45 @@ def build_report(runs: list[Run], thresholds: Optional[Thresholds] = None, confi
         lo, hi = run.span()
         fit_info = None
         if fit is not None:
-            fit_info = FitInfo(a=fit.a, b=fit.b, r2=fit.r2, n=fit.n, ceiling=fit.ceiling, gap=fit.gap,
-                               last_reward=fit.ceiling - fit.gap)
-        out.append(RunReport(
-            name=run.name, source=run.source, format=getattr(run, "format", "") or "", first_step=lo, last_step=hi,
-            healthy=not alarms, verdict=verdict(run, alarms, fit, metrics, skipped),
-            alarms=[AlarmInfo(kind=a.kind, step=a.step, at_fraction=_at(run, a), message=a.message,
-                              evidence=_finite_dict(dict(a.evidence))) for a in alarms],
-            fit=fit_info, metrics=metrics, missing=missing_metrics(run), not_checked=skipped,
-            notes=list(getattr(run, "notes", []) or [])))
+            fit_info = FitInfo(
+                a=fit.a,
+                b=fit.b,
+                r2=fit.r2,
+                n=fit.n,
+                ceiling=fit.ceiling,
+                gap=fit.gap,
+                last_reward=fit.ceiling - fit.gap,
+            )
+        out.append(
+            RunReport(
+                name=run.name,
+                source=run.source,
+                format=getattr(run, "format", "") or "",
+                first_step=lo,
+                last_step=hi,
+                healthy=not alarms,
+                verdict=verdict(run, alarms, fit, metrics, skipped),
+                alarms=[
+                    AlarmInfo(
+                        kind=a.kind,
+                        step=a.step,
+                        at_fraction=_at(run, a),
+                        message=a.message,
+                        evidence=_finite_dict(dict(a.evidence)),
+                    )
+                    for a in alarms
+                ],
+                fit=fit_info,
+                metrics=metrics,
+                missing=missing_metrics(run),
+                not_checked=skipped,
+                notes=list(getattr(run, "notes", []) or []),
+            )
+        )
     n_alarms = sum(len(a) for a in fired.values())
-    report = MonitorReport(thresholds=th.model_dump(), config=config, runs=out, alarms=n_alarms,
-                           exit_code=1 if n_alarms else 0)
+    report = MonitorReport(
+        thresholds=th.model_dump(), config=config, runs=out, alarms=n_alarms, exit_code=1 if n_alarms else 0
+    )
     return report, fired
 
 

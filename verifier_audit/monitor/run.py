@@ -66,4 +66,4 @@ class Run:
         return (min(firsts), max(lasts)) if firsts else (0.0, 0.0)
 
     def reward_functions(self) -> list[str]:
-        return sorted(k[len(REWARD_FN_PREFIX):] for k in self.metrics if k.startswith(REWARD_FN_PREFIX))
+        return sorted(k[len(REWARD_FN_PREFIX) :] for k in self.metrics if k.startswith(REWARD_FN_PREFIX))

@@ -6,7 +6,6 @@ alarms see the same curve."""
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import numpy as np
 
@@ -69,7 +68,7 @@ def trend(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return slope, t
 
 
-def first_persistent(mask: np.ndarray, need: int) -> Optional[int]:
+def first_persistent(mask: np.ndarray, need: int) -> int | None:
     """First index from which ``mask`` holds ``need`` times in a row, or to the end of the
     array for at least ceil(need / 2) (and 3) points; None when never."""
     m = len(mask)

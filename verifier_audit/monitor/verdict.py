@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Optional
 
 import numpy as np
 
@@ -39,7 +38,7 @@ def _step(x: float) -> str:
     return f"{x:g}" if abs(x) < 1e7 else f"{x:.3e}"
 
 
-def _move(name: str, m: Optional[MetricInfo]) -> Optional[str]:
+def _move(name: str, m: MetricInfo | None) -> str | None:
     """'reward rose 0.31 → 0.74' (or fell, or stayed at)."""
     if m is None:
         return None
@@ -54,8 +53,9 @@ def _kinds_not_checked_words(skipped: dict[str, str]) -> str:
     return "; ".join(f"{k.replace('_', ' ')} ({why})" for k, why in skipped.items())
 
 
-def verdict(run: Run, alarms: list[Alarm], fit: Optional[EntropyRewardFit], metrics: list[MetricInfo],
-            skipped: dict[str, str]) -> str:
+def verdict(
+    run: Run, alarms: list[Alarm], fit: EntropyRewardFit | None, metrics: list[MetricInfo], skipped: dict[str, str]
+) -> str:
     """The run in one or two plain sentences, built from the alarms' numbers."""
     by = {m.name: m for m in metrics}
     first = {}
@@ -71,8 +71,9 @@ def verdict(run: Run, alarms: list[Alarm], fit: Optional[EntropyRewardFit], metr
             at_step = np.interp(a.step, run.metrics["entropy"].steps, run.metrics["entropy"].values)
             loss = 1 - float(at_step) / h0 if h0 else None
         final = _ev(a, "final_loss")
-        clause = (f"entropy fell {loss:.0%}" if loss is not None else "entropy collapsed") + \
-            f" by step {_step(a.step)} ({_at(run, a):.0%} of training)"
+        clause = (
+            f"entropy fell {loss:.0%}" if loss is not None else "entropy collapsed"
+        ) + f" by step {_step(a.step)} ({_at(run, a):.0%} of training)"
         if final is not None and loss is not None and final > loss + 0.05:
             clause += f" and {final:.0%} by the end"
         if reward:
@@ -88,57 +89,86 @@ def verdict(run: Run, alarms: list[Alarm], fit: Optional[EntropyRewardFit], metr
         clause = f"group reward spread collapsed by step {_step(a.step)} ({_at(run, a):.0%} of training)"
         if reward:
             clause += f" while {reward}"
-        parts.append(clause + ": most groups now score all alike and carry no learning signal; the policy "
-                              "is narrowing into a few trajectories")
+        parts.append(
+            clause + ": most groups now score all alike and carry no learning signal; the policy "
+            "is narrowing into a few trajectories"
+        )
     if "kl_drift" in first:
         a = first["kl_drift"]
         level, slope = _ev(a, "level"), _ev(a, "slope_per_100_steps")
-        parts.append(f"KL to the reference climbed past {_g(_ev(a, 'threshold') or 0)} at step {_step(a.step)}"
-                     + (f" and reached {_g(level)}" if level is not None else "")
-                     + (f", still rising {_g(slope)} per 100 steps" if slope is not None else "")
-                     + ": the policy is drifting away from the reference model")
+        parts.append(
+            f"KL to the reference climbed past {_g(_ev(a, 'threshold') or 0)} at step {_step(a.step)}"
+            + (f" and reached {_g(level)}" if level is not None else "")
+            + (f", still rising {_g(slope)} per 100 steps" if slope is not None else "")
+            + ": the policy is drifting away from the reference model"
+        )
     if "length_blowup" in first:
         a = first["length_blowup"]
         ratio = _ev(a, "ratio")
         grew = f"grew ×{ratio:.1f}" if ratio is not None else "blew up"
-        parts.append(f"completion length {grew} by step {_step(a.step)}"
-                     + ": completions are getting longer, which a verifier that pays for length (or for an "
-                       "answer somewhere in a long text) would reward")
+        parts.append(
+            f"completion length {grew} by step {_step(a.step)}"
+            + ": completions are getting longer, which a verifier that pays for length (or for an "
+            "answer somewhere in a long text) would reward"
+        )
     if "length_collapse" in first:
         a = first["length_collapse"]
         ratio = _ev(a, "ratio")
-        parts.append(f"completion length shrank to {ratio:.0%} of its start by step {_step(a.step)}"
-                     if ratio is not None else f"completion length collapsed by step {_step(a.step)}")
+        parts.append(
+            f"completion length shrank to {ratio:.0%} of its start by step {_step(a.step)}"
+            if ratio is not None
+            else f"completion length collapsed by step {_step(a.step)}"
+        )
         parts[-1] += ": the policy may be skipping its reasoning or answering in a bare format the verifier accepts"
     if "train_val_divergence" in first:
         a = first["train_val_divergence"]
         why = a.evidence.get("reason", "stalls") if isinstance(a.evidence, dict) else "stalls"
         val = _move("validation accuracy", by.get("val_accuracy"))
-        parts.append(f"training reward keeps rising while validation accuracy {why} from step {_step(a.step)}"
-                     + (f" ({val})" if val else "")
-                     + ": the gains do not carry over to held-out problems, so the reward pays for something "
-                       "other than the task")
+        parts.append(
+            f"training reward keeps rising while validation accuracy {why} from step {_step(a.step)}"
+            + (f" ({val})" if val else "")
+            + ": the gains do not carry over to held-out problems, so the reward pays for something "
+            "other than the task"
+        )
     if "reward_fn_divergence" in first:
         a = first["reward_fn_divergence"]
         up = a.evidence.get("climbing", "one term") if isinstance(a.evidence, dict) else "one term"
         held = a.evidence.get("held_back", "") if isinstance(a.evidence, dict) else ""
-        parts.append(f"reward term {up} climbs alone from step {_step(a.step)}"
-                     + (f" while {held.replace(',', ', ')} stay flat" if held else "")
-                     + f": {up} is probably being gamed")
+        parts.append(
+            f"reward term {up} climbs alone from step {_step(a.step)}"
+            + (f" while {held.replace(',', ', ')} stay flat" if held else "")
+            + f": {up} is probably being gamed"
+        )
     if parts:
         return f"run {run.name}: " + "; ".join(parts) + "."
     # no alarm
-    moves = [m for m in (_move("entropy", by.get("entropy")), reward,
-                         _move("validation accuracy", by.get("val_accuracy"))) if m]
-    ran = [k for k in ("entropy_collapse", "reward_variance_collapse", "kl_drift", "length_blowup",
-                       "train_val_divergence", "reward_fn_divergence") if k not in skipped]
+    moves = [
+        m
+        for m in (_move("entropy", by.get("entropy")), reward, _move("validation accuracy", by.get("val_accuracy")))
+        if m
+    ]
+    ran = [
+        k
+        for k in (
+            "entropy_collapse",
+            "reward_variance_collapse",
+            "kl_drift",
+            "length_blowup",
+            "train_val_divergence",
+            "reward_fn_divergence",
+        )
+        if k not in skipped
+    ]
     if not ran:
-        return (f"run {run.name}: no alarm, but none could run: "
-                f"{_kinds_not_checked_words(skipped)}. Log entropy, reward_std, kl and length to have them checked.")
+        return (
+            f"run {run.name}: no alarm, but none could run: "
+            f"{_kinds_not_checked_words(skipped)}. Log entropy, reward_std, kl and length to have them checked."
+        )
     text = f"run {run.name}: healthy" + (f" ({', '.join(moves)})" if moves else "") + "."
     if skipped:
-        missing = sorted({w for why in skipped.values() for w in re.findall(r"no (\S+) metric", why)},
-                         key=_metric_order)
+        missing = sorted(
+            {w for why in skipped.values() for w in re.findall(r"no (\S+) metric", why)}, key=_metric_order
+        )
         if missing:
             text += f" Not checked for lack of {', '.join(missing)}."
         else:
@@ -149,7 +179,11 @@ def verdict(run: Run, alarms: list[Alarm], fit: Optional[EntropyRewardFit], metr
 def _fit_words(fit: EntropyRewardFit) -> str:
     last = fit.ceiling - fit.gap
     if fit.gap <= 0.02 * max(abs(fit.ceiling), 1e-9) + 1e-9:
-        return (f"the reward has reached the ceiling the entropy–reward fit predicts ({_g(fit.ceiling)}; last "
-                f"reward {_g(last)}): more training of this kind has little left to buy")
-    return (f"the entropy–reward fit predicts a ceiling of {_g(fit.ceiling)}, {_g(fit.gap)} above the last "
-            f"reward {_g(last)}")
+        return (
+            f"the reward has reached the ceiling the entropy–reward fit predicts ({_g(fit.ceiling)}; last "
+            f"reward {_g(last)}): more training of this kind has little left to buy"
+        )
+    return (
+        f"the entropy–reward fit predicts a ceiling of {_g(fit.ceiling)}, {_g(fit.gap)} above the last "
+        f"reward {_g(last)}"
+    )

@@ -58,8 +58,9 @@ def clean(text: str) -> str:
     """Printable text that encodes to UTF-8: control characters (tab and newline stay),
     lone surrogates and bidirectional overrides (which can make shown text lie about its
     order) become U+FFFD."""
-    return "".join("\ufffd" if (unicodedata.category(ch) in ("Cc", "Cs") and ch not in "\t\n") or ch in BIDI
-                   else ch for ch in text)
+    return "".join(
+        "\ufffd" if (unicodedata.category(ch) in ("Cc", "Cs") and ch not in "\t\n") or ch in BIDI else ch for ch in text
+    )
 
 
 def clip(text: str, limit: int = CLIP) -> str:
@@ -91,13 +92,19 @@ def num(x: float) -> str:
 def table(head: Iterable[str], rows: Iterable[Iterable[str]], cls: str = "") -> str:
     """A table from already-escaped cells."""
     out = [f'<table class="{cls}"><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
-    out += ["<tr>" + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row) + "</tr>"
-            for row in rows]
+    out += [
+        "<tr>" + "".join(cell if cell.startswith("<td") else f"<td>{cell}</td>" for cell in row) + "</tr>"
+        for row in rows
+    ]
     return "\n".join(out) + "</table>"
 
 
 def page_head(title: str, extra_css: str = "") -> list[str]:
     """The lines a page starts with, up to its ``<body>``: UTF-8, the policy, the escaped
     title and the base stylesheet with the page's own rules after it."""
-    return ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', CSP,
-            f"<title>{esc(title, 300)}</title><style>{CSS}{extra_css}</style></head><body>"]
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        CSP,
+        f"<title>{esc(title, 300)}</title><style>{CSS}{extra_css}</style></head><body>",
+    ]

@@ -65,10 +65,16 @@ def audit_aware(checks: Checks | None) -> list[SecurityFinding]:
         return []
     candidate_id, task_id = cross.disagreeing[0]
     shown = "; ".join(cross.examples[:3])
-    return [SecurityFinding(kind="audit_aware", candidate_id=candidate_id, task_id=task_id,
-                            detail=f"scores {cross.disagreed} of {cross.sampled} candidates differently when it can "
-                                   f"tell it is audited (re-scored in a process shaped like a training job; its own "
-                                   f"determinism probe changed {changed} of {probed}): {shown}")]
+    return [
+        SecurityFinding(
+            kind="audit_aware",
+            candidate_id=candidate_id,
+            task_id=task_id,
+            detail=f"scores {cross.disagreed} of {cross.sampled} candidates differently when it can "
+            f"tell it is audited (re-scored in a process shaped like a training job; its own "
+            f"determinism probe changed {changed} of {probed}): {shown}",
+        )
+    ]
 
 
 # Not a finding: what a domain's guard could not observe ("unobserved:<what>"). It goes to
@@ -121,11 +127,18 @@ class OutOfRangeTally:
     def example(self, candidate_id: str, v: Verdict) -> None:
         kind = self.kind(v)
         if kind is not None and len(self.examples) < self.EXAMPLES:
-            self.examples.append(f"{candidate_id}: {v.score:g}" if kind != "not_finite" else f"{candidate_id}: not finite")
+            self.examples.append(
+                f"{candidate_id}: {v.score:g}" if kind != "not_finite" else f"{candidate_id}: not finite"
+            )
 
     def result(self) -> OutOfRange:
-        return OutOfRange(calls=sum(self.counts.values()), above=self.counts["above"], below=self.counts["below"],
-                          not_finite=self.counts["not_finite"], examples=list(self.examples))
+        return OutOfRange(
+            calls=sum(self.counts.values()),
+            above=self.counts["above"],
+            below=self.counts["below"],
+            not_finite=self.counts["not_finite"],
+            examples=list(self.examples),
+        )
 
 
 class RemoteTally:
@@ -151,12 +164,16 @@ class RemoteTally:
 
     def result(self) -> RemoteHealth:
         retried = sum(self.retried.values())
-        return RemoteHealth(calls=self.calls, requests=self.requests, retried=dict(sorted(self.retried.items())),
-                            failed=dict(sorted(self.failed.items())),
-                            retry_rate=round(retried / self.requests, 6) if self.requests else 0.0)
+        return RemoteHealth(
+            calls=self.calls,
+            requests=self.requests,
+            retried=dict(sorted(self.retried.items())),
+            failed=dict(sorted(self.failed.items())),
+            retry_rate=round(retried / self.requests, 6) if self.requests else 0.0,
+        )
 
 
-def _call_order(prepared: "Prepared"):
+def _call_order(prepared: Prepared):
     """Verdicts in candidate order, so the 'first' error is the same on every run."""
     order = {c.id: i for i, c in enumerate(prepared.candidates)}
     return lambda v: order.get(v.candidate_id, len(order))
@@ -173,9 +190,16 @@ def error_messages(errors: list[Verdict], per_kind: int = 3, width: int = 300) -
     return dict(sorted(out.items()))
 
 
-def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, Verdict], options: "AuditOptions",
-                 settings: dict, checks: Checks | None = None, formats: Formats | None = None,
-                 search: SearchSummary | None = None) -> Report:
+def build_report(
+    prepared: Prepared,
+    spec: VerifierSpec,
+    verdicts: dict[str, Verdict],
+    options: AuditOptions,
+    settings: dict,
+    checks: Checks | None = None,
+    formats: Formats | None = None,
+    search: SearchSummary | None = None,
+) -> Report:
     verdicts = {
         cid: v.model_copy(update={"accepted": accepted(v.score, options.threshold)}) for cid, v in verdicts.items()
     }
@@ -187,14 +211,22 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
         v = verdicts[c.id]
         if v.status == "error":
             kinds.setdefault(c.category, Counter())[_error_kind(v.error or "")] += 1
-    categories = [cat.model_copy(update={"error_kinds": dict(sorted(kinds[cat.name].items()))}) if cat.name in kinds
-                  else cat for cat in categories]
+    categories = [
+        cat.model_copy(update={"error_kinds": dict(sorted(kinds[cat.name].items()))}) if cat.name in kinds else cat
+        for cat in categories
+    ]
     by_id = {c.id: c for c in candidates}
     findings = [
-        SecurityFinding(kind=kind, candidate_id=cid, task_id=by_id[cid].task_id,
-                        detail=f"{_FINDING_TEXT.get(kind, kind)} ({detail}) while scoring {cid} ({by_id[cid].category})")
-        for cid, v in sorted(verdicts.items()) if cid in by_id
-        for kind, _, detail in (entry.partition(":") for entry in v.security) if kind not in NOT_FINDINGS
+        SecurityFinding(
+            kind=kind,
+            candidate_id=cid,
+            task_id=by_id[cid].task_id,
+            detail=f"{_FINDING_TEXT.get(kind, kind)} ({detail}) while scoring {cid} ({by_id[cid].category})",
+        )
+        for cid, v in sorted(verdicts.items())
+        if cid in by_id
+        for kind, _, detail in (entry.partition(":") for entry in v.security)
+        if kind not in NOT_FINDINGS
     ]
     errors = [v for v in sorted(verdicts.values(), key=_call_order(prepared)) if v.status == "error"]
     out_of_range, remote = OutOfRangeTally(), RemoteTally()
@@ -204,20 +236,40 @@ def build_report(prepared: "Prepared", spec: VerifierSpec, verdicts: dict[str, V
     for c in candidates:
         out_of_range.example(c.id, verdicts[c.id])
     return assemble_report(
-        spec, options, settings, suite=prepared.suite_name, split=prepared.split, n_candidates=len(candidates),
-        categories=categories, findings=findings, calls=len(verdicts), errors=len(errors),
-        error_kinds=Counter(_error_kind(v.error or "") for v in errors), messages=error_messages(errors),
-        first_error=errors[0].error if errors else None, unobserved_spots=unobserved(verdicts.values()),
-        slices=slice_results(candidates, verdicts), exploitable=exploitable_tasks(candidates, verdicts),
-        mutants=mutant_survival(prepared, candidates, verdicts), dropped=prepared.dropped_counts,
-        checks=checks, formats=formats, search=search, out_of_range=out_of_range.result(),
-        remote=remote.result() if spec.remote else None)
+        spec,
+        options,
+        settings,
+        suite=prepared.suite_name,
+        split=prepared.split,
+        n_candidates=len(candidates),
+        categories=categories,
+        findings=findings,
+        calls=len(verdicts),
+        errors=len(errors),
+        error_kinds=Counter(_error_kind(v.error or "") for v in errors),
+        messages=error_messages(errors),
+        first_error=errors[0].error if errors else None,
+        unobserved_spots=unobserved(verdicts.values()),
+        slices=slice_results(candidates, verdicts),
+        exploitable=exploitable_tasks(candidates, verdicts),
+        mutants=mutant_survival(prepared, candidates, verdicts),
+        dropped=prepared.dropped_counts,
+        checks=checks,
+        formats=formats,
+        search=search,
+        out_of_range=out_of_range.result(),
+        remote=remote.result() if spec.remote else None,
+    )
 
 
-def build_reports(results: "list[VerifierVerdicts]", options: "AuditOptions") -> list[Report]:
+def build_reports(results: list[VerifierVerdicts], options: AuditOptions) -> list[Report]:
     """One report per verifier the engine audited, in its order."""
-    return [build_report(r.view, r.spec, r.verdicts, options, r.settings, checks=r.checks, formats=r.formats,
-                         search=r.search) for r in results]
+    return [
+        build_report(
+            r.view, r.spec, r.verdicts, options, r.settings, checks=r.checks, formats=r.formats, search=r.search
+        )
+        for r in results
+    ]
 
 
 def with_answers(categories: list[CategoryResult]) -> list[CategoryResult]:
@@ -236,19 +288,41 @@ def with_answers(categories: list[CategoryResult]) -> list[CategoryResult]:
         except InputError:
             span = None
         if span is not None:
-            c = c.model_copy(update={"examples": [e if e.answer else e.model_copy(update={"answer": span(e.text)})
-                                                  for e in c.examples]})
+            c = c.model_copy(
+                update={
+                    "examples": [e if e.answer else e.model_copy(update={"answer": span(e.text)}) for e in c.examples]
+                }
+            )
         out.append(c)
     return out
 
 
-def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict, *, suite: str, split,
-                    n_candidates: int, categories: list[CategoryResult], findings: list[SecurityFinding], calls: int,
-                    errors: int, error_kinds: Counter, messages: dict[str, list[str]], first_error,
-                    unobserved_spots: list[str], slices: list[SliceResult], exploitable, mutants,
-                    dropped: dict[str, int], checks: Checks | None = None, formats: Formats | None = None,
-                    search: SearchSummary | None = None, out_of_range: OutOfRange | None = None,
-                    remote: RemoteHealth | None = None) -> Report:
+def assemble_report(
+    spec: VerifierSpec,
+    options: AuditOptions,
+    settings: dict,
+    *,
+    suite: str,
+    split,
+    n_candidates: int,
+    categories: list[CategoryResult],
+    findings: list[SecurityFinding],
+    calls: int,
+    errors: int,
+    error_kinds: Counter,
+    messages: dict[str, list[str]],
+    first_error,
+    unobserved_spots: list[str],
+    slices: list[SliceResult],
+    exploitable,
+    mutants,
+    dropped: dict[str, int],
+    checks: Checks | None = None,
+    formats: Formats | None = None,
+    search: SearchSummary | None = None,
+    out_of_range: OutOfRange | None = None,
+    remote: RemoteHealth | None = None,
+) -> Report:
     """The Report from what the verdicts add up to (``build_report`` computes those from
     the candidates and verdicts in memory, ``report/tally.py`` from a stream of them): the
     debt, pooled rates, gate and source findings are worked out here, the same for both."""
@@ -283,9 +357,20 @@ def assemble_report(spec: VerifierSpec, options: "AuditOptions", settings: dict,
         security_findings=findings,
         dropped=dropped,
         mutant_survival=mutants,
-        gate=gate(debt, categories, fr, findings, options.gate, enforced=options.enforce_gate,
-                  errors=errors, calls=calls, first_error=first_error, slices=slices, weighted=weighted,
-                  remote=remote),
+        gate=gate(
+            debt,
+            categories,
+            fr,
+            findings,
+            options.gate,
+            enforced=options.enforce_gate,
+            errors=errors,
+            calls=calls,
+            first_error=first_error,
+            slices=slices,
+            weighted=weighted,
+            remote=remote,
+        ),
         settings={
             **{k: v for k, v in settings.items() if k not in ("verifiers",)},
             "threshold": options.threshold,
@@ -320,19 +405,35 @@ def weighted_debt(categories: list[CategoryResult], slices: list[SliceResult], w
     by_name = {c.name: c for c in categories}
     per_slice: dict[str, float] = {}
     for name in weights.weights:
-        rows = [CategoryResult(name=s.category, origin=by_name[s.category].origin, severity=by_name[s.category].severity,
-                               label=s.label, n=s.n, accepted=s.accepted, rate=s.rate, ci=s.ci)
-                for s in slices if s.slice == name and s.category in by_name]
+        rows = [
+            CategoryResult(
+                name=s.category,
+                origin=by_name[s.category].origin,
+                severity=by_name[s.category].severity,
+                label=s.label,
+                n=s.n,
+                accepted=s.accepted,
+                rate=s.rate,
+                ci=s.ci,
+            )
+            for s in slices
+            if s.slice == name and s.category in by_name
+        ]
         if any(r.label == "incorrect" and r.n for r in rows):
             per_slice[name] = round(coverage_debt(rows)[0], 6)
     matched = sum(weights.weights[name] for name in per_slice)
     debt = round(sum(weights.weights[name] * d for name, d in per_slice.items()) / matched, 6) if matched else None
-    return WeightedDebt(source=weights.source, dimension=weights.dimension, weights=dict(weights.weights),
-                        debt=debt, per_slice=per_slice,
-                        unmatched={k: w for k, w in weights.weights.items() if k not in per_slice})
+    return WeightedDebt(
+        source=weights.source,
+        dimension=weights.dimension,
+        weights=dict(weights.weights),
+        debt=debt,
+        per_slice=per_slice,
+        unmatched={k: w for k, w in weights.weights.items() if k not in per_slice},
+    )
 
 
-def mutant_survival(prepared: "Prepared", candidates: list, verdicts: dict[str, Verdict]) -> MutantSurvival | None:
+def mutant_survival(prepared: Prepared, candidates: list, verdicts: dict[str, Verdict]) -> MutantSurvival | None:
     """Near-miss candidates as a mutation analysis of the verifier: per task, the mutants
     it accepts (survivors), after the oracle removed the equivalent ones."""
     near = [c for c in candidates if c.origin == "near_miss" and verdicts[c.id].status == "ok"]
@@ -348,10 +449,15 @@ def mutant_survival(prepared: "Prepared", candidates: list, verdicts: dict[str, 
     n_judged, n_equiv = sum(judged.values()), sum(equivalent.values())
     n_survived = sum(len(v) for v in survivors.values())
     order = {t.id: i for i, t in enumerate(prepared.tasks)}
-    tasks = [TaskSurvival(task_id=t, equivalent=equivalent[t], judged=judged[t], survivors=survivors.get(t, []))
-             for t in sorted(set(survivors) | set(equivalent), key=lambda t: order.get(t, len(order)))]
+    tasks = [
+        TaskSurvival(task_id=t, equivalent=equivalent[t], judged=judged[t], survivors=survivors.get(t, []))
+        for t in sorted(set(survivors) | set(equivalent), key=lambda t: order.get(t, len(order)))
+    ]
     return MutantSurvival(
-        generated=n_judged + n_equiv + errors, equivalent=n_equiv, judged=n_judged, survived=n_survived,
+        generated=n_judged + n_equiv + errors,
+        equivalent=n_equiv,
+        judged=n_judged,
+        survived=n_survived,
         rate_before_filtering=round((n_survived + n_equiv) / (n_judged + n_equiv), 6) if n_judged + n_equiv else 0.0,
         rate_after_filtering=round(n_survived / n_judged, 6) if n_judged else 0.0,
         tasks=tasks,

@@ -24,10 +24,21 @@ STATUSES = (CHECKED, OPEN, UNKNOWN)
 
 # Last components of category names whose candidates are built to hang or exhaust a verifier
 # (besides every *.hostile.* and *.resource.* category).
-HANG_KINDS = frozenset({
-    "resource", "fork_bomb", "infinite_recursion", "infinite_loop", "cross_join", "huge_range", "huge_output",
-    "power_tower", "nested_boxes", "deep_parentheses", "giant_integer",
-})
+HANG_KINDS = frozenset(
+    {
+        "resource",
+        "fork_bomb",
+        "infinite_recursion",
+        "infinite_loop",
+        "cross_join",
+        "huge_range",
+        "huge_output",
+        "power_tower",
+        "nested_boxes",
+        "deep_parentheses",
+        "giant_integer",
+    }
+)
 # Error kinds (report.error_kinds keys) that mean the call did not come back on its own.
 FATAL_KINDS = ("timeout", "crash", "MemoryError")
 SPLITS = ("train", "heldout", "shifted")
@@ -113,8 +124,13 @@ def _domain(name: str | None):
 def _hostile_families(report: Report, domain_name: str | None, domain) -> ChecklistItem:
     key = "hostile_families_tried"
     if domain is None:
-        return _item(key, UNKNOWN, f"domain {domain_name!r} is not installed here, so its catalog families are unknown"
-                     if domain_name else "the report has no category: nothing was audited")
+        return _item(
+            key,
+            UNKNOWN,
+            f"domain {domain_name!r} is not installed here, so its catalog families are unknown"
+            if domain_name
+            else "the report has no category: nothing was audited",
+        )
     catalog = sorted({_family(c.name) for c in domain.categories() if c.origin == "known_bad"})
     if not catalog:
         return _item(key, UNKNOWN, f"the {domain_name} domain's catalog has no known_bad category")
@@ -127,11 +143,19 @@ def _hostile_families(report: Report, domain_name: str | None, domain) -> Checkl
     cats_note = f"; catalog categories not tried: {_list(untried)}" if untried else ""
     if missing:
         why = "" if tried else " (no known_bad candidate at all: was the audit run with --only?)"
-        return _item(key, OPEN, f"{len(tried)} of {len(catalog)} {domain_name} families tried ({_list(tried) or 'none'}); "
-                     f"missing: {_list(missing, 20)}{why}{cats_note}")
+        return _item(
+            key,
+            OPEN,
+            f"{len(tried)} of {len(catalog)} {domain_name} families tried ({_list(tried) or 'none'}); "
+            f"missing: {_list(missing, 20)}{why}{cats_note}",
+        )
     families = "the one family" if len(catalog) == 1 else f"all {len(catalog)} families"
-    return _item(key, CHECKED, f"{families} of the {domain_name} catalog tried ({_list(catalog, 20)}): "
-                 f"{n} known_bad candidates in {len(tried_cats)} of {len(all_cats)} catalog categories{cats_note}")
+    return _item(
+        key,
+        CHECKED,
+        f"{families} of the {domain_name} catalog tried ({_list(catalog, 20)}): "
+        f"{n} known_bad candidates in {len(tried_cats)} of {len(all_cats)} catalog categories{cats_note}",
+    )
 
 
 def _no_hack_accepted(report: Report) -> ChecklistItem:
@@ -140,13 +164,15 @@ def _no_hack_accepted(report: Report) -> ChecklistItem:
     if not bad:
         return _item(key, UNKNOWN, "no known_bad candidate with a wrong label was audited")
     if not any(c.n for c in bad):
-        return _item(key, UNKNOWN, f"all {sum(c.errors for c in bad)} known_bad candidates ended in errors: "
-                     "none was judged")
+        return _item(
+            key, UNKNOWN, f"all {sum(c.errors for c in bad)} known_bad candidates ended in errors: none was judged"
+        )
     # Worst first: the most severe, then the most often accepted.
     accepted = sorted((c for c in bad if c.accepted), key=lambda c: (-_SEV[c.severity.value], -c.rate, c.name))
     if not accepted:
-        return _item(key, CHECKED, f"0 acceptances over {sum(c.n for c in bad)} known_bad candidates in {len(bad)} "
-                     "categories")
+        return _item(
+            key, CHECKED, f"0 acceptances over {sum(c.n for c in bad)} known_bad candidates in {len(bad)} categories"
+        )
     waived = set(report.settings.get("waived_categories") or [])
     parts = []
     for c in accepted[:5]:
@@ -167,12 +193,16 @@ def _executes(report: Report, domain_name: str | None, domain) -> ChecklistItem:
         return _item(key, OPEN, f"{len(found)} executes_model_output finding(s): {shown}{more}")
     if not canaries:
         if domain is not None and domain.sandboxes_calls:
-            why = (f"the {domain_name} domain's verifiers execute candidate code by design, so it has no canary: "
-                   "each call runs in the sandbox instead, escapes are measured as known_bad categories, and one "
-                   "that gets past the verifier's own guard is the isolation_holds item")
+            why = (
+                f"the {domain_name} domain's verifiers execute candidate code by design, so it has no canary: "
+                "each call runs in the sandbox instead, escapes are measured as known_bad categories, and one "
+                "that gets past the verifier's own guard is the isolation_holds item"
+            )
         elif domain is not None and domain.guards_fixtures:
-            why = (f"the {domain_name} domain's verifiers execute the candidate query by design; no canary category "
-                   "(a name with 'canary') was audited")
+            why = (
+                f"the {domain_name} domain's verifiers execute the candidate query by design; no canary category "
+                "(a name with 'canary') was audited"
+            )
         else:
             why = "no canary category (a name with 'canary') was audited, so nothing could have fired"
         return _item(key, UNKNOWN, why)
@@ -183,8 +213,12 @@ def _executes(report: Report, domain_name: str | None, domain) -> ChecklistItem:
 
     blind = [s for s in (report.checks.unobserved if report.checks is not None else None) or [] if s.startswith(SPOT)]
     if blind:
-        return _item(key, UNKNOWN, f"no canary finding over {n} canary candidates, but not all was seen from outside "
-                     f"the verifier's process: {'; '.join(blind[:2])}")
+        return _item(
+            key,
+            UNKNOWN,
+            f"no canary finding over {n} canary candidates, but not all was seen from outside "
+            f"the verifier's process: {'; '.join(blind[:2])}",
+        )
     return _item(key, CHECKED, f"no canary fired over {n} canary candidates in {_list(c.name for c in canaries)}")
 
 
@@ -201,20 +235,35 @@ def _isolation(report: Report, domain_name: str | None, domain) -> ChecklistItem
         return _item(key, OPEN, f"{len(found)} guard_escape finding(s): {shown}{more}")
     if domain is None or not domain.sandboxes_calls:
         what = f"the {domain_name} domain's" if domain is not None else "this report's"
-        return _item(key, UNKNOWN, f"{what} verifiers are not run in the audit's sandbox, so no escape from their own "
-                     "isolation could be seen (whether they run model output at all is the executes_model_output item)")
-    escapes = [c for c in report.categories if c.origin == "known_bad" and _tried(c)
-               and c.name.rsplit(".", 1)[-1] in ESCAPE_KINDS]
+        return _item(
+            key,
+            UNKNOWN,
+            f"{what} verifiers are not run in the audit's sandbox, so no escape from their own "
+            "isolation could be seen (whether they run model output at all is the executes_model_output item)",
+        )
+    escapes = [
+        c
+        for c in report.categories
+        if c.origin == "known_bad" and _tried(c) and c.name.rsplit(".", 1)[-1] in ESCAPE_KINDS
+    ]
     if not escapes:
-        return _item(key, UNKNOWN, f"no escape category ({', '.join(f'*.{k}' for k in ESCAPE_KINDS)}) was audited: "
-                     "nothing tried to get past the verifier's guard")
+        return _item(
+            key,
+            UNKNOWN,
+            f"no escape category ({', '.join(f'*.{k}' for k in ESCAPE_KINDS)}) was audited: "
+            "nothing tried to get past the verifier's guard",
+        )
     # Only the sandbox's walls at its namespaces level see an escape (docs/canaries.md), and
     # the report does not say which level ran: no finding is not evidence enough.
     n = sum(_tried(c) for c in escapes)
-    return _item(key, UNKNOWN, f"no guard_escape finding over {n} escape candidates in "
-                 f"{_list(c.name for c in escapes)}; "
-                 "not proof: only the sandbox's walls at its namespaces level see an escape, and the report does not "
-                 "record the level the audit ran at")
+    return _item(
+        key,
+        UNKNOWN,
+        f"no guard_escape finding over {n} escape candidates in "
+        f"{_list(c.name for c in escapes)}; "
+        "not proof: only the sandbox's walls at its namespaces level see an escape, and the report does not "
+        "record the level the audit ran at",
+    )
 
 
 def _fixture(report: Report, domain_name: str | None, domain) -> ChecklistItem:
@@ -228,34 +277,59 @@ def _fixture(report: Report, domain_name: str | None, domain) -> ChecklistItem:
     if domain is None or not domain.guards_fixtures:
         canaries = sum(_tried(c) for c in report.categories if "canary" in c.name)
         if domain is not None and domain.sandboxes_calls:
-            probes = [c.name for c in report.categories if c.origin == "known_bad" and _tried(c)
-                      and any(k in c.name for k in ("read", "escape", "network"))]
-            ran = (f"verifier calls run in the sandbox; file reads and escapes are known_bad categories "
-                   f"({_list(probes) or 'none audited'}), judged by no_hack_family_accepted")
+            probes = [
+                c.name
+                for c in report.categories
+                if c.origin == "known_bad" and _tried(c) and any(k in c.name for k in ("read", "escape", "network"))
+            ]
+            ran = (
+                f"verifier calls run in the sandbox; file reads and escapes are known_bad categories "
+                f"({_list(probes) or 'none audited'}), judged by no_hack_family_accepted"
+            )
         else:
             ran = f"only the canary probes ran ({canaries} canary candidates)"
-        return _item(key, UNKNOWN, f"could not observe a fixture: the {domain_name or 'audited'} domain gives "
-                     f"verifiers no fixture to check (no after_call hook): {ran}")
+        return _item(
+            key,
+            UNKNOWN,
+            f"could not observe a fixture: the {domain_name or 'audited'} domain gives "
+            f"verifiers no fixture to check (no after_call hook): {ran}",
+        )
     if broken:
-        return _item(key, UNKNOWN, f"could not observe the fixtures: the fixture check itself failed {len(broken)} "
-                     f"time(s): {broken[0].detail}")
+        return _item(
+            key,
+            UNKNOWN,
+            f"could not observe the fixtures: the fixture check itself failed {len(broken)} "
+            f"time(s): {broken[0].detail}",
+        )
     # Checked needs evidence that every database the verifier touched was watched.
     spots = report.checks.unobserved if report.checks is not None else None
     if spots is None:
-        return _item(key, UNKNOWN, "could not observe which databases the verifier touched: the report does not "
-                     "record the fixture check's blind spots (written before schema 1.3)")
+        return _item(
+            key,
+            UNKNOWN,
+            "could not observe which databases the verifier touched: the report does not "
+            "record the fixture check's blind spots (written before schema 1.3)",
+        )
     if spots:
         more = f" (and {len(spots) - 3} more)" if len(spots) > 3 else ""
-        return _item(key, UNKNOWN, f"could not observe {len(spots)} database(s) or place(s) the verifier used (no "
-                     f"finding there proves nothing): {'; '.join(spots[:3])}{more}")
+        return _item(
+            key,
+            UNKNOWN,
+            f"could not observe {len(spots)} database(s) or place(s) the verifier used (no "
+            f"finding there proves nothing): {'; '.join(spots[:3])}{more}",
+        )
     hostile = [c for c in report.categories if c.origin == "known_bad" and _tried(c)]
     if not hostile:
         return _item(key, UNKNOWN, "no known_bad candidate was audited: nothing tried to change or read the fixture")
     families = sorted({_family(c.name) for c in hostile})
-    return _item(key, CHECKED, "every database handed out, and every one the verifier derived in its work "
-                 "directory, was hashed after every call, with nothing unobserved: no modified_fixture or "
-                 f"read_outside finding over {sum(_tried(c) for c in hostile)} known_bad candidates "
-                 f"({_list(families, 20)})")
+    return _item(
+        key,
+        CHECKED,
+        "every database handed out, and every one the verifier derived in its work "
+        "directory, was hashed after every call, with nothing unobserved: no modified_fixture or "
+        f"read_outside finding over {sum(_tried(c) for c in hostile)} known_bad candidates "
+        f"({_list(families, 20)})",
+    )
 
 
 def _pathological(name: str) -> bool:
@@ -278,23 +352,36 @@ def _time_limit(report: Report) -> ChecklistItem:
         if per_category:
             kinds = _fatal(c.error_kinds)
         else:  # a report older than 1.2: only the report-wide kinds
-            kinds = {"/".join(sorted(fatal_total)): c.errors} if (c.errors and fatal_total and _pathological(c.name)) else {}
+            kinds = (
+                {"/".join(sorted(fatal_total)): c.errors}
+                if (c.errors and fatal_total and _pathological(c.name))
+                else {}
+            )
         if kinds:
             hit.append((c, kinds))
     if hit:
         hit.sort(key=lambda x: (not _pathological(x[0].name), x[0].name))
-        shown = "; ".join(f"{c.name}: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) + f" of {_tried(c)}"
-                          for c, kinds in hit[:6])
+        shown = "; ".join(
+            f"{c.name}: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) + f" of {_tried(c)}"
+            for c, kinds in hit[:6]
+        )
         more = f"; and {len(hit) - 6} more categories" if len(hit) > 6 else ""
-        return _item(key, OPEN, f"calls that did not come back under {limit} (without it, training would hang or die): "
-                     f"{shown}{more}")
+        return _item(
+            key,
+            OPEN,
+            f"calls that did not come back under {limit} (without it, training would hang or die): {shown}{more}",
+        )
     if not patho:
         return _item(key, UNKNOWN, "no pathological category (*.hostile.*, *.resource.*, hang-like kinds) was audited")
     n = sum(_tried(c) for c in patho)
     other = sum(c.errors for c in patho)
     note = f" ({other} ended in exceptions, not hangs)" if other else ""
-    return _item(key, CHECKED, f"{n} pathological candidates in {len(patho)} categories ({_list(c.name for c in patho)}) "
-                 f"all came back under {limit}, with no timeout or crash anywhere in the audit{note}")
+    return _item(
+        key,
+        CHECKED,
+        f"{n} pathological candidates in {len(patho)} categories ({_list(c.name for c in patho)}) "
+        f"all came back under {limit}, with no timeout or crash anywhere in the audit{note}",
+    )
 
 
 def _probe_text(p: ProbeResult) -> str:
@@ -327,8 +414,11 @@ def _deterministic(report: Report) -> ChecklistItem:
         return _item(key, UNKNOWN, why)
     if probe.disagreed:
         return _item(key, OPEN, f"rescored in fresh worker processes: {_probe_text(probe)}")
-    return _item(key, CHECKED, f"{probe.sampled} sampled candidates rescored in fresh worker processes: "
-                 "every score equal to the audit's")
+    return _item(
+        key,
+        CHECKED,
+        f"{probe.sampled} sampled candidates rescored in fresh worker processes: every score equal to the audit's",
+    )
 
 
 def _audit_aware(report: Report) -> ChecklistItem:
@@ -343,10 +433,18 @@ def _audit_aware(report: Report) -> ChecklistItem:
         return _item(key, UNKNOWN, why or f"not cross-checked: {cross.not_run}")
     if not cross.disagreed:
         stopped = f" (stopped early: {cross.not_run})" if cross.not_run else ""
-        return _item(key, CHECKED, f"{cross.sampled} candidates re-scored in a process shaped like a training job "
-                     f"(no verifier_audit, the user's cwd, uid and environment): every score equal to the audit's{stopped}")
-    return _item(key, CHECKED, f"re-scored in a process shaped like a training job: {_probe_text(cross)}, within the "
-                 "verifier's own variance (its determinism probe)")
+        return _item(
+            key,
+            CHECKED,
+            f"{cross.sampled} candidates re-scored in a process shaped like a training job "
+            f"(no verifier_audit, the user's cwd, uid and environment): every score equal to the audit's{stopped}",
+        )
+    return _item(
+        key,
+        CHECKED,
+        f"re-scored in a process shaped like a training job: {_probe_text(cross)}, within the "
+        "verifier's own variance (its determinism probe)",
+    )
 
 
 def _thread_process(report: Report) -> ChecklistItem:
@@ -367,10 +465,14 @@ def _thread_process(report: Report) -> ChecklistItem:
     if det is not None and det.sampled and checks.cross_process:
         if det.disagreed:
             status = OPEN
-            parts.append(f"across worker processes: {det.disagreed} of {det.sampled} disagreed (the same evidence as "
-                         "'deterministic': nondeterminism and state kept per process cannot be told apart)")
+            parts.append(
+                f"across worker processes: {det.disagreed} of {det.sampled} disagreed (the same evidence as "
+                "'deterministic': nondeterminism and state kept per process cannot be told apart)"
+            )
         else:
-            parts.append(f"across worker processes: all {det.sampled} rescored in other processes than the verdicts agreed")
+            parts.append(
+                f"across worker processes: all {det.sampled} rescored in other processes than the verdicts agreed"
+            )
     elif status == CHECKED:
         return _item(key, UNKNOWN, "; ".join(parts) + "; no cross-process comparison was made")
     return _item(key, status, "; ".join(parts))
@@ -402,12 +504,15 @@ def _splits(report: Report) -> ChecklistItem:
     if not counts:
         if report.split:
             missing = [s for s in ("heldout", "shifted") if s != report.split]
-            return _item(key, OPEN, f"only split {report.split} was audited{restricted}; not audited: "
-                         f"{', '.join(missing)}")
+            return _item(
+                key, OPEN, f"only split {report.split} was audited{restricted}; not audited: {', '.join(missing)}"
+            )
         return _item(key, UNKNOWN, "the report has no per-split counts (written before schema 1.2)")
     present = {k for k, v in counts.items() if v}
-    shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: (SPLITS.index(kv[0])
-                                                                                    if kv[0] in SPLITS else 9, kv[0])))
+    shown = ", ".join(
+        f"{k} {v}"
+        for k, v in sorted(counts.items(), key=lambda kv: (SPLITS.index(kv[0]) if kv[0] in SPLITS else 9, kv[0]))
+    )
     missing = [s for s in ("heldout", "shifted") if s not in present]
     if missing:
         hint = restricted or " (add tasks of those splits to the suite, or a larger --limit)"
@@ -422,20 +527,32 @@ def _scores(report: Report) -> ChecklistItem:
     key = "scores_read_as_training"
     found = [f for f in report.security_findings if f.kind == "score_disguised"]
     o = report.out_of_range
-    ranged = (f"; {o.calls} score(s) out of [0, 1] ({o.above} above 1, {o.below} below 0, {o.not_finite} not "
-              "finite), counted apart, not a disguise" if o.calls else "")
+    ranged = (
+        f"; {o.calls} score(s) out of [0, 1] ({o.above} above 1, {o.below} below 0, {o.not_finite} not "
+        "finite), counted apart, not a disguise"
+        if o.calls
+        else ""
+    )
     if found:
         shown = "; ".join(f.detail for f in found[:3])
         more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
         return _item(key, OPEN, f"{len(found)} score_disguised finding(s): {shown}{more}{ranged}")
     if tuple(int(p) if p.isdigit() else 0 for p in report.schema_version.split(".")[:2]) < (1, 7):
-        return _item(key, UNKNOWN, f"the report was written before schema 1.7 (it is {report.schema_version}), when "
-                     "scores were read with float(), which a float subclass answers for itself")
+        return _item(
+            key,
+            UNKNOWN,
+            f"the report was written before schema 1.7 (it is {report.schema_version}), when "
+            "scores were read with float(), which a float subclass answers for itself",
+        )
     scored = sum(c.n for c in report.categories)
     if not scored:
         return _item(key, UNKNOWN, "no call returned a score, so none could be read")
-    return _item(key, CHECKED, f"{scored} scores read by the value they hold, and no conversion of any said "
-                 f"otherwise (no score_disguised finding){ranged}")
+    return _item(
+        key,
+        CHECKED,
+        f"{scored} scores read by the value they hold, and no conversion of any said "
+        f"otherwise (no score_disguised finding){ranged}",
+    )
 
 
 def _authority(domain_name: str | None, evidence) -> ChecklistItem:
@@ -445,18 +562,24 @@ def _authority(domain_name: str | None, evidence) -> ChecklistItem:
     key = "runtime_authority"
     if evidence is None or not evidence.models:
         where = f"the {domain_name} domain's" if domain_name else "the"
-        return _item(key, UNKNOWN, f"no authority figures: the audit alone does not show which tools and privileges "
-                     f"the trained policy uses; run `verifier-audit compare BASE RL --json F` (or `score --json F`) "
-                     f"on {where} policy's tool-call samples and pass `checklist --authority F`")
+        return _item(
+            key,
+            UNKNOWN,
+            f"no authority figures: the audit alone does not show which tools and privileges "
+            f"the trained policy uses; run `verifier-audit compare BASE RL --json F` (or `score --json F`) "
+            f"on {where} policy's tool-call samples and pass `checklist --authority F`",
+        )
     from ..samples import authority as A
 
     trained = [m for m in evidence.models if m.role == "rl"] or list(evidence.models)
     parts = []
     for m in trained:
         who = "RL" if m.role == "rl" and m.name in ("rl", "RL") else m.name + (f" ({m.role})" if m.role else "")
-        parts.append(f"{who}: {A.WHAT} {_pct(m.violation_rate)} ({m.violating}/{m.parsed} readable samples, 95% CI "
-                     f"{_pct(m.violation_ci.low)}-{_pct(m.violation_ci.high)}), {m.unparseable} unparseable counted "
-                     f"apart; highest privilege {A.levels_text(m) or 'n/a'}")
+        parts.append(
+            f"{who}: {A.WHAT} {_pct(m.violation_rate)} ({m.violating}/{m.parsed} readable samples, 95% CI "
+            f"{_pct(m.violation_ci.low)}-{_pct(m.violation_ci.high)}), {m.unparseable} unparseable counted "
+            f"apart; highest privilege {A.levels_text(m) or 'n/a'}"
+        )
     ch = evidence.change
     if ch is not None:
         parts.append(f"base to RL: {ch.text}")
@@ -471,8 +594,11 @@ def _authority(domain_name: str | None, evidence) -> ChecklistItem:
         return _item(key, UNKNOWN, f"no readable tool-call sample, so no call to check: {text}")
     unread = [m for m in trained if m.unparseable > m.parsed]
     if unread:
-        return _item(key, UNKNOWN, f"most samples of {_list(m.name for m in unread)} are unreadable, so their calls "
-                     f"are unseen: {text}")
+        return _item(
+            key,
+            UNKNOWN,
+            f"most samples of {_list(m.name for m in unread)} are unreadable, so their calls are unseen: {text}",
+        )
     return _item(key, CHECKED, text)
 
 
@@ -517,15 +643,19 @@ def to_markdown(reports: list[Report], authority=None) -> str:
     for r in reports:
         items = evaluate(r, authority)
         tally = Counter(i.status for i in items)
-        summary = (f"{tally[CHECKED]} checked, {tally[OPEN]} open, {tally[UNKNOWN]} unknown "
-                   f"(suite `{_cell(r.suite)}`, {r.n_candidates} candidates, seed {r.seed})")
+        summary = (
+            f"{tally[CHECKED]} checked, {tally[OPEN]} open, {tally[UNKNOWN]} unknown "
+            f"(suite `{_cell(r.suite)}`, {r.n_candidates} candidates, seed {r.seed})"
+        )
         out += [f"### `{_cell(r.verifier)}`", "", summary, "", "| status | item | evidence |", "|---|---|---|"]
         for i in items:
             status = f"**{i.status}**" if i.status == OPEN else i.status
             out.append(f"| {status} | {_cell(i.title)} (`{i.key}`) | {_cell(i.evidence)} |")
         out.append("")
-    out.append("<sub>checked: the audit holds evidence that it holds; open: evidence that it does not; "
-               "unknown: no evidence either way. See docs/security-checklist.md.</sub>")
+    out.append(
+        "<sub>checked: the audit holds evidence that it holds; open: evidence that it does not; "
+        "unknown: no evidence either way. See docs/security-checklist.md.</sub>"
+    )
     out.append("")
     return "\n".join(out)
 
@@ -535,8 +665,10 @@ def to_text(reports: list[Report], authority=None) -> str:
     for r in reports:
         items = evaluate(r, authority)
         tally = Counter(i.status for i in items)
-        out.append(f"Security checklist of {_printable(r.verifier)} (suite {_printable(r.suite)}, "
-                   f"{r.n_candidates} candidates): {tally[CHECKED]} checked, {tally[OPEN]} open, {tally[UNKNOWN]} unknown")
+        out.append(
+            f"Security checklist of {_printable(r.verifier)} (suite {_printable(r.suite)}, "
+            f"{r.n_candidates} candidates): {tally[CHECKED]} checked, {tally[OPEN]} open, {tally[UNKNOWN]} unknown"
+        )
         for i in items:
             out.append(f"  {_MARK[i.status]} {i.status:<7}  {i.title}  ({i.key})")
             out.append(f"               {i.evidence}")

@@ -56,6 +56,7 @@ def load_reports(path: Path) -> dict[str, Report]:
 
 def _or(word: str) -> Callable[[Any], str]:
     """How to show a setting that may be unset (``word``: what unset means) or a list."""
+
     def show(value: Any) -> str:
         if value in (None, [], ""):
             return word
@@ -131,8 +132,10 @@ def parse_matches(values: list[str]) -> list[tuple[str, str]]:
     for value in values:
         a, sep, b = value.partition("=")
         if not (sep and a.strip() and b.strip()):
-            raise InputError(f"--match {value!r}: expected OLD=NEW, two verifier specs as the reports name them "
-                             "(e.g. --match old/rewards.py:score=new/rewards.py:score)")
+            raise InputError(
+                f"--match {value!r}: expected OLD=NEW, two verifier specs as the reports name them "
+                "(e.g. --match old/rewards.py:score=new/rewards.py:score)"
+            )
         pairs.append((a.strip(), b.strip()))
     return pairs
 
@@ -148,8 +151,10 @@ def _find(given: str, specs: list[str], side: str, path: Path) -> str:
     if len(found) == 1:
         return found[0]
     what = "names several verifiers" if found else "names no verifier"
-    raise InputError(f"--match: {given!r} {what} of the {side} report {path} (its verifiers: {', '.join(specs)}); "
-                     "give the spec as the report names it")
+    raise InputError(
+        f"--match: {given!r} {what} of the {side} report {path} (its verifiers: {', '.join(specs)}); "
+        "give the spec as the report names it"
+    )
 
 
 @dataclass
@@ -159,8 +164,13 @@ class Pairing:
     only_new: list[str]
 
 
-def pair_verifiers(old: dict[str, Report], new: dict[str, Report], matches: Sequence[tuple[str, str]] = (),
-                   old_path: Path = Path("old"), new_path: Path = Path("new")) -> Pairing:
+def pair_verifiers(
+    old: dict[str, Report],
+    new: dict[str, Report],
+    matches: Sequence[tuple[str, str]] = (),
+    old_path: Path = Path("old"),
+    new_path: Path = Path("new"),
+) -> Pairing:
     """Pair old and new verifiers: ``--match`` first, then the same spec, then the same
     project spec when it names one verifier on each side."""
     left, right = [v for v in old], [v for v in new]
@@ -237,8 +247,10 @@ class VerifierDiff:
         if self.worse:
             why.append(f"worse categories: {len(self.worse)} ({_names([n for n, _, _ in self.worse], 3)})")
         if self.newly_unmeasured:
-            why.append(f"categories no longer measured (every call errored): {len(self.newly_unmeasured)} "
-                       f"({_names(self.newly_unmeasured, 3)})")
+            why.append(
+                f"categories no longer measured (every call errored): {len(self.newly_unmeasured)} "
+                f"({_names(self.newly_unmeasured, 3)})"
+            )
         if self.new_security:
             why.append(f"new security findings: {len(self.new_security)}")
         if why and not self.like:
@@ -268,16 +280,22 @@ def diff(old: Report, new: Report) -> VerifierDiff:
     old_sec = {(f.kind, f.candidate_id) for f in old.security_findings}
     new_sec = {(f.kind, f.candidate_id) for f in new.security_findings}
     return VerifierDiff(
-        old_spec=old.verifier, new_spec=new.verifier,
-        changes=measurement_changes(old, new), like=like_for_like(old, new),
+        old_spec=old.verifier,
+        new_spec=new.verifier,
+        changes=measurement_changes(old, new),
+        like=like_for_like(old, new),
         debt=(old.coverage_debt, new.coverage_debt),
         false_acceptance=(old.false_acceptance_rate, new.false_acceptance_rate),
         false_rejection=(old.false_rejection_rate, new.false_rejection_rate),
-        compared=len(both), debt_compared=debt_compared,
-        worse=worse, better=better, newly_unmeasured=newly_unmeasured,
+        compared=len(both),
+        debt_compared=debt_compared,
+        worse=worse,
+        better=better,
+        newly_unmeasured=newly_unmeasured,
         # Calls that errored first (the verifier broke), then what one audit left out.
         not_compared=sorted(not_compared, key=lambda row: (row[1].startswith("only in"), row[1], row[0])),
-        new_security=sorted(new_sec - old_sec), fixed_security=sorted(old_sec - new_sec),
+        new_security=sorted(new_sec - old_sec),
+        fixed_security=sorted(old_sec - new_sec),
     )
 
 
@@ -300,20 +318,27 @@ def render_measured(changes: list[tuple[str, str, str]], like: bool, report: Rep
     """What changed in what was measured, old -> new, and whether the rates compare; when
     nothing changed, one line saying what both measured (``report``: either side)."""
     if not changes:
-        return [(f"{indent}measured alike: suite {report.suite}, split {_or('all')(report.settings.get('split'))}, "
-                 f"limit {_or('none')(report.settings.get('limit'))}, seed {report.seed}, "
-                 f"{report.n_candidates} candidates, threshold {report.threshold}")]
+        return [
+            (
+                f"{indent}measured alike: suite {report.suite}, split {_or('all')(report.settings.get('split'))}, "
+                f"limit {_or('none')(report.settings.get('limit'))}, seed {report.seed}, "
+                f"{report.n_candidates} candidates, threshold {report.threshold}"
+            )
+        ]
     width = max(len(what) for what, _, _ in MEASURED)
     out = [f"{indent}measured differently (old -> new):"]
     out += [f"{indent}  {what:<{width}}  {a} -> {b}" for what, a, b in changes]
     if not like:
-        out.append(f"{indent}  the candidate sets differ: the rates below are not like for like "
-                   "(audit both with the same suite, split, limit, seed and tool version)")
+        out.append(
+            f"{indent}  the candidate sets differ: the rates below are not like for like "
+            "(audit both with the same suite, split, limit, seed and tool version)"
+        )
     return out
 
 
 def render_diff(title: str, d: VerifierDiff, *, rows: int | None = MAX_ROWS) -> list[str]:
     """One verifier's debt, rates and the categories and findings that moved."""
+
     def move(pair: tuple) -> str:
         a, b = pair
         return f"{a:.3f} -> {b:.3f}" + ("" if abs(b - a) <= EPSILON else f" ({b - a:+.3f})")
@@ -338,8 +363,14 @@ def render_diff(title: str, d: VerifierDiff, *, rows: int | None = MAX_ROWS) -> 
     return out
 
 
-def render(diffs: list[VerifierDiff], pairing: Pairing, old: dict[str, Report], *, rows: int | None = MAX_ROWS,
-           name: Callable[[str], str] = str) -> str:
+def render(
+    diffs: list[VerifierDiff],
+    pairing: Pairing,
+    old: dict[str, Report],
+    *,
+    rows: int | None = MAX_ROWS,
+    name: Callable[[str], str] = str,
+) -> str:
     """The whole diff: what changed in what was measured first (once, when every pair of
     verifiers agrees on it, else at the top of each), the verifiers not compared with the
     fix, then each pair. ``name`` shows a spec (the CLI's is relative to the cwd)."""
@@ -349,9 +380,14 @@ def render(diffs: list[VerifierDiff], pairing: Pairing, old: dict[str, Report], 
     if unpaired:
         out.append(f"not compared ({len(unpaired)} {'verifier' if len(unpaired) == 1 else 'verifiers'}):")
         out += _rows([f"  {name(v)}: only in {side}" for v, side in unpaired], rows, "  ")
-        out.append("  pair an old and a new verifier with --match OLD=NEW"
-                   + (f" (e.g. --match {name(pairing.only_old[0])}={name(pairing.only_new[0])})"
-                      if pairing.only_old and pairing.only_new else ""))
+        out.append(
+            "  pair an old and a new verifier with --match OLD=NEW"
+            + (
+                f" (e.g. --match {name(pairing.only_old[0])}={name(pairing.only_new[0])})"
+                if pairing.only_old and pairing.only_new
+                else ""
+            )
+        )
     for d in diffs:
         title = name(d.old_spec) if d.old_spec == d.new_spec else f"{name(d.old_spec)} -> {name(d.new_spec)}"
         block = render_diff(title, d, rows=rows)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Sequence
-from typing import Optional
 
 from ..models import CategoryResult, Report
 from .text import one_line
@@ -24,7 +23,7 @@ def display_spec(spec: str) -> str:
     return spec
 
 
-def reproduce_command(report: Report, flags: Sequence[str] = ()) -> Optional[str]:
+def reproduce_command(report: Report, flags: Sequence[str] = ()) -> str | None:
     """The ``verifier-audit run`` line that redoes this audit; None for an unnamed callable.
     ``flags``: the options the caller gave that the report does not record (a field
     mapping, a gate given in code), as ``config.option_flags`` writes them."""
@@ -87,6 +86,9 @@ def explain_failure(report: Report, *, categories: int = 3, flags: Sequence[str]
     for f in report.security_findings[:3]:
         lines.append(f"security: {f.detail}")
     command = reproduce_command(report, flags)
-    lines.append(f"reproduce: {command}" if command else
-                 "reproduce: give the verifier as 'path/to/file.py:function' to rerun it with verifier-audit run")
+    lines.append(
+        f"reproduce: {command}"
+        if command
+        else "reproduce: give the verifier as 'path/to/file.py:function' to rerun it with verifier-audit run"
+    )
     return "\n".join(lines)

@@ -27,7 +27,8 @@ def _suite(report: Report) -> ET.Element:
         limit = max_cat if c.label == "incorrect" else max_fr
         ET.SubElement(case, "system-out").text = (
             f"{what} {c.rate:.3f} ({c.accepted if c.label == 'incorrect' else c.n - c.accepted}/{c.n}), "
-            f"95% CI [{c.ci.low:.3f}, {c.ci.high:.3f}], severity {c.severity.value}, errors {c.errors}")
+            f"95% CI [{c.ci.low:.3f}, {c.ci.high:.3f}], severity {c.severity.value}, errors {c.errors}"
+        )
         if not c.measured and c.name not in waived:
             # An error, not a skip: a dashboard must not show an unmeasured hole as benign.
             errors += 1
@@ -37,9 +38,14 @@ def _suite(report: Report) -> ET.Element:
         elif c.rate > limit and c.name not in waived:
             failures += 1
             example = next(iter(c.examples), None)
-            detail = f"\nexample ({example.candidate_id}):\n{example.text[:2000]}\nreference:\n{example.reference[:500]}" if example else ""
-            ET.SubElement(case, "failure", message=f"{what} {c.rate:.3f} > {limit:g}", type=c.origin).text = (
-                f"{c.name}: {what} {c.rate:.3f} over the allowance {limit:g}{detail}")
+            detail = (
+                f"\nexample ({example.candidate_id}):\n{example.text[:2000]}\nreference:\n{example.reference[:500]}"
+                if example
+                else ""
+            )
+            ET.SubElement(
+                case, "failure", message=f"{what} {c.rate:.3f} > {limit:g}", type=c.origin
+            ).text = f"{c.name}: {what} {c.rate:.3f} over the allowance {limit:g}{detail}"
     for f in report.security_findings:
         failures += 1
         case = ET.SubElement(suite, "testcase", classname=name, name=f"security.{f.kind}.{f.candidate_id}")

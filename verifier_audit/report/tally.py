@@ -13,8 +13,9 @@ tests/samples/test_score_scale.py checks that the two agree, byte for byte, on a
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING
 
 from ..loading import VerifierSpec
 from ..metrics import _clip, _misjudged, accepted, wilson
@@ -70,7 +71,7 @@ class _Group:
 class ReportTally:
     """Feed ``add(candidate, verdict)`` in candidate order; ``report(...)`` at the end."""
 
-    def __init__(self, tasks: dict[str, Task], threshold: float, *, task_order: Optional[Iterable[str]] = None):
+    def __init__(self, tasks: dict[str, Task], threshold: float, *, task_order: Iterable[str] | None = None):
         self.tasks, self.threshold = tasks, threshold
         self._order = {t: i for i, t in enumerate(task_order if task_order is not None else tasks)}
         self.n_candidates = 0
@@ -83,7 +84,7 @@ class ReportTally:
         self.errors = 0
         self.error_kinds: Counter = Counter()
         self.messages: dict[str, list[str]] = {}
-        self.first_error: Optional[str] = None
+        self.first_error: str | None = None
         self._unobserved: set[str] = set()
         self.out_of_range = OutOfRangeTally()
         self.remote = RemoteTally()
@@ -125,8 +126,9 @@ class ReportTally:
         ok = v.status == "ok"
         wrong = ok and _misjudged(c, v)
         groups = [self.categories.setdefault(c.category, _Group(c.origin, c.severity, c.label))]
-        groups += [self.slices.setdefault((c.category, name), _Group(c.origin, c.severity, c.label))
-                   for name in c.slices]
+        groups += [
+            self.slices.setdefault((c.category, name), _Group(c.origin, c.severity, c.label)) for name in c.slices
+        ]
         for i, g in enumerate(groups):
             g.scored += 1
             if ok:
@@ -137,8 +139,16 @@ class ReportTally:
                 g.error_kinds[_error_kind(v.error or "")] += 1
         cat = groups[0]
         if wrong and len(cat.examples) < EXAMPLES:
-            cat.examples.append(Example(candidate_id=c.id, task_id=c.task_id, text=_clip(c.text),
-                                        reference=_clip(self.tasks[c.task_id].reference), note=c.note, score=v.score))
+            cat.examples.append(
+                Example(
+                    candidate_id=c.id,
+                    task_id=c.task_id,
+                    text=_clip(c.text),
+                    reference=_clip(self.tasks[c.task_id].reference),
+                    note=c.note,
+                    score=v.score,
+                )
+            )
         if c.label == "incorrect" and ok:
             for origin in (c.origin, "all"):
                 self.scored_tasks.setdefault(origin, set()).add(c.task_id)
@@ -146,15 +156,23 @@ class ReportTally:
                     self.paid_tasks.setdefault(origin, set()).add(c.task_id)
         for n, (kind, _, detail) in enumerate(entry.partition(":") for entry in v.security):
             if kind not in NOT_FINDINGS:
-                self.findings.append((c.id, n, SecurityFinding(
-                    kind=kind, candidate_id=c.id, task_id=c.task_id,
-                    detail=f"{_FINDING_TEXT.get(kind, kind)} ({detail}) while scoring {c.id} ({c.category})")))
+                self.findings.append(
+                    (
+                        c.id,
+                        n,
+                        SecurityFinding(
+                            kind=kind,
+                            candidate_id=c.id,
+                            task_id=c.task_id,
+                            detail=f"{_FINDING_TEXT.get(kind, kind)} ({detail}) while scoring {c.id} ({c.category})",
+                        ),
+                    )
+                )
         if c.origin == "near_miss":
             if ok:
                 self._near_judged[c.task_id] += 1
                 if v.accepted:
-                    self._near_survivors.setdefault(c.task_id, []).append(
-                        f"{c.category.rpartition('.')[2]}: {c.note}")
+                    self._near_survivors.setdefault(c.task_id, []).append(f"{c.category.rpartition('.')[2]}: {c.note}")
             else:
                 self._near_errors += 1
 
@@ -169,18 +187,42 @@ class ReportTally:
         out = []
         for name in sorted(self.categories):
             g = self.categories[name]
-            out.append(CategoryResult(
-                name=name, origin=g.origin, severity=g.severity, label=g.label, n=g.ok, accepted=g.accepted,
-                rate=g.misjudged / g.ok if g.ok else 0.0, ci=wilson(g.misjudged, g.ok), errors=g.scored - g.ok,
-                measured=bool(g.ok) or g.scored == 0, examples=list(g.examples)))
-        return [c.model_copy(update={"error_kinds": dict(sorted(self.categories[c.name].error_kinds.items()))})
-                if self.categories[c.name].error_kinds else c for c in out]
+            out.append(
+                CategoryResult(
+                    name=name,
+                    origin=g.origin,
+                    severity=g.severity,
+                    label=g.label,
+                    n=g.ok,
+                    accepted=g.accepted,
+                    rate=g.misjudged / g.ok if g.ok else 0.0,
+                    ci=wilson(g.misjudged, g.ok),
+                    errors=g.scored - g.ok,
+                    measured=bool(g.ok) or g.scored == 0,
+                    examples=list(g.examples),
+                )
+            )
+        return [
+            c.model_copy(update={"error_kinds": dict(sorted(self.categories[c.name].error_kinds.items()))})
+            if self.categories[c.name].error_kinds
+            else c
+            for c in out
+        ]
 
     def slice_results(self) -> list[SliceResult]:
-        return [SliceResult(category=category, slice=name, label=g.label, n=g.ok, accepted=g.accepted,
-                            rate=g.misjudged / g.ok if g.ok else 0.0, ci=wilson(g.misjudged, g.ok),
-                            errors=g.scored - g.ok)
-                for (category, name), g in sorted(self.slices.items())]
+        return [
+            SliceResult(
+                category=category,
+                slice=name,
+                label=g.label,
+                n=g.ok,
+                accepted=g.accepted,
+                rate=g.misjudged / g.ok if g.ok else 0.0,
+                ci=wilson(g.misjudged, g.ok),
+                errors=g.scored - g.ok,
+            )
+            for (category, name), g in sorted(self.slices.items())
+        ]
 
     def exploitable(self) -> list[ExploitableTasks]:
         out = []
@@ -189,33 +231,71 @@ class ReportTally:
             out.append(ExploitableTasks(origin=origin, tasks=n, exploitable=k, rate=k / n, ci=wilson(k, n)))
         return out
 
-    def mutant_survival(self, equivalent: Counter) -> Optional[MutantSurvival]:
+    def mutant_survival(self, equivalent: Counter) -> MutantSurvival | None:
         """As ``build.mutant_survival``; ``equivalent``: dropped equivalent mutants per task."""
         if not self._near_judged and not equivalent:
             return None
         n_judged, n_equiv = sum(self._near_judged.values()), sum(equivalent.values())
         n_survived = sum(len(v) for v in self._near_survivors.values())
         order = self._order
-        tasks = [TaskSurvival(task_id=t, equivalent=equivalent[t], judged=self._near_judged[t],
-                              survivors=self._near_survivors.get(t, []))
-                 for t in sorted(set(self._near_survivors) | set(equivalent), key=lambda t: order.get(t, len(order)))]
+        tasks = [
+            TaskSurvival(
+                task_id=t,
+                equivalent=equivalent[t],
+                judged=self._near_judged[t],
+                survivors=self._near_survivors.get(t, []),
+            )
+            for t in sorted(set(self._near_survivors) | set(equivalent), key=lambda t: order.get(t, len(order)))
+        ]
         return MutantSurvival(
-            generated=n_judged + n_equiv + self._near_errors, equivalent=n_equiv, judged=n_judged, survived=n_survived,
-            rate_before_filtering=round((n_survived + n_equiv) / (n_judged + n_equiv), 6) if n_judged + n_equiv else 0.0,
+            generated=n_judged + n_equiv + self._near_errors,
+            equivalent=n_equiv,
+            judged=n_judged,
+            survived=n_survived,
+            rate_before_filtering=round((n_survived + n_equiv) / (n_judged + n_equiv), 6)
+            if n_judged + n_equiv
+            else 0.0,
             rate_after_filtering=round(n_survived / n_judged, 6) if n_judged else 0.0,
             tasks=tasks,
         )
 
-    def report(self, spec: VerifierSpec, options: "AuditOptions", settings: dict, *, suite: str,
-               split: Optional[str] = None, dropped: Optional[dict[str, int]] = None,
-               equivalent: Optional[Counter] = None, checks: Checks | None = None, formats: Formats | None = None,
-               search: SearchSummary | None = None) -> Report:
+    def report(
+        self,
+        spec: VerifierSpec,
+        options: AuditOptions,
+        settings: dict,
+        *,
+        suite: str,
+        split: str | None = None,
+        dropped: dict[str, int] | None = None,
+        equivalent: Counter | None = None,
+        checks: Checks | None = None,
+        formats: Formats | None = None,
+        search: SearchSummary | None = None,
+    ) -> Report:
         findings = [f for _, _, f in sorted(self.findings, key=lambda row: (row[0], row[1]))]
         return assemble_report(
-            spec, options, settings, suite=suite, split=split, n_candidates=self.n_candidates,
-            categories=self.category_results(), findings=findings, calls=self.calls, errors=self.errors,
-            error_kinds=self.error_kinds, messages=dict(sorted(self.messages.items())), first_error=self.first_error,
-            unobserved_spots=sorted(self._unobserved), slices=self.slice_results(), exploitable=self.exploitable(),
-            mutants=self.mutant_survival(equivalent or Counter()), dropped=dict(dropped or {}), checks=checks,
-            formats=formats, search=search, out_of_range=self.out_of_range.result(),
-            remote=self.remote.result() if spec.remote else None)
+            spec,
+            options,
+            settings,
+            suite=suite,
+            split=split,
+            n_candidates=self.n_candidates,
+            categories=self.category_results(),
+            findings=findings,
+            calls=self.calls,
+            errors=self.errors,
+            error_kinds=self.error_kinds,
+            messages=dict(sorted(self.messages.items())),
+            first_error=self.first_error,
+            unobserved_spots=sorted(self._unobserved),
+            slices=self.slice_results(),
+            exploitable=self.exploitable(),
+            mutants=self.mutant_survival(equivalent or Counter()),
+            dropped=dict(dropped or {}),
+            checks=checks,
+            formats=formats,
+            search=search,
+            out_of_range=self.out_of_range.result(),
+            remote=self.remote.result() if spec.remote else None,
+        )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..metrics import remote_words, security_reason
 from ..models import CategoryResult, Report
@@ -12,8 +12,10 @@ from .text import excerpt
 from .text import one_line as _one_line
 from .text import printable as _printable
 
-FA_HELP = ("FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
-           "FR = false rejection: a right answer it refused.")
+FA_HELP = (
+    "FA = false acceptance: a wrong answer the verifier paid for (a missed failure). "
+    "FR = false rejection: a right answer it refused."
+)
 DEMO_VERDICT = "no gate: the demo; audit yours with --verifier"
 SECURITY_SHOWN = 10  # security findings listed one per line; the rest counted ("and N more")
 EXAMPLE_WIDTH = 90  # an example's completion, clipped around its answer (text.excerpt)
@@ -50,25 +52,42 @@ def _category_rows(categories: list[CategoryResult]) -> list[list[str]]:
     for c in categories:
         what = "FA" if c.label == "incorrect" else "FR"
         rate = f"{what} {_pct(c.rate)}" if c.measured else "not measured"
-        rows.append([c.name, c.severity.value, c.label, str(c.n), str(c.accepted), rate,
-                     _ci(c.ci.low, c.ci.high) if c.measured else "-", str(c.errors) if c.errors else ""])
+        rows.append(
+            [
+                c.name,
+                c.severity.value,
+                c.label,
+                str(c.n),
+                str(c.accepted),
+                rate,
+                _ci(c.ci.low, c.ci.high) if c.measured else "-",
+                str(c.errors) if c.errors else "",
+            ]
+        )
     return rows
 
 
-def render_report(report: Report, *, examples: int = 5, all_categories: bool = False, verdict: bool = True,
-                  color: bool = False) -> str:
+def render_report(
+    report: Report, *, examples: int = 5, all_categories: bool = False, verdict: bool = True, color: bool = False
+) -> str:
     """One verifier in detail: security findings first when there are any, the categories,
     the worst examples, the rates, the gate's reasons and -- with ``verdict`` -- the verdict
     line last (``run`` prints that itself, after the sections it adds)."""
-    out = [f"verifier-audit {report.tool_version} — {report.verifier} (style {report.style}) on suite "
-           f"{report.suite}{' / ' + report.split if report.split else ''}, seed {report.seed}", ""]
+    out = [
+        f"verifier-audit {report.tool_version} — {report.verifier} (style {report.style}) on suite "
+        f"{report.suite}{' / ' + report.split if report.split else ''}, seed {report.seed}",
+        "",
+    ]
     out += security_lines(report, color=color)
     out += format_lines(report)
     cats = report.categories if all_categories else [c for c in report.categories if c.rate > 0 or c.errors]
     if cats:
-        out.append(f"Categories ({len(cats)} of {len(report.categories)}"
-                   f"{'' if all_categories else ', misjudged or errored'}):")
-        out += _table(_category_rows(cats), ["category", "severity", "truth", "n", "accepted", "rate", "95% CI", "errors"])
+        out.append(
+            f"Categories ({len(cats)} of {len(report.categories)}{'' if all_categories else ', misjudged or errored'}):"
+        )
+        out += _table(
+            _category_rows(cats), ["category", "severity", "truth", "n", "accepted", "rate", "95% CI", "errors"]
+        )
         hidden = len(report.categories) - len(cats)
         if hidden:
             out.append(f"({hidden} more categories with no misjudgement and no error; --all-categories shows them)")
@@ -87,8 +106,10 @@ def render_report(report: Report, *, examples: int = 5, all_categories: bool = F
     if report.remote is not None:  # a reward server's or judge's requests: retries hide a sick server
         out.append(f"remote: {_printable(remote_words(report.remote))}")
     if report.dropped:
-        out.append("Dropped by the oracle (labels it could not confirm): "
-                   + ", ".join(f"{k} {n}" for k, n in report.dropped.items()))
+        out.append(
+            "Dropped by the oracle (labels it could not confirm): "
+            + ", ".join(f"{k} {n}" for k, n in report.dropped.items())
+        )
     out += [
         "",
         f"coverage debt      {report.coverage_debt:.3f}  95% CI [{report.coverage_debt_ci.low:.3f}, {report.coverage_debt_ci.high:.3f}]",
@@ -114,12 +135,20 @@ def security_lines(report: Report, *, color: bool = False) -> list[str]:
     found = report.security_findings
     if not found:
         return []
-    lines = [paint(f"SECURITY: {security_reason(found)}: the verifier let candidates through its walls; "
-                   f"this fails the gate whatever the rates", RED, BOLD, color=color)]
+    lines = [
+        paint(
+            f"SECURITY: {security_reason(found)}: the verifier let candidates through its walls; "
+            f"this fails the gate whatever the rates",
+            RED,
+            BOLD,
+            color=color,
+        )
+    ]
     lines += [paint(f"SECURITY: {f.kind}: {_printable(f.detail)}", RED, color=color) for f in found[:SECURITY_SHOWN]]
     if len(found) > SECURITY_SHOWN:
-        lines.append(f"  and {len(found) - SECURITY_SHOWN} more (the report JSON's security_findings lists all "
-                     f"{len(found)})")
+        lines.append(
+            f"  and {len(found) - SECURITY_SHOWN} more (the report JSON's security_findings lists all {len(found)})"
+        )
     return lines + [""]
 
 
@@ -137,15 +166,21 @@ def verdict_line(reports: list[Report], *, demo: bool = False, color: bool = Fal
         if not failed:
             return f"gate: {paint('PASSED', GREEN, BOLD, color=color)} (coverage debt {r.coverage_debt:.3f})"
         more = len(r.gate.reasons) - 1
-        return (f"gate: {paint('FAILED', RED, BOLD, color=color)} (coverage debt {r.coverage_debt:.3f}): "
-                f"{_first_reason(r)}{f'; and {more} more reason(s) above' if more > 0 else ''}")
+        return (
+            f"gate: {paint('FAILED', RED, BOLD, color=color)} (coverage debt {r.coverage_debt:.3f}): "
+            f"{_first_reason(r)}{f'; and {more} more reason(s) above' if more > 0 else ''}"
+        )
     worst = max(reports, key=lambda r: r.coverage_debt)
     if not failed:
-        return (f"gate: {paint('PASSED', GREEN, BOLD, color=color)} for all {len(reports)} verifiers (worst "
-                f"coverage debt {worst.coverage_debt:.3f}, {_printable(_short(worst.verifier))})")
+        return (
+            f"gate: {paint('PASSED', GREEN, BOLD, color=color)} for all {len(reports)} verifiers (worst "
+            f"coverage debt {worst.coverage_debt:.3f}, {_printable(_short(worst.verifier))})"
+        )
     first = max(failed, key=lambda r: (bool(r.security_findings), r.coverage_debt))
-    return (f"gate: {paint('FAILED', RED, BOLD, color=color)} for {len(failed)} of {len(reports)} verifiers; worst "
-            f"{_printable(_short(first.verifier))} (coverage debt {first.coverage_debt:.3f}): {_first_reason(first)}")
+    return (
+        f"gate: {paint('FAILED', RED, BOLD, color=color)} for {len(failed)} of {len(reports)} verifiers; worst "
+        f"{_printable(_short(first.verifier))} (coverage debt {first.coverage_debt:.3f}): {_first_reason(first)}"
+    )
 
 
 def _first_reason(report: Report) -> str:
@@ -159,10 +194,15 @@ def _short(spec: str) -> str:
 def out_of_range_line(report: Report) -> str:
     """How many calls scored outside [0, 1], and how each was treated (models.OutOfRange)."""
     o = report.out_of_range
-    parts = [f"{n} {what}" for n, what in (
-        (o.above, f"above 1 (kept: accepted, >= threshold {report.threshold:g})"),
-        (o.below, "below 0 (kept: rejected)"),
-        (o.not_finite, "NaN or infinite (errors)")) if n]
+    parts = [
+        f"{n} {what}"
+        for n, what in (
+            (o.above, f"above 1 (kept: accepted, >= threshold {report.threshold:g})"),
+            (o.below, "below 0 (kept: rejected)"),
+            (o.not_finite, "NaN or infinite (errors)"),
+        )
+        if n
+    ]
     examples = f"; e.g. {', '.join(_printable(e) for e in o.examples)}" if o.examples else ""
     return f"Scores out of [0, 1]: {o.calls} of {report.n_candidates} calls: {', '.join(parts)}{examples}"
 
@@ -170,17 +210,24 @@ def out_of_range_line(report: Report) -> str:
 def _worst_examples(report: Report, label: str, title: str, verb: str, n: int) -> list[str]:
     """The ``n`` most misjudged categories of this truth, one candidate each beside its
     reference, both clipped to one escaped line (candidates are hostile text)."""
-    misjudged = sorted((c for c in report.categories if c.label == label and c.rate > 0 and c.examples),
-                       key=worst_first)
+    misjudged = sorted(
+        (c for c in report.categories if c.label == label and c.rate > 0 and c.examples), key=worst_first
+    )
     worst = misjudged[:n]
     if not worst:
         return []
-    lines = [(f"{title} ({len(worst)} of {len(misjudged)} categor{'y' if len(misjudged) == 1 else 'ies'}, "
-              f"worst first: severity, then rate):")]
+    lines = [
+        (
+            f"{title} ({len(worst)} of {len(misjudged)} categor{'y' if len(misjudged) == 1 else 'ies'}, "
+            f"worst first: severity, then rate):"
+        )
+    ]
     for c in worst:
         ex = c.examples[0]
-        lines.append(f"  {c.name} [{c.severity.value}] ({_pct(c.rate).strip()}): "
-                     f"reference {excerpt(ex.reference, REFERENCE_WIDTH)}")
+        lines.append(
+            f"  {c.name} [{c.severity.value}] ({_pct(c.rate).strip()}): "
+            f"reference {excerpt(ex.reference, REFERENCE_WIDTH)}"
+        )
         lines.append(f"      {verb}: {excerpt(ex.text, EXAMPLE_WIDTH, focus=ex.answer)}")
     return lines + [""]
 
@@ -193,10 +240,12 @@ def format_lines(report: Report) -> list[str]:
         return []
     lines = [f"answer formats: {_printable(f.summary)}"]
     if f.audited_in:
-        lines.append(f"  candidates rewritten into it: {f.rewritten}; shown as written: {f.kept}; left out: {f.left_out} "
-                     f"(right answers it cannot write, tasks whose reference it cannot write: "
-                     f"{f.tasks_total - f.tasks_in_scope} of {f.tasks_total})"
-                     + (f"; dropped, label not confirmed: {sum(f.relabelled.values())}" if f.relabelled else ""))
+        lines.append(
+            f"  candidates rewritten into it: {f.rewritten}; shown as written: {f.kept}; left out: {f.left_out} "
+            f"(right answers it cannot write, tasks whose reference it cannot write: "
+            f"{f.tasks_total - f.tasks_in_scope} of {f.tasks_total})"
+            + (f"; dropped, label not confirmed: {sum(f.relabelled.values())}" if f.relabelled else "")
+        )
     return lines + [""]
 
 
@@ -204,16 +253,20 @@ def _error_lines(report: Report) -> list[str]:
     """How many calls errored, the messages (so a broken import is fixed without opening the
     results file) and the categories nothing was measured in."""
     kinds = ", ".join(f"{k} {n}" for k, n in report.error_kinds.items())
-    out = [f"Errors: {report.errors} of {report.n_candidates} calls ({_pct(report.error_rate).strip()}): {kinds}. "
-           "Counted apart, not as acceptances or rejections; over max-error-rate they fail the gate."]
+    out = [
+        f"Errors: {report.errors} of {report.n_candidates} calls ({_pct(report.error_rate).strip()}): {kinds}. "
+        "Counted apart, not as acceptances or rejections; over max-error-rate they fail the gate."
+    ]
     for _kind, messages in report.error_messages.items():
         for m in messages:
             flat = " ".join(_printable(m).split())  # the head: where the exception says what
             out.append(f"  {flat[:157] + '...' if len(flat) > 160 else flat}")
     blind = [c.name for c in report.categories if not c.measured]
     if blind:
-        out.append(f"Not measured ({len(blind)} categor{'y' if len(blind) == 1 else 'ies'}, every call errored): "
-                   f"{', '.join(blind)}")
+        out.append(
+            f"Not measured ({len(blind)} categor{'y' if len(blind) == 1 else 'ies'}, every call errored): "
+            f"{', '.join(blind)}"
+        )
     return out
 
 
@@ -223,8 +276,7 @@ def render_gate(report: Report, *, color: bool = False) -> str:
     notes = "".join(f"\n  note: {n}" for n in report.gate.notes)  # what a waiver left out of a check
     if report.gate.passed:
         return f"gate: {paint('PASSED', GREEN, color=color)}" + notes
-    return (f"gate: {paint('FAILED', RED, color=color)}\n" + "\n".join(f"  - {r}" for r in report.gate.reasons)
-            + notes)
+    return f"gate: {paint('FAILED', RED, color=color)}\n" + "\n".join(f"  - {r}" for r in report.gate.reasons) + notes
 
 
 def render_gate_failures(reports: list[Report], display: Callable[[str], str] = str, reasons: int = 3) -> list[str]:
@@ -248,22 +300,34 @@ def render_side_by_side(reports: list[Report], *, color: bool = False) -> str:
     rows = []
     for r in reports:
         worst = min((c for c in r.categories if c.label == "incorrect" and c.rate > 0), key=worst_first, default=None)
-        rows.append([
-            r.verifier.rpartition(":")[2],
-            f"{r.coverage_debt:.3f}",
-            f"[{r.coverage_debt_ci.low:.3f}, {r.coverage_debt_ci.high:.3f}]",
-            _pct(r.false_acceptance_rate),
-            _pct(r.false_rejection_rate),
-            str(r.errors),
-            str(len(r.security_findings)),
-            f"{worst.name} {_pct(worst.rate).strip()}" if worst and worst.rate > 0 else "-",
-        ])
+        rows.append(
+            [
+                r.verifier.rpartition(":")[2],
+                f"{r.coverage_debt:.3f}",
+                f"[{r.coverage_debt_ci.low:.3f}, {r.coverage_debt_ci.high:.3f}]",
+                _pct(r.false_acceptance_rate),
+                _pct(r.false_rejection_rate),
+                str(r.errors),
+                str(len(r.security_findings)),
+                f"{worst.name} {_pct(worst.rate).strip()}" if worst and worst.rate > 0 else "-",
+            ]
+        )
     n = reports[0].n_candidates if reports else 0
-    head = [f"Audit of {len(reports)} verifiers on suite {reports[0].suite if reports else '?'} "
-            f"({n} candidates, seed {reports[0].seed if reports else 0})", ""]
+    head = [
+        f"Audit of {len(reports)} verifiers on suite {reports[0].suite if reports else '?'} "
+        f"({n} candidates, seed {reports[0].seed if reports else 0})",
+        "",
+    ]
     flagged = [r for r in reports if r.security_findings]
-    head += [paint(f"SECURITY: {_printable(_short(r.verifier))}: {security_reason(r.security_findings)}", RED, BOLD,
-                   color=color) for r in flagged] + ([""] if flagged else [])
+    head += [
+        paint(
+            f"SECURITY: {_printable(_short(r.verifier))}: {security_reason(r.security_findings)}",
+            RED,
+            BOLD,
+            color=color,
+        )
+        for r in flagged
+    ] + ([""] if flagged else [])
     lines = _table(rows, ["verifier", "debt", "95% CI", "FA", "FR", "errors", "security", "worst category"])
     tail = ["", FA_HELP, "debt = severity-weighted mean false acceptance over failure categories (0 is best)."]
     if reports and reports[0].dropped:
@@ -281,8 +345,11 @@ def render_side_by_side(reports: list[Report], *, color: bool = False) -> str:
     if scanned:
         tail += ["", "source (verifier-audit scan; CONFIRMED: the audit saw the hole the code suggests):"]
         for r in scanned:
-            tail += [f"  {r.verifier.rpartition(':')[2]}  {f.file.rpartition('/')[2]}:{f.line} {f.rule} "
-                     f"[{f.severity.value}] {finding_status(f, r)}" for f in r.source_findings[:5]]
+            tail += [
+                f"  {r.verifier.rpartition(':')[2]}  {f.file.rpartition('/')[2]}:{f.line} {f.rule} "
+                f"[{f.severity.value}] {finding_status(f, r)}"
+                for f in r.source_findings[:5]
+            ]
             if len(r.source_findings) > 5:
                 tail.append(f"  and {len(r.source_findings) - 5} more (verifier-audit scan lists them all)")
     return "\n".join(head + lines + tail)
@@ -294,21 +361,29 @@ def render_survival(report: Report, *, by_task: bool = True, limit: int = 0) -> 
     if ms is None:
         return ""
     name = report.verifier.rpartition(":")[2]
-    out = [f"Mutant survival against {name} ({ms.judged} near-miss mutants judged):",
-           ("  (a near miss is the reference solution with one small bug; a survivor is one the verifier still "
-            "passes: a wrong program its tests cannot tell from the right one)")]
+    out = [
+        f"Mutant survival against {name} ({ms.judged} near-miss mutants judged):",
+        (
+            "  (a near miss is the reference solution with one small bug; a survivor is one the verifier still "
+            "passes: a wrong program its tests cannot tell from the right one)"
+        ),
+    ]
     if by_task:
         shown = [t for t in ms.tasks if t.survivors]
         for t in shown[: limit or None]:
-            out.append(f"  {t.task_id}: {len(t.survivors)} of {t.judged} mutants survive"
-                       + (f" ({t.equivalent} equivalent dropped)" if t.equivalent else ""))
+            out.append(
+                f"  {t.task_id}: {len(t.survivors)} of {t.judged} mutants survive"
+                + (f" ({t.equivalent} equivalent dropped)" if t.equivalent else "")
+            )
             for s in t.survivors[:5]:
                 out.append(f"      {_one_line(s, 90)}")
             if len(t.survivors) > 5:
                 out.append(f"      ... {len(t.survivors) - 5} more")
         if limit and len(shown) > limit:
             out.append(f"  ... {len(shown) - limit} more tasks with survivors (the report JSON lists all)")
-    out.append(f"  total: {ms.generated} mutants, {ms.equivalent} equivalent (dropped), {ms.judged} judged, "
-               f"{ms.survived} survive: {_pct(ms.rate_after_filtering).strip()} after filtering equivalents, "
-               f"{_pct(ms.rate_before_filtering).strip()} before")
+    out.append(
+        f"  total: {ms.generated} mutants, {ms.equivalent} equivalent (dropped), {ms.judged} judged, "
+        f"{ms.survived} survive: {_pct(ms.rate_after_filtering).strip()} after filtering equivalents, "
+        f"{_pct(ms.rate_before_filtering).strip()} before"
+    )
     return "\n".join(out)

@@ -24,7 +24,7 @@ def printable(text: str) -> str:
 def one_line(text: str, width: int = 70) -> str:
     """The end of a completion on one line: that is where the final answer sits."""
     flat = " ".join(printable(text).split())
-    return flat if len(flat) <= width else "…" + flat[-(width - 1):]
+    return flat if len(flat) <= width else "…" + flat[-(width - 1) :]
 
 
 def excerpt(text: str, width: int = 70, focus: str = "") -> str:
@@ -43,7 +43,7 @@ def excerpt(text: str, width: int = 70, focus: str = "") -> str:
     at = flat.rfind(key) if key else -1
     if at < 0 or len(key) > width - 2:
         if at >= 0:  # the focus alone fills the line: its end, where a number's last digits are
-            return "…" + flat[at + len(key) - (width - 1):at + len(key)]
+            return "…" + flat[at + len(key) - (width - 1) : at + len(key)]
         head = (width - 1) // 3
         tail = width - 1 - head
         return flat[:head] + "…" + flat[-tail:]
@@ -55,6 +55,6 @@ def excerpt(text: str, width: int = 70, focus: str = "") -> str:
     # What precedes the answer, when it does not fit, is shown from the text's start, not
     # from just before the answer: a hack sits at the start (the ``SET`` stacked before a
     # query, issue 31) and the elision then falls between it and the answer.
-    left = flat[:before - 1] + "…" if start > 0 else flat[start:at]
-    right = flat[at + len(key):end - 1] + "…" if end < len(flat) else flat[at + len(key):end]
+    left = flat[: before - 1] + "…" if start > 0 else flat[start:at]
+    right = flat[at + len(key) : end - 1] + "…" if end < len(flat) else flat[at + len(key) : end]
     return left + key + right

@@ -10,28 +10,27 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 from ..errors import InputError
 from .authority import AuthorityEvidence, AuthorityFigures
 from .compare.models import CompareReport
 
 
-def evidence_from_compare(report, source: str = "compare") -> Optional[AuthorityEvidence]:
+def evidence_from_compare(report, source: str = "compare") -> AuthorityEvidence | None:
     a = getattr(report, "authority", None)
     if a is None:
         return None
     return AuthorityEvidence(source=source, models=[a.base, a.rl], change=a.change)
 
 
-def evidence_from_section(section, source: str = "score") -> Optional[AuthorityEvidence]:
+def evidence_from_section(section, source: str = "score") -> AuthorityEvidence | None:
     models = getattr(section, "authority_by_model", None) or []
     if not models:
         return None
     return AuthorityEvidence(source=source, models=list(models))
 
 
-def load_evidence(path) -> Optional[AuthorityEvidence]:
+def load_evidence(path) -> AuthorityEvidence | None:
     """The authority figures of a ``compare --json`` or ``score --json`` file; None when it
     holds none (samples of no tool task). Raises InputError when it is neither."""
     try:
@@ -57,7 +56,7 @@ def load_evidence(path) -> Optional[AuthorityEvidence]:
     raise InputError(f"{path}: neither `verifier-audit compare --json` nor `verifier-audit score --json` output")
 
 
-def evidence_in_report_file(path) -> Optional[AuthorityEvidence]:
+def evidence_in_report_file(path) -> AuthorityEvidence | None:
     """The figures a ``score --json`` report file carries beside its reports, if any."""
     try:
         return load_evidence(path)

@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from .._version import __version__
 from ..domains.suite_files import read_text
@@ -48,16 +48,39 @@ OUR_FIELDS = ("task_id", "prompt", "text", "model", "reference", "reward", "step
 # Where each format keeps each field, first found wins. "text" and one of "task_id"/"prompt"
 # are required; the others are optional.
 DEFAULTS: dict[str, dict[str, tuple[str, ...]]] = {
-    "trl": {"task_id": ("task_id",), "prompt": ("prompt",), "text": ("completion",), "reward": ("reward",),
-            "step": ("step",), "reference": ("solution", "answer", "reference", "ground_truth")},
-    "verl": {"task_id": ("task_id",), "prompt": ("input", "prompt"), "text": ("output", "response"),
-             "reward": ("score", "reward"), "reference": ("gts", "ground_truth"), "step": ("step",)},
-    "lm-eval": {"task_id": ("doc.task_id",),
-                "prompt": ("doc.problem", "doc.question", "doc.prompt", "doc.input", "doc.query", "doc.text"),
-                "text": ("resps",), "reference": ("target",)},
-    "jsonl": {"task_id": ("task_id",), "prompt": ("prompt",), "text": ("text", "completion", "response", "output"),
-              "model": ("model",), "reference": ("reference",), "reward": ("reward", "score"), "step": ("step",),
-              "finish_reason": ("finish_reason",), "sample_index": ("sample_index",)},
+    "trl": {
+        "task_id": ("task_id",),
+        "prompt": ("prompt",),
+        "text": ("completion",),
+        "reward": ("reward",),
+        "step": ("step",),
+        "reference": ("solution", "answer", "reference", "ground_truth"),
+    },
+    "verl": {
+        "task_id": ("task_id",),
+        "prompt": ("input", "prompt"),
+        "text": ("output", "response"),
+        "reward": ("score", "reward"),
+        "reference": ("gts", "ground_truth"),
+        "step": ("step",),
+    },
+    "lm-eval": {
+        "task_id": ("doc.task_id",),
+        "prompt": ("doc.problem", "doc.question", "doc.prompt", "doc.input", "doc.query", "doc.text"),
+        "text": ("resps",),
+        "reference": ("target",),
+    },
+    "jsonl": {
+        "task_id": ("task_id",),
+        "prompt": ("prompt",),
+        "text": ("text", "completion", "response", "output"),
+        "model": ("model",),
+        "reference": ("reference",),
+        "reward": ("reward", "score"),
+        "step": ("step",),
+        "finish_reason": ("finish_reason",),
+        "sample_index": ("sample_index",),
+    },
 }
 # TRL columns that are not rewards.
 _TRL_NOT_REWARD = {"step", "prompt", "completion", "advantage", "advantages", "task_id", "image", "images"}
@@ -70,14 +93,14 @@ class RawSample:
 
     where: str  # file:line
     text: str
-    task_id: Optional[str] = None
-    prompt: Optional[str] = None
-    model: Optional[str] = None
-    reference: Optional[str] = None
-    reward: Optional[float] = None
-    step: Optional[int] = None
-    finish_reason: Optional[str] = None
-    sample_index: Optional[int] = None
+    task_id: str | None = None
+    prompt: str | None = None
+    model: str | None = None
+    reference: str | None = None
+    reward: float | None = None
+    step: int | None = None
+    finish_reason: str | None = None
+    sample_index: int | None = None
     other_prompts: list[str] = field(default_factory=list)  # tried in turn when ``prompt`` matches no task
 
 
@@ -93,12 +116,15 @@ class ImportResult:
 
     def summary(self) -> str:
         split = f"; {self.outside_split} of tasks outside --split left out" if self.outside_split else ""
-        return (f"read {self.read} samples from {len(self.files)} file(s); matched {self.by_id + self.by_prompt} to "
-                f"{self.manifest.task_count} tasks of suite {self.manifest.suite!r} ({self.by_id} by task id, "
-                f"{self.by_prompt} by prompt text){split}; model {self.manifest.model_name!r}")
+        return (
+            f"read {self.read} samples from {len(self.files)} file(s); matched {self.by_id + self.by_prompt} to "
+            f"{self.manifest.task_count} tasks of suite {self.manifest.suite!r} ({self.by_id} by task id, "
+            f"{self.by_prompt} by prompt text){split}; model {self.manifest.model_name!r}"
+        )
 
 
 # --- reading rows -------------------------------------------------------------------------
+
 
 def parse_mapping(pairs: Sequence[str]) -> dict[str, str]:
     """``["task_id=id", "text=completion"]`` -> {"task_id": "id", "text": "completion"}."""
@@ -123,9 +149,13 @@ def expand_inputs(paths: Sequence, fmt: str) -> list[Path]:
             if fmt == "lm-eval":
                 found = sorted(p.glob("samples_*.jsonl"))
             elif fmt == "trl":
-                found = sorted(f for f in p.iterdir() if f.is_file() and f.suffix in (".jsonl", ".json", ".csv", ".parquet"))
+                found = sorted(
+                    f for f in p.iterdir() if f.is_file() and f.suffix in (".jsonl", ".json", ".csv", ".parquet")
+                )
             else:
-                found = sorted(p.glob("*.jsonl"), key=lambda f: (0, int(f.stem), "") if f.stem.isdigit() else (1, 0, f.name))
+                found = sorted(
+                    p.glob("*.jsonl"), key=lambda f: (0, int(f.stem), "") if f.stem.isdigit() else (1, 0, f.name)
+                )
             if not found:
                 raise InputError(f"{p}: a folder with no {fmt} sample files in it")
             out += found
@@ -149,7 +179,7 @@ def iter_rows(path: Path) -> Iterator[tuple[str, dict]]:
         yield from _csv_rows(path, text)
         return
     stripped = text.lstrip()
-    if suffix == ".json" or (stripped[:1] == "[" ) or (stripped[:1] == "{" and _one_document(stripped)):
+    if suffix == ".json" or (stripped[:1] == "[") or (stripped[:1] == "{" and _one_document(stripped)):
         yield from _json_rows(path, text)
         return
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -158,8 +188,9 @@ def iter_rows(path: Path) -> Iterator[tuple[str, dict]]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno}); "
-                             "each line must be one JSON object") from None
+            raise InputError(
+                f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno}); each line must be one JSON object"
+            ) from None
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{lineno}: expected a JSON object, found {type(obj).__name__}")
         yield f"{path}:{lineno}", obj
@@ -184,8 +215,9 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[str, dict]]:
         columns = [str(c) for c in doc["columns"]]  # a W&B table: {"columns": [...], "data": [[...], ...]}
         for i, row in enumerate(doc["data"]):
             if not isinstance(row, list) or len(row) != len(columns):
-                raise InputError(f"{path}: data row {i}: expected a list of {len(columns)} values "
-                                 f"({', '.join(columns)})")
+                raise InputError(
+                    f"{path}: data row {i}: expected a list of {len(columns)} values ({', '.join(columns)})"
+                )
             yield f"{path}:row {i}", dict(zip(columns, row))
         return
     if isinstance(doc, dict):
@@ -194,8 +226,9 @@ def _json_rows(path: Path, text: str) -> Iterator[tuple[str, dict]]:
                 doc = doc[key]
                 break
     if not isinstance(doc, list):
-        raise InputError(f"{path}: expected a JSON list of rows, a W&B table ({{\"columns\": [...], \"data\": [...]}}) "
-                         "or JSONL")
+        raise InputError(
+            f'{path}: expected a JSON list of rows, a W&B table ({{"columns": [...], "data": [...]}}) or JSONL'
+        )
     for i, row in enumerate(doc):
         if not isinstance(row, dict):
             raise InputError(f"{path}: row {i}: expected a JSON object, found {type(row).__name__}")
@@ -212,7 +245,7 @@ def _csv_rows(path: Path, text: str) -> Iterator[tuple[str, dict]]:
         raise InputError(f"{path}:{reader.line_num}: invalid CSV ({exc})") from None
 
 
-def _number(v: Any) -> Optional[float]:
+def _number(v: Any) -> float | None:
     """A finite number, or a string of one (CSV); None otherwise."""
     if isinstance(v, bool) or v is None:
         return None
@@ -228,8 +261,9 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, dict]]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise InputError(f"{path}: reading parquet needs pyarrow (pip install pyarrow), or export the table as "
-                         "JSONL or CSV") from None
+        raise InputError(
+            f"{path}: reading parquet needs pyarrow (pip install pyarrow), or export the table as JSONL or CSV"
+        ) from None
     try:
         rows = pq.read_table(path).to_pylist()
     except Exception as exc:  # noqa: BLE001 - a damaged file is input, whatever pyarrow raises
@@ -239,6 +273,7 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, dict]]:
 
 
 # --- fields --------------------------------------------------------------------------------
+
 
 def lookup(row: Any, dotted: str) -> Any:
     """``row[dotted]``, or a path through dicts and lists (``doc.question``, ``resps.0.0``)."""
@@ -279,7 +314,7 @@ def _content_text(content: Any) -> str:
     return str(content)
 
 
-def _as_str(where: str, ours: str, theirs: str, value: Any) -> Optional[str]:
+def _as_str(where: str, ours: str, theirs: str, value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
@@ -289,7 +324,7 @@ def _as_str(where: str, ours: str, theirs: str, value: Any) -> Optional[str]:
     raise InputError(f"{where}: field {theirs!r} ({ours}) is {article(type(value).__name__)}, expected text")
 
 
-def _as_float(where: str, theirs: str, value: Any) -> Optional[float]:
+def _as_float(where: str, theirs: str, value: Any) -> float | None:
     if value is None or value == "":
         return None
     if isinstance(value, bool):
@@ -301,7 +336,7 @@ def _as_float(where: str, theirs: str, value: Any) -> Optional[float]:
     return x if math.isfinite(x) else None
 
 
-def _as_int(where: str, ours: str, theirs: str, value: Any) -> Optional[int]:
+def _as_int(where: str, ours: str, theirs: str, value: Any) -> int | None:
     if value is None or value == "":
         return None
     try:
@@ -332,16 +367,19 @@ def _texts(where: str, theirs: str, value: Any) -> list[str]:
         if not flat:
             raise InputError(f"{where}: field {theirs!r} (text) is an empty list: no completion")
         bad = next(x for x in flat if not isinstance(x, str))
-        hint = (" (lm-eval loglikelihood tasks, e.g. multiple choice, record log-likelihoods, not generated text; "
-                "only generate_until tasks can be imported)" if isinstance(bad, (list, tuple, int, float)) else "")
-        raise InputError(f"{where}: field {theirs!r} (text) holds {type(bad).__name__} values, expected "
-                         f"strings{hint}")
+        hint = (
+            " (lm-eval loglikelihood tasks, e.g. multiple choice, record log-likelihoods, not generated text; "
+            "only generate_until tasks can be imported)"
+            if isinstance(bad, (list, tuple, int, float))
+            else ""
+        )
+        raise InputError(f"{where}: field {theirs!r} (text) holds {type(bad).__name__} values, expected strings{hint}")
     if value is None:
         raise InputError(f"{where}: field {theirs!r} (text) is null: no completion")
     raise InputError(f"{where}: field {theirs!r} (text) is {article(type(value).__name__)}, expected text")
 
 
-def _pick(row: dict, ours: str, fmt: str, mapping: dict[str, str]) -> tuple[Optional[str], Any]:
+def _pick(row: dict, ours: str, fmt: str, mapping: dict[str, str]) -> tuple[str | None, Any]:
     """(the field's name in the row, its value); (None, _MISSING) when absent. A mapped field
     that is absent is an error for the caller to raise (it knows the line)."""
     if ours in mapping:
@@ -357,13 +395,16 @@ def raw_samples(where: str, row: dict, fmt: str, mapping: dict[str, str]) -> lis
     """The completion(s) of one row (lm-eval rows hold several)."""
     for ours, theirs in mapping.items():
         if lookup(row, theirs) is _MISSING:
-            raise InputError(f"{where}: no field {theirs!r} (mapped to {ours!r} by --field); fields present: "
-                             f"{_present(row)}")
+            raise InputError(
+                f"{where}: no field {theirs!r} (mapped to {ours!r} by --field); fields present: {_present(row)}"
+            )
     name, value = _pick(row, "text", fmt, mapping)
     if name is None:
         wanted = " or ".join(repr(t) for t in DEFAULTS[fmt]["text"])
-        raise InputError(f"{where}: missing field {wanted} (the completion); fields present: {_present(row)}. "
-                         "Name yours with --field text=COLUMN")
+        raise InputError(
+            f"{where}: missing field {wanted} (the completion); fields present: {_present(row)}. "
+            "Name yours with --field text=COLUMN"
+        )
     texts = _texts(where, name, value)
 
     got: dict[str, Any] = {}
@@ -391,9 +432,19 @@ def raw_samples(where: str, row: dict, fmt: str, mapping: dict[str, str]) -> lis
             got["reward"] = float(sum(rewards))
     others: list[str] = []
     if fmt == "lm-eval" and "prompt" not in mapping:
-        args = lookup(row, "arguments")  # the prompt as sent: {"gen_args_0": {"arg_0": PROMPT, ...}} or [[PROMPT, {...}]]
-        first = next(iter(args.values()), None) if isinstance(args, dict) else (args[0] if isinstance(args, list) and args else None)
-        prompt = lookup(first, "arg_0") if isinstance(first, dict) else (first[0] if isinstance(first, list) and first else _MISSING)
+        args = lookup(
+            row, "arguments"
+        )  # the prompt as sent: {"gen_args_0": {"arg_0": PROMPT, ...}} or [[PROMPT, {...}]]
+        first = (
+            next(iter(args.values()), None)
+            if isinstance(args, dict)
+            else (args[0] if isinstance(args, list) and args else None)
+        )
+        prompt = (
+            lookup(first, "arg_0")
+            if isinstance(first, dict)
+            else (first[0] if isinstance(first, list) and first else _MISSING)
+        )
         if isinstance(prompt, str):
             if got.get("prompt") is None:
                 got["prompt"] = prompt
@@ -405,9 +456,11 @@ def raw_samples(where: str, row: dict, fmt: str, mapping: dict[str, str]) -> lis
             got["reward"] = float(row[metrics[0]])
     if got.get("task_id") is None and got.get("prompt") is None:
         wanted = " or ".join(repr(t) for t in DEFAULTS[fmt]["task_id"] + DEFAULTS[fmt]["prompt"])
-        raise InputError(f"{where}: missing field {wanted}: no task id and no prompt to match the sample to a task; "
-                         f"fields present: {_present(row)}. Name one with --field task_id=COLUMN or "
-                         "--field prompt=COLUMN")
+        raise InputError(
+            f"{where}: missing field {wanted}: no task id and no prompt to match the sample to a task; "
+            f"fields present: {_present(row)}. Name one with --field task_id=COLUMN or "
+            "--field prompt=COLUMN"
+        )
     if len(texts) > 1 and got.get("sample_index") is not None:
         raise InputError(f"{where}: a sample_index for a row with {len(texts)} completions")
     return [RawSample(where=where, text=t, other_prompts=others, **got) for t in texts]
@@ -428,6 +481,7 @@ def read_raw(paths: Sequence[Path], fmt: str, mapping: dict[str, str]) -> list[R
 
 # --- matching --------------------------------------------------------------------------------
 
+
 def _norm(text: str) -> str:
     return " ".join(text.split())
 
@@ -445,9 +499,9 @@ class TaskMatcher:
         self.by_prompt: dict[str, list[Task]] = {}
         for t in tasks:
             self.by_prompt.setdefault(_norm(t.prompt), []).append(t)
-        self._cache: dict[str, tuple[Optional[Task], str]] = {}
+        self._cache: dict[str, tuple[Task | None, str]] = {}
 
-    def match(self, raw: RawSample) -> tuple[Optional[Task], str]:
+    def match(self, raw: RawSample) -> tuple[Task | None, str]:
         """(task, "id" | "prompt") or (None, why not)."""
         if raw.task_id is not None and raw.task_id in self.by_id:
             return self.by_id[raw.task_id], "id"
@@ -466,13 +520,13 @@ class TaskMatcher:
             why = f"task id {raw.task_id!r} is not in the suite, and {why}"
         return None, why
 
-    def _by_prompt(self, key: str) -> tuple[Optional[Task], str]:
+    def _by_prompt(self, key: str) -> tuple[Task | None, str]:
         exact = self.by_prompt.get(key)
         if exact:
             if len(exact) > 1:
                 return None, f"its prompt is the prompt of {len(exact)} tasks ({', '.join(t.id for t in exact[:3])})"
             return exact[0], "prompt"
-        best: Optional[tuple[int, int]] = None
+        best: tuple[int, int] | None = None
         found: list[Task] = []
         for prompt, tasks in self.by_prompt.items():
             if len(prompt) < self.MIN_CONTAINED or len(prompt) > len(key):
@@ -491,6 +545,7 @@ class TaskMatcher:
 
 
 # --- the import --------------------------------------------------------------------------------
+
 
 def default_model_name(paths: Sequence[Path], fmt: str) -> str:
     """lm-eval writes under ``<output_path>/<model name>/``; verl's files are named by step,
@@ -515,10 +570,10 @@ def import_samples(
     *,
     suite_name: str,
     suite_hash: str = "",
-    mapping: Optional[dict[str, str]] = None,
-    model: Optional[str] = None,
-    split: Optional[str] = None,
-    role: Optional[str] = None,
+    mapping: dict[str, str] | None = None,
+    model: str | None = None,
+    split: str | None = None,
+    role: str | None = None,
 ) -> ImportResult:
     """Read ``inputs`` (files or folders) of format ``fmt`` and match every completion to one of
     ``tasks`` (the whole suite: ``split`` then keeps the samples of that split's tasks). A
@@ -536,12 +591,15 @@ def import_samples(
         else:
             matched.append((raw, task, how))
     if unmatched:
-        shown = "; ".join(f"{r.where}: {why}" + (f" (prompt {_clip(r.prompt)})" if r.prompt else "")
-                          for r, why in unmatched[:5])
+        shown = "; ".join(
+            f"{r.where}: {why}" + (f" (prompt {_clip(r.prompt)})" if r.prompt else "") for r, why in unmatched[:5]
+        )
         more = f"; and {len(unmatched) - 5} more" if len(unmatched) > 5 else ""
-        raise InputError(f"{len(unmatched)} of {len(raws)} samples match no task of suite {suite_name!r}: {shown}{more}. "
-                         "Check --suite, or name the task id with --field task_id=COLUMN (or the prompt with "
-                         "--field prompt=COLUMN)")
+        raise InputError(
+            f"{len(unmatched)} of {len(raws)} samples match no task of suite {suite_name!r}: {shown}{more}. "
+            "Check --suite, or name the task id with --field task_id=COLUMN (or the prompt with "
+            "--field prompt=COLUMN)"
+        )
     outside = 0
     if split is not None:
         kept = [m for m in matched if m[1].split == split]
@@ -559,16 +617,27 @@ def import_samples(
         sample_model = model or raw.model or name
         index = raw.sample_index if raw.sample_index is not None else next_index[task.id]
         if (task.id, index) in taken:
-            raise InputError(f"{raw.where}: sample #{index} of task {task.id!r} again (first at "
-                             f"{taken[(task.id, index)]}); leave sample_index out to number the samples in order")
+            raise InputError(
+                f"{raw.where}: sample #{index} of task {task.id!r} again (first at "
+                f"{taken[(task.id, index)]}); leave sample_index out to number the samples in order"
+            )
         taken[(task.id, index)] = raw.where
         next_index[task.id] = max(next_index[task.id], index + 1)
-        samples.append(Sample(
-            task_id=task.id, sample_index=index, split=task.split, model=sample_model,
-            prompt=raw.prompt if raw.prompt is not None else task.prompt, text=raw.text,
-            finish_reason=raw.finish_reason, source_reward=raw.reward, source_reference=raw.reference,
-            step=raw.step, source=raw.where,
-        ))
+        samples.append(
+            Sample(
+                task_id=task.id,
+                sample_index=index,
+                split=task.split,
+                model=sample_model,
+                prompt=raw.prompt if raw.prompt is not None else task.prompt,
+                text=raw.text,
+                finish_reason=raw.finish_reason,
+                source_reward=raw.reward,
+                source_reference=raw.reference,
+                step=raw.step,
+                source=raw.where,
+            )
+        )
     used = sorted({s.task_id for s in samples}, key=order.__getitem__)
     by_id = {t.id: t for t in tasks}
     manifest = Manifest(
@@ -585,12 +654,18 @@ def import_samples(
         role=role,
         field_mapping=mapping,
     )
-    return ImportResult(manifest=manifest, samples=samples, read=len(raws),
-                        by_id=sum(1 for m in matched if m[2] == "id"),
-                        by_prompt=sum(1 for m in matched if m[2] == "prompt"), outside_split=outside, files=files)
+    return ImportResult(
+        manifest=manifest,
+        samples=samples,
+        read=len(raws),
+        by_id=sum(1 for m in matched if m[2] == "id"),
+        by_prompt=sum(1 for m in matched if m[2] == "prompt"),
+        outside_split=outside,
+        files=files,
+    )
 
 
-def _common_model(raws: Sequence[RawSample]) -> Optional[str]:
+def _common_model(raws: Sequence[RawSample]) -> str | None:
     names = {r.model for r in raws if r.model}
     return next(iter(names)) if len(names) == 1 else None
 

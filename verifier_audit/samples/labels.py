@@ -9,7 +9,6 @@ program). Shared by ``score`` (false acceptance and rejection on real outputs) a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional
 
 from ..domains import get_domain
 from ..engine.audit import _OracleJob, default_cache_dir
@@ -25,10 +24,10 @@ def prepare_for_labels(tasks: Sequence[Task], seed: int = 0) -> list[Task]:
     return list(domain.prepare_tasks(list(tasks), seed, default_cache_dir()))
 
 
-def _by_domain(items: Sequence[tuple[str, str]], tasks: dict[str, Task], run) -> list[tuple[Optional[str], str]]:
+def _by_domain(items: Sequence[tuple[str, str]], tasks: dict[str, Task], run) -> list[tuple[str | None, str]]:
     """Group ``items`` (task id, text) by their task's domain and let ``run(domain name,
     candidates)`` yield (position in ``candidates``, (label, reason)) for each group."""
-    results: list[tuple[Optional[str], str]] = [(None, "")] * len(items)
+    results: list[tuple[str | None, str]] = [(None, "")] * len(items)
     by_domain: dict[str, list[int]] = {}
     for i, (task_id, _) in enumerate(items):
         task = tasks.get(task_id)
@@ -37,33 +36,66 @@ def _by_domain(items: Sequence[tuple[str, str]], tasks: dict[str, Task], run) ->
         else:
             by_domain.setdefault(task.domain, []).append(i)
     for domain_name, indices in by_domain.items():
-        candidates = [Candidate(id=f"sample-{i}", task_id=items[i][0], text=items[i][1], origin="sampled",
-                                category=f"{domain_name}.sampled", label="incorrect") for i in indices]
+        candidates = [
+            Candidate(
+                id=f"sample-{i}",
+                task_id=items[i][0],
+                text=items[i][1],
+                origin="sampled",
+                category=f"{domain_name}.sampled",
+                label="incorrect",
+            )
+            for i in indices
+        ]
         for index, result in run(domain_name, candidates):
             results[indices[index]] = result
     return results
 
 
-def label_texts(items: Sequence[tuple[str, str]], tasks: dict[str, Task], *, workers: int = 2,
-                timeout: float = 10.0, memory_mb: Optional[int] = 4096, executor: str = "local",
-                ray_address: Optional[str] = None) -> list[tuple[Optional[str], str]]:
+def label_texts(
+    items: Sequence[tuple[str, str]],
+    tasks: dict[str, Task],
+    *,
+    workers: int = 2,
+    timeout: float = 10.0,
+    memory_mb: int | None = 4096,
+    executor: str = "local",
+    ray_address: str | None = None,
+) -> list[tuple[str | None, str]]:
     """``items``: (task id, completion text). Returns (label, reason) per item, in order:
     label "correct" / "incorrect", or None when the oracle could not decide (reason says why:
     ``oracle_timeout``, ``oracle_crash``, ``unknown task``, or the oracle's own reason).
     ``executor``, ``ray_address``: where the oracle's calls run (engine/executor.py)."""
+
     def run(domain_name, candidates):
         job = _OracleJob(get_domain(domain_name), candidates, tasks)
-        for out in run_calls(job, range(len(candidates)), workers=workers, timeout=timeout, memory_mb=memory_mb,
-                             executor=executor, ray_address=ray_address):
+        for out in run_calls(
+            job,
+            range(len(candidates)),
+            workers=workers,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            executor=executor,
+            ray_address=ray_address,
+        ):
             yield out.index, (out.value if out.ok else (None, f"oracle_{out.error_kind}"))
 
     return _by_domain(items, tasks, run)
 
 
-def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], spec: str, *,
-                    style: Optional[str] = None, threshold: float = 0.5, workers: int = 2,
-                    timeout: Optional[float] = 10.0, memory_mb: Optional[int] = 4096, executor: str = "local",
-                    ray_address: Optional[str] = None) -> list[tuple[Optional[str], str]]:
+def verifier_labels(
+    items: Sequence[tuple[str, str]],
+    tasks: dict[str, Task],
+    spec: str,
+    *,
+    style: str | None = None,
+    threshold: float = 0.5,
+    workers: int = 2,
+    timeout: float | None = 10.0,
+    memory_mb: int | None = 4096,
+    executor: str = "local",
+    ray_address: str | None = None,
+) -> list[tuple[str | None, str]]:
     """Like ``label_texts`` but by the verifier ``spec`` (``compare --by-verifier``): a score
     >= ``threshold`` is "correct"; an error (exception, timeout, crash) is undecided (None)."""
     from ..engine.inspection import resolve
@@ -75,9 +107,18 @@ def verifier_labels(items: Sequence[tuple[str, str]], tasks: dict[str, Task], sp
         domain = get_domain(domain_name)
         limit = timeout or domain.default_timeout
         job = VerifierJob(vspec, candidates, tasks, domain, timeout=limit, memory_mb=memory_mb)
-        for out in run_calls(job, range(len(candidates)), workers=workers, timeout=limit, memory_mb=memory_mb,
-                             clean=job.clean, isolation=job.isolation_level(None), tree_memory=True,
-                             executor=executor, ray_address=ray_address):
+        for out in run_calls(
+            job,
+            range(len(candidates)),
+            workers=workers,
+            timeout=limit,
+            memory_mb=memory_mb,
+            clean=job.clean,
+            isolation=job.isolation_level(None),
+            tree_memory=True,
+            executor=executor,
+            ray_address=ray_address,
+        ):
             if out.ok:
                 yield out.index, ("correct" if out.value >= threshold else "incorrect", f"score {out.value:g}")
             else:

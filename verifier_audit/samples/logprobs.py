@@ -49,8 +49,9 @@ class LogprobsRun:
 def _line(sample: Sample) -> bytes:
     """A sample line as ``sample`` writes them (fields in the model's order, None ones left
     out), with the ref fields set."""
-    return json.dumps(sample.model_dump(mode="json", exclude_none=True), ensure_ascii=True, separators=(",", ":"),
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(
+        sample.model_dump(mode="json", exclude_none=True), ensure_ascii=True, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
 
 
 def _round(x: float) -> float:
@@ -84,20 +85,26 @@ def check_tokenizer(base, manifest, rows, path: Path) -> None:
                     f"vocabularies of {len(mine)} and {len(other)} entries"
                     + (f"; e.g. {only!r} only in one" if only else "")
                     + (f"; {moved!r} with other ids" if moved else "")
-                    + ". Teacher forcing needs the same token ids: use a base model with the same tokenizer")
+                    + ". Teacher forcing needs the same token ids: use a base model with the same tokenizer"
+                )
     bad = []
     for lineno, _, s in rows:
         ids = s.token_ids[:-1] if s.finish_reason == "stop" else s.token_ids
         if base.decode(ids) != s.text:
             bad.append(lineno)
     if bad and len(bad) > MISMATCH_LIMIT * len(rows):
-        raise InputError(f"--model {base.path}: its tokenizer decodes the sampled token ids to other texts than "
-                         f"{path} records in {len(bad)} of {len(rows)} samples (first: line {bad[0]}): not the "
-                         "sampler's tokenizer")
+        raise InputError(
+            f"--model {base.path}: its tokenizer decodes the sampled token ids to other texts than "
+            f"{path} records in {len(bad)} of {len(rows)} samples (first: line {bad[0]}): not the "
+            "sampler's tokenizer"
+        )
     if bad:
-        print(f"verifier-audit: warning: {len(bad)} of {len(rows)} samples' token ids decode to a text other "
-              f"than the recorded one with {base.path}'s tokenizer (first: {path}:{bad[0]}); detokenizers can "
-              "differ in spacing, the logprobs are computed from the ids", file=sys.stderr)
+        print(
+            f"verifier-audit: warning: {len(bad)} of {len(rows)} samples' token ids decode to a text other "
+            f"than the recorded one with {base.path}'s tokenizer (first: {path}:{bad[0]}); detokenizers can "
+            "differ in spacing, the logprobs are computed from the ids",
+            file=sys.stderr,
+        )
 
 
 def _resume(partial: Path, first: bytes, rows, ref_name: str) -> int:
@@ -109,7 +116,7 @@ def _resume(partial: Path, first: bytes, rows, ref_name: str) -> int:
         partial.unlink()
         return 0
     keep, count = len(first), 0
-    for raw in data[len(first):].split(b"\n")[:-1]:  # the piece after the last newline is torn
+    for raw in data[len(first) :].split(b"\n")[:-1]:  # the piece after the last newline is torn
         if count >= len(rows):
             break
         try:
@@ -117,8 +124,12 @@ def _resume(partial: Path, first: bytes, rows, ref_name: str) -> int:
         except (InputError, UnicodeDecodeError):
             break
         want = rows[count][2]
-        if (s.task_id, s.sample_index) != (want.task_id, want.sample_index) or s.ref_model != ref_name \
-                or s.token_ids != want.token_ids or s.ref_logprobs is None:
+        if (
+            (s.task_id, s.sample_index) != (want.task_id, want.sample_index)
+            or s.ref_model != ref_name
+            or s.token_ids != want.token_ids
+            or s.ref_logprobs is None
+        ):
             break
         keep += len(raw) + 1
         count += 1
@@ -127,8 +138,17 @@ def _resume(partial: Path, first: bytes, rows, ref_name: str) -> int:
     return count
 
 
-def add_ref_logprobs(model_path, samples_path, *, out_path=None, batch_size: int = 8, device: str | None = None,
-                     dtype: str | None = None, progress: bool | None = None, backend=None) -> LogprobsRun:
+def add_ref_logprobs(
+    model_path,
+    samples_path,
+    *,
+    out_path=None,
+    batch_size: int = 8,
+    device: str | None = None,
+    dtype: str | None = None,
+    progress: bool | None = None,
+    backend=None,
+) -> LogprobsRun:
     """Score every sample of ``samples_path`` with the base model at ``model_path`` by teacher
     forcing and write the file with ``ref_logprobs`` and ``ref_model`` to ``out_path``
     (default: in place). ``backend``: an ``HFBackend`` already loaded (tests)."""
@@ -143,12 +163,17 @@ def add_ref_logprobs(model_path, samples_path, *, out_path=None, batch_size: int
     empty = [(lineno, s) for lineno, _, s in rows if not s.token_ids]
     if empty:
         lineno, s = empty[0]
-        why = (f"an imported file ({manifest.source}) has no token ids" if getattr(manifest, "imported", False)
-               else "their sampler did not return token ids")
-        raise InputError(f"{path}:{lineno}: sample {s.task_id!r} #{s.sample_index} has no token_ids "
-                         f"({len(empty)} of {len(rows)} samples have none: {why}); teacher forcing needs the "
-                         "sampled token ids. Sample with a backend that records them (hf, vllm, or a vLLM "
-                         "server)")
+        why = (
+            f"an imported file ({manifest.source}) has no token ids"
+            if getattr(manifest, "imported", False)
+            else "their sampler did not return token ids"
+        )
+        raise InputError(
+            f"{path}:{lineno}: sample {s.task_id!r} #{s.sample_index} has no token_ids "
+            f"({len(empty)} of {len(rows)} samples have none: {why}); teacher forcing needs the "
+            "sampled token ids. Sample with a backend that records them (hf, vllm, or a vLLM "
+            "server)"
+        )
     if backend is None:
         from .backends.hf import HFBackend
 
@@ -165,8 +190,11 @@ def add_ref_logprobs(model_path, samples_path, *, out_path=None, batch_size: int
         partial.write_bytes(first)
     if resumed:
         print(f"{partial}: resuming after {resumed} samples scored by an interrupted run", file=sys.stderr)
-    todo = {i for i in range(resumed, len(rows))
-            if not (rows[i][2].ref_model == ref_name and rows[i][2].ref_logprobs is not None)}
+    todo = {
+        i
+        for i in range(resumed, len(rows))
+        if not (rows[i][2].ref_model == ref_name and rows[i][2].ref_logprobs is not None)
+    }
     others = sorted({rows[i][2].ref_model for i in todo if rows[i][2].ref_logprobs is not None} - {None})
     if others:
         print(f"verifier-audit: replacing the ref_logprobs of {', '.join(others)} with {ref_name}'s", file=sys.stderr)
@@ -190,8 +218,10 @@ def add_ref_logprobs(model_path, samples_path, *, out_path=None, batch_size: int
                     values = base.score(prompts, [rows[i][2].token_ids for i in need])
                     for i, v in zip(need, values):
                         if any(not (x > float("-inf")) for x in v):
-                            raise InputError(f"{path}:{rows[i][0]}: the base model gives a sampled token "
-                                             "probability 0 (logprob -inf)")
+                            raise InputError(
+                                f"{path}:{rows[i][0]}: the base model gives a sampled token "
+                                "probability 0 (logprob -inf)"
+                            )
                         scores[i] = [_round(min(x, 0.0)) for x in v]
                 parts = []
                 for i in chunk:

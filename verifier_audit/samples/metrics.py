@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Optional
+from typing import Literal
 
 import numpy as np
 
@@ -131,8 +131,17 @@ class PassAtKCurves:
     rl_reps: np.ndarray
 
 
-def pass_at_k_curves(base_n: Sequence[int], base_c: Sequence[int], rl_n: Sequence[int], rl_c: Sequence[int],
-                     k_max: int, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> PassAtKCurves:
+def pass_at_k_curves(
+    base_n: Sequence[int],
+    base_c: Sequence[int],
+    rl_n: Sequence[int],
+    rl_c: Sequence[int],
+    k_max: int,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> PassAtKCurves:
     """Both curves on the same problems (row i of each is problem i), bootstrapped in pairs."""
     mb = pass_at_k_matrix(base_n, base_c, k_max)
     mr = pass_at_k_matrix(rl_n, rl_c, k_max)
@@ -147,7 +156,7 @@ def pass_at_k_curves(base_n: Sequence[int], base_c: Sequence[int], rl_n: Sequenc
     return PassAtKCurves(np.arange(1, k_max + 1), base, rl, bl, bh, rl_lo, rl_hi, base - rl, dl, dh, rb, rr)
 
 
-def crossover(base: np.ndarray, rl: np.ndarray, tol: float = 1e-12) -> Optional[int]:
+def crossover(base: np.ndarray, rl: np.ndarray, tol: float = 1e-12) -> int | None:
     """k* = the smallest k with pass@k(base) >= pass@k(rl) (arrays indexed by k-1); None
     when the base never catches up within the curves. Yue et al. report k* in the tens to
     hundreds for RLVR models on math."""
@@ -157,10 +166,10 @@ def crossover(base: np.ndarray, rl: np.ndarray, tol: float = 1e-12) -> Optional[
 
 @dataclass
 class CrossoverBootstrap:
-    k: Optional[int]  # on the point estimates
+    k: int | None  # on the point estimates
     support: float  # fraction of replicates in which the base catches up at some k <= K
-    low: Optional[int]  # percentile interval of k* over replicates (no crossover = beyond K)
-    high: Optional[int]  # None: beyond K, i.e. more than (1-level)/2 of replicates never cross
+    low: int | None  # percentile interval of k* over replicates (no crossover = beyond K)
+    high: int | None  # None: beyond K, i.e. more than (1-level)/2 of replicates never cross
 
 
 def crossover_bootstrap(curves: PassAtKCurves, level: float = 0.95, tol: float = 1e-12) -> CrossoverBootstrap:
@@ -170,11 +179,15 @@ def crossover_bootstrap(curves: PassAtKCurves, level: float = 0.95, tol: float =
     first = np.where(any_ok, ok.argmax(axis=1) + 1, np.inf)  # inf: no crossover within K
     lo = np.quantile(first, (1 - level) / 2, method="lower")
     hi = np.quantile(first, (1 + level) / 2, method="higher")
-    return CrossoverBootstrap(crossover(curves.base, curves.rl, tol), float(any_ok.mean()),
-                              int(lo) if np.isfinite(lo) else None, int(hi) if np.isfinite(hi) else None)
+    return CrossoverBootstrap(
+        crossover(curves.base, curves.rl, tol),
+        float(any_ok.mean()),
+        int(lo) if np.isfinite(lo) else None,
+        int(hi) if np.isfinite(hi) else None,
+    )
 
 
-def compression_ratio(pass1_base: float, pass1_rl: float, passk_base: float, min_gap: float = 1e-9) -> Optional[float]:
+def compression_ratio(pass1_base: float, pass1_rl: float, passk_base: float, min_gap: float = 1e-9) -> float | None:
     """Compression ratio at k = (pass@1_rl - pass@1_base) / (pass@k_base - pass@1_base).
 
     The denominator is the base model's headroom: what it reaches with k tries beyond its
@@ -189,8 +202,9 @@ def compression_ratio(pass1_base: float, pass1_rl: float, passk_base: float, min
     return (pass1_rl - pass1_base) / gap
 
 
-def compression_bootstrap(curves: PassAtKCurves, k: int, level: float = 0.95,
-                          min_gap: float = 1e-9) -> tuple[Optional[float], Optional[float], Optional[float]]:
+def compression_bootstrap(
+    curves: PassAtKCurves, k: int, level: float = 0.95, min_gap: float = 1e-9
+) -> tuple[float | None, float | None, float | None]:
     """(ratio, low, high) at k; replicates with zero headroom are left out of the interval."""
     point = compression_ratio(float(curves.base[0]), float(curves.rl[0]), float(curves.base[k - 1]), min_gap)
     gap = curves.base_reps[:, k - 1] - curves.base_reps[:, 0]
@@ -264,19 +278,28 @@ def category(base_in: bool, rl_in: bool) -> Category:
     return "out_of_support"
 
 
-def answer_categories(base_counts: Mapping[str, int], n_base: int, rl_counts: Mapping[str, int], n_rl: int,
-                      alpha: float = 0.05, rule: SupportRule = "frequency") -> dict[str, Category]:
+def answer_categories(
+    base_counts: Mapping[str, int],
+    n_base: int,
+    rl_counts: Mapping[str, int],
+    n_rl: int,
+    alpha: float = 0.05,
+    rule: SupportRule = "frequency",
+) -> dict[str, Category]:
     """Category of every distinct correct answer either model produced for one problem
     (counts: how many of the model's samples gave that correct answer)."""
     out: dict[str, Category] = {}
     for ans in sorted(set(base_counts) | set(rl_counts)):
-        out[ans] = category(in_support(base_counts.get(ans, 0), n_base, alpha, rule),
-                            in_support(rl_counts.get(ans, 0), n_rl, alpha, rule))
+        out[ans] = category(
+            in_support(base_counts.get(ans, 0), n_base, alpha, rule),
+            in_support(rl_counts.get(ans, 0), n_rl, alpha, rule),
+        )
     return out
 
 
-def problem_category(c_base: int, n_base: int, c_rl: int, n_rl: int, alpha: float = 0.05,
-                     rule: SupportRule = "frequency") -> Category:
+def problem_category(
+    c_base: int, n_base: int, c_rl: int, n_rl: int, alpha: float = 0.05, rule: SupportRule = "frequency"
+) -> Category:
     """A problem is in a model's support when its probability of a correct sample (c/n)
     is: the problem-level reading of the same definition."""
     return category(in_support(c_base, n_base, alpha, rule), in_support(c_rl, n_rl, alpha, rule))
@@ -284,10 +307,10 @@ def problem_category(c_base: int, n_base: int, c_rl: int, n_rl: int, alpha: floa
 
 @dataclass
 class SupportRates:
-    srr: Optional[float]  # support retention rate P / (P + S)
-    ndr: Optional[float]  # net discovery rate E / (P + E)
-    sds: Optional[float]  # support dynamic score: harmonic mean of SRR and NDR
-    nscr: Optional[float]  # net support change rate (E - S) / (P + E + S)
+    srr: float | None  # support retention rate P / (P + S)
+    ndr: float | None  # net discovery rate E / (P + E)
+    sds: float | None  # support dynamic score: harmonic mean of SRR and NDR
+    nscr: float | None  # net support change rate (E - S) / (P + E + S)
 
 
 def support_rates(p: float, s: float, e: float) -> SupportRates:
@@ -304,7 +327,9 @@ def support_rates(p: float, s: float, e: float) -> SupportRates:
     return SupportRates(srr, ndr, sds, nscr)
 
 
-def support_bootstrap(counts: np.ndarray, weights: np.ndarray, level: float = 0.95) -> dict[str, tuple[Optional[float], Optional[float]]]:
+def support_bootstrap(
+    counts: np.ndarray, weights: np.ndarray, level: float = 0.95
+) -> dict[str, tuple[float | None, float | None]]:
     """Intervals of SRR, NDR, SDS and NSCR by resampling problems. ``counts``: (problems, 3)
     columns P, S, E per problem (0/1 at problem level, answer counts at answer level)."""
     tot = weights @ counts  # (n_boot, 3)
@@ -314,7 +339,7 @@ def support_bootstrap(counts: np.ndarray, weights: np.ndarray, level: float = 0.
         ndr = np.where(p + e > 0, e / (p + e), np.nan)
         sds = np.where(srr + ndr > 0, 2 * srr * ndr / (srr + ndr), np.where(np.isnan(srr + ndr), np.nan, 0.0))
         nscr = np.where(p + e + s > 0, (e - s) / (p + e + s), np.nan)
-    out: dict[str, tuple[Optional[float], Optional[float]]] = {}
+    out: dict[str, tuple[float | None, float | None]] = {}
     for name, reps in (("srr", srr), ("ndr", ndr), ("sds", sds), ("nscr", nscr)):
         reps = reps[~np.isnan(reps)]
         if reps.size == 0:
@@ -348,7 +373,7 @@ def miller_madow_entropy(counts: Sequence[int]) -> float:
     return plugin_entropy(counts) + (m - 1) / (2 * n)
 
 
-def answer_entropy(answers: Sequence[Optional[str]]) -> tuple[Optional[float], Optional[float], float]:
+def answer_entropy(answers: Sequence[str | None]) -> tuple[float | None, float | None, float]:
     """(plug-in, Miller-Madow, unparseable rate) of one problem's answers; None answers
     are unparseable and left out of the distribution; entropies are None when every
     answer is unparseable."""
@@ -374,12 +399,13 @@ def top_logprobs_matrix(rows: Sequence[Mapping[int, float]]) -> np.ndarray:
     out = np.full((len(rows), max(width, 1)), -np.inf)
     for i, r in enumerate(rows):
         if r:
-            out[i, :len(r)] = list(r.values())
+            out[i, : len(r)] = list(r.values())
     return out
 
 
-def token_entropy_bounds(top: np.ndarray, vocab_size: Optional[int] = None,
-                         tol: float = 1e-5) -> tuple[np.ndarray, np.ndarray]:
+def token_entropy_bounds(
+    top: np.ndarray, vocab_size: int | None = None, tol: float = 1e-5
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-token bounds (low, high) on the entropy of the distribution the top-K came from.
 
     Known: the K largest probabilities p_1 >= ... >= p_K (a row of ``top``, log-space,
@@ -420,7 +446,9 @@ def token_entropy_bounds(top: np.ndarray, vocab_size: Optional[int] = None,
         high = np.where(rest == 0, h_top, np.nan)
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
-            tail_high = np.where(rest > 0, rest * (np.log(np.maximum(n_tail, 1)) - np.log(np.where(rest > 0, rest, 1.0))), 0.0)
+            tail_high = np.where(
+                rest > 0, rest * (np.log(np.maximum(n_tail, 1)) - np.log(np.where(rest > 0, rest, 1.0))), 0.0
+            )
         high = np.maximum(h_top + tail_high, low)
     return low, high
 
@@ -458,7 +486,9 @@ def kl_token_estimates(logprobs: Sequence[float], ref_logprobs: Sequence[float])
     return k1, np.maximum(k3, 0.0)  # exact arithmetic gives >= 0; clip rounding below 0
 
 
-def mean_interval(values: Sequence[float], z: float = 1.959963984540054) -> tuple[Optional[float], Optional[float], Optional[float]]:
+def mean_interval(
+    values: Sequence[float], z: float = 1.959963984540054
+) -> tuple[float | None, float | None, float | None]:
     """(mean, low, high): the normal-approximation interval mean +- z * sd / sqrt(n)."""
     v = np.asarray(values, dtype=np.float64)
     if v.size == 0:

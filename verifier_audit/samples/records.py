@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Literal
 
 from pydantic import (
     BaseModel,
@@ -68,24 +68,24 @@ class Manifest(BaseModel):
     format_version: int = FORMAT_VERSION
     model: str  # the model directory, resolved (imports: the file(s) read)
     model_name: str  # its last path component (imports: --model or derived)
-    model_fingerprint: Optional[str] = None  # sha256 of config.json and the weight files' names and sizes
+    model_fingerprint: str | None = None  # sha256 of config.json and the weight files' names and sizes
     backend: str = ""
     backend_versions: dict[str, str] = Field(default_factory=dict)  # torch, transformers, ...
     device: str = ""
     dtype: str = ""
-    seed: Optional[int] = None
-    sampling: Optional[SamplingParams] = None
-    template: Optional[str] = None  # "plain" | "chat"
-    template_text: Optional[str] = None
+    seed: int | None = None
+    sampling: SamplingParams | None = None
+    template: str | None = None  # "plain" | "chat"
+    template_text: str | None = None
     suite: str
     suite_hash: str = ""
     task_count: int
-    tasks_hash: Optional[str] = None  # sha256 of the selected tasks' ids and prompts, in order
+    tasks_hash: str | None = None  # sha256 of the selected tasks' ids and prompts, in order
     tool_version: str
     # Imports (and optional elsewhere):
     source: str = SAMPLED  # "sampled" | "import:trl" | "import:verl" | "import:lm-eval" | "import:jsonl"
     source_files: list[str] = Field(default_factory=list)  # the files an import read
-    role: Optional[Role] = None  # "base" or "rl": how ``score`` compares models
+    role: Role | None = None  # "base" or "rl": how ``score`` compares models
     field_mapping: dict[str, str] = Field(default_factory=dict)  # --field of an import
 
     @field_validator("source")
@@ -99,11 +99,16 @@ class Manifest(BaseModel):
     @model_validator(mode="after")
     def _sampled_is_complete(self) -> Manifest:
         if self.source == SAMPLED:
-            missing = [k for k in ("model_fingerprint", "seed", "sampling", "template", "template_text", "tasks_hash")
-                       if getattr(self, k) is None]
+            missing = [
+                k
+                for k in ("model_fingerprint", "seed", "sampling", "template", "template_text", "tasks_hash")
+                if getattr(self, k) is None
+            ]
             if missing:
-                raise ValueError(f"a sampled file's manifest needs {', '.join(missing)} "
-                                 "(only imported files, source import:<format>, may leave them out)")
+                raise ValueError(
+                    f"a sampled file's manifest needs {', '.join(missing)} "
+                    "(only imported files, source import:<format>, may leave them out)"
+                )
         return self
 
     @property
@@ -124,8 +129,8 @@ class Sample(BaseModel):
     token_ids: list[int] = Field(default_factory=list)
     logprobs: list[float] = Field(default_factory=list)  # of each sampled token, under logprobs_kind; [] in imports
     top_logprobs: list[dict[int, float]] = Field(default_factory=list)  # per token, K best; [] when K = 0
-    logprobs_kind: Optional[LogprobsKind] = None  # always set by ``sample``; None in imports
-    finish_reason: Optional[FinishReason] = None  # always set by ``sample``; None when an import does not know
+    logprobs_kind: LogprobsKind | None = None  # always set by ``sample``; None in imports
+    finish_reason: FinishReason | None = None  # always set by ``sample``; None when an import does not know
     # The same tokens scored by a reference (base) model by teacher forcing
     # (``verifier-audit logprobs``): its raw logprob of each sampled token, for KL estimates.
     ref_logprobs: list[float] | None = None
@@ -162,8 +167,9 @@ def dumps(obj: BaseModel) -> str:
 
 def sample_line(sample: Sample) -> str:
     """One sample line (no newline) as an import writes it: fields that are None left out."""
-    return json.dumps(sample.model_dump(mode="json", exclude_none=True), ensure_ascii=True, separators=(",", ":"),
-                      allow_nan=False)
+    return json.dumps(
+        sample.model_dump(mode="json", exclude_none=True), ensure_ascii=True, separators=(",", ":"), allow_nan=False
+    )
 
 
 def manifest_line(manifest: Manifest) -> str:
@@ -183,10 +189,12 @@ def parse_manifest(path: Path, line: str) -> Manifest:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:1: invalid JSON ({exc.msg} at column {exc.colno}); "
-                         "the first line of a samples file is its manifest") from None
+        raise InputError(
+            f"{path}:1: invalid JSON ({exc.msg} at column {exc.colno}); "
+            "the first line of a samples file is its manifest"
+        ) from None
     if not isinstance(obj, dict) or "manifest" not in obj:
-        raise InputError(f"{path}:1: not a samples file: the first line must be {{\"manifest\": ...}}")
+        raise InputError(f'{path}:1: not a samples file: the first line must be {{"manifest": ...}}')
     try:
         return Manifest.model_validate(obj["manifest"])
     except ValidationError as exc:
@@ -219,8 +227,10 @@ def iter_sample_lines(path, *, digest=None) -> Iterator[tuple[int, str]]:
         first = True
         for lineno, raw in enumerate(fh, 1):
             if not raw.endswith(b"\n"):
-                raise InputError(f"{path}:{lineno}: incomplete last line (the run was interrupted); "
-                                 "run the same `verifier-audit sample` command again to resume it")
+                raise InputError(
+                    f"{path}:{lineno}: incomplete last line (the run was interrupted); "
+                    "run the same `verifier-audit sample` command again to resume it"
+                )
             if digest is not None:
                 digest.update(raw)
             try:
@@ -304,15 +314,20 @@ class SampleChecks:
     def check(self, lineno: int, s: Sample) -> None:
         path, manifest = self.path, self.manifest
         if self._seen(s.task_id, s.sample_index):
-            raise InputError(f"{path}:{lineno}: duplicate sample {s.task_id!r} #{s.sample_index} "
-                             f"(first on line {self._first_line(s.task_id, s.sample_index)})")
+            raise InputError(
+                f"{path}:{lineno}: duplicate sample {s.task_id!r} #{s.sample_index} "
+                f"(first on line {self._first_line(s.task_id, s.sample_index)})"
+            )
         if manifest.sampling is not None:
             if s.sample_index >= manifest.sampling.n:
-                raise InputError(f"{path}:{lineno}: sample_index {s.sample_index} but the manifest says n="
-                                 f"{manifest.sampling.n}")
+                raise InputError(
+                    f"{path}:{lineno}: sample_index {s.sample_index} but the manifest says n={manifest.sampling.n}"
+                )
             if s.logprobs_kind != manifest.sampling.logprobs_kind:
-                raise InputError(f"{path}:{lineno}: logprobs_kind {s.logprobs_kind!r} but the manifest says "
-                                 f"{manifest.sampling.logprobs_kind!r}")
+                raise InputError(
+                    f"{path}:{lineno}: logprobs_kind {s.logprobs_kind!r} but the manifest says "
+                    f"{manifest.sampling.logprobs_kind!r}"
+                )
         if not manifest.imported and s.finish_reason is None:
             raise InputError(f"{path}:{lineno}: invalid sample (finish_reason: Field required)")
 
@@ -332,8 +347,10 @@ def read_samples(path, *, check_complete: bool = False) -> SamplesFile:
         tasks = {s.task_id for s in samples}
         expected = manifest.task_count * manifest.sampling.n
         if len(samples) != expected or len(tasks) != manifest.task_count:
-            raise InputError(f"{path}: incomplete: {len(samples)} of {expected} samples "
-                             f"({manifest.task_count} tasks x n={manifest.sampling.n}); resume the run")
+            raise InputError(
+                f"{path}: incomplete: {len(samples)} of {expected} samples "
+                f"({manifest.task_count} tasks x n={manifest.sampling.n}); resume the run"
+            )
     return SamplesFile(manifest=manifest, samples=samples)
 
 

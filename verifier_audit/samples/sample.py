@@ -92,8 +92,10 @@ def _scan(out: Path, manifest: Manifest, wanted: set[tuple[str, int]]):
         old = parse_manifest(out, first.decode("utf-8", errors="replace"))
         diffs = manifest_differences(old, manifest)
         if diffs:
-            raise InputError(f"{out}: written by a different run ({'; '.join(diffs)}). Use another --out, "
-                             "or --no-resume to overwrite it")
+            raise InputError(
+                f"{out}: written by a different run ({'; '.join(diffs)}). Use another --out, "
+                "or --no-resume to overwrite it"
+            )
         keep = len(first)
         lineno = 1
         for raw in fh:
@@ -105,11 +107,14 @@ def _scan(out: Path, manifest: Manifest, wanted: set[tuple[str, int]]):
                 s = parse_sample(out, lineno, line)
                 key = (s.task_id, s.sample_index)
                 if key not in wanted:
-                    raise InputError(f"{out}:{lineno}: sample {s.task_id!r} #{s.sample_index} is not part of "
-                                     "this run's tasks and n; use another --out, or --no-resume to overwrite it")
+                    raise InputError(
+                        f"{out}:{lineno}: sample {s.task_id!r} #{s.sample_index} is not part of "
+                        "this run's tasks and n; use another --out, or --no-resume to overwrite it"
+                    )
                 if key in done:
-                    raise InputError(f"{out}:{lineno}: duplicate sample {s.task_id!r} #{s.sample_index} "
-                                     f"(first on line {done[key]})")
+                    raise InputError(
+                        f"{out}:{lineno}: duplicate sample {s.task_id!r} #{s.sample_index} (first on line {done[key]})"
+                    )
                 done[key] = lineno
             keep += len(raw)
     return done, keep, False
@@ -150,8 +155,15 @@ def sample_suite(
     from .backends import Prompt, SampleRequest, make_backend
 
     try:
-        params = SamplingParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
-                                top_k_logprobs=top_k_logprobs, logprobs_kind=logprobs_kind, batch_size=batch_size)
+        params = SamplingParams(
+            n=n,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            top_k_logprobs=top_k_logprobs,
+            logprobs_kind=logprobs_kind,
+            batch_size=batch_size,
+        )
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise InputError(f"invalid sampling parameters: {problems}") from None
@@ -172,8 +184,10 @@ def sample_suite(
         be = backend
     tokenizer = be.tokenizer
     if template == "chat" and tokenizer is None:
-        raise InputError(f"--template chat: the {be.name} backend has no local tokenizer to apply the chat "
-                         "template with; give --model the local model directory (or use --template plain)")
+        raise InputError(
+            f"--template chat: the {be.name} backend has no local tokenizer to apply the chat "
+            "template with; give --model the local model directory (or use --template plain)"
+        )
     prompts: list[Prompt] = []
     for t in tasks:
         text, special = render(template, tokenizer, t.prompt)
@@ -188,8 +202,14 @@ def sample_suite(
     else:  # a model known only by its name on a server
         model = str(be.model_id)
         model_name, fingerprint = model.rstrip("/").rsplit("/", 1)[-1] or model, ""
-    be.prepare(prompts[0], temperature=temperature, top_p=top_p, top_k_logprobs=top_k_logprobs,
-               logprobs_kind=logprobs_kind, seed=seed)
+    be.prepare(
+        prompts[0],
+        temperature=temperature,
+        top_p=top_p,
+        top_k_logprobs=top_k_logprobs,
+        logprobs_kind=logprobs_kind,
+        seed=seed,
+    )
     manifest = Manifest(
         model=model,
         model_name=model_name,
@@ -232,14 +252,18 @@ def sample_suite(
     try:
         with out.open("ab") as fh:
             for start in range(0, len(plan), batch_size):
-                batch = plan[start:start + batch_size]
+                batch = plan[start : start + batch_size]
                 todo = [(ti, s) for ti, s in batch if (tasks[ti].id, s) not in done]
                 if not todo:
                     continue
                 gens = be.sample(
                     [SampleRequest(prompts[ti], tasks[ti].id, s) for ti, s in batch],
-                    seed=seed, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
-                    top_k_logprobs=top_k_logprobs, logprobs_kind=logprobs_kind,
+                    seed=seed,
+                    temperature=temperature,
+                    top_p=top_p,
+                    max_tokens=max_tokens,
+                    top_k_logprobs=top_k_logprobs,
+                    logprobs_kind=logprobs_kind,
                 )
                 if len(gens) != len(batch):
                     raise RuntimeError(f"backend {be.name} returned {len(gens)} generations for {len(batch)} requests")
@@ -247,8 +271,12 @@ def sample_suite(
                 for (ti, s), gen in zip(batch, gens):
                     if (tasks[ti].id, s) in done:
                         continue
-                    lines.append(_sample_line(tasks[ti], s, manifest.model_name, prompts[ti].text, be.text_of(gen),
-                                              gen, logprobs_kind) + "\n")
+                    lines.append(
+                        _sample_line(
+                            tasks[ti], s, manifest.model_name, prompts[ti].text, be.text_of(gen), gen, logprobs_kind
+                        )
+                        + "\n"
+                    )
                 fh.write("".join(lines).encode("utf-8"))
                 fh.flush()
                 bar.advance(len(todo))

@@ -30,9 +30,11 @@ def _chat_template(tokenizer) -> str:
         template = template.get("default") or next(iter(template.values()), None)
     if not template:
         path = getattr(tokenizer, "name_or_path", "") or "the model"
-        raise InputError(f"--template chat: the tokenizer of {path} has no chat template "
-                         "(no chat_template in tokenizer_config.json, no chat_template.jinja); "
-                         "use --template plain")
+        raise InputError(
+            f"--template chat: the tokenizer of {path} has no chat template "
+            "(no chat_template in tokenizer_config.json, no chat_template.jinja); "
+            "use --template plain"
+        )
     return template
 
 
@@ -42,7 +44,8 @@ def render(name: str, tokenizer, prompt: str) -> tuple[str, bool]:
         return prompt, True
     if name == "chat":
         _chat_template(tokenizer)
-        text = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
-                                             add_generation_prompt=True)
+        text = tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True
+        )
         return text, False
     raise InputError(f"--template {name!r}: expected one of {', '.join(TEMPLATES)}")

@@ -63,12 +63,17 @@ def build_tokenizer(vocab: int = 512, lines: list[str] | None = None):
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        vocab_size=vocab,
+        special_tokens=specials,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
     tok.train_from_iterator(lines if lines is not None else corpus_lines(), trainer=trainer)
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, eos_token=EOS, pad_token=PAD, padding_side="left",
+        tokenizer_object=tok,
+        eos_token=EOS,
+        pad_token=PAD,
+        padding_side="left",
         additional_special_tokens=list(ROLE_TOKENS),
     )
     fast.chat_template = CHAT_TEMPLATE

@@ -19,5 +19,14 @@ from ._rules import RULES, RULES_BY_ID
 from ._scanner import scan_file, scan_source, scan_text
 from ._targets import ScanError
 
-__all__ = ["RULES", "RULES_BY_ID", "Rule", "ScanError", "SourceFinding", "confirm", "scan_file", "scan_source",
-           "scan_text"]
+__all__ = [
+    "RULES",
+    "RULES_BY_ID",
+    "Rule",
+    "ScanError",
+    "SourceFinding",
+    "confirm",
+    "scan_file",
+    "scan_source",
+    "scan_text",
+]

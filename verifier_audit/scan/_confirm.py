@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Optional
 
 from ..models import CategoryResult, Report, SourceFinding
 from ._rule import Rule
 from ._rules import RULES_BY_ID
 
-Part = tuple[Optional[bool], str]  # (verdict, evidence) from one kind of evidence
+Part = tuple[bool | None, str]  # (verdict, evidence) from one kind of evidence
 
 
 def confirm(findings: list[SourceFinding], report: Report) -> list[SourceFinding]:
@@ -98,13 +97,17 @@ def _security(rule: Rule, finding: SourceFinding, report: Report) -> Part:
         return True, f"confirmed: {fired[0].kind} on {len(fired)} candidate(s) ({shown}): {seen}"
     measured = _wrong(report, finding.categories)
     if measured:
-        return False, (f"not confirmed: no canary fired over {sum(c.n for c in measured)} candidates in "
-                       f"{_shown(finding.categories)}")
+        return False, (
+            f"not confirmed: no canary fired over {sum(c.n for c in measured)} candidates in "
+            f"{_shown(finding.categories)}"
+        )
     if report.security_findings:  # never "unknown" beside findings the reader can see (issue 31)
         kinds = Counter(s.kind for s in report.security_findings)
-        return None, (f"not checked by a finding of its kind ({', '.join(rule.security_kinds)}); the audit's "
-                      f"{len(report.security_findings)} security finding(s) are of other kinds "
-                      f"({', '.join(f'{k} {n}' for k, n in kinds.most_common())})")
+        return None, (
+            f"not checked by a finding of its kind ({', '.join(rule.security_kinds)}); the audit's "
+            f"{len(report.security_findings)} security finding(s) are of other kinds "
+            f"({', '.join(f'{k} {n}' for k, n in kinds.most_common())})"
+        )
     return None, f"unknown: no canary category ({_shown(finding.categories)}) was audited"
 
 
@@ -115,15 +118,17 @@ def _threads(report: Report) -> Part:
     k = report.checks.thread_count
     if probe.disagreed:
         errors = f", {probe.errors} of them errors" if probe.errors else ""
-        return True, (f"confirmed: scored from {k} threads at once, {probe.disagreed} of {probe.sampled} candidates "
-                      f"disagreed with the audit{errors}")
+        return True, (
+            f"confirmed: scored from {k} threads at once, {probe.disagreed} of {probe.sampled} candidates "
+            f"disagreed with the audit{errors}"
+        )
     return False, f"not confirmed: {probe.sampled} candidates scored from {k} threads at once agreed with the audit"
 
 
 # --------------------------------------------------------------------------- same verifier?
 
 
-def audits_elsewhere(report: Report, finding: SourceFinding) -> Optional[str]:
+def audits_elsewhere(report: Report, finding: SourceFinding) -> str | None:
     """Why the report cannot speak for this finding's code, or None when it can: the report
     audits a function in the finding's file whose call runs that code."""
     target, sep, name = report.verifier.rpartition(":")
@@ -155,9 +160,9 @@ def _same_file(a: str, b: str) -> bool:
     # relative one must be the other's tail.
     ra, rb = [p for p in pa.parts if p != "."], [p for p in pb.parts if p != "."]
     if not pb.is_absolute():
-        return ra[-len(rb):] == rb
+        return ra[-len(rb) :] == rb
     if not pa.is_absolute():
-        return rb[-len(ra):] == ra
+        return rb[-len(ra) :] == ra
     return False
 
 
@@ -166,4 +171,4 @@ def _module_is_file(module: str, file: str) -> bool:
     resolved = list(Path(file).resolve().parts)
     as_module = [*parts[:-1], parts[-1] + ".py"]
     as_package = [*parts, "__init__.py"]
-    return resolved[-len(as_module):] == as_module or resolved[-len(as_package):] == as_package
+    return resolved[-len(as_module) :] == as_module or resolved[-len(as_package) :] == as_package

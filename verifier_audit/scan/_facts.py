@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional, Union
 
 from ._syntax import FunctionNode, Imports, own_nodes, statement_blocks
 from ._taint import EMPTY, MODEL, Labels, analyse, has, labels_of, param_names, seed_labels
@@ -18,22 +18,22 @@ from ._taint import EMPTY, MODEL, Labels, analyse, has, labels_of, param_names, 
 class FunctionInfo:
     """One function (or the module's top-level code: qualname "") and what flows in it."""
 
-    node: Union[ast.Module, FunctionNode]
+    node: ast.Module | FunctionNode
     qualname: str  # "score", "Grader.__call__", "timeout.decorator.wrapper"; "" for the module
     top: str  # the top-level function (or class) it is in; "" for module code
     nodes: list[ast.AST] = field(default_factory=list)
     labels: dict[str, Labels] = field(default_factory=dict)
     assigned: dict[str, list[ast.expr]] = field(default_factory=dict)  # name -> values bound to it here
-    _blocks: Optional[dict] = field(default=None, repr=False)  # statement_blocks(), on first use
+    _blocks: dict | None = field(default=None, repr=False)  # statement_blocks(), on first use
 
     @property
     def display(self) -> str:
         return f"{self.qualname}()" if self.qualname else "module-level code"
 
-    def labels_of(self, expr: Optional[ast.AST]) -> Labels:
+    def labels_of(self, expr: ast.AST | None) -> Labels:
         return labels_of(expr, self.labels)
 
-    def is_model(self, expr: Optional[ast.AST]) -> bool:
+    def is_model(self, expr: ast.AST | None) -> bool:
         return has(self.labels_of(expr), MODEL)
 
     def block_of(self, stmt: ast.stmt) -> tuple[list[ast.stmt], int]:
@@ -64,7 +64,7 @@ class ModuleInfo:
     # (id of the function or 0 for module level, name) -> what the name is bound to (resolve())
     _bound: dict = field(default_factory=dict, repr=False)
 
-    def function(self, qualname: str) -> Optional[FunctionInfo]:
+    def function(self, qualname: str) -> FunctionInfo | None:
         return next((f for f in self.functions if f.qualname == qualname), None)
 
     def scope_of(self, fn: FunctionInfo) -> list[str]:
@@ -72,7 +72,7 @@ class ModuleInfo:
             return []
         return sorted({fn.top} | self.callers.get(fn.top, set()))
 
-    def string_value(self, expr: Optional[ast.AST], fn: Optional[FunctionInfo] = None, depth: int = 0) -> Optional[str]:
+    def string_value(self, expr: ast.AST | None, fn: FunctionInfo | None = None, depth: int = 0) -> str | None:
         """The text of a constant string expression: a literal, a name bound once to one
         (in the function or at module level), ``re.compile(...)`` of one, a concatenation."""
         if expr is None or depth > 5:
@@ -92,7 +92,7 @@ class ModuleInfo:
                 return self.string_value(self.constants[expr.id], None, depth + 1)
         return None
 
-    def callee(self, call: ast.Call, fn: Optional[FunctionInfo] = None) -> Optional[str]:
+    def callee(self, call: ast.Call, fn: FunctionInfo | None = None) -> str | None:
         """The dotted name a call calls when the name is built rather than written:
         ``getattr(builtins, "ev" + "al")``, ``builtins.__dict__["exec"]``,
         ``vars(builtins)["eval"]``, ``globals()["__builtins__"]["eval"]``,
@@ -103,7 +103,7 @@ class ModuleInfo:
         already normalises ``ｅｖａｌ`` to ``eval`` (NFKC, PEP 3131)."""
         return self.resolve(call.func, fn)
 
-    def resolve(self, expr: ast.AST, fn: Optional[FunctionInfo] = None, depth: int = 0) -> Optional[str]:
+    def resolve(self, expr: ast.AST, fn: FunctionInfo | None = None, depth: int = 0) -> str | None:
         """The dotted name of what ``expr`` evaluates to, through the built-up forms above;
         ``<globals>`` for a module's namespace dict. None when it cannot be told."""
         if depth > 6:
@@ -122,8 +122,9 @@ class ModuleInfo:
                 self._bound[key] = None
                 scope = fn if local else None
                 # Flow-insensitive, like the taint: any binding that names something.
-                self._bound[key] = next((found for value in values
-                                         if (found := self.resolve(value, scope, depth + 1)) is not None), None)
+                self._bound[key] = next(
+                    (found for value in values if (found := self.resolve(value, scope, depth + 1)) is not None), None
+                )
             return self._bound[key]
         if isinstance(expr, ast.Attribute):
             base = self.resolve(expr.value, fn, depth + 1)
@@ -152,7 +153,7 @@ class ModuleInfo:
         return None
 
 
-def _item(base: str, key: str, imports: Imports) -> Optional[str]:
+def _item(base: str, key: str, imports: Imports) -> str | None:
     """``base[key]`` when ``base`` is a namespace: a module's ``__dict__``, the builtins as a
     dict (``__builtins__`` is the module or its dict, depending on where the code runs), or
     a module's globals (whose ``__builtins__`` is the builtins). None for any other value."""
@@ -183,13 +184,22 @@ def build_module(path: Path, display: str, text: str, tree: ast.Module) -> Modul
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in top_level:
                     if node.func.id != fn.top:
                         callers.setdefault(node.func.id, set()).add(fn.top)
-    module = ModuleInfo(path=path, display=display, lines=text.splitlines(), tree=tree, imports=imports,
-                        constants=constants, functions=functions, top_level=top_level, callers=callers)
+    module = ModuleInfo(
+        path=path,
+        display=display,
+        lines=text.splitlines(),
+        tree=tree,
+        imports=imports,
+        constants=constants,
+        functions=functions,
+        top_level=top_level,
+        callers=callers,
+    )
     _analyse_all(module)
     return module
 
 
-def _functions(body: list[ast.stmt], prefix: str, top: Optional[str]) -> Iterator[FunctionInfo]:
+def _functions(body: list[ast.stmt], prefix: str, top: str | None) -> Iterator[FunctionInfo]:
     """Every def, outer ones before the ones nested in them (their labels seed the inner)."""
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -241,13 +251,17 @@ def _call_site_labels(module: ModuleInfo) -> dict[str, dict[str, set[str]]]:
     out: dict[str, dict[str, set[str]]] = {}
     for fn in module.functions:
         for node in fn.nodes:
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id in module.top_level):
+            if not (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in module.top_level
+            ):
                 continue
             callee = module.top_level[node.func.id]
             positional = [p.arg for p in (*callee.args.posonlyargs, *callee.args.args)]
-            pairs = [(positional[i], arg) for i, arg in enumerate(node.args)
-                     if i < len(positional) and not isinstance(arg, ast.Starred)]
+            pairs = [
+                (positional[i], arg)
+                for i, arg in enumerate(node.args)
+                if i < len(positional) and not isinstance(arg, ast.Starred)
+            ]
             pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
             for param, arg in pairs:
                 labels = fn.labels_of(arg)

@@ -12,7 +12,6 @@ Three shapes turn a caught exception into a positive score:
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from ._facts import FunctionInfo
 from ._syntax import snippet
@@ -21,14 +20,16 @@ _SCORE_KEYS = ("score", "reward", "acc", "accuracy", "correct")
 _LOGGING = frozenset({"debug", "info", "warning", "warn", "error", "exception", "log", "print", "print_exc"})
 
 
-def positive_reward(expr: Optional[ast.AST]) -> bool:
+def positive_reward(expr: ast.AST | None) -> bool:
     """``True``, a positive number, or ``{"score": 1.0, ...}``."""
     if isinstance(expr, ast.Constant):
         value = expr.value
         return value is True or (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0)
     if isinstance(expr, ast.Dict):
-        return any(isinstance(k, ast.Constant) and str(k.value).lower() in _SCORE_KEYS and positive_reward(v)
-                   for k, v in zip(expr.keys, expr.values))
+        return any(
+            isinstance(k, ast.Constant) and str(k.value).lower() in _SCORE_KEYS and positive_reward(v)
+            for k, v in zip(expr.keys, expr.values)
+        )
     return False
 
 
@@ -37,8 +38,11 @@ def is_broad(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any((isinstance(t, ast.Name) and t.id in ("Exception", "BaseException"))
-               or (isinstance(t, ast.Attribute) and t.attr in ("Exception", "BaseException")) for t in types)
+    return any(
+        (isinstance(t, ast.Name) and t.id in ("Exception", "BaseException"))
+        or (isinstance(t, ast.Attribute) and t.attr in ("Exception", "BaseException"))
+        for t in types
+    )
 
 
 def _does_nothing(body: list[ast.stmt]) -> bool:
@@ -63,15 +67,18 @@ def _straight_line(stmt: ast.stmt) -> bool:
 
 
 def _binds(stmts: list[ast.stmt], name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-               for stmt in stmts for n in ast.walk(stmt))
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+        for stmt in stmts
+        for n in ast.walk(stmt)
+    )
 
 
 def _returned_names(fn: FunctionInfo) -> set[str]:
     return {n.id for r in fn.returns() if r.value is not None for n in ast.walk(r.value) if isinstance(n, ast.Name)}
 
 
-def _positive_before(name: str, block: list[ast.stmt], index: int) -> Optional[ast.stmt]:
+def _positive_before(name: str, block: list[ast.stmt], index: int) -> ast.stmt | None:
     """The last statement before ``block[index]`` that binds ``name``, if it binds a positive score."""
     for stmt in reversed(block[:index]):
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -81,7 +88,7 @@ def _positive_before(name: str, block: list[ast.stmt], index: int) -> Optional[a
     return None
 
 
-def branch_pays(stmts: list[ast.stmt], fn: FunctionInfo) -> Optional[tuple[ast.AST, str]]:
+def branch_pays(stmts: list[ast.stmt], fn: FunctionInfo) -> tuple[ast.AST, str] | None:
     """(where, how) when running these statements hands out a positive score: a return of
     one, a score the function returns set to one, one appended to a list of rewards."""
     nodes = [n for stmt in stmts for n in ast.walk(stmt)]
@@ -94,13 +101,18 @@ def branch_pays(stmts: list[ast.stmt], fn: FunctionInfo) -> Optional[tuple[ast.A
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id in returned:
                     return node, f"sets `{target.id} = {snippet(node.value, 20)}`, which the function returns"
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
-                and node.args and positive_reward(node.args[0])):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "append"
+            and node.args
+            and positive_reward(node.args[0])
+        ):
             return node, f"appends `{snippet(node.args[0], 20)}` to `{snippet(node.func.value, 30)}`"
     return None
 
 
-def pays_after(handler: ast.ExceptHandler, try_node: ast.Try, fn: FunctionInfo) -> Optional[tuple[ast.AST, str]]:
+def pays_after(handler: ast.ExceptHandler, try_node: ast.Try, fn: FunctionInfo) -> tuple[ast.AST, str] | None:
     """(where, how) when catching an exception here leads to a positive score; else None."""
     if any(isinstance(n, ast.Raise) for stmt in handler.body for n in ast.walk(stmt)):
         return None
@@ -110,18 +122,21 @@ def pays_after(handler: ast.ExceptHandler, try_node: ast.Try, fn: FunctionInfo) 
     if not _does_nothing(handler.body) or try_node.finalbody:
         return None
     block, index = fn.block_of(try_node)
-    following = next((s for s in block[index + 1:] if not _straight_line(s)), None)
+    following = next((s for s in block[index + 1 :] if not _straight_line(s)), None)
     if not isinstance(following, ast.Return) or following.value is None:
         return None  # a branch or a loop first: where the dropped exception leads is not read
-    between = block[index + 1:block.index(following)]
+    between = block[index + 1 : block.index(following)]
     if positive_reward(following.value):
-        return handler, (f"drops it and falls through to `return {snippet(following.value, 30)}` "
-                         f"(line {following.lineno})")
+        return handler, (
+            f"drops it and falls through to `return {snippet(following.value, 30)}` (line {following.lineno})"
+        )
     if isinstance(following.value, ast.Name) and not _binds(between, following.value.id):
         before = _positive_before(following.value.id, block, index)
         if before is not None:
-            return handler, (f"drops it and falls through to `return {following.value.id}` (line {following.lineno}), "
-                             f"still {snippet(before.value, 20)} from line {before.lineno}")
+            return handler, (
+                f"drops it and falls through to `return {following.value.id}` (line {following.lineno}), "
+                f"still {snippet(before.value, 20)} from line {before.lineno}"
+            )
     return None
 
 

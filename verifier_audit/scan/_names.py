@@ -10,25 +10,74 @@ the gold in open-r1 while ``solution_str`` is the model's text in verl.
 from __future__ import annotations
 
 # Parameters whose value is (or holds) text the policy wrote.
-MODEL_PARAMS = frozenset({
-    "completion", "completions", "solution_str", "response", "responses", "text", "texts",
-    "output", "outputs", "model_output", "prediction", "predictions", "pred", "preds",
-    "generation", "generations", "generated", "content", "contents", "candidate",
-})
+MODEL_PARAMS = frozenset(
+    {
+        "completion",
+        "completions",
+        "solution_str",
+        "response",
+        "responses",
+        "text",
+        "texts",
+        "output",
+        "outputs",
+        "model_output",
+        "prediction",
+        "predictions",
+        "pred",
+        "preds",
+        "generation",
+        "generations",
+        "generated",
+        "content",
+        "contents",
+        "candidate",
+    }
+)
 
 # Parameters whose value is (or holds) the reference answer.
-GOLD_PARAMS = frozenset({
-    "reference", "references", "ref", "ground_truth", "ground_truths", "gt", "solution", "solutions",
-    "answer", "answers", "gold", "golds", "gold_answer", "target", "targets", "label", "labels",
-    "expected", "expected_answer", "reference_answer", "correct_answer",
-})
+GOLD_PARAMS = frozenset(
+    {
+        "reference",
+        "references",
+        "ref",
+        "ground_truth",
+        "ground_truths",
+        "gt",
+        "solution",
+        "solutions",
+        "answer",
+        "answers",
+        "gold",
+        "golds",
+        "gold_answer",
+        "target",
+        "targets",
+        "label",
+        "labels",
+        "expected",
+        "expected_answer",
+        "reference_answer",
+        "correct_answer",
+    }
+)
 
 # ``task.reference``, ``example.answer``: attributes that hold the reference, on an object
 # that is not itself model output.
-GOLD_ATTRS = frozenset({
-    "reference", "ground_truth", "gold", "gold_answer", "answer", "solution", "expected",
-    "expected_answer", "reference_answer", "correct_answer",
-})
+GOLD_ATTRS = frozenset(
+    {
+        "reference",
+        "ground_truth",
+        "gold",
+        "gold_answer",
+        "answer",
+        "solution",
+        "expected",
+        "expected_answer",
+        "reference_answer",
+        "correct_answer",
+    }
+)
 
 # ``extra_info["ground_truth"]``, ``message["content"]``: dictionary keys with the same meaning.
 GOLD_KEYS = GOLD_ATTRS | {"label", "target"}

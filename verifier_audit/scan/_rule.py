@@ -4,8 +4,8 @@ confirm it, and the function over a parsed function that finds it."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
 
 from ..models import Severity
 from ._facts import FunctionInfo, ModuleInfo
@@ -18,7 +18,7 @@ class Hit:
 
     node: ast.AST  # where: its line and column
     message: str
-    severity: Optional[Severity] = None  # None: the rule's own
+    severity: Severity | None = None  # None: the rule's own
     confidence: str = "high"
 
 
@@ -35,7 +35,7 @@ class Rule:
     # What in an audit report would confirm it (``_confirm.py``):
     categories: tuple[str, ...] = ()  # category prefixes; a misjudged one confirms
     security_kinds: tuple[str, ...] = ()  # a security finding of one of these kinds confirms
-    probe: Optional[str] = None  # "threads": report.checks.threads disagreeing confirms
+    probe: str | None = None  # "threads": report.checks.threads disagreeing confirms
     # False when paying for a category's candidates is not the evidence (a canary scores 0:
     # what shows execution is the canary firing, a security finding).
     accepted_confirms: bool = True

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import importlib.util
 from pathlib import Path
-from typing import Optional
 
 from ..models import SourceFinding
 from ._facts import FunctionInfo, ModuleInfo, build_module
@@ -27,7 +26,7 @@ def scan_source(path_or_module: str) -> list[SourceFinding]:
     return findings
 
 
-def scan_file(path: Path | str, function: Optional[str] = None, display: Optional[str] = None) -> list[SourceFinding]:
+def scan_file(path: Path | str, function: str | None = None, display: str | None = None) -> list[SourceFinding]:
     path = Path(path)
     display = display or str(path)
     try:
@@ -41,8 +40,9 @@ def scan_file(path: Path | str, function: Optional[str] = None, display: Optiona
     return scan_text(text, display, function=function, path=path)
 
 
-def scan_text(text: str, filename: str = "<source>", function: Optional[str] = None,
-              path: Optional[Path] = None) -> list[SourceFinding]:
+def scan_text(
+    text: str, filename: str = "<source>", function: str | None = None, path: Path | None = None
+) -> list[SourceFinding]:
     """Findings in Python source ``text``, named ``filename`` in messages."""
     module = _parse(text, filename, path)
     findings: dict[tuple[int, str], SourceFinding] = {}
@@ -61,29 +61,39 @@ def scan_text(text: str, filename: str = "<source>", function: Optional[str] = N
     return sorted(findings.values(), key=lambda f: (f.line, f.col, f.rule))
 
 
-def _parse(text: str, filename: str, path: Optional[Path]) -> ModuleInfo:
+def _parse(text: str, filename: str, path: Path | None) -> ModuleInfo:
     try:
         tree = ast.parse(text, filename=filename)
         return build_module(path or Path(filename), filename, text, tree)
     except SyntaxError as exc:
         where = filename + "".join(f":{n}" for n in (exc.lineno, exc.offset) if n) if exc.lineno else filename
-        raise ScanError(f"{where}: cannot parse: {exc.msg} (scan reads Python 3.10+ source; fix the file, or scan "
-                        "the files around it)") from None
+        raise ScanError(
+            f"{where}: cannot parse: {exc.msg} (scan reads Python 3.10+ source; fix the file, or scan "
+            "the files around it)"
+        ) from None
     except ValueError as exc:  # "source code string cannot contain null bytes" (3.11)
         raise ScanError(f"{filename}: cannot parse: {exc}") from None
     except (RecursionError, MemoryError):
         raise ScanError(f"{filename}: too deeply nested to analyse") from None
 
 
-def _selected(module: ModuleInfo, function: Optional[str]) -> list[FunctionInfo]:
+def _selected(module: ModuleInfo, function: str | None) -> list[FunctionInfo]:
     """Every function, or ``function``, what is nested in it and the module's functions it
     calls by name (``helper(...)``, ``self.helper(...)``), one level deep."""
     if function is None:
         return module.functions
     entry = module.function(function)
     if entry is None:
-        names = [*module.top_level, *(f"{c.name}.{m.name}" for c in module.tree.body if isinstance(c, ast.ClassDef)
-                                     for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+        names = [
+            *module.top_level,
+            *(
+                f"{c.name}.{m.name}"
+                for c in module.tree.body
+                if isinstance(c, ast.ClassDef)
+                for m in c.body
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ),
+        ]
         shown = ", ".join(names[:15]) + (f" and {len(names) - 15} more" if len(names) > 15 else "")
         raise ScanError(f"{module.display}: no function {function!r} (functions there: {shown or 'none'})")
     inside = [f for f in module.functions if f is entry or f.qualname.startswith(entry.qualname + ".")]
@@ -95,11 +105,20 @@ def _selected(module: ModuleInfo, function: Optional[str]) -> list[FunctionInfo]
                 continue
             if isinstance(node.func, ast.Name) and node.func.id in module.top_level:
                 called.add(node.func.id)
-            elif (owner and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-                  and node.func.value.id in ("self", "cls")):
+            elif (
+                owner
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in ("self", "cls")
+            ):
                 called.add(f"{owner}.{node.func.attr}")
-    helpers = [f for f in module.functions if f not in inside and f.qualname and any(
-        f.qualname == name or f.qualname.startswith(name + ".") for name in called)]
+    helpers = [
+        f
+        for f in module.functions
+        if f not in inside
+        and f.qualname
+        and any(f.qualname == name or f.qualname.startswith(name + ".") for name in called)
+    ]
     return inside + helpers
 
 
@@ -109,7 +128,16 @@ def _finding(rule: Rule, hit: Hit, fn: FunctionInfo, module: ModuleInfo) -> Sour
     if len(code) > _CODE_WIDTH:
         code = code[: _CODE_WIDTH - 3] + "..."
     return SourceFinding(
-        rule=rule.id, title=rule.title, severity=hit.severity or rule.severity, file=module.display, line=line,
-        col=getattr(hit.node, "col_offset", 0) + 1, code=code, message=hit.message, categories=list(rule.categories),
-        function=fn.qualname, scope=module.scope_of(fn), confidence=hit.confidence,
+        rule=rule.id,
+        title=rule.title,
+        severity=hit.severity or rule.severity,
+        file=module.display,
+        line=line,
+        col=getattr(hit.node, "col_offset", 0) + 1,
+        code=code,
+        message=hit.message,
+        categories=list(rule.categories),
+        function=fn.qualname,
+        scope=module.scope_of(fn),
+        confidence=hit.confidence,
     )

@@ -5,9 +5,8 @@ expression's source for messages."""
 from __future__ import annotations
 
 import ast
-from typing import Optional, Union
 
-FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def snippet(node: ast.AST, limit: int = 60) -> str:
@@ -36,7 +35,7 @@ class Imports:
                     if alias.name != "*":
                         self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
-    def qualname(self, expr: ast.AST) -> Optional[str]:
+    def qualname(self, expr: ast.AST) -> str | None:
         """``np.isclose`` -> ``numpy.isclose``; ``sympify`` (from sympy) -> ``sympy.sympify``;
         a name imported from nowhere stays itself (``eval``). None for anything else."""
         if isinstance(expr, ast.Name):
@@ -46,12 +45,12 @@ class Imports:
             return None if base is None else f"{base}.{expr.attr}"
         return None
 
-    def call(self, node: ast.AST) -> Optional[str]:
+    def call(self, node: ast.AST) -> str | None:
         """The dotted name a call calls, or None when it is not a call of a name."""
         return self.qualname(node.func) if isinstance(node, ast.Call) else None
 
 
-def own_nodes(scope: Union[ast.Module, FunctionNode]) -> list[ast.AST]:
+def own_nodes(scope: ast.Module | FunctionNode) -> list[ast.AST]:
     """Every node of a function's body, not those of the functions and classes defined in
     it (each is analysed as a function of its own). For the module: its top-level code,
     class bodies included, function bodies not."""

@@ -20,7 +20,8 @@ say which parameter a value came from.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional, Protocol
+from collections.abc import Iterator
+from typing import Protocol
 
 from ._names import GOLD_ATTRS, GOLD_KEYS, GOLD_PARAMS, MODEL_KEYS, MODEL_PARAMS, OPAQUE_CALLS
 from ._syntax import FunctionNode, snippet
@@ -38,7 +39,7 @@ class FunctionInfo(Protocol):
     labels: dict[str, Labels]
     assigned: dict[str, list[ast.expr]]
 
-    def labels_of(self, expr: Optional[ast.AST]) -> Labels: ...
+    def labels_of(self, expr: ast.AST | None) -> Labels: ...
 
 
 def has(labels: Labels, kind: str) -> bool:
@@ -71,7 +72,7 @@ def seed_labels(node: FunctionNode) -> dict[str, Labels]:
     return seeds
 
 
-def labels_of(expr: Optional[ast.AST], env: dict[str, Labels]) -> Labels:
+def labels_of(expr: ast.AST | None, env: dict[str, Labels]) -> Labels:
     """Everything an expression's value may carry: the labels of the names it reads, and
     the reference when it reads ``task.reference`` or ``row["ground_truth"]``. A comparison
     or a ``len()`` carries nothing: a bool or a count is not text."""
@@ -129,8 +130,12 @@ class _Binder:
             self.labels(target.value.id, labels)  # d[k] = v: the container holds v
 
     def assign(self, target: ast.AST, value: ast.AST) -> None:
-        if (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
-                and len(target.elts) == len(value.elts) and not any(isinstance(e, ast.Starred) for e in target.elts)):
+        if (
+            isinstance(target, (ast.Tuple, ast.List))
+            and isinstance(value, (ast.Tuple, ast.List))
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in target.elts)
+        ):
             for t, v in zip(target.elts, value.elts):
                 self.assign(t, v)
             return
@@ -173,14 +178,18 @@ def analyse(fn: FunctionInfo, seeds: dict[str, Labels]) -> None:
                 binder.iterate(node.target, node.iter)
             elif isinstance(node, ast.withitem) and node.optional_vars is not None:
                 binder.assign(node.optional_vars, node.context_expr)
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS
-                  and isinstance(node.func.value, ast.Name)):
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _MUTATORS
+                and isinstance(node.func.value, ast.Name)
+            ):
                 binder.labels(node.func.value.id, labels_of(ast.Tuple(elts=list(node.args), ctx=ast.Load()), fn.labels))
         if not binder.changed:
             break
 
 
-def _bindings(node: ast.AST) -> Iterator[tuple[ast.AST, Optional[ast.expr]]]:
+def _bindings(node: ast.AST) -> Iterator[tuple[ast.AST, ast.expr | None]]:
     if isinstance(node, ast.Assign):
         for target in node.targets:
             yield target, node.value

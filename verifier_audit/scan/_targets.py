@@ -15,7 +15,6 @@ import sys
 from dataclasses import dataclass
 from importlib.machinery import PathFinder
 from pathlib import Path
-from typing import Optional
 
 from ..errors import InputError
 
@@ -38,7 +37,7 @@ class SourceFile:
 class Target:
     text: str  # as given
     files: tuple[SourceFile, ...]
-    function: Optional[str] = None  # "score", "Grader.__call__"
+    function: str | None = None  # "score", "Grader.__call__"
 
 
 def resolve_target(text: str) -> Target:
@@ -55,12 +54,14 @@ def resolve_target(text: str) -> Target:
             raise ScanError(f"{where}: no .py file in this directory")
         return Target(text, files, None)
     if where.endswith(".py") or os.sep in where:
-        raise ScanError(f"{where}: no such file (cwd: {os.getcwd()}); give a .py file, a directory, or an importable "
-                        "module name, optionally with :function")
+        raise ScanError(
+            f"{where}: no such file (cwd: {os.getcwd()}); give a .py file, a directory, or an importable "
+            "module name, optionally with :function"
+        )
     return Target(text, _module_files(where, text), function)
 
 
-def _split_function(text: str) -> tuple[str, Optional[str]]:
+def _split_function(text: str) -> tuple[str, str | None]:
     where, sep, name = text.rpartition(":")
     if sep and where and _FUNCTION.match(name) and not Path(text).exists():
         return where, name
@@ -75,10 +76,10 @@ def _python_files(directory: Path) -> list[Path]:
     return found
 
 
-def module_location(name: str) -> tuple[Optional[str], list[str]]:
+def module_location(name: str) -> tuple[str | None, list[str]]:
     """(origin file, package directories) of module ``name``, found on sys.path (and the
     working directory) without running any of its code; (None, []) when not found."""
-    search: Optional[list[str]] = None
+    search: list[str] | None = None
     spec = None
     parts = name.split(".")
     for i in range(len(parts)):
@@ -96,15 +97,20 @@ def module_location(name: str) -> tuple[Optional[str], list[str]]:
 
 def _module_files(name: str, text: str) -> tuple[SourceFile, ...]:
     if not _MODULE.match(name):
-        raise ScanError(f"{text}: not a file, a directory or a module name; give a .py file, a directory, or an "
-                        "importable module name (package.module), optionally with :function")
+        raise ScanError(
+            f"{text}: not a file, a directory or a module name; give a .py file, a directory, or an "
+            "importable module name (package.module), optionally with :function"
+        )
     origin, package_dirs = module_location(name)
     if origin is None and not package_dirs:
-        raise ScanError(f"{text}: no file, directory or importable module of that name (cwd: {os.getcwd()}); give a "
-                        ".py file, a directory, or a module on sys.path, optionally with :function")
+        raise ScanError(
+            f"{text}: no file, directory or importable module of that name (cwd: {os.getcwd()}); give a "
+            ".py file, a directory, or a module on sys.path, optionally with :function"
+        )
     if origin is not None and not origin.endswith(".py"):
-        raise ScanError(f"{text}: module {name} is {origin}, not Python source (a compiled or built-in module): "
-                        "nothing to read")
+        raise ScanError(
+            f"{text}: module {name} is {origin}, not Python source (a compiled or built-in module): nothing to read"
+        )
     if package_dirs and not _split_function(text)[1]:
         # A package: every file in it, named as they lie on disk.
         files = [SourceFile(p, _shown(p)) for d in package_dirs for p in _python_files(Path(d))]

@@ -5,8 +5,8 @@ summary line (the output of ``verifier-audit scan``, ``cli/scan.py``)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from ..models import Severity, SourceFinding
 from ..report.text import printable as _printable
@@ -14,7 +14,7 @@ from ..report.text import printable as _printable
 _STATUS = {True: "confirmed", False: "not confirmed", None: "unknown"}
 
 
-def to_text(findings: list[SourceFinding], targets: Sequence[str], report: Optional[Path] = None) -> str:
+def to_text(findings: list[SourceFinding], targets: Sequence[str], report: Path | None = None) -> str:
     lines = []
     for f in findings:
         confidence = ", low confidence" if f.confidence == "low" else ""
@@ -25,7 +25,7 @@ def to_text(findings: list[SourceFinding], targets: Sequence[str], report: Optio
     return "\n".join(lines) + "\n"
 
 
-def _summary(findings: list[SourceFinding], targets: Sequence[str], report: Optional[Path]) -> str:
+def _summary(findings: list[SourceFinding], targets: Sequence[str], report: Path | None) -> str:
     scanned = ", ".join(targets) if len(targets) <= 3 else f"{len(targets)} targets"
     if not findings:
         return _printable(f"verifier-audit scan: no findings in {scanned}")
@@ -35,6 +35,5 @@ def _summary(findings: list[SourceFinding], targets: Sequence[str], report: Opti
     text = f"verifier-audit scan: {len(findings)} finding(s) ({severities}) in {files} file(s) of {scanned}"
     if report is not None:
         status = Counter(f.confirmed for f in findings)
-        text += (f"; against {report}: {status[True]} confirmed, {status[False]} not confirmed, "
-                 f"{status[None]} unknown")
+        text += f"; against {report}: {status[True]} confirmed, {status[False]} not confirmed, {status[None]} unknown"
     return _printable(text)

@@ -4,8 +4,8 @@ truth the audit's oracle confirmed, and a failure shrinks to the simplest one of
 from pathlib import Path
 
 from hypothesis import given, settings
-
 from rewards import accuracy_reward
+
 from verifier_audit.strategies import equivalent, known_bad, near_miss, tasks
 
 TASK = tasks(str(Path(__file__).parent.parent / "data" / "gsm_style.jsonl"))[0]

@@ -3,7 +3,6 @@ the `verifier_audit` fixture and marker audit a reward function on the suite and
 [tool.verifier_audit] in pyproject.toml configures."""
 
 import pytest
-
 from rewards import accuracy_reward, last_number_reward
 
 

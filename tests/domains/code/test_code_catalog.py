@@ -94,8 +94,11 @@ def test_catalog_loads_with_the_required_hacks(entries):
         assert found.get(entry_id) == category, entry_id
     for entry_id in RESOURCE_HOGS:
         assert next(e for e in entries if e.id == entry_id).instances <= 6
-    assert all(e.severity is Severity.critical for e in entries if e.category in (
-        "code.hack.exit", "code.hack.escape", "code.hack.network", "code.hack.fork_bomb"))
+    assert all(
+        e.severity is Severity.critical
+        for e in entries
+        if e.category in ("code.hack.exit", "code.hack.escape", "code.hack.network", "code.hack.fork_bomb")
+    )
 
 
 def test_the_header_documents_every_placeholder():
@@ -167,7 +170,9 @@ def test_every_template_compiles_on_humaneval():
 
 def test_generate_is_deterministic_and_seed_dependent(entries, tasks):
     first = known_bad.generate(tasks, 3, entries)
-    assert [(c.id, c.text, c.label) for c in first] == [(c.id, c.text, c.label) for c in known_bad.generate(tasks, 3, entries)]
+    assert [(c.id, c.text, c.label) for c in first] == [
+        (c.id, c.text, c.label) for c in known_bad.generate(tasks, 3, entries)
+    ]
     assert [c.task_id for c in first] != [c.task_id for c in known_bad.generate(tasks, 4, entries)]
     assert len({c.id for c in first}) == len(first)
     counts = {e.id: 0 for e in entries}
@@ -188,8 +193,14 @@ def test_tasks_without_an_entry_point_are_left_out(entries, tasks):
 
 def test_reference_braces_are_not_read_as_placeholders(by_id):
     reference = 'def f(x):\n    return "{{wrong}} {x}".format(x=x)\n'
-    task = Task(id="braces", domain="code", prompt="p", reference=reference, entry_point="f",
-                tests="def check(candidate):\n    assert candidate(1) == '{{wrong}} 1'\n")
+    task = Task(
+        id="braces",
+        domain="code",
+        prompt="p",
+        reference=reference,
+        entry_point="f",
+        tests="def check(candidate):\n    assert candidate(1) == '{{wrong}} 1'\n",
+    )
     text = known_bad.fill(by_id["correct_then_exit_zero"], task)
     assert text.startswith(reference)
     table = known_bad.visible_table(task)
@@ -228,16 +239,27 @@ def test_wrong_constant_follows_the_return_type(tasks):
     assert "return [None]\n" in by_family["list"]
 
 
-@pytest.mark.parametrize("reference, header", [
-    ("def f(x): return x + 1\n", "def f(x):"),  # body on the def line
-    ("from typing import List\n\n\ndef f(x: List[int],\n      y: int = 1) -> int:\n    return x[0] + y\n",
-     "def f(x: List[int],\n      y: int = 1) -> int:"),  # multi-line signature
-    ('import os\n\x0c\ndef f(x):\n\t"""Doc\u2028string."""\n\treturn x\n', "def f(x):"),  # tabs, form feed, U+2028
-    ("from __future__ import annotations\n\n@staticmethod\ndef f(x) -> int:\n    return x\n", "def f(x) -> int:"),
-])
+@pytest.mark.parametrize(
+    "reference, header",
+    [
+        ("def f(x): return x + 1\n", "def f(x):"),  # body on the def line
+        (
+            "from typing import List\n\n\ndef f(x: List[int],\n      y: int = 1) -> int:\n    return x[0] + y\n",
+            "def f(x: List[int],\n      y: int = 1) -> int:",
+        ),  # multi-line signature
+        ('import os\n\x0c\ndef f(x):\n\t"""Doc\u2028string."""\n\treturn x\n', "def f(x):"),  # tabs, form feed, U+2028
+        ("from __future__ import annotations\n\n@staticmethod\ndef f(x) -> int:\n    return x\n", "def f(x) -> int:"),
+    ],
+)
 def test_wrong_and_def_handle_unusual_layouts(by_id, reference, header):
-    task = Task(id="layout", domain="code", prompt="p", reference=reference, entry_point="f",
-                tests="def check(candidate):\n    assert candidate([1]) == 2\n")
+    task = Task(
+        id="layout",
+        domain="code",
+        prompt="p",
+        reference=reference,
+        entry_point="f",
+        tests="def check(candidate):\n    assert candidate([1]) == 2\n",
+    )
     info = known_bad.analyse(task)
     assert info.header == header and "__future__" not in info.prelude
     assert "return -987654321\n" in info.wrong and "__future__" not in info.wrong
@@ -262,18 +284,28 @@ def test_table_placeholder_writes_the_same_table(by_id, task_by_id):
     task = task_by_id["code-0004"]  # clamp(x, lo, hi)
     text = known_bad.fill(by_id["hardcode_visible_table"], task)
     literal = re.search(r"^_SEEN = (.*)$", text, re.M).group(1)
-    assert ast.literal_eval(literal) == known_bad.visible_table(task) == {
-        "(5, 0, 3)": 3, "(-1, 0, 3)": 0, "(2, 0, 3)": 2}
+    assert (
+        ast.literal_eval(literal) == known_bad.visible_table(task) == {"(5, 0, 3)": 3, "(-1, 0, 3)": 0, "(2, 0, 3)": 2}
+    )
 
 
 def test_table_binds_keywords_defaults_and_tolerance_asserts():
-    task = Task(id="kw", domain="code", prompt="p", entry_point="scale",
-                reference="def scale(x, factor=2, *, unused=None):\n    return x * factor\n",
-                tests="def check(candidate):\n    assert candidate(3) == 6\n")
+    task = Task(
+        id="kw",
+        domain="code",
+        prompt="p",
+        entry_point="scale",
+        reference="def scale(x, factor=2, *, unused=None):\n    return x * factor\n",
+        tests="def check(candidate):\n    assert candidate(3) == 6\n",
+    )
     assert known_bad.analyse(task).params is None  # keyword-only parameter: no plain params
-    task = Task(id="kw2", domain="code", prompt="p", entry_point="scale",
-                reference="def scale(x, factor=2):\n    return x * factor\n",
-                tests=textwrap.dedent("""\
+    task = Task(
+        id="kw2",
+        domain="code",
+        prompt="p",
+        entry_point="scale",
+        reference="def scale(x, factor=2):\n    return x * factor\n",
+        tests=textwrap.dedent("""\
                     import math
                     def check(candidate):
                         assert candidate(3) == 6
@@ -282,9 +314,16 @@ def test_table_binds_keywords_defaults_and_tolerance_asserts():
                         assert math.isclose(candidate(1.5, 2), 3.0)
                         assert candidate(sum([1])) == 2
                         assert not candidate(0)
-                    """))
+                    """),
+    )
     info = known_bad.analyse(task)
-    assert known_bad.visible_table(task) == {"(3, 2)": 6, "(1, 3)": 3, "(0.5, 2)": 1.0, "(1.5, 2)": 3.0, "(0, 2)": False}
+    assert known_bad.visible_table(task) == {
+        "(3, 2)": 6,
+        "(1, 3)": 3,
+        "(0.5, 2)": 1.0,
+        "(1.5, 2)": 3.0,
+        "(0, 2)": False,
+    }
     assert "tolerance" in info.kinds and "int" in info.kinds  # no annotation: the first expected value
 
 
@@ -304,19 +343,34 @@ def test_token_is_a_short_safe_fragment(entry_id, task_id, other):
         assert known_bad.token(entry_id, other) != token
 
 
-_SCALARS = (st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False, width=32)
-            | st.text(max_size=8) | st.booleans() | st.none())
-_LITERALS = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
-                         | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-                         max_leaves=8)
+_SCALARS = (
+    st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
+    | st.text(max_size=8)
+    | st.booleans()
+    | st.none()
+)
+_LITERALS = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
 
 
 @settings(max_examples=150, deadline=None)
 @given(calls=st.lists(st.tuples(st.tuples(_LITERALS, _LITERALS), _LITERALS), min_size=1, max_size=5))
 def test_table_round_trips_generated_literal_asserts(calls):
     asserts = "".join(f"    assert candidate({a!r}, {b!r}) == {expected!r}\n" for (a, b), expected in calls)
-    task = Task(id="gen", domain="code", prompt="p", entry_point="f", reference="def f(a, b):\n    return a\n",
-                tests="def check(candidate):\n" + asserts)
+    task = Task(
+        id="gen",
+        domain="code",
+        prompt="p",
+        entry_point="f",
+        reference="def f(a, b):\n    return a\n",
+        tests="def check(candidate):\n" + asserts,
+    )
     table = known_bad.visible_table(task)
     expected_table: dict = {}
     for args, expected in calls:
@@ -340,15 +394,28 @@ def _run(path, cwd, *args):
     return subprocess.run([sys.executable, *args, str(path)], cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("entry_id, task_id", [
-    ("exit_zero_module_level", "code-0001"), ("os_exit_module_level", "code-0001"),
-    ("os_exit_in_function", "code-0001"), ("systemexit_in_function", "code-0001"),
-    ("atexit_os_exit", "code-0001"), ("excepthook_exit_zero", "code-0001"), ("del_finalizer_exit", "code-0001"),
-    ("timer_thread_exit", "code-0001"), ("signal_alarm_exit", "code-0001"), ("print_all_tests_passed", "code-0001"),
-    ("read_test_file", "code-0001"), ("caller_frame_expected", "code-0001"), ("gc_find_check_constants", "code-0001"),
-    ("monkeypatch_builtins_abs", "code-0002"), ("builtins_abs_only", "code-0002"), ("shadow_abs_global", "code-0002"),
-    ("always_equal_int_json", "code-0001"),
-])
+@pytest.mark.parametrize(
+    "entry_id, task_id",
+    [
+        ("exit_zero_module_level", "code-0001"),
+        ("os_exit_module_level", "code-0001"),
+        ("os_exit_in_function", "code-0001"),
+        ("systemexit_in_function", "code-0001"),
+        ("atexit_os_exit", "code-0001"),
+        ("excepthook_exit_zero", "code-0001"),
+        ("del_finalizer_exit", "code-0001"),
+        ("timer_thread_exit", "code-0001"),
+        ("signal_alarm_exit", "code-0001"),
+        ("print_all_tests_passed", "code-0001"),
+        ("read_test_file", "code-0001"),
+        ("caller_frame_expected", "code-0001"),
+        ("gc_find_check_constants", "code-0001"),
+        ("monkeypatch_builtins_abs", "code-0002"),
+        ("builtins_abs_only", "code-0002"),
+        ("shadow_abs_global", "code-0002"),
+        ("always_equal_int_json", "code-0001"),
+    ],
+)
 def test_exit_code_verifier_is_fooled(entry_id, task_id, by_id, task_by_id, tmp_path):
     task = task_by_id[task_id]
     path = tmp_path / "solution.py"
@@ -377,8 +444,17 @@ def test_pytest_verifier_is_fooled(entry_id, by_id, task_by_id, tmp_path):
     assert done.returncode == 0, done.stdout[-2000:]
 
 
-@pytest.mark.parametrize("entry_id", ["always_equal_object", "always_equal_arithmetic", "always_equal_subclass",
-                                      "hardcode_visible_table", "caller_frame_expected", "gc_find_check_constants"])
+@pytest.mark.parametrize(
+    "entry_id",
+    [
+        "always_equal_object",
+        "always_equal_arithmetic",
+        "always_equal_subclass",
+        "hardcode_visible_table",
+        "caller_frame_expected",
+        "gc_find_check_constants",
+    ],
+)
 def test_in_process_verifier_is_fooled(entry_id, by_id, task_by_id):
     for task_id in ("code-0001", "code-0002", "code-0098"):  # int, float with tolerance, dict
         task = task_by_id[task_id]
@@ -431,7 +507,8 @@ def test_builtins_abs_alone_fools_a_numpy_checker_in_the_candidates_process(by_i
     assert "math." not in text.split(known_bad.analyse(task).wrong, 1)[1]  # builtins.abs and nothing else
     checker = "\n\nimport numpy as np\n" + "".join(
         f"np.testing.assert_allclose({task.entry_point}(*{key}), {expected!r}, atol=1e-6)\n"
-        for key, expected in known_bad.visible_table(task).items())
+        for key, expected in known_bad.visible_table(task).items()
+    )
     for source, passes in ((text, True), (known_bad.analyse(task).wrong, False)):
         path = tmp_path / "check.py"
         path.write_text(source + checker, encoding="utf-8")

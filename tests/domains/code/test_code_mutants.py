@@ -23,8 +23,9 @@ from verifier_audit.domains.code.generators import mutants as M
 from verifier_audit.domains.code.generators import rewrites as R
 
 ROOT = Path(__file__).resolve().parents[3]
-TASKS = [json.loads(line) for line in (ROOT / "suites" / "code" / "tasks.jsonl").read_text().splitlines()
-         if line.strip()]
+TASKS = [
+    json.loads(line) for line in (ROOT / "suites" / "code" / "tasks.jsonl").read_text().splitlines() if line.strip()
+]
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -64,7 +65,8 @@ def _ast_diffs(a, b) -> int:
         if count > 1:
             da, db = ast.dump(a), ast.dump(b)
             if any(ast.dump(c) == da for c in ast.iter_child_nodes(b)) or any(
-                    ast.dump(c) == db for c in ast.iter_child_nodes(a)):
+                ast.dump(c) == db for c in ast.iter_child_nodes(a)
+            ):
                 return 1
         return count
     if isinstance(a, list) and isinstance(b, list):
@@ -76,8 +78,12 @@ def _ast_diffs(a, b) -> int:
 
 def _signatures(tree: ast.Module) -> list[str]:
     """Every def line (name, parameters, defaults, annotations, decorators) and docstring."""
-    return [f"{n.name}|{ast.dump(n.args)}|{n.returns and ast.dump(n.returns)}|{[ast.dump(d) for d in n.decorator_list]}"
-            f"|{ast.get_docstring(n, clean=False)}" for n in ast.walk(tree) if isinstance(n, FUNCS)]
+    return [
+        f"{n.name}|{ast.dump(n.args)}|{n.returns and ast.dump(n.returns)}|{[ast.dump(d) for d in n.decorator_list]}"
+        f"|{ast.get_docstring(n, clean=False)}"
+        for n in ast.walk(tree)
+        if isinstance(n, FUNCS)
+    ]
 
 
 def _outside_functions(tree: ast.Module) -> list[str]:
@@ -157,14 +163,37 @@ BEHAVIOUR = [
     ("arith_swap", "def f(a, b):\n    return a + b\n", "`+` -> `-`", (2, 3), -1),
     ("arith_swap", "def f(a, b):\n    return a // b\n", "`//` -> `/`", (7, 2), 3.5),
     ("aug_assign_swap", "def f(a):\n    t = 10\n    t += a\n    return t\n", "`+=` -> `-=`", (3,), 7),
-    ("aug_to_assign", "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n", "`t = x`", ([1, 2],), 2),
+    (
+        "aug_to_assign",
+        "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n",
+        "`t = x`",
+        ([1, 2],),
+        2,
+    ),
     ("return_none", "def f(x):\n    return x * 2\n", "`x * 2` -> `None`", (4,), None),
     ("stmt_delete", "def f(x):\n    y = 1\n    x = x + y\n    return x\n", "deleted `x = x + y`", (4,), 4),
-    ("loop_skip", "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n", "`xs` -> `[]`", ([1, 2],), 0),
+    (
+        "loop_skip",
+        "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n",
+        "`xs` -> `[]`",
+        ([1, 2],),
+        0,
+    ),
     ("loop_skip", "def f(n):\n    while n > 5:\n        n -= 1\n    return n\n", "-> `False`", (9,), 9),
-    ("break_continue", "def f(xs):\n    t = 0\n    for x in xs:\n        if x < 0:\n            break\n        t += x\n    return t\n",
-     "`break` -> `continue`", ([1, -1, 5],), 6),
-    ("condition_negate", "def f(x):\n    if x > 0:\n        return 1\n    return 2\n", "`x > 0` -> `not x > 0`", (5,), 2),
+    (
+        "break_continue",
+        "def f(xs):\n    t = 0\n    for x in xs:\n        if x < 0:\n            break\n        t += x\n    return t\n",
+        "`break` -> `continue`",
+        ([1, -1, 5],),
+        6,
+    ),
+    (
+        "condition_negate",
+        "def f(x):\n    if x > 0:\n        return 1\n    return 2\n",
+        "`x > 0` -> `not x > 0`",
+        (5,),
+        2,
+    ),
     ("range_bound", "def f(n):\n    return sum(range(n))\n", "`range(n + 1)`", (3,), 6),
     ("range_bound", "def f(n):\n    return sum(range(1, n + 1))\n", "`range(1, n + 2)`", (3,), 10),
     ("slice_bound", "def f(s):\n    return s[1:]\n", "`1:` -> `2:`", ("abcd",), "cd"),
@@ -185,8 +214,9 @@ BEHAVIOUR = [
 ]
 
 
-@pytest.mark.parametrize("kind,source,wanted,args,expected", BEHAVIOUR,
-                         ids=[f"{c[0]}-{i}" for i, c in enumerate(BEHAVIOUR)])
+@pytest.mark.parametrize(
+    "kind,source,wanted,args,expected", BEHAVIOUR, ids=[f"{c[0]}-{i}" for i, c in enumerate(BEHAVIOUR)]
+)
 def test_kind_does_what_it_says(kind, source, wanted, args, expected):
     found = [m for m in M.mutants(source, "f") if m.kind == kind and wanted in m.description]
     assert len(found) == 1, [m.description for m in M.mutants(source, "f")]
@@ -197,7 +227,7 @@ def test_kind_does_what_it_says(kind, source, wanted, args, expected):
 
 def test_docstrings_imports_and_module_code_are_never_mutated():
     source = (
-        'import math\nLIMIT = 3 + 4  # module level: not a function body\n\n'
+        "import math\nLIMIT = 3 + 4  # module level: not a function body\n\n"
         'def helper(x: int = 5) -> int:\n    """Twice x, if x < 10 (docstring: not code)."""\n    return 2 * x\n\n'
         'def f(n: int, k: int = 2) -> int:\n    """Doc with a 1 and a `<`."""\n    import string\n'
         '    label = f"{n + 1}"\n    return helper(n) + math.floor(k) + LIMIT + len(label)\n'
@@ -216,8 +246,10 @@ def test_docstrings_imports_and_module_code_are_never_mutated():
 
 
 def test_splices_keep_comments_and_parenthesise_only_when_needed():
-    source = ("def f(a, b, c):\n    # keep me\n    x = a * (b + c)  # and me\n    if(a) and b:\n        x += 1\n"
-              "    return 2 ** x ** 2 if(x) else x\n")
+    source = (
+        "def f(a, b, c):\n    # keep me\n    x = a * (b + c)  # and me\n    if(a) and b:\n        x += 1\n"
+        "    return 2 ** x ** 2 if(x) else x\n"
+    )
     found = {m.description: m for m in M.mutants(source, "f")}
     swapped = found["line 3: `+` -> `-`"].source
     assert "# keep me" in swapped and "x = a * (b - c)  # and me" in swapped
@@ -226,7 +258,7 @@ def test_splices_keep_comments_and_parenthesise_only_when_needed():
     assert "if(not x) else" in found["line 6: `x` -> `not x`"].source
     # 2 ** x ** 2 is 2 ** (x ** 2): the inner power made a product needs its parentheses.
     power = [m.source for m in M.mutants(source, "f") if "2 ** (x * 2) if" in m.source]
-    assert len(power) == 1 and _load(power[0])["f"](1, 1, 1) == 2 ** 6
+    assert len(power) == 1 and _load(power[0])["f"](1, 1, 1) == 2**6
 
 
 def test_cap_and_order():
@@ -278,17 +310,25 @@ def test_normalise_ignores_layout_docstrings_and_trivia():
 _LEAF = st.sampled_from(["a", "b", "0", "1", "2", "-3"])
 _EXPR = st.recursive(
     _LEAF,
-    lambda inner: st.tuples(inner, st.sampled_from(["+", "-", "*", "//", "%", "**"]), inner).map(
-        lambda t: f"({t[0]} {t[1]} {t[2]})") | inner.map(lambda e: f"-{e}") | st.tuples(
-        st.sampled_from(["min", "max", "abs"]), inner, inner).map(
-        lambda t: f"{t[0]}({t[1]})" if t[0] == "abs" else f"{t[0]}({t[1]}, {t[2]})"),
+    lambda inner: (
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "//", "%", "**"]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        )
+        | inner.map(lambda e: f"-{e}")
+        | st.tuples(st.sampled_from(["min", "max", "abs"]), inner, inner).map(
+            lambda t: f"{t[0]}({t[1]})" if t[0] == "abs" else f"{t[0]}({t[1]}, {t[2]})"
+        )
+    ),
     max_leaves=5,
 )
 _TEST = st.tuples(_EXPR, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), _EXPR).map(" ".join)
 _FUNCTION = st.tuples(_TEST, _EXPR, _EXPR, st.booleans()).map(
-    lambda t: "def f(a, b):\n    \"\"\"Generated.\"\"\"\n"
-              + (f"    if {t[0]} and a != b:\n" if t[3] else f"    if {t[0]}:\n")
-              + f"        return {t[1]}\n    c = {t[2]}\n    c += 1\n    return c\n")
+    lambda t: (
+        'def f(a, b):\n    """Generated."""\n'
+        + (f"    if {t[0]} and a != b:\n" if t[3] else f"    if {t[0]}:\n")
+        + f"        return {t[1]}\n    c = {t[2]}\n    c += 1\n    return c\n"
+    )
+)
 
 _GRID = [(a, b) for a in range(-2, 3) for b in range(-2, 3)]
 
@@ -371,8 +411,9 @@ def _random_args(task: dict, rng: random.Random) -> list:
         elif type_ == "list[str]":
             args.append([_word(rng, alphabet, rng.randint(0, h.get("max_str_len", 4))) for _ in range(n)])
         elif type_ == "dict[str,int]":
-            args.append({_word(rng, alphabet, rng.randint(1, h.get("max_key_len", 3))): rng.randint(lo, hi)
-                         for _ in range(n)})
+            args.append(
+                {_word(rng, alphabet, rng.randint(1, h.get("max_key_len", 3))): rng.randint(lo, hi) for _ in range(n)}
+            )
         else:
             raise AssertionError(type_)
     return args
@@ -424,8 +465,10 @@ def test_rewrites_that_would_change_behaviour_are_skipped():
     shadow = "n = 5\n\ndef f(xs):\n    ys = [n for n in xs]\n    return ys, n\n"
     assert "comprehension_to_loop" not in dict(R.rewrites(shadow, "f", random.Random(0)))
     # A half-built list can be seen from an except clause.
-    guarded = ("def f(xs):\n    out = []\n    try:\n        for x in xs:\n            out.append(1 // x)\n"
-               "    except ZeroDivisionError:\n        pass\n    return out\n")
+    guarded = (
+        "def f(xs):\n    out = []\n    try:\n        for x in xs:\n            out.append(1 // x)\n"
+        "    except ZeroDivisionError:\n        pass\n    return out\n"
+    )
     assert "loop_to_comprehension" not in dict(R.rewrites(guarded, "f", random.Random(0)))
     # Recursion through a wrapper would halve the reachable depth.
     recursive = "def f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\n"
@@ -471,8 +514,11 @@ def test_text_rewrites_keep_the_rest_byte_for_byte():
     task = TASKS[0]
     found = dict(R.rewrites(task["reference"], task["entry_point"], random.Random(0)))
     for kind in ("comments", "debug_print", "unused_import"):
-        kept = [line for line in found[kind].splitlines()
-                if not line.strip().startswith(("#", "print(", "import ")) and "=" not in line.split("(")[0]]
+        kept = [
+            line
+            for line in found[kind].splitlines()
+            if not line.strip().startswith(("#", "print(", "import ")) and "=" not in line.split("(")[0]
+        ]
         assert all(line in task["reference"].splitlines() for line in kept if line.strip()), kind
     assert '"""' not in found["docstring_strip"]
 

@@ -42,8 +42,12 @@ def _sandbox_processes(uids=None) -> list[str]:
     the machine have their own, so tests name theirs). All should be gone after a run."""
     rows = os.popen("ps -eo uid=,stat=,pid=").read().split("\n")
     rows = [r.split() for r in rows if r.split()]
-    return [" ".join(r) for r in rows if not r[1].startswith("Z")
-            and (int(r[0]) in uids if uids is not None else int(r[0]) >= sb_mod.pool.UID_RANGE[0])]
+    return [
+        " ".join(r)
+        for r in rows
+        if not r[1].startswith("Z")
+        and (int(r[0]) in uids if uids is not None else int(r[0]) >= sb_mod.pool.UID_RANGE[0])
+    ]
 
 
 def _uids(box) -> set:
@@ -149,16 +153,18 @@ def test_cpu_limit(sb):
     assert r.ok and r.value == (4, 5)
 
 
-DEAF_SPIN = ("import signal\n"
-             "def f(*a):\n"
-             "    for s in (signal.SIGALRM, signal.SIGPROF, signal.SIGVTALRM, signal.SIGXCPU, signal.SIGTERM):\n"
-             "        signal.signal(s, signal.SIG_IGN)\n"
-             "    while True:\n"
-             "        try:\n"
-             "            while True:\n"
-             "                pass\n"
-             "        except BaseException:\n"
-             "            continue\n")
+DEAF_SPIN = (
+    "import signal\n"
+    "def f(*a):\n"
+    "    for s in (signal.SIGALRM, signal.SIGPROF, signal.SIGVTALRM, signal.SIGXCPU, signal.SIGTERM):\n"
+    "        signal.signal(s, signal.SIG_IGN)\n"
+    "    while True:\n"
+    "        try:\n"
+    "            while True:\n"
+    "                pass\n"
+    "        except BaseException:\n"
+    "            continue\n"
+)
 
 
 def test_cpu_timeout_ends_a_spin_that_ignores_every_signal(sb):
@@ -176,8 +182,11 @@ def test_the_per_input_limit_is_cpu_time(sb):
     nothing) is answered; one that spins is ended at the limit, and the batch with it."""
     src = "import time\ndef f(x):\n    if x == 'sleep':\n        time.sleep(0.3)\n    while x == 'spin':\n        pass\n    return x\n"
     r = sb.run(src, call="f", batch=[("sleep",), ("ok",), ("spin",), ("never",)], timeout=60.0, item_timeout=0.1)
-    assert [(i.ok, i.kind, i.value) for i in r.items] == [(True, "ok", "sleep"), (True, "ok", "ok"),
-                                                          (False, "timeout", None)]
+    assert [(i.ok, i.kind, i.value) for i in r.items] == [
+        (True, "ok", "sleep"),
+        (True, "ok", "ok"),
+        (False, "timeout", None),
+    ]
 
 
 def test_inherited_fds_closed(sb):
@@ -459,17 +468,23 @@ def test_default_level_is_the_strongest_available():
 # ----------------------------------------------------------------- the default level, all at once
 
 HOSTILE = {
-    "fork_bomb": ("import os\ndef f(port, mark):\n    n = 0\n    try:\n        while True:\n"
-                  "            if os.fork() == 0:\n                import time; time.sleep(30); os._exit(0)\n"
-                  "            n += 1\n    except OSError:\n        return n\n"),
+    "fork_bomb": (
+        "import os\ndef f(port, mark):\n    n = 0\n    try:\n        while True:\n"
+        "            if os.fork() == 0:\n                import time; time.sleep(30); os._exit(0)\n"
+        "            n += 1\n    except OSError:\n        return n\n"
+    ),
     "memory_bomb": "def f(port, mark):\n    x = []\n    while True:\n        x.append(bytearray(10**7))\n",
     "infinite_loop": "def f(port, mark):\n    while True:\n        pass\n",
-    "setsid_grandchild": ("import os, time\ndef f(port, mark):\n    if os.fork() == 0:\n        os.setsid()\n"
-                          "        if os.fork() == 0:\n            time.sleep(5)\n            open(mark + '.late', 'w').write('x')\n"
-                          "        os._exit(0)\n    time.sleep(60)\n"),
+    "setsid_grandchild": (
+        "import os, time\ndef f(port, mark):\n    if os.fork() == 0:\n        os.setsid()\n"
+        "        if os.fork() == 0:\n            time.sleep(5)\n            open(mark + '.late', 'w').write('x')\n"
+        "        os._exit(0)\n    time.sleep(60)\n"
+    ),
     "write_outside": "def f(port, mark):\n    open(mark, 'w').write('escaped')\n    return 'written'\n",
-    "loopback": ("import socket\ndef f(port, mark):\n    s = socket.create_connection(('127.0.0.1', port), timeout=1)\n"
-                 "    s.sendall(b'leak')\n    return 'connected'\n"),
+    "loopback": (
+        "import socket\ndef f(port, mark):\n    s = socket.create_connection(('127.0.0.1', port), timeout=1)\n"
+        "    s.sendall(b'leak')\n    return 'connected'\n"
+    ),
 }
 
 
@@ -515,8 +530,10 @@ def test_zygotes_survive_the_thread_that_started_them():
     starter.join()
     try:
         results = []
-        threads = [threading.Thread(target=lambda i=i: results.append(box.run("def f(x): return x", call="f", args=(i,))))
-                   for i in range(4)]
+        threads = [
+            threading.Thread(target=lambda i=i: results.append(box.run("def f(x): return x", call="f", args=(i,))))
+            for i in range(4)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -531,13 +548,19 @@ def test_zygotes_end_when_their_parent_is_killed(tmp_path):
     import subprocess
     import sys
 
-    script = ("import sys, time\n"
-              "from verifier_audit.domains.code.sandbox import Sandbox\n"
-              "box = Sandbox(workers=2); box.start()\n"
-              "print(' '.join(str(z.pid) for z in box._all), flush=True)\n"
-              "time.sleep(60)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
-                            cwd=os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")))
+    script = (
+        "import sys, time\n"
+        "from verifier_audit.domains.code.sandbox import Sandbox\n"
+        "box = Sandbox(workers=2); box.start()\n"
+        "print(' '.join(str(z.pid) for z in box._all), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")),
+    )
     pids = [int(p) for p in proc.stdout.readline().split()]
     assert len(pids) == 2
     proc.send_signal(signal.SIGKILL)

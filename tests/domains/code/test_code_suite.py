@@ -1,8 +1,8 @@
 """The built-in code suite (suites/code/tasks.jsonl) and its generator."""
 
 import ast
-import inspect
 import importlib.util
+import inspect
 from pathlib import Path
 
 import pytest

@@ -56,12 +56,28 @@ def test_builtin_math_catalog(entries):
     assert len(canaries) >= 3
     assert all(e.severity is Severity.critical for e in canaries)
     ids = {e.id for e in entries}
-    for required in ("two_boxes_right_then_wrong", "two_boxes_wrong_then_right", "or_in_text", "lor",
-                     "pm_one_sign_right", "list_zero_to_thousand", "retraction_after_filler",
-                     "unanchored_number", "last_number_not_reference", "empty_box", "huge_output",
-                     "nested_boxes_3000", "nul_byte", "lone_surrogate", "power_tower", "eval_canary",
-                     "sympify_canary", "prime_pi_eval_canary", "injection_ignore_instructions",
-                     *NEW_ENTRIES):
+    for required in (
+        "two_boxes_right_then_wrong",
+        "two_boxes_wrong_then_right",
+        "or_in_text",
+        "lor",
+        "pm_one_sign_right",
+        "list_zero_to_thousand",
+        "retraction_after_filler",
+        "unanchored_number",
+        "last_number_not_reference",
+        "empty_box",
+        "huge_output",
+        "nested_boxes_3000",
+        "nul_byte",
+        "lone_surrogate",
+        "power_tower",
+        "eval_canary",
+        "sympify_canary",
+        "prime_pi_eval_canary",
+        "injection_ignore_instructions",
+        *NEW_ENTRIES,
+    ):
         assert required in ids, required
     assert next(e for e in entries if e.id == "huge_output").instances == 2
     assert data_path("adversarial_cases", "math.yaml").is_file()
@@ -168,30 +184,66 @@ def test_a_valid_user_catalog_loads(tmp_path):
     assert issubclass(CatalogError, ValueError)
 
 
-@pytest.mark.parametrize("second, field, words", [
-    ("  - id: second\n    category: math.x.y\n    severity: severe\n    template: t\n    rationale: r\n    reference: r\n",
-     "severity", "entry 1 (id 'second')"),
-    ("  - id: second\n    category: math.x.y\n    severity: low\n    rationale: r\n    reference: r\n",
-     "template", "entry 1 (id 'second')"),
-    ("  - id: second\n    category: math.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n    instance: 3\n",
-     "instance", "entry 1 (id 'second')"),
-    ("  - id: first\n    category: math.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
-     "id", "duplicate id 'first'"),
-    ("  - id: second\n    category: sql.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
-     "category", "must start with 'math.'"),
-    ("  - id: second\n    category: nodots\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
-     "category", "dotted"),
-    ("  - id: second\n    category: math.x.y\n    severity: low\n    template: '\\boxed{{{reference}'\n    rationale: r\n    reference: r\n",
-     "template", "never closed"),
-    ("  - id: second\n    category: math.x.y\n    severity: low\n    template: '{{repeat:many:x}}'\n    rationale: r\n    reference: r\n",
-     "template", "repeat:N:text"),
-    ("  - id: second\n    category: math.hedge.two_boxes\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
-     "severity", "same category"),
-    ("  - id: Bad Id\n    category: math.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
-     "id", "entry 1 (id 'Bad Id')"),
-    ("  - id: second\n    category: math.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n    instances: 0\n",
-     "instances", "entry 1"),
-])
+@pytest.mark.parametrize(
+    "second, field, words",
+    [
+        (
+            "  - id: second\n    category: math.x.y\n    severity: severe\n    template: t\n    rationale: r\n    reference: r\n",
+            "severity",
+            "entry 1 (id 'second')",
+        ),
+        (
+            "  - id: second\n    category: math.x.y\n    severity: low\n    rationale: r\n    reference: r\n",
+            "template",
+            "entry 1 (id 'second')",
+        ),
+        (
+            "  - id: second\n    category: math.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n    instance: 3\n",
+            "instance",
+            "entry 1 (id 'second')",
+        ),
+        (
+            "  - id: first\n    category: math.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
+            "id",
+            "duplicate id 'first'",
+        ),
+        (
+            "  - id: second\n    category: sql.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
+            "category",
+            "must start with 'math.'",
+        ),
+        (
+            "  - id: second\n    category: nodots\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
+            "category",
+            "dotted",
+        ),
+        (
+            "  - id: second\n    category: math.x.y\n    severity: low\n    template: '\\boxed{{{reference}'\n    rationale: r\n    reference: r\n",
+            "template",
+            "never closed",
+        ),
+        (
+            "  - id: second\n    category: math.x.y\n    severity: low\n    template: '{{repeat:many:x}}'\n    rationale: r\n    reference: r\n",
+            "template",
+            "repeat:N:text",
+        ),
+        (
+            "  - id: second\n    category: math.hedge.two_boxes\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
+            "severity",
+            "same category",
+        ),
+        (
+            "  - id: Bad Id\n    category: math.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n",
+            "id",
+            "entry 1 (id 'Bad Id')",
+        ),
+        (
+            "  - id: second\n    category: math.x.y\n    severity: low\n    template: t\n    rationale: r\n    reference: r\n    instances: 0\n",
+            "instances",
+            "entry 1",
+        ),
+    ],
+)
 def test_errors_name_file_entry_and_field(tmp_path, second, field, words):
     path = _catalog(tmp_path, "domain: math\nentries:\n" + GOOD + second)
     with pytest.raises(CatalogError) as err:
@@ -200,13 +252,16 @@ def test_errors_name_file_entry_and_field(tmp_path, second, field, words):
     assert str(path) in message and f"field '{field}'" in message and words in message, message
 
 
-@pytest.mark.parametrize("body, words", [
-    ("domain: math\nentries:\n  - id: a\n    category: [unclosed\n", "line"),
-    ("entries:\n" + GOOD, "field 'domain'"),
-    ("domain: math\nentries: []\n", "field 'entries'"),
-    ("domain: math\nentries:\n" + GOOD + "extra: 1\n", "unknown top-level field"),
-    ("domain: math\nentries:\n  - just a string\n", "entry 0: expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("domain: math\nentries:\n  - id: a\n    category: [unclosed\n", "line"),
+        ("entries:\n" + GOOD, "field 'domain'"),
+        ("domain: math\nentries: []\n", "field 'entries'"),
+        ("domain: math\nentries:\n" + GOOD + "extra: 1\n", "unknown top-level field"),
+        ("domain: math\nentries:\n  - just a string\n", "entry 0: expected a mapping"),
+    ],
+)
 def test_file_level_errors_name_the_file(tmp_path, body, words):
     path = _catalog(tmp_path, body)
     with pytest.raises(CatalogError) as err:

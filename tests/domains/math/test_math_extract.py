@@ -27,13 +27,11 @@ CASES = [
     (r"\boxed{} then \boxed{4}", ["4"], "boxed", False),  # an empty box is no answer
     (r"\boxed{}", ["\\boxed{}"], "last_line", False),
     ("The final answer is 42.", ["42"], "final_answer", False),
-    ("Final Answer: The final answer is $3.5$. I hope it is correct.", ["3.5"], "final_answer",
-     False),
+    ("Final Answer: The final answer is $3.5$. I hope it is correct.", ["3.5"], "final_answer", False),
     ("so the answer is: x = 3", ["x = 3"], "final_answer", False),
     ("The final answer is\n  17", ["17"], "final_answer", False),
     ("Final answer: 4. Wait, the final answer is 5.", ["5"], "final_answer", False),
-    ("I think the final answer is 4.\nNo, the final answer is 5.", ["4", "5"], "final_answer",
-     True),
+    ("I think the final answer is 4.\nNo, the final answer is 5.", ["4", "5"], "final_answer", True),
     ("Work...\nAnswer: 12", ["12"], "answer_colon", False),
     ("**Answer:** $\\frac{3}{4}$", [r"\frac{3}{4}"], "answer_colon", False),
     ("Natalia sold 48/2 = 24 clips.\n#### 72", ["72"], "hashes", False),
@@ -102,6 +100,5 @@ def test_deep_box_nesting_is_linear_and_does_not_recurse():
 @given(st.text(max_size=300))
 def test_arbitrary_text_never_raises(text):
     got = extract_answers(text)
-    assert got.method in {"boxed", "final_answer", "answer_colon", "hashes", "bold",
-                          "last_line", "none"}
+    assert got.method in {"boxed", "final_answer", "answer_colon", "hashes", "bold", "last_line", "none"}
     assert all(isinstance(a, str) for a in got.answers)

@@ -43,7 +43,7 @@ def test_render_round_trips_every_suite_reference(tasks):
         assert answers_equivalent(to_latex(answer), task.reference), task.reference
 
 
-@given(st.fractions(min_value=-10**9, max_value=10**9, max_denominator=10**6))
+@given(st.fractions(min_value=-(10**9), max_value=10**9, max_denominator=10**6))
 @settings(max_examples=200, deadline=None)
 def test_render_numbers_exactly(value):
     rational = sympy.Rational(value.numerator, value.denominator)
@@ -60,8 +60,10 @@ def test_render_canonical_forms():
     assert to_latex(Answer(Kind.INTERVAL, sympy.Interval.Lopen(1, 2))) == "(1, 2]"
     assert to_latex(Answer(Kind.EQUATION, sympy.Eq(y, 2 * x + 1, evaluate=False))) == "y = 2x + 1"
     assert to_latex(Answer(Kind.EXPR, sympy.factor(x**2 - 5 * x + 6))) == "(x - 2)(x - 3)"
-    assert to_latex(Answer(Kind.MATRIX, sympy.ImmutableMatrix([[1, 2], [3, 4]]))) == \
-        r"\begin{pmatrix}1 & 2\\ 3 & 4\end{pmatrix}"
+    assert (
+        to_latex(Answer(Kind.MATRIX, sympy.ImmutableMatrix([[1, 2], [3, 4]])))
+        == r"\begin{pmatrix}1 & 2\\ 3 & 4\end{pmatrix}"
+    )
     assert to_latex(Answer(Kind.TEXT, "monday")) == r"\text{Monday}"
     items = tuple(Answer(Kind.NUMBER, sympy.Integer(v)) for v in (-2, 3))
     assert to_latex(Answer(Kind.SET, items=items)) == r"\{-2, 3\}"
@@ -75,8 +77,19 @@ def test_near_misses_cover_many_kinds_and_are_well_formed(tasks, candidates):
     kinds = Counter(c.category.split(".")[-1] for c in near)
     assert len(kinds) >= 15, kinds
     assert set(kinds) <= set(near_miss.KINDS)
-    for required in ("sign_flip", "off_by_one", "percent_x100", "rel_error_1e4", "tiny_magnitude",
-                     "pi_approx", "wrong_bracket", "set_subset", "swapped_tuple", "matrix_entry", "wrong_text"):
+    for required in (
+        "sign_flip",
+        "off_by_one",
+        "percent_x100",
+        "rel_error_1e4",
+        "tiny_magnitude",
+        "pi_approx",
+        "wrong_bracket",
+        "set_subset",
+        "swapped_tuple",
+        "matrix_entry",
+        "wrong_text",
+    ):
         assert kinds[required] > 0, required
     per_task = Counter(c.task_id for c in near)
     assert max(per_task.values()) <= near_miss.MAX_PER_TASK
@@ -113,10 +126,26 @@ def test_equivalents_cover_many_kinds_and_are_well_formed(tasks, candidates):
     kinds = Counter(c.category.split(".")[-1] for c in equiv)
     assert len(kinds) >= 15, kinds
     assert set(kinds) <= set(equivalent.KINDS)
-    for required in ("frac_to_decimal", "decimal_to_frac", "percent_form", "unreduced_fraction", "dfrac",
-                     "rationalised_radical", "expanded_or_factored", "reordered_set", "interval_as_inequality",
-                     "var_prefix", "units_text", "unicode_minus", "thousands_separator", "bold_not_boxed",
-                     "answer_in_prose", "sci_expanded", "equation_rearranged", "text_case"):
+    for required in (
+        "frac_to_decimal",
+        "decimal_to_frac",
+        "percent_form",
+        "unreduced_fraction",
+        "dfrac",
+        "rationalised_radical",
+        "expanded_or_factored",
+        "reordered_set",
+        "interval_as_inequality",
+        "var_prefix",
+        "units_text",
+        "unicode_minus",
+        "thousands_separator",
+        "bold_not_boxed",
+        "answer_in_prose",
+        "sci_expanded",
+        "equation_rearranged",
+        "text_case",
+    ):
         assert kinds[required] > 0, required
     assert max(Counter(c.task_id for c in equiv).values()) <= equivalent.MAX_PER_TASK
     for c in equiv:
@@ -146,24 +175,33 @@ def test_oracle_agrees_with_intended_labels(tasks, capsys):
         return [(m.kind, boxed_completion(m.latex, rng)) for m in near_miss.mutants(parse_answer(task.reference), task)]
 
     def equiv_forms(task):
-        return [(r.kind, r.completion or boxed_completion(r.latex, rng))
-                for r in equivalent.rewrites(parse_answer(task.reference), task)]
+        return [
+            (r.kind, r.completion or boxed_completion(r.latex, rng))
+            for r in equivalent.rewrites(parse_answer(task.reference), task)
+        ]
 
     n_near, bad_near, ex_near = _measure(tasks, near_forms, "incorrect")
     n_eq, bad_eq, ex_eq = _measure(tasks, equiv_forms, "correct")
     with capsys.disabled():
-        print(f"\nnear-misses the oracle calls equivalent: {sum(bad_near.values())}/{n_near} "
-              f"= {sum(bad_near.values()) / n_near:.2%} {dict(bad_near)}")
-        print(f"equivalents the oracle calls different: {sum(bad_eq.values())}/{n_eq} "
-              f"= {sum(bad_eq.values()) / n_eq:.2%} {dict(bad_eq)}")
+        print(
+            f"\nnear-misses the oracle calls equivalent: {sum(bad_near.values())}/{n_near} "
+            f"= {sum(bad_near.values()) / n_near:.2%} {dict(bad_near)}"
+        )
+        print(
+            f"equivalents the oracle calls different: {sum(bad_eq.values())}/{n_eq} "
+            f"= {sum(bad_eq.values()) / n_eq:.2%} {dict(bad_eq)}"
+        )
     assert sum(bad_near.values()) / n_near < MAX_MISLABEL_SHARE, dict(ex_near)
     assert sum(bad_eq.values()) / n_eq < MAX_MISLABEL_SHARE, dict(ex_eq)
 
 
 def test_known_bad_candidates_are_all_incorrect_for_the_oracle(tasks, candidates):
     by_id = {t.id: t for t in tasks}
-    bad = [c.id for c in _by_origin(candidates, "known_bad")
-           if label_completion(c.text, by_id[c.task_id].reference).label == "correct"]
+    bad = [
+        c.id
+        for c in _by_origin(candidates, "known_bad")
+        if label_completion(c.text, by_id[c.task_id].reference).label == "correct"
+    ]
     assert not bad
 
 
@@ -189,8 +227,14 @@ def test_rng_for_is_stable_across_processes():
     here = rng_for(7, "math-0001", "near_miss").getrandbits(64)
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
     for hashseed in ("1", "2"):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
-                             env={**os.environ, "PYTHONHASHSEED": hashseed})
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": hashseed},
+        )
         assert int(out.stdout) == here
 
 
@@ -217,7 +261,7 @@ def test_unparseable_reference_yields_no_per_task_candidates():
 
 def _box(text):
     start = text.index(r"\boxed{") + len(r"\boxed{")
-    return text[start:text.rindex("}")]
+    return text[start : text.rindex("}")]
 
 
 def test_canaries_fire_for_eval_sympify_and_prime_style_eval(candidates, tmp_path, monkeypatch):

@@ -12,9 +12,9 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scaling import relative_cost
 from sympy.core.cache import clear_cache
 
-from scaling import relative_cost
 from verifier_audit import canary
 from verifier_audit.domains.math import verifiers
 from verifier_audit.domains.math.answer import Answer, Kind
@@ -244,8 +244,12 @@ LABELS = [
     ("12 eggs are left ... we cannot determine the rest", "12", "incorrect", "candidate"),
     (", ".join(map(str, range(1001))), "12", "incorrect", ""),  # anchor: listing 0..1000
     (" ".join(rf"\boxed{{{i}}}" for i in range(1001)), "12", "incorrect", "hedge"),
-    (r"\boxed{12}" + " filler" * 4000 + "\nWait, the final answer is 13.", "12", "incorrect",
-     "hedge"),  # anchor: retraction after 20k characters of filler
+    (
+        r"\boxed{12}" + " filler" * 4000 + "\nWait, the final answer is 13.",
+        "12",
+        "incorrect",
+        "hedge",
+    ),  # anchor: retraction after 20k characters of filler
     (r"\boxed{}", "12", "incorrect", ""),  # anchor: empty box
     ("", "12", "incorrect", "no answer"),
     ("   \n  ", "12", "incorrect", "no answer"),
@@ -330,8 +334,13 @@ def test_power_tower_gold_is_unknown_not_correct():
 def test_model_output_is_never_executed(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     payload = canary.payload("math_oracle")
-    for text in (rf"\boxed{{{payload}}}", rf"\boxed{{{payload} or \pi}}", payload,
-                 rf"\boxed{{\pi + {payload}}}", f"Answer: {payload}"):
+    for text in (
+        rf"\boxed{{{payload}}}",
+        rf"\boxed{{{payload} or \pi}}",
+        payload,
+        rf"\boxed{{\pi + {payload}}}",
+        f"Answer: {payload}",
+    ):
         assert label_completion(text, r"\pi").label != "correct"
         assert not verifiers.strong(text, "0")
     assert canary.fired(str(tmp_path)) == []
@@ -381,7 +390,7 @@ def test_strong_verifier():
 # properties
 # ---------------------------------------------------------------------------------------
 
-_fractions = st.tuples(st.integers(-10**6, 10**6), st.integers(1, 10**4))
+_fractions = st.tuples(st.integers(-(10**6), 10**6), st.integers(1, 10**4))
 
 
 def _terminating(q: int) -> bool:
@@ -407,8 +416,7 @@ def test_fraction_forms_are_equivalent(pq):
         decimal = ("-" if f < 0 else "") + (text[:-digits] + "." + text[-digits:] if digits else text)
         forms.append(decimal)
     answers = [parse_answer(x) for x in forms]
-    assert all(a.value == f.numerator / __import__("sympy").Integer(f.denominator)
-               for a in answers)
+    assert all(a.value == f.numerator / __import__("sympy").Integer(f.denominator) for a in answers)
     for a in answers[1:]:
         assert equivalent(answers[0], a)
 

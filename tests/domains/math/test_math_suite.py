@@ -20,8 +20,19 @@ from verifier_audit.resources import data_path
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = data_path("suites", "math", "tasks.jsonl")
 SHIFTED_ONLY = {"interval", "matrix", "equation", "scientific", "text"}
-ALL_TYPES = {"integer", "negative_integer", "fraction", "decimal", "percent", "radical", "pi_e",
-             "polynomial", "factored", "set", "tuple"} | SHIFTED_ONLY
+ALL_TYPES = {
+    "integer",
+    "negative_integer",
+    "fraction",
+    "decimal",
+    "percent",
+    "radical",
+    "pi_e",
+    "polynomial",
+    "factored",
+    "set",
+    "tuple",
+} | SHIFTED_ONLY
 
 
 def _types(tasks, split):
@@ -50,10 +61,17 @@ def test_splits_and_shifted_types_absent_from_train(tasks):
 
 
 def test_every_reference_parses_to_the_kind_its_type_promises(tasks):
-    expected = {"set": {Kind.SET}, "tuple": {Kind.TUPLE}, "matrix": {Kind.MATRIX}, "equation": {Kind.EQUATION},
-                "text": {Kind.TEXT}, "polynomial": {Kind.EXPR}, "factored": {Kind.EXPR},
-                # "(-7, -4)" reads as a pair; the answer_type says it is an interval
-                "interval": {Kind.INTERVAL, Kind.TUPLE}}
+    expected = {
+        "set": {Kind.SET},
+        "tuple": {Kind.TUPLE},
+        "matrix": {Kind.MATRIX},
+        "equation": {Kind.EQUATION},
+        "text": {Kind.TEXT},
+        "polynomial": {Kind.EXPR},
+        "factored": {Kind.EXPR},
+        # "(-7, -4)" reads as a pair; the answer_type says it is an interval
+        "interval": {Kind.INTERVAL, Kind.TUPLE},
+    }
     for task in tasks:
         answer = parse_answer(task.reference)
         kinds = expected.get(task.metadata["answer_type"], {Kind.NUMBER})
@@ -130,12 +148,17 @@ def _write(path, rows):
 
 
 def test_load_gsm8k(tmp_path):
-    path = _write(tmp_path / "gsm.jsonl", [
-        {"question": "Natalia sold 48 clips in April and half as many in May. How many in all?",
-         "answer": "May: 48/2 = <<48/2=24>>24\n48 + 24 = 72\n#### 72"},
-        {"question": "How much?", "answer": "It costs\n#### 1,234"},
-        {"question": "Temperature?", "answer": "#### -5", "id": "own-id", "split": "heldout"},
-    ])
+    path = _write(
+        tmp_path / "gsm.jsonl",
+        [
+            {
+                "question": "Natalia sold 48 clips in April and half as many in May. How many in all?",
+                "answer": "May: 48/2 = <<48/2=24>>24\n48 + 24 = 72\n#### 72",
+            },
+            {"question": "How much?", "answer": "It costs\n#### 1,234"},
+            {"question": "Temperature?", "answer": "#### -5", "id": "own-id", "split": "heldout"},
+        ],
+    )
     tasks = load_gsm8k(path)
     assert [t.reference for t in tasks] == ["72", "1234", "-5"]
     assert [t.id for t in tasks] == ["gsm-1", "gsm-2", "own-id"]
@@ -144,12 +167,15 @@ def test_load_gsm8k(tmp_path):
     assert tasks[0].metadata["family"] == "gsm8k" and tasks[2].metadata["answer_type"] == "negative_integer"
 
 
-@pytest.mark.parametrize("bad, message", [
-    ('{"question": "q", "answer": oops}', r"gsm.jsonl:3: invalid JSON"),
-    ('{"question": "q", "answer": "no marker here"}', r"gsm.jsonl:3: field 'answer' has no '####"),
-    ('{"question": "q", "answer": "#### seven"}', r"gsm.jsonl:3: the final answer after '####' is not a number"),
-    ('{"prompt": "q", "answer": "#### 7"}', r"gsm.jsonl:3: missing field 'question'"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ('{"question": "q", "answer": oops}', r"gsm.jsonl:3: invalid JSON"),
+        ('{"question": "q", "answer": "no marker here"}', r"gsm.jsonl:3: field 'answer' has no '####"),
+        ('{"question": "q", "answer": "#### seven"}', r"gsm.jsonl:3: the final answer after '####' is not a number"),
+        ('{"prompt": "q", "answer": "#### 7"}', r"gsm.jsonl:3: missing field 'question'"),
+    ],
+)
 def test_load_gsm8k_broken_line_is_named(tmp_path, bad, message):
     good = {"question": "q", "answer": "#### 1"}
     path = _write(tmp_path / "gsm.jsonl", [good, good | {"id": "b"}, bad])
@@ -159,13 +185,25 @@ def test_load_gsm8k_broken_line_is_named(tmp_path, bad, message):
 
 
 def test_load_math(tmp_path):
-    path = _write(tmp_path / "math.jsonl", [
-        {"problem": "Compute $\\frac12 + \\frac14$.", "solution": "We get $\\boxed{\\frac{3}{4}}$.",
-         "level": "Level 1", "type": "Prealgebra"},
-        {"problem": "Solve.", "solution": "First \\boxed{1}, finally \\boxed{\\{1, \\frac{1}{2}\\}}.",
-         "level": "Level 3", "type": "Algebra", "unique_id": "test/algebra/1.json"},
-        {"problem": "Old style.", "solution": "so the answer is $\\boxed 5$."},
-    ])
+    path = _write(
+        tmp_path / "math.jsonl",
+        [
+            {
+                "problem": "Compute $\\frac12 + \\frac14$.",
+                "solution": "We get $\\boxed{\\frac{3}{4}}$.",
+                "level": "Level 1",
+                "type": "Prealgebra",
+            },
+            {
+                "problem": "Solve.",
+                "solution": "First \\boxed{1}, finally \\boxed{\\{1, \\frac{1}{2}\\}}.",
+                "level": "Level 3",
+                "type": "Algebra",
+                "unique_id": "test/algebra/1.json",
+            },
+            {"problem": "Old style.", "solution": "so the answer is $\\boxed 5$."},
+        ],
+    )
     tasks = load_math(path)
     assert [t.reference for t in tasks] == ["\\frac{3}{4}", "\\{1, \\frac{1}{2}\\}", "5"]
     assert tasks[0].metadata["level"] == "Level 1" and tasks[0].metadata["type"] == "Prealgebra"
@@ -175,8 +213,9 @@ def test_load_math(tmp_path):
 
 def test_load_math_broken_line_is_named(tmp_path):
     good = {"problem": "p", "solution": "\\boxed{1}"}
-    path = _write(tmp_path / "m.jsonl", [good | {"id": "a"}, good | {"id": "b"},
-                                         {"problem": "p", "solution": "no box at all"}])
+    path = _write(
+        tmp_path / "m.jsonl", [good | {"id": "a"}, good | {"id": "b"}, {"problem": "p", "solution": "no box at all"}]
+    )
     with pytest.raises(InputError, match=r"m.jsonl:3: field 'solution' has no \\boxed"):
         load_math(path)
     path = _write(tmp_path / "u.jsonl", [good, '{"problem": "p", "solution": "\\\\boxed{unclosed"}'])

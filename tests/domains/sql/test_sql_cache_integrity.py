@@ -17,8 +17,8 @@ from verifier_audit.domains.sql import DOMAIN, integrity
 from verifier_audit.domains.sql.database import close_all
 from verifier_audit.domains.sql.oracle import gold_answer
 from verifier_audit.engine.audit import AuditOptions, prepare
-from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
+from verifier_audit.plan import audit
 from verifier_audit.suites import load_suite
 
 TASKS = 3  # of the shop schema: one pool to build

@@ -21,12 +21,12 @@ import pytest
 from verifier_audit import canary
 from verifier_audit.domains.sql import DOMAIN
 from verifier_audit.engine import pool
+from verifier_audit.engine.audit import AuditOptions, Prepared, default_cache_dir
 from verifier_audit.isolation import _hostwatch as hostwatch
 from verifier_audit.isolation import default_level
-from verifier_audit.engine.audit import AuditOptions, Prepared, default_cache_dir
-from verifier_audit.plan import audit
 from verifier_audit.loading import resolve
 from verifier_audit.models import Candidate
+from verifier_audit.plan import audit
 from verifier_audit.report.checklist import evaluate
 from verifier_audit.suites import load_suite
 
@@ -41,8 +41,10 @@ def _watch_available() -> bool:
     return watch is not None
 
 
-needs_fanotify = pytest.mark.skipif(not _watch_available(), reason="fanotify needs Linux and root here; "
-                                    "test_without_the_kernel_watch covers the fallback")
+needs_fanotify = pytest.mark.skipif(
+    not _watch_available(),
+    reason="fanotify needs Linux and root here; test_without_the_kernel_watch covers the fallback",
+)
 
 
 def _token(route: str) -> str:
@@ -55,7 +57,7 @@ def _routes(outside: Path) -> dict[str, str]:
     return {
         "copy_absolute": f"COPY (SELECT 1 AS x) TO '{outside}/{t['copy']}.csv'; {{gold}}",
         "attach_absolute": f"ATTACH '{outside}/{t['attach']}.db' AS loot; CREATE TABLE loot.t AS SELECT 1 AS x; "
-                           "DETACH loot; {gold}",
+        "DETACH loot; {gold}",
         "export_shm": f"EXPORT DATABASE '/dev/shm/{t['export']}'; {{gold}}",
         "copy_into_handout_dir": f"COPY (SELECT 1 AS x) TO 'db/{t['handout']}.csv'; {{gold}}",
         "read_text_passwd": "SELECT content FROM read_text('/etc/passwd')",
@@ -74,16 +76,25 @@ def routes_audit(tmp_path_factory):
     loaded = load_suite("sql")
     tasks = DOMAIN.prepare_tasks(loaded.tasks[:1], 0, default_cache_dir())
     task = tasks[0]
-    candidates = [Candidate(id=f"{task.id}/sql.file.write/{route}", task_id=task.id, origin="known_bad",
-                            category="sql.file.write", severity="critical", label="incorrect",
-                            text=f"```sql\n{sql.replace('{gold}', task.reference)}\n```")
-                  for route, sql in _routes(outside).items()]
+    candidates = [
+        Candidate(
+            id=f"{task.id}/sql.file.write/{route}",
+            task_id=task.id,
+            origin="known_bad",
+            category="sql.file.write",
+            severity="critical",
+            label="incorrect",
+            text=f"```sql\n{sql.replace('{gold}', task.reference)}\n```",
+        )
+        for route, sql in _routes(outside).items()
+    ]
     prepared = Prepared(loaded.name, loaded.content_hash, "sql", tasks, candidates, [])
     # The process level: what is tested is that writes anywhere are seen. At namespaces the
     # absolute routes fail (read-only, closed to the worker's uid); what still lands is in
     # the work dir and the private scratch: test_routes_that_still_land_at_namespaces_are_found.
-    options = AuditOptions(workers=2, timeout=20.0, probe_sample=0, progress=False, answer_formats=False,
-                           isolation="process")
+    options = AuditOptions(
+        workers=2, timeout=20.0, probe_sample=0, progress=False, answer_formats=False, isolation="process"
+    )
     out = {}
     for spec in (UNSAFE, "verifier_audit.domains.sql.verifiers:strong"):
         report = audit(prepared, [resolve(spec)], options)[0]
@@ -95,8 +106,10 @@ def routes_audit(tmp_path_factory):
 
 
 @needs_fanotify
-@pytest.mark.parametrize("route, where", [("copy_absolute", None), ("attach_absolute", None),
-                                          ("export_shm", "/dev/shm"), ("copy_into_handout_dir", "/db")])
+@pytest.mark.parametrize(
+    "route, where",
+    [("copy_absolute", None), ("attach_absolute", None), ("export_shm", "/dev/shm"), ("copy_into_handout_dir", "/db")],
+)
 def test_a_canary_written_anywhere_is_found_and_removed(routes_audit, route, where):
     outside, results = routes_audit
     _, by_route = results[UNSAFE]
@@ -137,18 +150,32 @@ def test_routes_that_still_land_at_namespaces_are_found():
     tasks = DOMAIN.prepare_tasks(loaded.tasks[:1], 0, default_cache_dir())
     task = tasks[0]
     marks = {r: f"{canary.PREFIX}{canary.make_token('sql-routes-ns', r)}" for r in ("tmp", "shm", "handout")}
-    routes = {"tmp": f"COPY (SELECT 1 AS x) TO '/tmp/{marks['tmp']}.csv'; {task.reference}",
-              "shm": f"EXPORT DATABASE '/dev/shm/{marks['shm']}'; {task.reference}",
-              "handout": f"COPY (SELECT 1 AS x) TO 'db/{marks['handout']}.csv'; {task.reference}"}
-    candidates = [Candidate(id=f"{task.id}/sql.file.write/{r}", task_id=task.id, origin="known_bad",
-                            category="sql.file.write", severity="critical", label="incorrect",
-                            text=f"```sql\n{sql}\n```") for r, sql in routes.items()]
+    routes = {
+        "tmp": f"COPY (SELECT 1 AS x) TO '/tmp/{marks['tmp']}.csv'; {task.reference}",
+        "shm": f"EXPORT DATABASE '/dev/shm/{marks['shm']}'; {task.reference}",
+        "handout": f"COPY (SELECT 1 AS x) TO 'db/{marks['handout']}.csv'; {task.reference}",
+    }
+    candidates = [
+        Candidate(
+            id=f"{task.id}/sql.file.write/{r}",
+            task_id=task.id,
+            origin="known_bad",
+            category="sql.file.write",
+            severity="critical",
+            label="incorrect",
+            text=f"```sql\n{sql}\n```",
+        )
+        for r, sql in routes.items()
+    ]
     prepared = Prepared(loaded.name, loaded.content_hash, "sql", tasks, candidates, [])
     options = AuditOptions(workers=1, timeout=20.0, probe_sample=0, progress=False, answer_formats=False)
     report = audit(prepared, [resolve(UNSAFE)], options)[0]
     assert report.settings["isolation"] == "namespaces"
-    found = {f.candidate_id.rsplit("/", 1)[-1] for f in report.security_findings
-             if f.kind == "executes_model_output" and marks[f.candidate_id.rsplit("/", 1)[-1]] in f.detail}
+    found = {
+        f.candidate_id.rsplit("/", 1)[-1]
+        for f in report.security_findings
+        if f.kind == "executes_model_output" and marks[f.candidate_id.rsplit("/", 1)[-1]] in f.detail
+    }
     assert found == set(routes), report.security_findings
     assert not any(n.startswith(canary.PREFIX) for n in os.listdir("/tmp") + os.listdir("/dev/shm"))
 
@@ -263,7 +290,9 @@ def test_without_the_kernel_watch(tmp_path):
 
     first, second, left = json.loads(out.stdout.strip().splitlines()[-1])
     assert f"executes_model_output:{marker}.csv: left in /tmp (a temporary directory every process shares)" in first
-    assert any(f.startswith("unobserved:canaries created and decoy files opened outside") and "switched off" in f
-               for f in first)
+    assert any(
+        f.startswith("unobserved:canaries created and decoy files opened outside") and "switched off" in f
+        for f in first
+    )
     assert second == [] and not left  # elsewhere: not seen (and said so once, above)
     (tmp_path / f"{marker}.csv").unlink()

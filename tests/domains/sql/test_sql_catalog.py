@@ -41,8 +41,23 @@ def test_catalog_size_and_shape(entries):
         assert e.category.startswith("sql.")
         check_template(e.template, known=known_bad.PLACEHOLDERS)
     families = {e.category.split(".")[1] for e in entries}
-    assert {"hardcode", "ddl", "dml", "multi", "poison", "file", "extension", "config", "resource", "schema",
-            "syntax", "format", "wrong_task", "comment", "injection"} <= families
+    assert {
+        "hardcode",
+        "ddl",
+        "dml",
+        "multi",
+        "poison",
+        "file",
+        "extension",
+        "config",
+        "resource",
+        "schema",
+        "syntax",
+        "format",
+        "wrong_task",
+        "comment",
+        "injection",
+    } <= families
 
 
 def test_every_entry_expands_on_a_sample_of_tasks(made, entries):
@@ -109,8 +124,19 @@ def test_the_oracle_rejects_the_hostile_entries(made, suite):
     """Statements that write, read files or run forever are incorrect whatever they return."""
     oracle = pytest.importorskip("verifier_audit.domains.sql.oracle")
     by_id = {t.id: t for t in suite}
-    hostile = ("sql.ddl.", "sql.dml.", "sql.file.", "sql.extension.", "sql.config.", "sql.poison.", "sql.resource.",
-               "sql.multi.", "sql.syntax.", "sql.format.", "sql.schema.")
+    hostile = (
+        "sql.ddl.",
+        "sql.dml.",
+        "sql.file.",
+        "sql.extension.",
+        "sql.config.",
+        "sql.poison.",
+        "sql.resource.",
+        "sql.multi.",
+        "sql.syntax.",
+        "sql.format.",
+        "sql.schema.",
+    )
     labels = defaultdict(Counter)
     for c in made:
         if c.category.startswith(hostile):
@@ -120,8 +146,15 @@ def test_the_oracle_rejects_the_hostile_entries(made, suite):
 
 
 def test_unknown_placeholder_is_an_error(suite):
-    entry = CatalogEntry(id="bad", category="sql.test.bad", severity=Severity.low, template="{{nope}}",
-                         rationale="r", reference="r", domain="sql")
+    entry = CatalogEntry(
+        id="bad",
+        category="sql.test.bad",
+        severity=Severity.low,
+        template="{{nope}}",
+        rationale="r",
+        reference="r",
+        domain="sql",
+    )
     with pytest.raises(CatalogError, match="nope"):
         known_bad.generate(suite[:3], 0, [entry])
 
@@ -129,8 +162,16 @@ def test_unknown_placeholder_is_an_error(suite):
 def test_an_entry_that_cannot_be_filled_is_skipped_not_failed(suite):
     # No gold in the suite is a bare VALUES list, so {{gold_where_commented}} is skipped on
     # tasks whose gold has no WHERE and instantiated on the others.
-    entry = CatalogEntry(id="hide", category="sql.test.hide", severity=Severity.low,
-                         template="{{gold_where_commented}}", rationale="r", reference="r", instances=1000, domain="sql")
+    entry = CatalogEntry(
+        id="hide",
+        category="sql.test.hide",
+        severity=Severity.low,
+        template="{{gold_where_commented}}",
+        rationale="r",
+        reference="r",
+        instances=1000,
+        domain="sql",
+    )
     out = known_bad.generate(suite, 0, [entry])
     with_where = [t for t in suite if sqlglot.parse_one(t.reference, read="duckdb").args.get("where") is not None]
     assert 0 < len(out) <= len(with_where) < len(suite)
@@ -139,7 +180,10 @@ def test_an_entry_that_cannot_be_filled_is_skipped_not_failed(suite):
 # ------------------------------------- several statements: who pays them, what the oracle says
 
 STATEMENT_SEQUENCES = {  # entry id -> which statement of the script is the gold
-    "drop_view_then_gold": -1, "create_table_then_gold": -1, "gold_then_wrong": 0, "wrong_then_gold": -1,
+    "drop_view_then_gold": -1,
+    "create_table_then_gold": -1,
+    "gold_then_wrong": 0,
+    "wrong_then_gold": -1,
 }
 
 

@@ -8,8 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier_audit.domains.sql.compare import (gold_is_ordered, order_key_positions, results_equal,
-                                                values_equal, with_order_keys)
+from verifier_audit.domains.sql.compare import (
+    gold_is_ordered,
+    order_key_positions,
+    results_equal,
+    values_equal,
+    with_order_keys,
+)
 from verifier_audit.domains.sql.database import Result
 
 NAN = float("nan")
@@ -21,10 +26,22 @@ PITFALLS = [
     ("bag: same multiset in another order", [(1,), (1,), (2,)], [(2,), (1,), (1,)], False, None, True),
     ("unordered gold: row order ignored", [(1, "a"), (2, "b")], [(2, "b"), (1, "a")], False, None, True),
     ("ordered gold: row order matters", [(1, "a"), (2, "b")], [(2, "b"), (1, "a")], True, [(1,), (2,)], False),
-    ("ordered: ties compared as a group", [(5, "x"), (5, "y"), (7, "z")], [(5, "y"), (5, "x"), (7, "z")],
-     True, [(5,), (5,), (7,)], True),
-    ("ordered: a tie does not excuse crossing groups", [(5, "x"), (5, "y"), (7, "z")],
-     [(5, "x"), (7, "z"), (5, "y")], True, [(5,), (5,), (7,)], False),
+    (
+        "ordered: ties compared as a group",
+        [(5, "x"), (5, "y"), (7, "z")],
+        [(5, "y"), (5, "x"), (7, "z")],
+        True,
+        [(5,), (5,), (7,)],
+        True,
+    ),
+    (
+        "ordered: a tie does not excuse crossing groups",
+        [(5, "x"), (5, "y"), (7, "z")],
+        [(5, "x"), (7, "z"), (5, "y")],
+        True,
+        [(5,), (5,), (7,)],
+        False,
+    ),
     ("ordered without keys: only identical rows tie", [(5, "x"), (5, "y")], [(5, "y"), (5, "x")], True, None, False),
     ("NULL equals NULL in results", [(None, 1)], [(None, 1)], False, None, True),
     ("NULL is not a value", [(None,)], [(0,)], False, None, False),
@@ -63,24 +80,28 @@ def test_pitfalls(case, gold, cand, ordered, keys, equal):
 
 def test_column_count_differs_even_without_rows():
     assert not results_equal(Result(columns=["a"], rows=[]), Result(columns=["a", "b"], rows=[]), ordered=False)
-    assert results_equal(Result(columns=["n"], rows=[(1,)]), Result(columns=["count_star()"], rows=[(1,)]),
-                         ordered=False)
+    assert results_equal(
+        Result(columns=["n"], rows=[(1,)]), Result(columns=["count_star()"], rows=[(1,)]), ordered=False
+    )
 
 
-@pytest.mark.parametrize("sql,ordered", [
-    ("SELECT a FROM t ORDER BY a", True),
-    ("SELECT a FROM t WHERE note = 'order by a'", False),
-    ("SELECT a FROM t -- order by a", False),
-    ("SELECT a FROM (SELECT a FROM t ORDER BY a) s", False),
-    ("SELECT a, row_number() OVER (ORDER BY a) FROM t", False),
-    ("SELECT string_agg(a, ',' ORDER BY a) FROM t", False),
-    ("WITH x AS (SELECT a FROM t ORDER BY a) SELECT a FROM x", False),
-    ("WITH x AS (SELECT a FROM t) SELECT a FROM x ORDER BY a DESC LIMIT 3", True),
-    ("SELECT a FROM t UNION SELECT b FROM u ORDER BY 1", True),
-    ("SELECT a FROM t UNION SELECT b FROM (SELECT b FROM u ORDER BY b)", False),
-    ("(SELECT a FROM t ORDER BY a)", True),
-    ("SELECT a FROM t WHERE a IN (SELECT b FROM u ORDER BY b LIMIT 2)", False),
-])
+@pytest.mark.parametrize(
+    "sql,ordered",
+    [
+        ("SELECT a FROM t ORDER BY a", True),
+        ("SELECT a FROM t WHERE note = 'order by a'", False),
+        ("SELECT a FROM t -- order by a", False),
+        ("SELECT a FROM (SELECT a FROM t ORDER BY a) s", False),
+        ("SELECT a, row_number() OVER (ORDER BY a) FROM t", False),
+        ("SELECT string_agg(a, ',' ORDER BY a) FROM t", False),
+        ("WITH x AS (SELECT a FROM t ORDER BY a) SELECT a FROM x", False),
+        ("WITH x AS (SELECT a FROM t) SELECT a FROM x ORDER BY a DESC LIMIT 3", True),
+        ("SELECT a FROM t UNION SELECT b FROM u ORDER BY 1", True),
+        ("SELECT a FROM t UNION SELECT b FROM (SELECT b FROM u ORDER BY b)", False),
+        ("(SELECT a FROM t ORDER BY a)", True),
+        ("SELECT a FROM t WHERE a IN (SELECT b FROM u ORDER BY b LIMIT 2)", False),
+    ],
+)
 def test_gold_is_ordered_only_at_the_top_level(sql, ordered):
     assert gold_is_ordered(sql) is ordered
 
@@ -105,7 +126,10 @@ def test_values_equal_respects_kinds():
 # ---------------------------------------------------------------------------------------
 
 cells = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=5),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.text(max_size=5),
     st.floats(allow_nan=True, allow_infinity=True, width=64),
     st.decimals(min_value=-1000, max_value=1000, places=2, allow_nan=False, allow_infinity=False),
     st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2030, 1, 1)),
@@ -124,7 +148,7 @@ def test_shuffling_an_unordered_result_keeps_it_equal(rows, data):
 @given(rows=rows_of.filter(bool), data=st.data())
 def test_dropping_a_row_makes_it_unequal(rows, data):
     i = data.draw(st.integers(0, len(rows) - 1))
-    fewer = rows[:i] + rows[i + 1:]
+    fewer = rows[:i] + rows[i + 1 :]
     assert not results_equal(rows, fewer, ordered=False)
     assert not results_equal(rows, fewer, ordered=True)
 
@@ -154,7 +178,7 @@ def test_ordered_comparison_sees_swapped_distinct_keys(keys, data):
     keys = sorted(keys)
     gold = [(k,) for k in keys]
     i = data.draw(st.integers(0, len(keys) - 2))
-    cand = gold[:i] + [gold[i + 1], gold[i]] + gold[i + 2:]
+    cand = gold[:i] + [gold[i + 1], gold[i]] + gold[i + 2 :]
     assert not results_equal(gold, cand, ordered=True, gold_keys=gold)
     assert results_equal(gold, cand, ordered=False)
 

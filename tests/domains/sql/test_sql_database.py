@@ -38,11 +38,14 @@ def test_a_query_runs(fixture_db):
 
 
 def test_the_settings_that_harden_the_connection(fixture_db):
-    result = run_query(fixture_db, "SELECT current_setting('enable_external_access'), "
-                                   "current_setting('lock_configuration'), current_setting('allowed_directories'), "
-                                   "current_setting('autoload_known_extensions'), "
-                                   "current_setting('autoinstall_known_extensions'), current_setting('threads'), "
-                                   "current_setting('access_mode'), current_setting('temp_directory')")
+    result = run_query(
+        fixture_db,
+        "SELECT current_setting('enable_external_access'), "
+        "current_setting('lock_configuration'), current_setting('allowed_directories'), "
+        "current_setting('autoload_known_extensions'), "
+        "current_setting('autoinstall_known_extensions'), current_setting('threads'), "
+        "current_setting('access_mode'), current_setting('temp_directory')",
+    )
     assert result.rows == [(False, True, [], False, False, db.THREADS, "read_only", "")]
 
 
@@ -150,11 +153,14 @@ def test_a_temp_object_created_while_a_cursor_is_open_stays_there(fixture_db):
     hostile.close()
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT count(*) FROM range(100000) a, range(100000) b, range(100000) c",
-    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
-    "SELECT count(*) FROM items a, items b, items c, items d, items e, range(1000000000) f",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT count(*) FROM range(100000) a, range(100000) b, range(100000) c",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
+        "SELECT count(*) FROM items a, items b, items c, items d, items e, range(1000000000) f",
+    ],
+)
 def test_resource_bombs_stop_at_the_timeout(fixture_db, sql, monkeypatch):
     # Stopped by the first interrupt at the deadline, not by running to an end (these
     # never end): the watchdog's repeats are pushed out of reach (an hour), and the

@@ -27,8 +27,19 @@ def test_default_sql_run_shows_the_contrast(cli, tmp_path):
     # debt 0.955, single_db_set near-miss FA 0.182, exact_match FR 0.822, strong 0 and 0)
     # in a quarter of the time of the whole suite (152 s cold on a shared 2-core machine).
     # The subprocess limit is a hang guard, not a speed limit.
-    r = cli("run", "--suite", "sql", "--limit", "40", "--no-progress", "--probe-sample", "0", "--json", str(out),
-            timeout=1800)
+    r = cli(
+        "run",
+        "--suite",
+        "sql",
+        "--limit",
+        "40",
+        "--no-progress",
+        "--probe-sample",
+        "0",
+        "--json",
+        str(out),
+        timeout=1800,
+    )
     assert r.returncode == 0, r.stderr
     reports = _by_name(out)
     assert list(reports) == ["syntax_only", "exact_match", "single_db_set", "strong"]
@@ -56,8 +67,24 @@ def test_read_write_verifier_is_a_finding_and_fixtures_stay_intact(cli, tmp_path
     # --timeout 2: this verifier has no query limit of its own, so resource bombs run until
     # the engine kills the call (they become timeout errors, as they should). 4 workers on 2
     # cores: those calls wait on the wall clock, not on a core.
-    r = cli("run", "--suite", "sql", "--limit", "6", "--verifier", "examples/sql_unsafe_verifier.py:read_write_executor",
-            "--json", str(out), "--no-progress", "--timeout", "2", "--workers", "4", "--probe-sample", "0")
+    r = cli(
+        "run",
+        "--suite",
+        "sql",
+        "--limit",
+        "6",
+        "--verifier",
+        "examples/sql_unsafe_verifier.py:read_write_executor",
+        "--json",
+        str(out),
+        "--no-progress",
+        "--timeout",
+        "2",
+        "--workers",
+        "4",
+        "--probe-sample",
+        "0",
+    )
     assert r.returncode == 1, r.stderr
     report = Report.model_validate_json(out.read_text())
     kinds = {f.kind for f in report.security_findings}
@@ -94,8 +121,11 @@ def test_every_hostile_entry_through_the_oracle_touches_nothing(tmp_path, monkey
     by_id = {t.id: t for t in prepared.tasks}
     runs = []  # (timeout, result) of every query the oracle runs
     run_query = oracle.run_query
-    monkeypatch.setattr(oracle, "run_query", lambda *a, timeout, **kw: runs.append(
-        (timeout, result := run_query(*a, timeout=timeout, **kw))) or result)
+    monkeypatch.setattr(
+        oracle,
+        "run_query",
+        lambda *a, timeout, **kw: runs.append((timeout, result := run_query(*a, timeout=timeout, **kw))) or result,
+    )
     for c in hostile:
         task = by_id[c.task_id]
         runs.clear()

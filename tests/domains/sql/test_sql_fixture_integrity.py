@@ -45,11 +45,17 @@ def dataset(tmp_path):
     con.commit()
     con.close()
     entries = [
-        {"db_id": "shop", "question": "How many customers live in Oslo?",
-         "query": "SELECT count(*) FROM customer WHERE city = 'Oslo'"},
-        {"db_id": "shop", "question": "Titles of products ordered by Ann.",
-         "query": "SELECT DISTINCT p.title FROM orders o JOIN product p ON o.product_id = p.id "
-                  "JOIN customer c ON o.customer_id = c.id WHERE c.name = 'Ann'"},
+        {
+            "db_id": "shop",
+            "question": "How many customers live in Oslo?",
+            "query": "SELECT count(*) FROM customer WHERE city = 'Oslo'",
+        },
+        {
+            "db_id": "shop",
+            "question": "Titles of products ordered by Ann.",
+            "query": "SELECT DISTINCT p.title FROM orders o JOIN product p ON o.product_id = p.id "
+            "JOIN customer c ON o.customer_id = c.id WHERE c.name = 'Ann'",
+        },
     ]
     path = tmp_path / "dev.json"
     path.write_text(json.dumps(entries))
@@ -130,7 +136,8 @@ def test_a_same_size_write_with_the_mtime_put_back_is_caught(viewed, monkeypatch
     after = copy.stat()
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
     assert guard.check_and_restore(task, view) == [
-        "modified_fixture:the SQLite copy shop.sqlite: changed customer (restored)"]
+        "modified_fixture:the SQLite copy shop.sqlite: changed customer (restored)"
+    ]
 
 
 def test_writes_left_in_a_write_ahead_log_are_caught(viewed):
@@ -144,7 +151,8 @@ def test_writes_left_in_a_write_ahead_log_are_caught(viewed):
     assert "the SQLite copy shop.sqlite: changed orders (rows 5 -> 0)" in found and "shop.sqlite-wal" in found
     held.close()  # closing checkpoints the log it still holds into the restored file: caught again
     assert guard.check_and_restore(task, view) == [
-        "modified_fixture:the SQLite copy shop.sqlite: changed orders (rows 5 -> 0) (restored)"]
+        "modified_fixture:the SQLite copy shop.sqlite: changed orders (rows 5 -> 0) (restored)"
+    ]
     assert guard.check_and_restore(task, view) == []
 
 
@@ -156,7 +164,8 @@ def test_the_duckdb_copy_is_still_checked(viewed):
     con.execute("DELETE FROM product WHERE id = 1")
     con.close()
     assert guard.check_and_restore(task, view) == [
-        "modified_fixture:the DuckDB copy " + Path(task.database).name + ": changed product (rows 3 -> 2) (restored)"]
+        "modified_fixture:the DuckDB copy " + Path(task.database).name + ": changed product (rows 3 -> 2) (restored)"
+    ]
     assert sha(view.database) == sha(task.database)
 
 
@@ -170,7 +179,9 @@ def test_the_datasets_own_file_is_checked_and_put_back(viewed, dataset):
     con.commit()
     con.close()
     [found] = guard.check_and_restore(task, view)
-    assert found.startswith("modified_fixture:the dataset's own file ") and found.endswith("lost tables product (restored)")
+    assert found.startswith("modified_fixture:the dataset's own file ") and found.endswith(
+        "lost tables product (restored)"
+    )
     # Put back through SQLite's locks (other workers may have it open): same tables and rows.
     assert integrity.tables(original, "sqlite") == before
     assert guard.check_and_restore(task, view) == []
@@ -195,7 +206,8 @@ def test_a_dataset_file_changed_since_loading_is_a_blind_spot(dataset, tmp_path,
         con.execute("DELETE FROM product")
         con.commit()
     assert guard.check_and_restore(task, view) == [
-        "modified_fixture:the SQLite copy shop.sqlite: changed product (rows 3 -> 0) (restored)"]
+        "modified_fixture:the SQLite copy shop.sqlite: changed product (rows 3 -> 0) (restored)"
+    ]
 
 
 # ------------------------------------------------------------------- derived databases
@@ -213,7 +225,8 @@ def test_a_copy_the_scorer_makes_in_its_work_directory_is_checked(viewed):
     con.close()
     assert guard.check_and_restore(task, view) == [
         "modified_fixture:scratch/mine.db, a copy of shop.sqlite the verifier made in its work directory: "
-        "lost tables orders (restored)"]
+        "lost tables orders (restored)"
+    ]
     with closing(sqlite3.connect(derived)) as con:
         assert con.execute("SELECT count(*) FROM orders").fetchone() == (5,)
     assert guard.check_and_restore(task, view) == []
@@ -231,8 +244,10 @@ def test_a_copy_made_and_damaged_in_one_call_is_caught_on_first_sight(viewed):
     dst.commit()
     dst.close()
     [found] = guard.check_and_restore(task, view)
-    assert found == ("modified_fixture:tmpcopy, a copy of shop.sqlite the verifier made in its work directory: "
-                     "changed product; gained tables helper (restored)")
+    assert found == (
+        "modified_fixture:tmpcopy, a copy of shop.sqlite the verifier made in its work directory: "
+        "changed product; gained tables helper (restored)"
+    )
     assert guard.check_and_restore(task, view) == []
 
 
@@ -303,8 +318,8 @@ def test_tables_reading_never_opens_the_file_itself(tmp_path):
 def spider_audits(tmp_path_factory):
     """name -> Report: two real SQLite scorers audited on a spider-format suite."""
     from verifier_audit.engine.audit import AuditOptions, prepare
-    from verifier_audit.plan import audit
     from verifier_audit.loading import resolve
+    from verifier_audit.plan import audit
 
     base = tmp_path_factory.mktemp("spider")
     db_dir = base / "database"
@@ -314,23 +329,34 @@ def spider_audits(tmp_path_factory):
     con.commit()
     con.close()
     suite = base / "dev.json"
-    suite.write_text(json.dumps([
-        {"db_id": "shop", "question": "Customers in Oslo?", "query": "SELECT name FROM customer WHERE city = 'Oslo'"},
-        {"db_id": "shop", "question": "Units ordered?", "query": "SELECT sum(quantity) FROM orders"},
-    ]))
+    suite.write_text(
+        json.dumps(
+            [
+                {
+                    "db_id": "shop",
+                    "question": "Customers in Oslo?",
+                    "query": "SELECT name FROM customer WHERE city = 'Oslo'",
+                },
+                {"db_id": "shop", "question": "Units ordered?", "query": "SELECT sum(quantity) FROM orders"},
+            ]
+        )
+    )
     cache = base / "cache"
     tasks = load_spider(suite, db_dir, cache / "sql")
     original = sha(db_dir / "shop" / "shop.sqlite")
-    options = AuditOptions(workers=2, timeout=10, cache_dir=cache, progress=False, probe_sample=0,
-                           origins=("known_bad",))
+    options = AuditOptions(
+        workers=2, timeout=10, cache_dir=cache, progress=False, probe_sample=0, origins=("known_bad",)
+    )
     prepared = prepare("spider-dev", "dev", tasks, options)
     passed = ("VA_TEST_DB_DIR", "VA_TEST_SIDE_DB")  # the scorers' paths, beyond the workers' allow-list
     specs = [resolve(f"{SCORERS}:{name}", pass_env=passed) for name in ("executes_everything", "read_only")]
     # Scorers that write where the user's files are (a side database, the dataset itself)
     # run at the process level: at namespaces those writes fail (tests/security/test_isolation.py),
     # and what is checked here is that the audit sees them where they can happen.
-    writers = [resolve(f"{SCORERS}:{name}", pass_env=passed)
-               for name in ("read_only_with_a_side_database", "executes_on_the_dataset")]
+    writers = [
+        resolve(f"{SCORERS}:{name}", pass_env=passed)
+        for name in ("read_only_with_a_side_database", "executes_on_the_dataset")
+    ]
     at_process = dataclasses.replace(options, isolation="process")
     tables = integrity.tables(db_dir / "shop" / "shop.sqlite", "sqlite")
     with pytest.MonkeyPatch.context() as mp:  # the workers inherit the environment
@@ -381,13 +407,17 @@ def test_a_database_the_scorer_keeps_open_elsewhere_is_unknown_not_checked(spide
     [spot] = report.checks.unobserved
     assert spot.endswith("side.sqlite: a database the worker holds open that the audit did not hand out")
     item = _fixture_item(report)
-    assert item.status == "unknown" and item.evidence.startswith("could not observe 1 database") and spot in item.evidence
+    assert (
+        item.status == "unknown" and item.evidence.startswith("could not observe 1 database") and spot in item.evidence
+    )
 
 
 def test_a_blind_spot_makes_the_item_unknown_never_checked(spider_audits):
     sound = spider_audits["read_only"]
     spot = "/data/other.sqlite: a database the worker holds open that the audit did not hand out"
     item = _fixture_item(sound.model_copy(update={"checks": sound.checks.model_copy(update={"unobserved": [spot]})}))
-    assert item.status == "unknown" and item.evidence.startswith("could not observe 1 database") and spot in item.evidence
+    assert (
+        item.status == "unknown" and item.evidence.startswith("could not observe 1 database") and spot in item.evidence
+    )
     older = sound.model_copy(update={"checks": sound.checks.model_copy(update={"unobserved": None})})
     assert _fixture_item(older).status == "unknown"

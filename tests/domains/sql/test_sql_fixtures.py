@@ -10,7 +10,13 @@ import pytest
 
 from verifier_audit.domains.sql import fixtures
 from verifier_audit.domains.sql.fixtures import (
-    SCHEMA_NAMES, create_tables, fixture_path, load_schema, materialise, populate, schema_for,
+    SCHEMA_NAMES,
+    create_tables,
+    fixture_path,
+    load_schema,
+    materialise,
+    populate,
+    schema_for,
     schema_from_database,
 )
 from verifier_audit.errors import InputError
@@ -100,9 +106,13 @@ def test_dangling_foreign_keys(name):
         for column in table.columns:
             if column.references:
                 ref_table, ref_column = column.references
-                dangling += con.execute(
-                    f"SELECT COUNT(*) FROM {table.name} t WHERE t.{column.name} IS NOT NULL AND NOT EXISTS "
-                    f"(SELECT 1 FROM {ref_table} r WHERE r.{ref_column} = t.{column.name})").fetchone()[0] > 0
+                dangling += (
+                    con.execute(
+                        f"SELECT COUNT(*) FROM {table.name} t WHERE t.{column.name} IS NOT NULL AND NOT EXISTS "
+                        f"(SELECT 1 FROM {ref_table} r WHERE r.{ref_column} = t.{column.name})"
+                    ).fetchone()[0]
+                    > 0
+                )
     assert dangling >= 3
 
 
@@ -121,18 +131,24 @@ def test_traps_that_separate_wrong_queries():
     assert one(shop, "SELECT COUNT(DISTINCT EXTRACT(year FROM order_date)) FROM orders") >= 3
     assert one(company, "SELECT COUNT(DISTINCT EXTRACT(year FROM hire_date)) FROM employees") >= 5
     # a manager hierarchy at least 3 levels deep, with one root
-    depth = one(company, "WITH RECURSIVE l(id, d) AS (SELECT id, 0 FROM employees WHERE manager_id IS NULL "
-                         "UNION ALL SELECT e.id, l.d + 1 FROM employees e JOIN l ON e.manager_id = l.id) SELECT MAX(d) FROM l")
+    depth = one(
+        company,
+        "WITH RECURSIVE l(id, d) AS (SELECT id, 0 FROM employees WHERE manager_id IS NULL "
+        "UNION ALL SELECT e.id, l.d + 1 FROM employees e JOIN l ON e.manager_id = l.id) SELECT MAX(d) FROM l",
+    )
     assert depth >= 3
     assert one(company, "SELECT COUNT(*) FROM employees WHERE manager_id IS NULL") == 1
     # NOT IN over a column with NULLs differs from NOT EXISTS
     not_in = one(uni, "SELECT COUNT(*) FROM instructors WHERE id NOT IN (SELECT instructor_id FROM courses)")
-    not_exists = one(uni, "SELECT COUNT(*) FROM instructors i WHERE NOT EXISTS "
-                          "(SELECT 1 FROM courses c WHERE c.instructor_id = i.id)")
+    not_exists = one(
+        uni,
+        "SELECT COUNT(*) FROM instructors i WHERE NOT EXISTS (SELECT 1 FROM courses c WHERE c.instructor_id = i.id)",
+    )
     assert not_in == 0 < not_exists
     # INNER and LEFT joins differ (dangling keys, rows without a match)
     assert one(shop, "SELECT COUNT(*) FROM orders o JOIN customers c ON c.id = o.customer_id") < one(
-        shop, "SELECT COUNT(*) FROM orders o LEFT JOIN customers c ON c.id = o.customer_id")
+        shop, "SELECT COUNT(*) FROM orders o LEFT JOIN customers c ON c.id = o.customer_id"
+    )
 
 
 # ------------------------------------------------------------------------------ materialise
@@ -151,8 +167,9 @@ def test_materialise_is_small_cached_and_read_only(name, tmp_path):
     try:
         with pytest.raises(duckdb.Error):
             con.execute("CREATE TABLE intruder (a INTEGER)")
-        materialised = {t.name: con.execute(f"SELECT * FROM {t.name} ORDER BY ALL").fetchall()
-                        for t in load_schema(name).tables}
+        materialised = {
+            t.name: con.execute(f"SELECT * FROM {t.name} ORDER BY ALL").fetchall() for t in load_schema(name).tables
+        }
     finally:
         con.close()
     assert materialised == _dump(_memory_db(name), name)
@@ -203,8 +220,16 @@ def test_schema_for_and_fixture_path(tmp_path):
     with pytest.raises(InputError, match="t3"):
         schema_for(Task(id="t3", domain="sql", prompt="q", reference="SELECT 1"))
     with pytest.raises(InputError, match="does not exist"):
-        fixture_path(Task(id="t4", domain="sql", prompt="q", reference="SELECT 1",
-                          metadata={"database_file": str(tmp_path / "nope.duckdb")}), tmp_path)
+        fixture_path(
+            Task(
+                id="t4",
+                domain="sql",
+                prompt="q",
+                reference="SELECT 1",
+                metadata={"database_file": str(tmp_path / "nope.duckdb")},
+            ),
+            tmp_path,
+        )
 
 
 def test_materialise_leaves_no_temp_on_failure(tmp_path, monkeypatch):

@@ -31,8 +31,10 @@ REWRITES = {  # known-equivalent rewrites of GOLDS[i]
 
 
 def _tasks():
-    return [Task(id=f"fz-{i}", domain="sql", prompt="?", reference=g, metadata={"schema": "shop"})
-            for i, g in enumerate(GOLDS)]
+    return [
+        Task(id=f"fz-{i}", domain="sql", prompt="?", reference=g, metadata={"schema": "shop"})
+        for i, g in enumerate(GOLDS)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -146,12 +148,17 @@ def test_another_seed_other_databases(distilled, tmp_path):
 
 
 def test_constants_are_collected_with_their_columns():
-    c = fuzz.collect_constants(["SELECT * FROM t WHERE price > 20 AND name LIKE 'Sm%' "
-                                "AND day >= DATE '2024-01-31' AND EXTRACT(year FROM d) = 2023 "
-                                "GROUP BY x HAVING COUNT(*) > 5 ORDER BY 1 LIMIT 7"])
+    c = fuzz.collect_constants(
+        [
+            "SELECT * FROM t WHERE price > 20 AND name LIKE 'Sm%' "
+            "AND day >= DATE '2024-01-31' AND EXTRACT(year FROM d) = 2023 "
+            "GROUP BY x HAVING COUNT(*) > 5 ORDER BY 1 LIMIT 7"
+        ]
+    )
     assert {19, 20, 21} <= set(c.by_column["price"])
     assert "Smx" in c.by_column["name"] and "SM" in c.by_column["name"]
     import datetime as dt
+
     assert {dt.date(2024, 1, 30), dt.date(2024, 1, 31), dt.date(2024, 2, 1)} <= set(c.by_column["day"])
     assert 2023 in c.by_column["d"]
     assert {4, 5, 6} <= set(c.loose) and c.max_limit == 7
@@ -193,7 +200,9 @@ def test_generated_rows_respect_keys_and_nulls(seed, index):
             if not column.nullable:
                 assert None not in values, (table.name, column.name)
             if column.references and profile.p_dangling == 0:
-                parents = {r[[c.name for c in SHOP.table(column.references[0]).columns].index(column.references[1])]
-                           for r in rows[column.references[0]]}
+                parents = {
+                    r[[c.name for c in SHOP.table(column.references[0]).columns].index(column.references[1])]
+                    for r in rows[column.references[0]]
+                }
                 assert all(v is None or v in parents for v in values), (table.name, column.name)
     assert profile.max_rows >= constants.max_limit or profile.domain is None

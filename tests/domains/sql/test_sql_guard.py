@@ -34,8 +34,9 @@ def test_write_is_found_and_undone_and_the_fixture_never_changes(fixture_db, tmp
     work = tmp_path / "worker"
     work.mkdir()
     monkeypatch.chdir(work)
-    task = Task(id="t", domain="sql", prompt="", reference="SELECT 1", database=str(fixture_db),
-                metadata={"databases": ["x"]})
+    task = Task(
+        id="t", domain="sql", prompt="", reference="SELECT 1", database=str(fixture_db), metadata={"databases": ["x"]}
+    )
     view = guard.private_view(task, str(work))
     assert view.database != task.database and view.metadata["databases"] == ["x"]
     assert guard.check_and_restore(task, view) == []
@@ -43,7 +44,9 @@ def test_write_is_found_and_undone_and_the_fixture_never_changes(fixture_db, tmp
     con = duckdb.connect(view.database)  # a careless verifier: read-write, runs the candidate
     con.execute("DROP TABLE t")
     con.close()
-    assert guard.check_and_restore(task, view) == ["modified_fixture:the DuckDB copy shop.duckdb: lost tables t (restored)"]
+    assert guard.check_and_restore(task, view) == [
+        "modified_fixture:the DuckDB copy shop.duckdb: lost tables t (restored)"
+    ]
     assert duckdb.connect(view.database, read_only=True).execute("SELECT count(*) FROM t").fetchone() == (10,)
     assert guard.check_and_restore(task, view) == []
     assert digest(fixture_db) == before

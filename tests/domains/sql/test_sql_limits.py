@@ -59,8 +59,13 @@ def _attack(path: Path, build: str, memory_mb: int = db.QUERY_MEMORY_MB) -> dict
     """Run the query ``build`` evaluates to through run_query and the oracle, in a fresh
     interpreter with no address-space limit of its own."""
     code = _ATTACK.format(root=str(ROOT), path=str(path), build=build, memory_mb=memory_mb)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2),
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -72,8 +77,9 @@ def _baseline_mb(path: Path) -> float:
 # ------------------------------------------------------------------ the attacks
 
 
-@pytest.mark.parametrize("size, memory_mb", [(200_000_000, 64), (2_000_000_000, db.QUERY_MEMORY_MB)],
-                         ids=["small-bound", "realistic"])
+@pytest.mark.parametrize(
+    "size, memory_mb", [(200_000_000, 64), (2_000_000_000, db.QUERY_MEMORY_MB)], ids=["small-bound", "realistic"]
+)
 def test_repeat_stops_at_the_query_memory_bound(fixture_db, size, memory_mb):
     """repeat('x', 2e9) built a 2 GB string in one uninterruptible call (3.9 GB, 16-52 s)
     while the report said 'timeout after 0.5 s'; DuckDB's memory_limit does not count it."""
@@ -108,8 +114,10 @@ def test_a_long_union_chain_is_refused_before_anything_parses_it(fixture_db, ter
 def test_a_deadline_dropped_while_duckdb_plans_is_sent_again(fixture_db):
     """An interrupt that reaches DuckDB while it still parses or plans is lost: the query
     then ran to its end (17 s) and came back with rows, as if in time."""
-    heavy = ("SELECT count(*) FROM range(2000) a, range(2000) b, range(300) c WHERE a.range + b.range + c.range = 7 "
-             "AND a.range NOT IN (" + ",".join(str(-i) for i in range(3000)) + ")")
+    heavy = (
+        "SELECT count(*) FROM range(2000) a, range(2000) b, range(300) c WHERE a.range + b.range + c.range = 7 "
+        "AND a.range NOT IN (" + ",".join(str(-i) for i in range(3000)) + ")"
+    )
     assert limits.shape_refusal(heavy) is None  # under every limit: it is executed
     for timeout in (0.001, 0.005):  # deadlines that pass while DuckDB is still planning
         result = run_query(fixture_db, heavy, timeout=timeout)

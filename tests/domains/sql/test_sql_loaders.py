@@ -38,10 +38,19 @@ def dataset(tmp_path):
     con.close()
     entries = [
         {"db_id": "concert", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"},
-        {"db_id": "concert", "question": "Names of singers from France.",
-         "query": 'SELECT Name FROM singer WHERE Country = "France"'},
-        {"db_id": "concert", "question": "Average net worth?", "SQL": "SELECT avg(Net_Worth) FROM singer;",
-         "evidence": "net worth is in millions", "question_id": 7, "difficulty": "simple"},
+        {
+            "db_id": "concert",
+            "question": "Names of singers from France.",
+            "query": 'SELECT Name FROM singer WHERE Country = "France"',
+        },
+        {
+            "db_id": "concert",
+            "question": "Average net worth?",
+            "SQL": "SELECT avg(Net_Worth) FROM singer;",
+            "evidence": "net worth is in millions",
+            "question_id": 7,
+            "difficulty": "simple",
+        },
     ]
     path = tmp_path / "dev.json"
     path.write_text(json.dumps(entries))
@@ -103,7 +112,9 @@ def test_primary_key_dropped_when_the_data_breaks_it(tmp_path):
     con = sqlite3.connect(sqlite_path)
     # SQLite lets NULL into a non-INTEGER primary key, and an untyped key holds 1 and '1' as
     # different values: both are duplicates once the column is text.
-    con.executescript("CREATE TABLE t (id PRIMARY KEY, v text); INSERT INTO t VALUES (1, 'a'), ('1', 'b'), (NULL, 'c');")
+    con.executescript(
+        "CREATE TABLE t (id PRIMARY KEY, v text); INSERT INTO t VALUES (1, 'a'), ('1', 'b'), (NULL, 'c');"
+    )
     con.commit()
     con.close()
     database = convert_sqlite(sqlite_path, tmp_path / "cache")
@@ -138,12 +149,15 @@ def test_database_folder_is_guessed_next_to_the_json(dataset):
     assert len(load_spider(path, None, cache)) == 3
 
 
-@pytest.mark.parametrize("entry, message", [
-    ({"db_id": "nowhere", "question": "q", "query": "SELECT 1"}, "nowhere"),
-    ({"db_id": "concert", "query": "SELECT 1"}, "question"),
-    ({"db_id": "concert", "question": "q"}, "gold query"),
-    ({"question": "q", "query": "SELECT 1"}, "db_id"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"db_id": "nowhere", "question": "q", "query": "SELECT 1"}, "nowhere"),
+        ({"db_id": "concert", "query": "SELECT 1"}, "question"),
+        ({"db_id": "concert", "question": "q"}, "gold query"),
+        ({"question": "q", "query": "SELECT 1"}, "db_id"),
+    ],
+)
 def test_bad_entries_name_the_file_and_the_index(dataset, entry, message):
     path, db_dir, cache = dataset
     entries = json.loads(path.read_text())
@@ -157,7 +171,7 @@ def test_bad_entries_name_the_file_and_the_index(dataset, entry, message):
 def test_bad_files(tmp_path, dataset):
     _path, db_dir, cache = dataset
     broken = tmp_path / "broken.json"
-    broken.write_text("[{\"db_id\": ")
+    broken.write_text('[{"db_id": ')
     with pytest.raises(InputError, match="broken.json"):
         load_spider(broken, db_dir, cache)
     not_list = tmp_path / "scalar.json"
@@ -186,8 +200,22 @@ def test_a_spider_file_audits_end_to_end_through_the_cli(dataset, tmp_path, caps
 
     path, db_dir, _ = dataset
     out = tmp_path / "r.json"
-    code = main(["run", "--suite", str(path), "--format", "spider", "--db-dir", str(db_dir),
-                 "--verifier", "verifier_audit.domains.sql.verifiers:syntax_only", "--json", str(out), "--no-progress"])
+    code = main(
+        [
+            "run",
+            "--suite",
+            str(path),
+            "--format",
+            "spider",
+            "--db-dir",
+            str(db_dir),
+            "--verifier",
+            "verifier_audit.domains.sql.verifiers:syntax_only",
+            "--json",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert code == 1, capsys.readouterr().err  # a syntax-only check is open wide, on any dataset
     report = Report.model_validate_json(out.read_text())
     assert report.n_candidates > 10 and report.coverage_debt > 0.5

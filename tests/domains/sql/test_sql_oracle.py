@@ -13,8 +13,12 @@ SCHEMA = """
 CREATE TABLE people (id INTEGER PRIMARY KEY, name VARCHAR, city VARCHAR, age INTEGER, score DECIMAL(5,2));
 CREATE TABLE pets (id INTEGER PRIMARY KEY, owner_id INTEGER, kind VARCHAR);
 """
-BASE_PEOPLE = [(1, "Ann", "Lyon", 30, "1.50"), (2, "Bob", "Oslo", 25, "2.00"), (3, "Cid", None, 41, "2.00"),
-               (4, "Ann", "Lyon", 30, "0.30")]
+BASE_PEOPLE = [
+    (1, "Ann", "Lyon", 30, "1.50"),
+    (2, "Bob", "Oslo", 25, "2.00"),
+    (3, "Cid", None, 41, "2.00"),
+    (4, "Ann", "Lyon", 30, "0.30"),
+]
 BASE_PETS = [(1, 1, "cat"), (2, 1, "dog"), (3, 2, "cat"), (4, None, "fish")]
 # A second database on which some wrong queries that tie on the base differ.
 FUZZ_PEOPLE = [(1, "Ann", "Lyon", 31, "1.00"), (2, "Eve", "Lyon", 30, "3.00"), (5, "Eve", "Rome", 30, "3.00")]
@@ -41,8 +45,14 @@ def dbs(tmp_path_factory):
 
 def task(dbs, gold, fuzzed=True):
     base, fuzz = dbs
-    return Task(id=f"t-{hashlib.md5(gold.encode()).hexdigest()[:6]}", domain="sql", prompt="?", reference=gold,
-                database=base, metadata={"databases": [fuzz] if fuzzed else []})
+    return Task(
+        id=f"t-{hashlib.md5(gold.encode()).hexdigest()[:6]}",
+        domain="sql",
+        prompt="?",
+        reference=gold,
+        database=base,
+        metadata={"databases": [fuzz] if fuzzed else []},
+    )
 
 
 def label(dbs, gold, text, fuzzed=True):
@@ -54,15 +64,23 @@ def test_the_gold_itself_is_correct(dbs):
     assert label(dbs, gold, f"```sql\n{gold}\n```") == "correct"
 
 
-@pytest.mark.parametrize("gold,candidate", [
-    ("SELECT name FROM people WHERE age > 26", "select p.name as who from people p where 26 < p.age"),
-    ("SELECT name FROM people WHERE age > 26", "SELECT name FROM people WHERE age >= 27"),
-    ("SELECT city, count(*) FROM people GROUP BY city", "SELECT city, count(id) FROM people GROUP BY ALL"),
-    ("SELECT name, age FROM people ORDER BY age DESC, id", "SELECT name, age FROM people ORDER BY age DESC, id ASC"),
-    ("SELECT sum(score) FROM people", "SELECT sum(CAST(score AS DOUBLE)) FROM people"),
-    ("SELECT name FROM people WHERE id IN (SELECT owner_id FROM pets)",
-     "SELECT name FROM people p WHERE EXISTS (SELECT 1 FROM pets WHERE owner_id = p.id)"),
-])
+@pytest.mark.parametrize(
+    "gold,candidate",
+    [
+        ("SELECT name FROM people WHERE age > 26", "select p.name as who from people p where 26 < p.age"),
+        ("SELECT name FROM people WHERE age > 26", "SELECT name FROM people WHERE age >= 27"),
+        ("SELECT city, count(*) FROM people GROUP BY city", "SELECT city, count(id) FROM people GROUP BY ALL"),
+        (
+            "SELECT name, age FROM people ORDER BY age DESC, id",
+            "SELECT name, age FROM people ORDER BY age DESC, id ASC",
+        ),
+        ("SELECT sum(score) FROM people", "SELECT sum(CAST(score AS DOUBLE)) FROM people"),
+        (
+            "SELECT name FROM people WHERE id IN (SELECT owner_id FROM pets)",
+            "SELECT name FROM people p WHERE EXISTS (SELECT 1 FROM pets WHERE owner_id = p.id)",
+        ),
+    ],
+)
 def test_equivalent_rewrites_are_correct(dbs, gold, candidate):
     assert label(dbs, gold, candidate) == "correct"
 
@@ -79,14 +97,17 @@ def test_ties_on_a_key_outside_the_projection(dbs):
     assert label(dbs, gold, "SELECT name FROM people ORDER BY name") == "incorrect"
 
 
-@pytest.mark.parametrize("gold,candidate", [
-    ("SELECT name FROM people WHERE age > 26", "SELECT DISTINCT name FROM people WHERE age > 26"),  # bag
-    ("SELECT name FROM people WHERE age > 26", "SELECT name FROM people WHERE age > 26 ORDER BY name LIMIT 1"),
-    ("SELECT name, age FROM people", "SELECT age, name FROM people"),  # column order
-    ("SELECT name FROM people ORDER BY age, id", "SELECT name FROM people ORDER BY age DESC, id"),
-    ("SELECT count(*) FROM people WHERE city IS NULL", "SELECT count(city) FROM people WHERE city IS NULL"),
-    ("SELECT name FROM people WHERE age >= 30", "SELECT name FROM people WHERE age > 30"),
-])
+@pytest.mark.parametrize(
+    "gold,candidate",
+    [
+        ("SELECT name FROM people WHERE age > 26", "SELECT DISTINCT name FROM people WHERE age > 26"),  # bag
+        ("SELECT name FROM people WHERE age > 26", "SELECT name FROM people WHERE age > 26 ORDER BY name LIMIT 1"),
+        ("SELECT name, age FROM people", "SELECT age, name FROM people"),  # column order
+        ("SELECT name FROM people ORDER BY age, id", "SELECT name FROM people ORDER BY age DESC, id"),
+        ("SELECT count(*) FROM people WHERE city IS NULL", "SELECT count(city) FROM people WHERE city IS NULL"),
+        ("SELECT name FROM people WHERE age >= 30", "SELECT name FROM people WHERE age > 30"),
+    ],
+)
 def test_wrong_queries_are_incorrect(dbs, gold, candidate):
     assert label(dbs, gold, candidate) == "incorrect"
 
@@ -112,22 +133,31 @@ def test_not_in_with_a_null_in_the_subquery(dbs):
     assert label(dbs, gold, wrong) == "incorrect"
 
 
-@pytest.mark.parametrize("text,why", [
-    ("The answer is Ann.", "no SQL"),
-    ("", "no SQL"),
-    ("```sql\nSELECT 1; SELECT 2\n```", "statements"),
-    ("```sql\nSELECT name FROM people; DROP TABLE people\n```", "statements"),
-    ("```sql\nDROP TABLE people\n```", "refused"),
-    ("```sql\nCREATE TEMP MACRO count_star() AS 7\n```", "refused"),
-    ("```sql\nCOPY people TO '/tmp/va-leak.csv'\n```", "refused"),
-    ("```sql\nATTACH '/tmp/va-x.duckdb' AS x\n```", "refused"),
-    ("```sql\nSELECT * FROM read_csv('/etc/passwd')\n```", "error"),
-    ("```sql\nSELECT nme FROM people\n```", "error"),
-    ("```sql\nSELECT name FROM peoples\n```", "error"),
-    ("```sql\nSELEC name FROM people\n```", "refused"),
-    ("```sql\nWITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r\n```", "timeout"),
-    ("```sql\nWITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r\n```", "too many rows|timeout"),
-])
+@pytest.mark.parametrize(
+    "text,why",
+    [
+        ("The answer is Ann.", "no SQL"),
+        ("", "no SQL"),
+        ("```sql\nSELECT 1; SELECT 2\n```", "statements"),
+        ("```sql\nSELECT name FROM people; DROP TABLE people\n```", "statements"),
+        ("```sql\nDROP TABLE people\n```", "refused"),
+        ("```sql\nCREATE TEMP MACRO count_star() AS 7\n```", "refused"),
+        ("```sql\nCOPY people TO '/tmp/va-leak.csv'\n```", "refused"),
+        ("```sql\nATTACH '/tmp/va-x.duckdb' AS x\n```", "refused"),
+        ("```sql\nSELECT * FROM read_csv('/etc/passwd')\n```", "error"),
+        ("```sql\nSELECT nme FROM people\n```", "error"),
+        ("```sql\nSELECT name FROM peoples\n```", "error"),
+        ("```sql\nSELEC name FROM people\n```", "refused"),
+        (
+            "```sql\nWITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r\n```",
+            "timeout",
+        ),
+        (
+            "```sql\nWITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r\n```",
+            "too many rows|timeout",
+        ),
+    ],
+)
 def test_hostile_and_broken_candidates_are_incorrect(dbs, text, why):
     before = [hashlib.sha256(open(p, "rb").read()).hexdigest() for p in dbs]
     result = label_completion(text, task(dbs, "SELECT name FROM people WHERE age > 26"))

@@ -16,9 +16,30 @@ from verifier_audit.suites import load_suite
 
 SUITE_FILE = data_path("suites", "sql", "tasks.jsonl")
 SHIFTED = {"window", "recursive_cte", "set_operation"}
-REQUIRED = {"filter", "inner_join", "outer_join", "self_join", "aggregate", "group_by", "having", "order_by",
-            "limit", "ties", "distinct", "in_subquery", "not_in", "exists", "not_exists", "cte", "window", "case",
-            "date", "set_operation", "recursive_cte", "null_handling"}
+REQUIRED = {
+    "filter",
+    "inner_join",
+    "outer_join",
+    "self_join",
+    "aggregate",
+    "group_by",
+    "having",
+    "order_by",
+    "limit",
+    "ties",
+    "distinct",
+    "in_subquery",
+    "not_in",
+    "exists",
+    "not_exists",
+    "cte",
+    "window",
+    "case",
+    "date",
+    "set_operation",
+    "recursive_cte",
+    "null_handling",
+}
 
 
 @pytest.fixture(scope="module")

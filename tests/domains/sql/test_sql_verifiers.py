@@ -2,8 +2,8 @@
 
 import hashlib
 import shutil
-from pathlib import Path
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -28,8 +28,14 @@ def task_for(tmp_path):
         copy = tmp_path / f"copy-{len(list(tmp_path.glob('copy-*')))}.duckdb"
         shutil.copyfile(fixture, copy)
         copy.chmod(0o644)
-        return Task(id="shop-t", domain="sql", prompt="q", reference=reference, database=str(copy),
-                    metadata={"schema": "shop", **metadata})
+        return Task(
+            id="shop-t",
+            domain="sql",
+            prompt="q",
+            reference=reference,
+            database=str(copy),
+            metadata={"schema": "shop", **metadata},
+        )
 
     return make
 
@@ -99,8 +105,13 @@ def test_single_db_set_hole_one_database(task_for):
 def test_single_db_set_never_changes_the_database(task_for):
     task = task_for(GOLD)
     before = _sha(Path(task.database))
-    for hostile in ("DROP TABLE customers", "DELETE FROM customers", "CREATE TABLE x AS SELECT 1",
-                    "SELECT 1; DROP TABLE customers", "COPY customers TO '/tmp/va-leak.csv'"):
+    for hostile in (
+        "DROP TABLE customers",
+        "DELETE FROM customers",
+        "CREATE TABLE x AS SELECT 1",
+        "SELECT 1; DROP TABLE customers",
+        "COPY customers TO '/tmp/va-leak.csv'",
+    ):
         assert not single_db_set(hostile, task)
     assert _sha(Path(task.database)) == before
 
@@ -131,8 +142,14 @@ def test_strong_checks_every_database(task_for, tmp_path):
 
     def build(con):
         create_tables(con, schema)
-        insert_rows(con, "products", [(1, "Edge", "toys", Decimal("20.00"), 1.0, True, None),
-                                      (2, "Dear", "toys", Decimal("30.00"), None, False, None)])
+        insert_rows(
+            con,
+            "products",
+            [
+                (1, "Edge", "toys", Decimal("20.00"), 1.0, True, None),
+                (2, "Dear", "toys", Decimal("30.00"), None, False, None),
+            ],
+        )
 
     extra = write_database(tmp_path / "extra.duckdb", build)
     task = task_for("SELECT id FROM products WHERE price > 20", databases=[str(extra)])

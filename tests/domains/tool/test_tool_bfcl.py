@@ -46,8 +46,11 @@ def loaded():
 
 def _sample(tasks, n=SAMPLE):
     step = max(1, len(tasks) // n)
-    return [t for t in tasks[::step][:n] if not t.metadata.get("bfcl_unsatisfiable")
-            and not t.metadata.get("bfcl_off_schema")]
+    return [
+        t
+        for t in tasks[::step][:n]
+        if not t.metadata.get("bfcl_unsatisfiable") and not t.metadata.get("bfcl_off_schema")
+    ]
 
 
 def _calls(value) -> list[Call]:
@@ -55,6 +58,7 @@ def _calls(value) -> list[Call]:
 
 
 # -- loader ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("category", CORE)
 def test_every_entry_of_the_file_is_a_task(loaded, category):
@@ -103,9 +107,18 @@ def test_function_docs_become_json_schema(loaded):
             assert tool["parameters"]["type"] == "object"
             assert set(_types(tool["parameters"])) <= allowed
             assert doc["parameters"]["type"] == "dict"  # the original, for the checker
-    schema = bfcl.to_json_schema({"type": "dict", "properties": {
-        "r": {"type": "float"}, "t": {"type": "tuple", "items": {"type": "integer"}}, "a": {"type": "any"},
-        "d": {"type": "dict", "properties": {"k": {"type": "boolean"}}}}, "required": ["r"]})
+    schema = bfcl.to_json_schema(
+        {
+            "type": "dict",
+            "properties": {
+                "r": {"type": "float"},
+                "t": {"type": "tuple", "items": {"type": "integer"}},
+                "a": {"type": "any"},
+                "d": {"type": "dict", "properties": {"k": {"type": "boolean"}}},
+            },
+            "required": ["r"],
+        }
+    )
     props = schema["properties"]
     assert schema["type"] == "object" and schema["required"] == ["r"]
     assert props["r"] == {"type": "number", "format": "float"}
@@ -117,11 +130,13 @@ def test_function_docs_become_json_schema(loaded):
 def _acceptable(call: Call, possible: dict) -> bool:
     """An independent reading of BFCL's ground truth (no dict-typed arguments): every
     argument given is listed with that value, every one left out may be omitted."""
-    (name, options), = possible.items()
+    ((name, options),) = possible.items()
     if call.name != name or set(call.arguments) - set(options):
         return False
-    return all((arg in call.arguments and call.arguments[arg] in opts) or (arg not in call.arguments and "" in opts)
-               for arg, opts in options.items())
+    return all(
+        (arg in call.arguments and call.arguments[arg] in opts) or (arg not in call.arguments and "" in opts)
+        for arg, opts in options.items()
+    )
 
 
 @pytest.mark.parametrize("category", CORE[:4])
@@ -130,8 +145,12 @@ def test_reference_and_alternatives_are_what_the_ground_truth_accepts(loaded, ca
     for task in loaded[category]:
         possible = task.metadata["bfcl_possible_answer"]
         docs = {f["name"]: f for f in task.metadata["bfcl"]["function"]}
-        if any(docs[n]["parameters"]["properties"].get(a, {}).get("type") in ("dict", "array")
-               for e in possible for n, args in e.items() for a in args):
+        if any(
+            docs[n]["parameters"]["properties"].get(a, {}).get("type") in ("dict", "array")
+            for e in possible
+            for n, args in e.items()
+            for a in args
+        ):
             continue  # nested values: the real checker's test below covers them
         for answer in [task.reference, *task.metadata["alternatives"]]:
             calls = _calls(answer)
@@ -148,17 +167,32 @@ def test_reference_and_alternatives_are_what_the_ground_truth_accepts(loaded, ca
 
 def test_reference_takes_the_first_value_and_omits_what_may_be_omitted():
     task = bfcl.load_bfcl("simple", limit=1)[0]  # {"base": [10], "height": [5], "unit": ["units", ""]}
-    assert json.loads(task.reference) == [{"name": "calculate_triangle_area",
-                                           "arguments": {"base": 10, "height": 5, "unit": "units"}}]
-    assert task.metadata["alternatives"] == [[{"name": "calculate_triangle_area",
-                                               "arguments": {"base": 10, "height": 5}}]]
+    assert json.loads(task.reference) == [
+        {"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5, "unit": "units"}}
+    ]
+    assert task.metadata["alternatives"] == [
+        [{"name": "calculate_triangle_area", "arguments": {"base": 10, "height": 5}}]
+    ]
     ref, alts, problem = bfcl.reference_and_alternatives(
         [{"f": {"a": [1, 2, 3], "b": ["", "x"], "c": ["y", "z"]}}],
-        [{"name": "f", "parameters": {"type": "dict", "properties": {
-            "a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "string"}}, "required": ["a"]}}], limit=3)
+        [
+            {
+                "name": "f",
+                "parameters": {
+                    "type": "dict",
+                    "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "string"}},
+                    "required": ["a"],
+                },
+            }
+        ],
+        limit=3,
+    )
     assert ref == [{"name": "f", "arguments": {"a": 1, "c": "y"}}] and problem is None
-    assert alts == [[{"name": "f", "arguments": {"a": 2, "c": "y"}}], [{"name": "f", "arguments": {"a": 3, "c": "y"}}],
-                    [{"name": "f", "arguments": {"a": 1, "b": "x", "c": "y"}}]]
+    assert alts == [
+        [{"name": "f", "arguments": {"a": 2, "c": "y"}}],
+        [{"name": "f", "arguments": {"a": 3, "c": "y"}}],
+        [{"name": "f", "arguments": {"a": 1, "b": "x", "c": "y"}}],
+    ]
 
 
 def test_suite_prefix():
@@ -182,6 +216,7 @@ def test_suite_prefix():
 
 
 # -- the real checker -----------------------------------------------------------------------
+
 
 def test_the_checker_is_the_installed_file_unmodified(bc):
     checker = bc.load_checker()
@@ -278,9 +313,24 @@ def test_what_the_checker_lets_through(bc, loaded):
     # an integral float for an integer is a type error; an int for a float is accepted
     assert bc.bfcl_ast("calculate_triangle_area(base=10.0, height=5)", task) == 0.0
     # a string with the sign or the decimal point of a number dropped matches the number
-    t = Task(id="t", domain="tool", prompt="", reference="[]", metadata={"bfcl": {
-        "category": "simple_python", "function": [{"name": "f", "parameters": {"type": "dict", "properties": {
-            "v": {"type": "string"}}, "required": ["v"]}}]}, "bfcl_possible_answer": [{"f": {"v": ["-3.5"]}}]})
+    t = Task(
+        id="t",
+        domain="tool",
+        prompt="",
+        reference="[]",
+        metadata={
+            "bfcl": {
+                "category": "simple_python",
+                "function": [
+                    {
+                        "name": "f",
+                        "parameters": {"type": "dict", "properties": {"v": {"type": "string"}}, "required": ["v"]},
+                    }
+                ],
+            },
+            "bfcl_possible_answer": [{"f": {"v": ["-3.5"]}}],
+        },
+    )
     assert bc.bfcl_ast("f(v='35')", t) == 1.0
     assert bc.bfcl_ast("f(v='3.6')", t) == 0.0
 
@@ -296,20 +346,63 @@ def test_bfcl_decoder_evaluates_model_output(bc, loaded, tmp_path):
 
 
 def test_tasks_not_from_bfcl_are_converted(bc):
-    tools = [{"name": "get_weather", "description": "", "parameters": {"type": "object", "properties": {
-        "city": {"type": "string"}, "days": {"type": "integer"}, "scale": {"type": "number"},
-        "unit": {"type": "string", "enum": ["c", "f"], "default": "c"},
-        "tags": {"type": "array", "items": {"type": "string"}},
-        "where": {"type": "object", "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}}},
-        "required": ["city", "days"]}},
-        {"name": "delete_city", "description": "", "parameters": {"type": "object", "properties": {
-            "city": {"type": "string"}}, "required": ["city"]}}]
-    ref = [{"name": "get_weather", "arguments": {"city": "Paris", "days": 3, "scale": 1.5, "tags": ["a", "b"],
-                                                 "where": {"lat": 48.8, "lon": 2.3}}}]
-    alt = [[{"name": "get_weather", "arguments": {"city": "Paris", "days": 3, "scale": 1.5, "tags": ["a", "b"],
-                                                  "where": {"lat": 48.8, "lon": 2.3}, "unit": "c"}}]]
-    task = Task(id="w", domain="tool", prompt="weather", reference=json.dumps(ref),
-                metadata={"tools": tools, "alternatives": alt, "kind": "multiple"})
+    tools = [
+        {
+            "name": "get_weather",
+            "description": "",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string"},
+                    "days": {"type": "integer"},
+                    "scale": {"type": "number"},
+                    "unit": {"type": "string", "enum": ["c", "f"], "default": "c"},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "where": {"type": "object", "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}},
+                },
+                "required": ["city", "days"],
+            },
+        },
+        {
+            "name": "delete_city",
+            "description": "",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        },
+    ]
+    ref = [
+        {
+            "name": "get_weather",
+            "arguments": {
+                "city": "Paris",
+                "days": 3,
+                "scale": 1.5,
+                "tags": ["a", "b"],
+                "where": {"lat": 48.8, "lon": 2.3},
+            },
+        }
+    ]
+    alt = [
+        [
+            {
+                "name": "get_weather",
+                "arguments": {
+                    "city": "Paris",
+                    "days": 3,
+                    "scale": 1.5,
+                    "tags": ["a", "b"],
+                    "where": {"lat": 48.8, "lon": 2.3},
+                    "unit": "c",
+                },
+            }
+        ]
+    ]
+    task = Task(
+        id="w",
+        domain="tool",
+        prompt="weather",
+        reference=json.dumps(ref),
+        metadata={"tools": tools, "alternatives": alt, "kind": "multiple"},
+    )
     docs, answer, category = bc.bfcl_view(task)
     assert category == "multiple" and docs[0]["parameters"]["properties"]["scale"]["type"] == "float"
     assert docs[0]["parameters"]["properties"]["where"]["type"] == "dict"
@@ -326,6 +419,7 @@ def test_tasks_not_from_bfcl_are_converted(bc):
 
 
 # -- the audit --------------------------------------------------------------------------------
+
 
 def _tool_domain_registered() -> bool:
     from verifier_audit.domains import available
@@ -347,15 +441,26 @@ def test_audit_of_the_bfcl_checker_on_its_own_data(tmp_path, monkeypatch):
         return connect(sock, address)  # the worker pool's own unix sockets
 
     monkeypatch.setattr(socket.socket, "connect", no_network)
-    report = audit(f"{CHECKER}:bfcl_ast", suite="bfcl:simple", limit=20, probe_sample=0, workers=2,
-                   results=tmp_path / "results.jsonl")
+    report = audit(
+        f"{CHECKER}:bfcl_ast",
+        suite="bfcl:simple",
+        limit=20,
+        probe_sample=0,
+        workers=2,
+        results=tmp_path / "results.jsonl",
+    )
     assert report.suite == "bfcl:simple" and report.n_candidates > 0
     assert report.error_rate == 0.0
     rates = {c.name: c for c in report.categories if c.n}
     assert rates
     # A strict grader of names, counts and values ...
-    for name in ("tool.near_miss.wrong_function", "tool.near_miss.dropped_call", "tool.near_miss.duplicated_call",
-                 "tool.near_miss.missing_required", "tool.hallucination.unknown_tool"):
+    for name in (
+        "tool.near_miss.wrong_function",
+        "tool.near_miss.dropped_call",
+        "tool.near_miss.duplicated_call",
+        "tool.near_miss.missing_required",
+        "tool.hallucination.unknown_tool",
+    ):
         if name in rates:
             assert rates[name].accepted == 0, name
     # ... that compares strings case-insensitively and wants an int where the docs say integer

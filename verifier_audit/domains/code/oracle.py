@@ -28,7 +28,9 @@ def check_reference(task: Task) -> str | None:
         return f"the reference does not define {name!r}"
     if "cases" in task.metadata and not decoded_cases(task)[0]:
         stats = task.metadata.get("case_stats", {})
-        return f"the reference produced no usable case ({stats.get('reference_status')}: {stats.get('reference_error')})"
+        return (
+            f"the reference produced no usable case ({stats.get('reference_status')}: {stats.get('reference_error')})"
+        )
     return None
 
 

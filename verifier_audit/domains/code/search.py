@@ -11,14 +11,13 @@ every code verifier call does.
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from ...models import Task
 from .extract import extract_code
 from .generators.mutants import KINDS, mutants
 
 
-def _code(text: str, task: Optional[Task]) -> Optional[str]:
+def _code(text: str, task: Task | None) -> str | None:
     entry = getattr(task, "entry_point", None) if task is not None else None
     return extract_code(text, entry) if entry else None
 
@@ -27,7 +26,7 @@ class Mutate:
     def __init__(self, kind: str):
         self.kind = kind
 
-    def __call__(self, text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    def __call__(self, text: str, rng: random.Random, task: Task | None = None) -> str | None:
         code = _code(text, task)
         if code is None:
             return None
@@ -38,18 +37,18 @@ class Mutate:
         return text.replace(code, new, 1) if code in text else new
 
 
-def _append(text: str, task: Optional[Task], tail: str) -> Optional[str]:
+def _append(text: str, task: Task | None, tail: str) -> str | None:
     code = _code(text, task)
     if code is None or tail.strip() in code:
         return None
     return text.replace(code, code.rstrip("\n") + "\n" + tail, 1) if code in text else code + "\n" + tail
 
 
-def exit_zero(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+def exit_zero(text: str, rng: random.Random, task: Task | None = None) -> str | None:
     return _append(text, task, rng.choice(["import sys\nsys.exit(0)\n", "import os\nos._exit(0)\n"]))
 
 
-def print_passed(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+def print_passed(text: str, rng: random.Random, task: Task | None = None) -> str | None:
     return _append(text, task, rng.choice(["print('All tests passed')\n", "print('PASSED')\n", "print('OK')\n"]))
 
 

@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
 
 from ...models import Task
 
-_FAMILIES = (("bool", "bool"), ("int", "number"), ("float", "number"), ("complex", "number"), ("str", "str"),
-             ("list", "list"), ("sequence", "list"), ("tuple", "tuple"), ("dict", "dict"), ("mapping", "dict"),
-             ("set", "set"), ("none", "none"))
+_FAMILIES = (
+    ("bool", "bool"),
+    ("int", "number"),
+    ("float", "number"),
+    ("complex", "number"),
+    ("str", "str"),
+    ("list", "list"),
+    ("sequence", "list"),
+    ("tuple", "tuple"),
+    ("dict", "dict"),
+    ("mapping", "dict"),
+    ("set", "set"),
+    ("none", "none"),
+)
 
 
 def task_slices(task: Task) -> list[str]:
@@ -28,12 +38,12 @@ def task_slices(task: Task) -> list[str]:
     return out
 
 
-def return_family(annotation: Optional[str]) -> str:
+def return_family(annotation: str | None) -> str:
     if not annotation:
         return "unknown"
     text = annotation.strip().lower().replace("typing.", "")
     if text.startswith("optional[") and text.endswith("]"):
-        text = text[len("optional["):-1]
+        text = text[len("optional[") : -1]
     outer = re.split(r"[\[\(,| ]", text, maxsplit=1)[0]
     for prefix, family in _FAMILIES:
         if outer.startswith(prefix):
@@ -41,7 +51,7 @@ def return_family(annotation: Optional[str]) -> str:
     return "other"
 
 
-def _annotation(task: Task) -> Optional[str]:
+def _annotation(task: Task) -> str | None:
     """The entry point's return annotation, from the reference, else from the prompt (a
     HumanEval reference is the function's body; its ``def`` line is in the prompt)."""
     entry = getattr(task, "entry_point", None) or (task.metadata or {}).get("entry_point")

@@ -88,8 +88,14 @@ def _run_file(program: str, cpu_budget: float) -> tuple[int, str]:
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(program)
     # -S: no site-packages scan (60 ms of every start here); the program needs only stdlib.
-    with subprocess.Popen([sys.executable, "-S", path], cwd=workdir, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, errors="replace") as proc:
+    with subprocess.Popen(
+        [sys.executable, "-S", path],
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+    ) as proc:
         deadline = time.monotonic() + SUBPROCESS_TIMEOUT
         while True:
             try:
@@ -172,8 +178,12 @@ def visible_tests(completion: str, task: Task) -> bool:
     # Tests the parser cannot turn into (input, output) pairs: run check() in the sandbox.
     from .cases import process_sandbox
 
-    program = f"{code}\n\n{tests_of(task)}\n\ndef __va_check__():\n    check({entry_point(task)})\n    return 'checked'\n"
-    result = process_sandbox().run(program, call="__va_check__", timeout=SUBPROCESS_TIMEOUT, cpu_timeout=cpu_limit(task))
+    program = (
+        f"{code}\n\n{tests_of(task)}\n\ndef __va_check__():\n    check({entry_point(task)})\n    return 'checked'\n"
+    )
+    result = process_sandbox().run(
+        program, call="__va_check__", timeout=SUBPROCESS_TIMEOUT, cpu_timeout=cpu_limit(task)
+    )
     return result.ok and result.value == "checked"
 
 

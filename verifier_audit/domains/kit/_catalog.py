@@ -14,8 +14,9 @@ field, because the person fixing it is editing YAML, not Python.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Literal, Optional
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -132,7 +133,8 @@ def load_catalog(path: str | Path) -> list[CatalogEntry]:
         if first[0] != entry.severity:
             raise CatalogError(
                 f"{label}: field 'severity': {entry.severity.value} differs from {first[0].value} of entry "
-                f"{first[1]!r} in the same category {entry.category!r}; a category has one severity")
+                f"{first[1]!r} in the same category {entry.category!r}; a category has one severity"
+            )
         if entry.id in seen:
             raise CatalogError(f"{label}: field 'id': duplicate id {entry.id!r} (first at entry {seen[entry.id]})")
         seen[entry.id] = index
@@ -176,7 +178,7 @@ def expand_template(template: str, resolve: Resolver, *, limit: int = MAX_EXPAND
     return "".join(out)
 
 
-def check_template(template: str, known: Optional[set[str]] = None) -> set[str]:
+def check_template(template: str, known: set[str] | None = None) -> set[str]:
     """Syntax-check a template; returns the placeholder names it uses (nested ones too).
 
     With ``known``, a name outside ``known`` and the generic names is an error.
@@ -231,7 +233,7 @@ def _scan(template: str):
                 k += 1
         if depth:
             raise TemplateError(f"placeholder opened at character {j} is never closed with '}}}}'")
-        body = template[j + 2:k]
+        body = template[j + 2 : k]
         name, _, args = body.partition(":")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
             raise TemplateError(f"bad placeholder name {name!r} at character {j}")
@@ -251,7 +253,9 @@ def _check_builtin_args(name: str, args: str) -> None:
         try:
             code = int(args, 16)
         except ValueError:
-            raise TemplateError("{{char:HEX}} needs a hexadecimal code point, e.g. {{char:0}} or {{char:d800}}") from None
+            raise TemplateError(
+                "{{char:HEX}} needs a hexadecimal code point, e.g. {{char:0}} or {{char:d800}}"
+            ) from None
         if not 0 <= code <= 0x10FFFF:
             raise TemplateError(f"{{{{char:{args}}}}}: code point out of range")
     elif name == "seq":
@@ -279,7 +283,9 @@ def _builtin(name: str, args: str, resolve: Resolver, limit: int) -> str:
         if hi - lo > 1_000_000:
             raise TemplateError("{{seq}} is limited to a million numbers")
         if len(parts) == 3:
-            return "".join(expand_template(parts[2], resolve, limit=limit).replace("#", str(v)) for v in range(lo, hi + 1))
+            return "".join(
+                expand_template(parts[2], resolve, limit=limit).replace("#", str(v)) for v in range(lo, hi + 1)
+            )
         return ", ".join(str(v) for v in range(lo, hi + 1))
     if name == "lb":
         return "{"

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Callable, Iterable, Literal, NamedTuple, Optional
+from collections.abc import Callable, Iterable
+from typing import Literal, NamedTuple
 
 from ...models import SEVERITY_WEIGHT, Candidate, Severity, Task
 from ..base import CategoryInfo
@@ -45,8 +46,16 @@ class Chosen(NamedTuple):
 IdScheme = Literal["per_category", "running", "kind"]
 
 
-def make_candidates(domain: str, task_id: str, chosen: Iterable[tuple], *, origin: str, label: str,
-                    kinds: dict, ids: IdScheme = "per_category") -> list[Candidate]:
+def make_candidates(
+    domain: str,
+    task_id: str,
+    chosen: Iterable[tuple],
+    *,
+    origin: str,
+    label: str,
+    kinds: dict,
+    ids: IdScheme = "per_category",
+) -> list[Candidate]:
     """One Candidate per chosen ``(kind, text, note[, format])`` (a ``Chosen``), in order.
 
     The category is ``<domain>.<origin>.<kind>``; ``kinds`` maps a kind to its (severity,
@@ -60,9 +69,19 @@ def make_candidates(domain: str, task_id: str, chosen: Iterable[tuple], *, origi
         index = counters.get(category, 0)
         counters[category] = index + 1
         suffix = {"per_category": f"/{index}", "running": f"/{running}", "kind": ""}[ids]
-        out.append(Candidate(id=f"{task_id}/{category}{suffix}", task_id=task_id, text=text, origin=origin,
-                             category=category, severity=Severity(kinds[kind][0]), label=label, note=note,
-                             format=fmt))
+        out.append(
+            Candidate(
+                id=f"{task_id}/{category}{suffix}",
+                task_id=task_id,
+                text=text,
+                origin=origin,
+                category=category,
+                severity=Severity(kinds[kind][0]),
+                label=label,
+                note=note,
+                format=fmt,
+            )
+        )
     return out
 
 
@@ -73,9 +92,14 @@ class SkipInstance(Exception):
 PerTask = Callable[[Task, random.Random], list[Candidate]]
 
 
-def assemble(domain: str, tasks: list[Task], seed: int, per_task: dict[str, PerTask],
-             known_bad: Callable[[list[Task], int, list[CatalogEntry]], list[Candidate]],
-             catalog: Optional[list[CatalogEntry]] = None) -> list[Candidate]:
+def assemble(
+    domain: str,
+    tasks: list[Task],
+    seed: int,
+    per_task: dict[str, PerTask],
+    known_bad: Callable[[list[Task], int, list[CatalogEntry]], list[Candidate]],
+    catalog: list[CatalogEntry] | None = None,
+) -> list[Candidate]:
     """Per-task generators (each name is part of its seed: keep names stable), then the catalog."""
     out: list[Candidate] = []
     for task in tasks:
@@ -85,14 +109,19 @@ def assemble(domain: str, tasks: list[Task], seed: int, per_task: dict[str, PerT
     return out
 
 
-def list_categories(domain: str, near_miss_kinds: dict, equivalent_kinds: dict,
-                    catalog: Optional[list[CatalogEntry]] = None) -> list[CategoryInfo]:
+def list_categories(
+    domain: str, near_miss_kinds: dict, equivalent_kinds: dict, catalog: list[CatalogEntry] | None = None
+) -> list[CategoryInfo]:
     """Every category a domain can produce; kinds map name -> (severity, description)."""
     # Kind tables may spell severities as strings; CategoryInfo always carries the enum.
-    infos = [CategoryInfo(f"{domain}.near_miss.{kind}", "near_miss", Severity(severity), description)
-             for kind, (severity, description) in near_miss_kinds.items()]
-    infos += [CategoryInfo(f"{domain}.equivalent.{kind}", "equivalent", Severity(severity), description)
-              for kind, (severity, description) in equivalent_kinds.items()]
+    infos = [
+        CategoryInfo(f"{domain}.near_miss.{kind}", "near_miss", Severity(severity), description)
+        for kind, (severity, description) in near_miss_kinds.items()
+    ]
+    infos += [
+        CategoryInfo(f"{domain}.equivalent.{kind}", "equivalent", Severity(severity), description)
+        for kind, (severity, description) in equivalent_kinds.items()
+    ]
     by_category: dict[str, list[CatalogEntry]] = {}
     for entry in builtin_catalog(domain) if catalog is None else catalog:
         by_category.setdefault(entry.category, []).append(entry)
@@ -113,12 +142,12 @@ class DomainGenerators:
     def __init__(self, domain: str, near_miss, equivalent, known_bad):
         self.domain, self.near_miss, self.equivalent, self.known_bad = domain, near_miss, equivalent, known_bad
 
-    def generate_all(self, tasks: list[Task], seed: int, catalog: Optional[list[CatalogEntry]] = None) -> list[Candidate]:
+    def generate_all(self, tasks: list[Task], seed: int, catalog: list[CatalogEntry] | None = None) -> list[Candidate]:
         """Every candidate for ``tasks``: per-task generators, then the catalog (built-in by default)."""
         per_task = {"near_miss": self.near_miss.generate, "equivalent": self.equivalent.generate}
         return assemble(self.domain, tasks, seed, per_task, self.known_bad.generate, catalog)
 
-    def categories(self, catalog: Optional[list[CatalogEntry]] = None) -> list[CategoryInfo]:
+    def categories(self, catalog: list[CatalogEntry] | None = None) -> list[CategoryInfo]:
         """Every category the generators and the catalog can produce, with its severity."""
         return list_categories(self.domain, self.near_miss.KINDS, self.equivalent.KINDS, catalog)
 
@@ -132,9 +161,14 @@ def check_templates(entries: Iterable[CatalogEntry], placeholders) -> None:
             raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
 
 
-def instantiate_catalog(tasks: list[Task], seed: int, entries: Iterable[CatalogEntry], *,
-                        fits: Callable[[CatalogEntry, Task], bool],
-                        fill: Callable[[CatalogEntry, Task], str]) -> list[Candidate]:
+def instantiate_catalog(
+    tasks: list[Task],
+    seed: int,
+    entries: Iterable[CatalogEntry],
+    *,
+    fits: Callable[[CatalogEntry, Task], bool],
+    fill: Callable[[CatalogEntry, Task], str],
+) -> list[Candidate]:
     """Each entry on up to ``entry.instances`` of the tasks it ``fits``, in a seeded order.
 
     ``fill`` returns the candidate's text or raises SkipInstance (then the next task is
@@ -152,11 +186,21 @@ def instantiate_catalog(tasks: list[Task], seed: int, entries: Iterable[CatalogE
             except SkipInstance:
                 continue
             except TemplateError as exc:
-                raise CatalogError(f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}") from None
-            out.append(Candidate(
-                id=f"{task.id}/{entry.category}/{entry.id}", task_id=task.id, text=text, origin="known_bad",
-                category=entry.category, severity=entry.severity, label=entry.label,
-                label_source="catalog+oracle", note=f"catalog entry {entry.id}",
-            ))
+                raise CatalogError(
+                    f"{entry.source or 'catalog'}: entry {entry.id!r}: field 'template': {exc}"
+                ) from None
+            out.append(
+                Candidate(
+                    id=f"{task.id}/{entry.category}/{entry.id}",
+                    task_id=task.id,
+                    text=text,
+                    origin="known_bad",
+                    category=entry.category,
+                    severity=entry.severity,
+                    label=entry.label,
+                    label_source="catalog+oracle",
+                    note=f"catalog entry {entry.id}",
+                )
+            )
             made += 1
     return out

@@ -45,10 +45,18 @@ def _kind(item: Any) -> str:
     return item.kind
 
 
-def sample_kinds(items: Sequence, rng: random.Random, *, cap: int | None, per_kind: int | None = None,
-                 draw: Draw = "round_robin", kind: Callable[[Any], str] = _kind,
-                 distinct: Callable[[Any], Any] | None = None, take: Callable[[Any], Any] | None = None,
-                 order: Order = None) -> list:
+def sample_kinds(
+    items: Sequence,
+    rng: random.Random,
+    *,
+    cap: int | None,
+    per_kind: int | None = None,
+    draw: Draw = "round_robin",
+    kind: Callable[[Any], str] = _kind,
+    distinct: Callable[[Any], Any] | None = None,
+    take: Callable[[Any], Any] | None = None,
+    order: Order = None,
+) -> list:
     """At most ``per_kind`` of each kind (None: no bound) and ``cap`` in all (None: no
     bound) of ``items``, drawn with ``rng`` as ``draw`` says (see the module's docstring).
 
@@ -92,8 +100,9 @@ def _grouped(items: Sequence, kind, per_kind: int | None, distinct) -> dict[str,
     return groups
 
 
-def _round_robin(groups: dict[str, list], rng: random.Random, cap: int | None, per_kind: int | None,
-                 take) -> list[tuple[int, Any]]:
+def _round_robin(
+    groups: dict[str, list], rng: random.Random, cap: int | None, per_kind: int | None, take
+) -> list[tuple[int, Any]]:
     """Kinds sorted then shuffled, each group shuffled (in first-seen order of the kinds),
     then one item per kind per round, popped from the end, until ``cap``."""
     kinds = sorted(groups)

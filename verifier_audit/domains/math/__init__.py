@@ -7,8 +7,6 @@ Shape shared by every domain: ``latex``/``extract``/``oracle`` decide truth,
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ...models import Task
 from ..base import DomainPackage, FormatSign, OracleLabel, suite_formats, verifier_specs
 
@@ -19,13 +17,23 @@ class MathDomain(DomainPackage):
     reference_verifiers = verifier_specs(__name__, "substring", "last_number", "last_box_exact", "strong")
     suite_formats = suite_formats(__name__, gsm8k="gsm8k_suite", math="math_suite")
     suite_signs = {
-        "gsm8k": FormatSign(("question", "answer"), "answer", r"\S[\s\S]*####\s*\$?-?[\d,]*\.?\d+\s*\.?\s*$",
-                            "worked solutions ending in '#### n'", "which reads the number after ####"),
-        "math": FormatSign(("problem", "solution"), "solution", r"\w[\s\S]*\\(?:boxed|fbox)\s*\{",
-                           "worked solutions with the answer in \\boxed{}", "which reads the last \\boxed{}"),
+        "gsm8k": FormatSign(
+            ("question", "answer"),
+            "answer",
+            r"\S[\s\S]*####\s*\$?-?[\d,]*\.?\d+\s*\.?\s*$",
+            "worked solutions ending in '#### n'",
+            "which reads the number after ####",
+        ),
+        "math": FormatSign(
+            ("problem", "solution"),
+            "solution",
+            r"\w[\s\S]*\\(?:boxed|fbox)\s*\{",
+            "worked solutions with the answer in \\boxed{}",
+            "which reads the last \\boxed{}",
+        ),
     }
 
-    def check_task(self, task: Task) -> Optional[str]:
+    def check_task(self, task: Task) -> str | None:
         from .answer import ParseError
         from .latex import parse_answer
 

@@ -29,12 +29,12 @@ class Kind(str, Enum):
 class Answer:
     kind: Kind
     value: Any = None
-    items: tuple["Answer", ...] = ()
+    items: tuple[Answer, ...] = ()
     percent: bool = False  # written with a % sign: 10\% may equal 0.1 or 10
     approximate: bool = False  # written as a decimal literal (0.5, 3.14)
     # Pairs of sides that a chain of '=' claims equal (`\frac{6}{3} = 2`, `x = 6/3 = 2`).
     # The oracle holds them to account: a false chain (`43 = 42`) equals nothing.
-    claims: tuple[tuple["Answer", "Answer"], ...] = ()
+    claims: tuple[tuple[Answer, Answer], ...] = ()
     source: str = field(default="", compare=False)  # the text it came from
 
     def __str__(self) -> str:  # for messages and reports

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import random
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 import mpmath
 import sympy
@@ -55,12 +55,28 @@ class _NoValue(Exception):
 
 
 _MP_FUNCS = {
-    sympy.sin: _MP.sin, sympy.cos: _MP.cos, sympy.tan: _MP.tan, sympy.cot: _MP.cot,
-    sympy.sec: _MP.sec, sympy.csc: _MP.csc, sympy.asin: _MP.asin, sympy.acos: _MP.acos,
-    sympy.atan: _MP.atan, sympy.acot: _MP.acot, sympy.sinh: _MP.sinh, sympy.cosh: _MP.cosh,
-    sympy.tanh: _MP.tanh, sympy.exp: _MP.exp, sympy.log: _MP.log, sympy.Abs: abs,
-    sympy.floor: _MP.floor, sympy.ceiling: _MP.ceil, sympy.factorial: _MP.factorial,
-    sympy.binomial: _MP.binomial, sympy.re: _MP.re, sympy.im: _MP.im,
+    sympy.sin: _MP.sin,
+    sympy.cos: _MP.cos,
+    sympy.tan: _MP.tan,
+    sympy.cot: _MP.cot,
+    sympy.sec: _MP.sec,
+    sympy.csc: _MP.csc,
+    sympy.asin: _MP.asin,
+    sympy.acos: _MP.acos,
+    sympy.atan: _MP.atan,
+    sympy.acot: _MP.acot,
+    sympy.sinh: _MP.sinh,
+    sympy.cosh: _MP.cosh,
+    sympy.tanh: _MP.tanh,
+    sympy.exp: _MP.exp,
+    sympy.log: _MP.log,
+    sympy.Abs: abs,
+    sympy.floor: _MP.floor,
+    sympy.ceiling: _MP.ceil,
+    sympy.factorial: _MP.factorial,
+    sympy.binomial: _MP.binomial,
+    sympy.re: _MP.re,
+    sympy.im: _MP.im,
 }
 
 
@@ -107,8 +123,7 @@ def _points(symbols: Iterable) -> list[dict]:
     alternating so that every symbol is negative at half the points (x vs |x|)."""
     names = sorted(symbols, key=str)
     rng = random.Random("|".join(map(str, names)))
-    return [{s: _MP.mpf((-1) ** (k + j) * rng.uniform(0.3, 2.9)) for j, s in enumerate(names)}
-            for k in range(N_POINTS)]
+    return [{s: _MP.mpf((-1) ** (k + j) * rng.uniform(0.3, 2.9)) for j, s in enumerate(names)} for k in range(N_POINTS)]
 
 
 def _close(x, y, rel: float) -> bool:
@@ -131,7 +146,7 @@ def _tame(expr) -> bool:
     return True
 
 
-def _sympy_zero(diff) -> Optional[bool]:
+def _sympy_zero(diff) -> bool | None:
     """Does sympy prove diff == 0 (True), prove it nonzero (False), or not know (None)?"""
     if not _tame(diff):
         return None
@@ -178,8 +193,9 @@ def _scalars_equal(a: Answer, b: Answer) -> bool:
     if a.percent == b.percent:
         return _expr_equal(a.value, b.value, approximate)
     p, q = (a, b) if a.percent else (b, a)  # 10% equals 10 and 0.1
-    return _expr_equal(p.value, q.value, approximate) or \
-        _expr_equal(p.value * sympy.Rational(1, 100), q.value, approximate)
+    return _expr_equal(p.value, q.value, approximate) or _expr_equal(
+        p.value * sympy.Rational(1, 100), q.value, approximate
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -303,14 +319,15 @@ def _sets_equal(sa, sb, approximate: bool) -> bool:
     pa, pb = _pieces(sa), _pieces(sb)
     if pa is None or pb is None or len(pa) != len(pb):
         return False
-    return all(x[2:] == y[2:] and _expr_equal(x[0], y[0], approximate)
-               and _expr_equal(x[1], y[1], approximate) for x, y in zip(pa, pb))
+    return all(
+        x[2:] == y[2:] and _expr_equal(x[0], y[0], approximate) and _expr_equal(x[1], y[1], approximate)
+        for x, y in zip(pa, pb)
+    )
 
 
 def _as_sympy_set(a: Answer):
     """A set/list of real numbers, or a 2-tuple read as an open interval; else None."""
-    reals = all(i.kind == Kind.NUMBER and not i.percent and i.value.is_extended_real
-                for i in a.items)
+    reals = all(i.kind == Kind.NUMBER and not i.percent and i.value.is_extended_real for i in a.items)
     if a.kind in (Kind.SET, Kind.LIST) and reals:
         return sympy.FiniteSet(*(i.value for i in a.items))
     if a.kind == Kind.TUPLE and len(a.items) == 2 and reals:
@@ -322,12 +339,10 @@ def _as_sympy_set(a: Answer):
 
 def _match_unordered(xs, ys) -> bool:
     """Every item of each side has an equivalent on the other side."""
-    exact = lambda i: i.kind == Kind.NUMBER and i.value.is_Rational and not i.percent \
-        and not i.approximate  # noqa: E731
+    exact = lambda i: i.kind == Kind.NUMBER and i.value.is_Rational and not i.percent and not i.approximate  # noqa: E731
     if all(map(exact, xs)) and all(map(exact, ys)):  # fast path: 1001 integers
         return {i.value for i in xs} == {i.value for i in ys}
-    return all(any(equivalent(x, y) for y in ys) for x in xs) and \
-        all(any(equivalent(x, y) for x in xs) for y in ys)
+    return all(any(equivalent(x, y) for y in ys) for x in xs) and all(any(equivalent(x, y) for x in xs) for y in ys)
 
 
 def _match_ordered(xs, ys) -> bool:
@@ -344,7 +359,7 @@ def _collections_equal(a: Answer, b: Answer) -> bool:
     return _match_unordered(a.items, b.items)
 
 
-def _matrix_items(a: Answer) -> Optional[list]:
+def _matrix_items(a: Answer) -> list | None:
     if a.kind == Kind.MATRIX:
         return [_num(v) for v in a.value]
     return list(a.items) if a.kind in (Kind.TUPLE, Kind.LIST) else None

@@ -68,7 +68,7 @@ def box_spans(text: str) -> list[tuple[int, str, int]]:
                 continue
             depth += 1 if b.group() == "{" else -1
             if depth == 0:
-                out.append((m.start(), text[start:b.start()], b.end()))
+                out.append((m.start(), text[start : b.start()], b.end()))
                 pos = b.end()
                 break
         else:
@@ -81,7 +81,7 @@ def box_spans(text: str) -> list[tuple[int, str, int]]:
 
 def _clean(ans: str) -> str:
     """Strip what surrounds an answer on a line: $...$, **bold**, a full stop."""
-    ans = ans[:MAX_ANSWER_CHARS + 1].strip()  # cut first: the regexes below then stay cheap
+    ans = ans[: MAX_ANSWER_CHARS + 1].strip()  # cut first: the regexes below then stay cheap
     ans = _WRAP_END.sub("", _WRAP_START.sub("", ans))
     return ans.strip().rstrip(".").strip()
 
@@ -96,7 +96,7 @@ def _rest_of_line(text: str, pos: int) -> str:
     end = _line_end(text, pos)
     line = text[pos:end]
     if not line.strip() and text.startswith("\n", end):  # "Final answer:\n 42"
-        line = text[end + 1:_line_end(text, end + 1)]
+        line = text[end + 1 : _line_end(text, end + 1)]
     return line
 
 

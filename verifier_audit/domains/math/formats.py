@@ -46,7 +46,6 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from ...models import Task
 from ..formats import AnswerFormat, identity
@@ -81,7 +80,7 @@ class _Statement:
     style: str  # minerva | gsm8k | answer_colon | sentence | bold | last_line | answer_tag
     period: bool  # a period after the statement (minerva's sentence has its own)
 
-    def state(self, answer: str) -> Optional[str]:
+    def state(self, answer: str) -> str | None:
         """The statement of ``answer`` without its period; None when it cannot be written."""
         if not answer or "\n" in answer or "\\boxed" in answer or "\\fbox" in answer:
             return None
@@ -106,11 +105,11 @@ class _Statement:
             return f"The final answer is {shown}.\n{TAG_OPEN}{answer}{TAG_CLOSE}"
         return shown  # last_line
 
-    def rewrite(self, text: str) -> Optional[str]:
+    def rewrite(self, text: str) -> str | None:
         return _rewrite(text, self)
 
 
-def _inline(answer: str) -> Optional[str]:
+def _inline(answer: str) -> str | None:
     """The answer as written in running text: plain as is, LaTeX between dollars."""
     if _PLAIN.fullmatch(answer):
         return answer
@@ -168,7 +167,7 @@ def _drop_lead_in(prose: str) -> str:
     if line_start == len(body) and body:  # the box opened a line: the lead-in is the line before
         previous = body[:-1].rstrip(" \t")
         start = previous.rfind("\n") + 1
-        if _LEAD_IN.search(previous[max(start, len(previous) - LEAD_IN_CHARS):]):
+        if _LEAD_IN.search(previous[max(start, len(previous) - LEAD_IN_CHARS) :]):
             return _cut_clause(previous, start)
         return body
     tail_from = max(line_start, len(body) - LEAD_IN_CHARS)
@@ -179,18 +178,18 @@ def _drop_lead_in(prose: str) -> str:
 
 def _cut_clause(text: str, line_start: int) -> str:
     """``text`` without its last clause: from the last sentence end on the line (if any)."""
-    window = text[max(line_start, len(text) - LEAD_IN_CHARS):]
+    window = text[max(line_start, len(text) - LEAD_IN_CHARS) :]
     ends = list(_CLAUSE_END.finditer(window))
     if ends:
         return text[: len(text) - len(window) + ends[-1].end()].rstrip(" \t")
     return text[:line_start]
 
 
-def _rewrite(text: str, fmt: _Statement) -> Optional[str]:
+def _rewrite(text: str, fmt: _Statement) -> str | None:
     spans = _answer_spans(text)
     if not spans:
         return None  # not a canonical completion: nothing to rewrite
-    if fmt.style in _ONE_ANSWER and (len(spans) > 1 or (fmt.style == "last_line" and text[spans[-1][1]:].strip())):
+    if fmt.style in _ONE_ANSWER and (len(spans) > 1 or (fmt.style == "last_line" and text[spans[-1][1] :].strip())):
         return None
     out: list[str] = []
     pos = 0
@@ -199,8 +198,7 @@ def _rewrite(text: str, fmt: _Statement) -> Optional[str]:
         if stated is None:
             return None
         prose = _drop_lead_in(text[pos:start])
-        out.append(prose + ("\n" if prose and not prose.endswith("\n") else "") + stated
-                   + ("." if fmt.period else ""))
+        out.append(prose + ("\n" if prose and not prose.endswith("\n") else "") + stated + ("." if fmt.period else ""))
         # What followed the box on its line goes on the next one: ", not 12." -> "not 12."
         rest = text[end:]
         end += len(rest) - len(rest.lstrip(" \t,;:"))
@@ -224,7 +222,7 @@ def reference_completion(task: Task, rng: random.Random) -> str:
 _FORMAT_BY_METHOD = {"hashes": "gsm8k", "answer_colon": "answer_colon", "bold": "bold", "last_line": "last_line"}
 
 
-def format_of(text: str) -> Optional[str]:
+def format_of(text: str) -> str | None:
     """The format a completion states its answer in, as the oracle's extraction finds it
     (no parser runs: safe on hostile text). None when it states no answer."""
     if box_spans(text):
@@ -254,14 +252,14 @@ def _period_after(text: str, answer: str) -> bool:
     at = text.rfind(answer) if answer else -1
     if at < 0:
         return False
-    return text[at + len(answer):at + len(answer) + 8].lstrip("$* \t").startswith(".")
+    return text[at + len(answer) : at + len(answer) + 8].lstrip("$* \t").startswith(".")
 
 
-def without_final_period(text: str) -> Optional[str]:
+def without_final_period(text: str) -> str | None:
     """The completion without a period that ends it right after a digit ("..., not 12." ->
     "..., not 12"), or None when it does not end so. String-comparing graders read "12." as
     another number than "12", so a trap that ends in a period goes untested on them."""
     stripped = text.rstrip()
     if len(stripped) >= 2 and stripped.endswith(".") and stripped[-2] in "0123456789":
-        return stripped[:-1] + text[len(stripped):]
+        return stripped[:-1] + text[len(stripped) :]
     return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional
 
 from ...models import Task
 from ..suite_files import SuiteFile, jsonl_tasks, read_jsonl, tasks_from_rows
@@ -46,12 +45,15 @@ def gsm8k_row(row: dict) -> dict:
     marker = answer.rfind("####")
     if marker < 0:
         raise ValueError("field 'answer' has no '#### <number>' final line (GSM8K format)")
-    final = answer[marker + 4:].strip().replace(",", "").replace("$", "").rstrip(".")
+    final = answer[marker + 4 :].strip().replace(",", "").replace("$", "").rstrip(".")
     if not _GSM8K_NUMBER.fullmatch(final):
         raise ValueError(f"the final answer after '####' is not a number: {final!r}")
     answer_type = "decimal" if "." in final else "negative_integer" if final.startswith("-") else "integer"
-    fields = {"prompt": question, "reference": final,
-              "metadata": {"answer_type": answer_type, "family": "gsm8k", "source": "gsm8k"}}
+    fields = {
+        "prompt": question,
+        "reference": final,
+        "metadata": {"answer_type": answer_type, "family": "gsm8k", "source": "gsm8k"},
+    }
     return _keep(row, fields)
 
 
@@ -72,13 +74,13 @@ def math_row(row: dict) -> dict:
     return _keep(row, fields)
 
 
-def last_boxed(text: str) -> Optional[str]:
+def last_boxed(text: str) -> str | None:
     """The content of the last ``\\boxed{...}`` / ``\\fbox{...}`` (braces balanced), or of
     ``\\boxed 5``; None when there is none or it is never closed."""
     starts = [m for m in re.finditer(r"\\(?:boxed|fbox)\s*(\{|\s)", text)]
     for m in reversed(starts):
         if m.group(1) != "{":  # \boxed 5: up to the next space or $
-            rest = re.match(r"\s*([^\s$]+)", text[m.end() - 1:])
+            rest = re.match(r"\s*([^\s$]+)", text[m.end() - 1 :])
             if rest:
                 return rest.group(1)
             continue
@@ -93,7 +95,7 @@ def last_boxed(text: str) -> Optional[str]:
             elif ch == "}":
                 depth -= 1
                 if depth == 0:
-                    content = text[m.end():i].strip()
+                    content = text[m.end() : i].strip()
                     return content or None
             i += 1
     return None

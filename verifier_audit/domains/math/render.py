@@ -11,7 +11,6 @@ parser (Math-Verify, the project's own ``latex.parse_answer``) reads without tri
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 import sympy
 
@@ -53,7 +52,7 @@ def to_latex(answer: Answer) -> str:
 # ---------------------------------------------------------------------------- numbers
 
 
-def decimal_string(value: sympy.Rational) -> Optional[str]:
+def decimal_string(value: sympy.Rational) -> str | None:
     """The exact decimal digits of a rational with a terminating expansion, else None."""
     value = sympy.Rational(value)
     p, q = int(value.p), int(value.q)
@@ -73,7 +72,7 @@ def decimal_string(value: sympy.Rational) -> Optional[str]:
     return ("-" if p < 0 else "") + text
 
 
-def _power_form(value: sympy.Rational) -> Optional[str]:
+def _power_form(value: sympy.Rational) -> str | None:
     """``2^{-99}``, ``-10^{30}``, ``3 \\cdot 2^{-99}`` for exact numbers that are too long."""
     p, q = abs(int(value.p)), int(value.q)
     if max(len(str(p)), len(str(q))) < _POWER_FORM_DIGITS:
@@ -92,7 +91,7 @@ def _power_form(value: sympy.Rational) -> Optional[str]:
     return None
 
 
-def _exact_log(n: int, base: int) -> Optional[int]:
+def _exact_log(n: int, base: int) -> int | None:
     """k when n == base**k with k > 1, else None."""
     k = 0
     while n % base == 0 and n > 1:

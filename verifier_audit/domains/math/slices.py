@@ -17,8 +17,18 @@ from ...models import Task
 from .answer import Answer, Kind, ParseError
 from .latex import parse_answer
 
-ANSWER_TYPES = ("integer", "decimal", "fraction", "expression", "equation", "interval", "set", "tuple",
-                "matrix", "text")
+ANSWER_TYPES = (
+    "integer",
+    "decimal",
+    "fraction",
+    "expression",
+    "equation",
+    "interval",
+    "set",
+    "tuple",
+    "matrix",
+    "text",
+)
 # Magnitude bands of a plain number's absolute value: a hole in how a verifier reads
 # numbers (digit grouping, float precision, tiny values) shows in one band.
 BANDS = ((1, "<1"), (10**3, "1-999"), (10**6, "1e3-1e6"))
@@ -52,8 +62,14 @@ def answer_type(answer: Answer, declared: str = "") -> str:
     if answer.kind is Kind.TUPLE and declared == "interval":
         return "interval"
     return {
-        Kind.EXPR: "expression", Kind.EQUATION: "equation", Kind.INTERVAL: "interval", Kind.SET: "set",
-        Kind.LIST: "set", Kind.TUPLE: "tuple", Kind.MATRIX: "matrix", Kind.TEXT: "text",
+        Kind.EXPR: "expression",
+        Kind.EQUATION: "equation",
+        Kind.INTERVAL: "interval",
+        Kind.SET: "set",
+        Kind.LIST: "set",
+        Kind.TUPLE: "tuple",
+        Kind.MATRIX: "matrix",
+        Kind.TEXT: "text",
     }.get(answer.kind, "unknown")
 
 

@@ -10,7 +10,6 @@ may touch, and the findings when it touches more).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 from ...models import Task
 from ..base import DomainPackage, FormatSign, suite_formats, verifier_specs
@@ -33,7 +32,7 @@ class SqlDomain(DomainPackage):
 
         return distil_all(tasks, seed, Path(cache_dir) / "sql")
 
-    def check_task(self, task: Task) -> Optional[str]:
+    def check_task(self, task: Task) -> str | None:
         from .oracle import check_gold
 
         return check_gold(task)

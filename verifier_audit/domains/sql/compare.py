@@ -28,8 +28,9 @@ import datetime as _dt
 import functools
 import math
 from collections import Counter
+from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -173,8 +174,7 @@ def keys_tied(a: Any, b: Any) -> bool:
     return values_equal(a, b)
 
 
-def results_equal(gold: Any, cand: Any, *, ordered: bool,
-                  gold_keys: Optional[Sequence[Any]] = None) -> bool:
+def results_equal(gold: Any, cand: Any, *, ordered: bool, gold_keys: Sequence[Any] | None = None) -> bool:
     """Whether ``cand`` is the same answer as ``gold`` (see the module's policy).
 
     ``gold`` and ``cand`` are ``database.Result`` objects (columns, rows) or bare row
@@ -204,7 +204,7 @@ def results_equal(gold: Any, cand: Any, *, ordered: bool,
     return True
 
 
-def _unpack(result: Any) -> tuple[Optional[list], list]:
+def _unpack(result: Any) -> tuple[list | None, list]:
     if hasattr(result, "rows"):
         return list(getattr(result, "columns", None) or []) or None, list(result.rows)
     return None, list(result)
@@ -216,7 +216,7 @@ def _unpack(result: Any) -> tuple[Optional[list], list]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse_one(sql: str) -> Optional[exp.Expression]:
+def _parse_one(sql: str) -> exp.Expression | None:
     """The single statement of ``sql`` (cached: callers copy before changing it)."""
     try:
         parsed = [e for e in sqlglot.parse(sql, read="duckdb") if e is not None]
@@ -231,7 +231,7 @@ def _top_query(root: exp.Expression) -> exp.Expression:
     return root
 
 
-def top_level_order(sql: str) -> Optional[list[exp.Expression]]:
+def top_level_order(sql: str) -> list[exp.Expression] | None:
     """The gold's top-level ORDER BY expressions ([] when it has none), or None when sqlglot
     cannot parse it. ORDER BY inside subqueries, windows or aggregates does not count."""
     root = _parse_one(sql)
@@ -266,7 +266,7 @@ def _scan_for_top_level_order(sql: str) -> bool:
     return " order by " in f" {words} "
 
 
-def order_key_positions(sql: str, columns: Sequence[str]) -> Optional[list[int]]:
+def order_key_positions(sql: str, columns: Sequence[str]) -> list[int] | None:
     """Positions in the result (with these column names) of the gold's top-level ORDER BY
     keys, or None when some key is not a result column (then the caller appends it)."""
     order = top_level_order(sql)
@@ -295,7 +295,7 @@ def order_key_positions(sql: str, columns: Sequence[str]) -> Optional[list[int]]
     return positions
 
 
-def with_order_keys(sql: str) -> Optional[tuple[str, int]]:
+def with_order_keys(sql: str) -> tuple[str, int] | None:
     """The gold rewritten to also return its ORDER BY keys as extra last columns, and how
     many were added; None when that cannot be done safely (set operations, DISTINCT)."""
     root = _parse_one(sql)

@@ -63,7 +63,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 import duckdb
 import sqlglot
@@ -89,7 +89,7 @@ class Result:
 
     columns: list[str] = field(default_factory=list)
     rows: list[tuple] = field(default_factory=list)
-    error: Optional[str] = None
+    error: str | None = None
     timed_out: bool = False
 
     @property
@@ -124,7 +124,7 @@ class _Hub:
     """
 
     con: duckdb.DuckDBPyConnection
-    aliases: dict[str, Optional[str]]  # path -> catalog to USE (None: the default one)
+    aliases: dict[str, str | None]  # path -> catalog to USE (None: the default one)
     pid: int = field(default_factory=os.getpid)  # the process that opened it
 
     def close(self) -> None:
@@ -136,7 +136,7 @@ class _Hub:
             _INHERITED.append(self.con)
 
 
-_HUBS: "OrderedDict[str, _Hub]" = OrderedDict()
+_HUBS: OrderedDict[str, _Hub] = OrderedDict()
 _HUBS_LOCK = threading.Lock()
 _INHERITED: list = []
 MAX_HUBS = 64
@@ -200,7 +200,8 @@ def _is_locked(con: duckdb.DuckDBPyConnection) -> bool:
 def _verify_hardened(con: duckdb.DuckDBPyConnection) -> None:
     external, access, threads, memory = con.execute(
         "SELECT current_setting('enable_external_access'), current_setting('access_mode'), "
-        "current_setting('threads'), current_setting('memory_limit')").fetchone()
+        "current_setting('threads'), current_setting('memory_limit')"
+    ).fetchone()
     if external or str(access).lower() != "read_only" or threads != THREADS or memory != _memory_limit_shown():
         raise RuntimeError("a locked DuckDB instance without the hardening was found for this file")
 
@@ -215,12 +216,13 @@ def _memory_limit_shown() -> str:
         con.close()
 
 
-def _aliases(con: duckdb.DuckDBPyConnection) -> dict[str, Optional[str]]:
+def _aliases(con: duckdb.DuckDBPyConnection) -> dict[str, str | None]:
     """path -> catalog to USE for every file the instance holds (None: its default)."""
     default = con.execute("SELECT current_database()").fetchone()[0]
-    out: dict[str, Optional[str]] = {}
+    out: dict[str, str | None] = {}
     for name, path in con.execute(
-            "SELECT database_name, path FROM duckdb_databases() WHERE NOT internal AND path IS NOT NULL").fetchall():
+        "SELECT database_name, path FROM duckdb_databases() WHERE NOT internal AND path IS NOT NULL"
+    ).fetchall():
         out[os.path.abspath(path)] = None if name == default else name
     return out
 
@@ -303,9 +305,23 @@ def close_all() -> None:
 
 _QUERY_ROOTS = (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)
 # Anything of these kinds anywhere in the tree makes the statement more than a query.
-_FORBIDDEN = (exp.DDL, exp.DML, exp.Command, exp.Copy, exp.Attach, exp.Detach, exp.Install,
-              exp.Pragma, exp.Set, exp.Into, exp.Use, exp.Transaction, exp.Commit, exp.Export,
-              exp.Describe)
+_FORBIDDEN = (
+    exp.DDL,
+    exp.DML,
+    exp.Command,
+    exp.Copy,
+    exp.Attach,
+    exp.Detach,
+    exp.Install,
+    exp.Pragma,
+    exp.Set,
+    exp.Into,
+    exp.Use,
+    exp.Transaction,
+    exp.Commit,
+    exp.Export,
+    exp.Describe,
+)
 _GATE_CON: dict[int, duckdb.DuckDBPyConnection] = {}
 
 
@@ -320,7 +336,7 @@ def _parser() -> duckdb.DuckDBPyConnection:
 _CACHED_UP_TO = 20_000  # characters: the cache never holds a large statement alive
 
 
-def refusal(sql: str, *, parse_check: bool = True) -> Optional[str]:
+def refusal(sql: str, *, parse_check: bool = True) -> str | None:
     """Why ``sql`` may not run (too large to parse, not exactly one read-only query), or
     None when it may.
 
@@ -331,7 +347,7 @@ def refusal(sql: str, *, parse_check: bool = True) -> Optional[str]:
     return _cached_refusal(sql, parse_check)
 
 
-def _refusal(sql: str, parse_check: bool) -> Optional[str]:
+def _refusal(sql: str, parse_check: bool) -> str | None:
     reason = limits.shape_refusal(sql)
     if reason is not None:
         return reason
@@ -430,7 +446,7 @@ class _Watchdog:
                     pass
 
 
-_WATCHDOG: Optional[_Watchdog] = None
+_WATCHDOG: _Watchdog | None = None
 
 
 def _watchdog() -> _Watchdog:
@@ -454,7 +470,7 @@ _STATM: dict[int, int] = {}  # pid -> an open /proc/self/statm (a pread costs 2 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def _address_space() -> Optional[int]:
+def _address_space() -> int | None:
     """This process's virtual size in bytes (None without /proc)."""
     for _ in range(2):
         fd = _STATM.get(os.getpid())
@@ -476,7 +492,7 @@ class _MemoryBound:
         self.lock = threading.Lock()
         self.pid = os.getpid()
         self.running = 0
-        self.saved: Optional[tuple[int, int]] = None
+        self.saved: tuple[int, int] | None = None
 
     def __enter__(self) -> None:
         with self.lock:
@@ -497,7 +513,7 @@ class _MemoryBound:
                 self.saved = None
 
 
-def _lower_address_space(room_mb: int) -> Optional[tuple[int, int]]:
+def _lower_address_space(room_mb: int) -> tuple[int, int] | None:
     """Lower the soft RLIMIT_AS to the current size + ``room_mb`` (never raise it); the
     limits to put back, or None when nothing was changed."""
     size = _address_space()
@@ -526,8 +542,14 @@ def _timeout(timeout: float, ran: float) -> Result:
     return Result(error=f"timeout after {timeout:g}s{note}", timed_out=True)
 
 
-def run_query(path: str | os.PathLike, sql: str, *, timeout: float = DEFAULT_TIMEOUT,
-              max_rows: int = DEFAULT_MAX_ROWS, parse_check: bool = True) -> Result:
+def run_query(
+    path: str | os.PathLike,
+    sql: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    parse_check: bool = True,
+) -> Result:
     """Run one untrusted read-only query on the database file ``path``.
 
     Never raises for anything the query does: refusals, errors, timeouts, memory over the
@@ -541,7 +563,7 @@ def run_query(path: str | os.PathLike, sql: str, *, timeout: float = DEFAULT_TIM
     except Exception as exc:  # noqa: BLE001 - a missing or corrupt file is an error result
         return Result(error=f"cannot open database: {_first_line(exc)}")
     dog = _watchdog()
-    failure: Optional[BaseException] = None
+    failure: BaseException | None = None
     start = time.monotonic()
     with _MEMORY:
         token = dog.arm(cursor, timeout)

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional
 
 from . import integrity
 from .integrity import Pristine, Seal
@@ -41,10 +41,10 @@ MAX_DEPTH = 8
 class _Derived:
     fmt: str
     seal: Seal
-    origin: Optional[Pristine]  # None: holds none of the fixture's tables
+    origin: Pristine | None  # None: holds none of the fixture's tables
 
 
-def _digest(path: Path, fmt: str) -> Optional[str]:
+def _digest(path: Path, fmt: str) -> str | None:
     main = integrity.content_hash(path)
     if main is None:
         return None
@@ -58,11 +58,11 @@ class WorkDirDatabases:
     def __init__(self, root: Path):
         self.root = Path(root)
         self.known: dict[Path, _Derived] = {}
-        self._formats: dict[Path, tuple[tuple, Optional[str]]] = {}  # header cache by stat
+        self._formats: dict[Path, tuple[tuple, str | None]] = {}  # header cache by stat
 
     # ------------------------------------------------------------------ scanning
 
-    def _format(self, path: Path, st: os.stat_result) -> Optional[str]:
+    def _format(self, path: Path, st: os.stat_result) -> str | None:
         key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         cached = self._formats.get(path)
         if cached is not None and cached[0] == key:
@@ -85,8 +85,10 @@ class WorkDirDatabases:
             for entry in sorted(entries, key=lambda e: e.name):
                 seen += 1
                 if seen > MAX_ENTRIES:
-                    blind.append(f"the work directory holds more than {MAX_ENTRIES} entries: the rest "
-                                 "were not checked for databases")
+                    blind.append(
+                        f"the work directory holds more than {MAX_ENTRIES} entries: the rest "
+                        "were not checked for databases"
+                    )
                     return found, blind
                 path = Path(entry.path)
                 if path in skip:
@@ -154,8 +156,9 @@ class WorkDirDatabases:
             blind += spot
         return findings, blind
 
-    def _judge(self, path: Path, fmt: str, digest: str, old: Optional[_Derived], fixtures: list[Pristine],
-               current: list[Pristine]) -> tuple[list[str], list[str]]:
+    def _judge(
+        self, path: Path, fmt: str, digest: str, old: _Derived | None, fixtures: list[Pristine], current: list[Pristine]
+    ) -> tuple[list[str], list[str]]:
         same = next((p for p in fixtures if p.digest == digest), None)
         if same is not None:  # a byte copy of a pristine fixture: nothing to compare
             self.known[path] = _Derived(fmt, Seal(digest), same)
@@ -164,10 +167,11 @@ class WorkDirDatabases:
         origin = _origin(now, fmt, fixtures, current) or (old.origin if old else None)
         if origin is None:
             self.known[path] = _Derived(fmt, Seal(digest), None)
-            why = ("holds none of the fixture's tables" if not isinstance(now, str)
-                   else f"cannot be read ({now})")
-            return [], [f"{self._rel(path)}: a database in the work directory that {why}; "
-                        "the audit cannot tell a candidate's writes to it from the verifier's"]
+            why = "holds none of the fixture's tables" if not isinstance(now, str) else f"cannot be read ({now})"
+            return [], [
+                f"{self._rel(path)}: a database in the work directory that {why}; "
+                "the audit cannot tell a candidate's writes to it from the verifier's"
+            ]
         before = origin.tables()
         if isinstance(now, str) or isinstance(before, str):
             harmed = True
@@ -184,11 +188,13 @@ class WorkDirDatabases:
         else:
             note = "not restored (another format than the fixture)"
         self.known[path] = _Derived(fmt, Seal(digest), origin)
-        return [f"modified_fixture:{self._rel(path)}, a copy of {origin.name} the verifier made in its "
-                f"work directory: {text} ({note})"], []
+        return [
+            f"modified_fixture:{self._rel(path)}, a copy of {origin.name} the verifier made in its "
+            f"work directory: {text} ({note})"
+        ], []
 
 
-def _origin(now, fmt: str, fixtures: list[Pristine], current: list[Pristine]) -> Optional[Pristine]:
+def _origin(now, fmt: str, fixtures: list[Pristine], current: list[Pristine]) -> Pristine | None:
     """The fixture a database was derived from: the one sharing most table names with it;
     on a tie, one of the same format, of the task just called."""
     if isinstance(now, str) or not now:
@@ -206,7 +212,7 @@ def _origin(now, fmt: str, fixtures: list[Pristine], current: list[Pristine]) ->
     return best
 
 
-def _open_files(pid: str) -> Optional[set[Path]]:
+def _open_files(pid: str) -> set[Path] | None:
     fd_dir = f"/proc/{pid}/fd"
     try:
         fds = os.listdir(fd_dir)
@@ -230,8 +236,11 @@ def open_databases(covered: set[Path], covered_dirs: set[Path], root: Path) -> l
     mine = _open_files("self")
     if mine is None:
         return ["cannot list the worker's open files (no /proc): databases it holds open are not checked"]
-    loose = [p for p in mine if p not in covered and p.parent not in covered_dirs and not _sidecar_of(p, covered)
-             and integrity.db_format(p)]
+    loose = [
+        p
+        for p in mine
+        if p not in covered and p.parent not in covered_dirs and not _sidecar_of(p, covered) and integrity.db_format(p)
+    ]
     if loose:
         parent = _open_files(str(os.getppid())) or set()
         loose = [p for p in loose if p not in parent]

@@ -25,7 +25,6 @@ The caller decides what several statements mean (the oracle: incorrect).
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 import sqlglot
 from sqlglot.dialects.dialect import Dialect
@@ -33,8 +32,23 @@ from sqlglot.tokens import TokenType
 
 MAX_CHARS = 200_000  # longer completions are cut: no answer needs more
 
-_SQL_TAGS = {"sql", "duckdb", "sqlite", "sqlite3", "postgresql", "postgres", "psql", "pgsql",
-             "mysql", "tsql", "plsql", "sparksql", "bigquery", "snowflake", "ansi"}
+_SQL_TAGS = {
+    "sql",
+    "duckdb",
+    "sqlite",
+    "sqlite3",
+    "postgresql",
+    "postgres",
+    "psql",
+    "pgsql",
+    "mysql",
+    "tsql",
+    "plsql",
+    "sparksql",
+    "bigquery",
+    "snowflake",
+    "ansi",
+}
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n?(.*?)(?:```|\Z)", re.S)
 _KEYWORDS = (
     "WITH|SELECT|FROM|VALUES|TABLE|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|COPY|ATTACH|"
@@ -48,10 +62,42 @@ _START = re.compile(
     rf"(?:^[ \t>*\-\d.)]*|:[ \t]*)(?P<kw>(?i:{_KEYWORDS}))\b|(?<![\w.'\"])(?P<kw2>{_KEYWORDS})\b",
     re.M,
 )
-_CLAUSES = {"SELECT", "FROM", "WHERE", "JOIN", "LEFT", "RIGHT", "INNER", "FULL", "CROSS",
-            "OUTER", "ON", "AND", "OR", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET",
-            "UNION", "INTERSECT", "EXCEPT", "WINDOW", "QUALIFY", "AS", "WITH", "CASE",
-            "WHEN", "THEN", "ELSE", "END", "NOT", "IN", "EXISTS", "USING"}
+_CLAUSES = {
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "JOIN",
+    "LEFT",
+    "RIGHT",
+    "INNER",
+    "FULL",
+    "CROSS",
+    "OUTER",
+    "ON",
+    "AND",
+    "OR",
+    "GROUP",
+    "HAVING",
+    "ORDER",
+    "LIMIT",
+    "OFFSET",
+    "UNION",
+    "INTERSECT",
+    "EXCEPT",
+    "WINDOW",
+    "QUALIFY",
+    "AS",
+    "WITH",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "NOT",
+    "IN",
+    "EXISTS",
+    "USING",
+}
 
 _DUCKDB = Dialect.get_or_raise("duckdb")
 
@@ -81,7 +127,7 @@ def answer_span(completion: str) -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def _chosen_fence(text: str) -> Optional[str]:
+def _chosen_fence(text: str) -> str | None:
     tagged, untagged = [], []
     for m in _FENCE.finditer(text):
         tag, body = m.group(1).lower(), m.group(2)
@@ -99,7 +145,7 @@ def _chosen_fence(text: str) -> Optional[str]:
 _INLINE = re.compile(r"`([^`\n]+)`")
 
 
-def _last_inline_query(text: str) -> Optional[str]:
+def _last_inline_query(text: str) -> str | None:
     """The last `inline code` span that starts with a SQL keyword and parses."""
     for m in reversed(list(_INLINE.finditer(text))):
         body = m.group(1).strip()
@@ -129,7 +175,7 @@ def split_statements(sql: str) -> list[str]:
     for tok in tokens + [None]:
         if tok is None or tok.token_type == TokenType.SEMICOLON:
             if current:
-                out.append(sql[current[0].start: current[-1].end + 1].strip())
+                out.append(sql[current[0].start : current[-1].end + 1].strip())
             current = []
         else:
             current.append(tok)
@@ -218,7 +264,7 @@ def _statement_end(text: str, start: int) -> int:
     semi = blanked.find(";")
     limit = len(blanked) if semi < 0 else semi
     for gap in re.finditer(r"\n[ \t]*\n\s*", blanked[:limit]):
-        nxt = blanked[gap.end():limit].lstrip()
+        nxt = blanked[gap.end() : limit].lstrip()
         first = re.match(r"[A-Za-z_]+", nxt)
         if nxt[:1] in "(),*" and nxt:
             continue

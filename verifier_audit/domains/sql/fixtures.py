@@ -20,11 +20,11 @@ import hashlib
 import os
 import re
 import secrets
+from collections.abc import Callable
 from decimal import Decimal
 from functools import cache, lru_cache
 from pathlib import Path
 from random import Random
-from typing import Callable
 
 import duckdb
 
@@ -100,8 +100,7 @@ def schema_from_database(path: str | Path) -> Schema:
         raise InputError(f"{path}: no such database file")
     # ATTACH from a fresh in-memory database rather than connect(path): DuckDB refuses a
     # second connect() to a file already open in this process with another configuration.
-    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
-                                             "autoload_known_extensions": False})
+    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     try:
         try:
             con.execute(f"ATTACH {sql_string(str(path))} AS {_ALIAS} (READ_ONLY)")
@@ -122,9 +121,13 @@ def schema_from_database(path: str | Path) -> Schema:
             for column, ref_column in zip(columns, ref_columns):
                 references[(table, column)] = (ref_table, ref_column)
         tables = _dependency_order(_introspect(con, references, _WHERE))
-        primary_keys = {t: list(cols) for t, cols in con.execute(
-            "SELECT table_name, constraint_column_names FROM duckdb_constraints() "
-            f"WHERE {_WHERE} AND constraint_type = 'PRIMARY KEY'").fetchall()}
+        primary_keys = {
+            t: list(cols)
+            for t, cols in con.execute(
+                "SELECT table_name, constraint_column_names FROM duckdb_constraints() "
+                f"WHERE {_WHERE} AND constraint_type = 'PRIMARY KEY'"
+            ).fetchall()
+        }
     finally:
         con.close()
     return Schema(name=path.stem, tables=tables, ddl=ddl_for(tables, primary_keys))
@@ -134,7 +137,9 @@ _ALIAS = "va_introspected"
 _WHERE = f"database_name = '{_ALIAS}' AND schema_name = 'main'"
 
 
-def _introspect(con: duckdb.DuckDBPyConnection, references: dict, where: str = "schema_name = 'main'") -> tuple[Table, ...]:
+def _introspect(
+    con: duckdb.DuckDBPyConnection, references: dict, where: str = "schema_name = 'main'"
+) -> tuple[Table, ...]:
     keys: dict[str, set[str]] = {}
     unique: dict[str, set[str]] = {}
     for table, kind, columns in con.execute(
@@ -151,11 +156,16 @@ def _introspect(con: duckdb.DuckDBPyConnection, references: dict, where: str = "
         f"WHERE {where} AND NOT internal ORDER BY table_oid, column_index"
     ).fetchall():
         is_key = column in keys.get(table, ())
-        columns_of.setdefault(table, []).append(Column(
-            name=column, type=data_type, nullable=bool(nullable) and not is_key, primary_key=is_key,
-            unique=is_key and len(keys[table]) == 1 or column in unique.get(table, ()),
-            references=references.get((table, column)),
-        ))
+        columns_of.setdefault(table, []).append(
+            Column(
+                name=column,
+                type=data_type,
+                nullable=bool(nullable) and not is_key,
+                primary_key=is_key,
+                unique=is_key and len(keys[table]) == 1 or column in unique.get(table, ()),
+                references=references.get((table, column)),
+            )
+        )
     return tuple(Table(name, tuple(cols)) for name, cols in columns_of.items())
 
 
@@ -225,8 +235,14 @@ def create_tables(con: duckdb.DuckDBPyConnection, schema: Schema) -> None:
 _FIRST = ["Maria", "John", "Wei", "Aisha", "Carlos", "Olga", "Kenji", "Fatima", "Liam", "Sofia", "Ahmed", "Emma"]
 _LAST = ["Garcia", "Smith", "Chen", "Khan", "Silva", "Ivanova", "Tanaka", "Haddad", "Brown", "Rossi"]
 _CITIES = ["Lisbon", "Berlin", "Austin", "Osaka", "Lyon", "Toronto", None]
-_COUNTRIES = {"Lisbon": "Portugal", "Berlin": "Germany", "Austin": "USA", "Osaka": "Japan", "Lyon": "France",
-              "Toronto": "Canada"}
+_COUNTRIES = {
+    "Lisbon": "Portugal",
+    "Berlin": "Germany",
+    "Austin": "USA",
+    "Osaka": "Japan",
+    "Lyon": "France",
+    "Toronto": "Canada",
+}
 
 
 def _date(rng: Random, first_year: int, last_year: int) -> dt.date:
@@ -244,10 +260,22 @@ def _person(rng: Random) -> tuple[str, str]:
 
 
 def _shop(rng: Random) -> dict[str, list[tuple]]:
-    suppliers = [(i, name, _maybe(rng, country, 0.15), _maybe(rng, rng.choice([3.5, 4.0, 4.5, 4.5]), 0.2))
-                 for i, (name, country) in enumerate([
-                     ("Acme", "USA"), ("Globex", "Germany"), ("Initech", "USA"), ("Umbrella", "Japan"),
-                     ("Hooli", "Italy"), ("Vandelay", "France"), ("Acme", "Portugal"), ("Soylent", "USA")], 1)]
+    suppliers = [
+        (i, name, _maybe(rng, country, 0.15), _maybe(rng, rng.choice([3.5, 4.0, 4.5, 4.5]), 0.2))
+        for i, (name, country) in enumerate(
+            [
+                ("Acme", "USA"),
+                ("Globex", "Germany"),
+                ("Initech", "USA"),
+                ("Umbrella", "Japan"),
+                ("Hooli", "Italy"),
+                ("Vandelay", "France"),
+                ("Acme", "Portugal"),
+                ("Soylent", "USA"),
+            ],
+            1,
+        )
+    ]
     customers = []
     for i in range(1, 41):
         first, last = _person(rng)
@@ -255,17 +283,26 @@ def _shop(rng: Random) -> dict[str, list[tuple]]:
         country = _COUNTRIES.get(city) or rng.choice(list(_COUNTRIES.values()))
         email = _maybe(rng, f"{first}.{last}{i}@example.com".lower(), 0.15)
         referred = None if i < 4 or rng.random() < 0.6 else rng.randint(1, i - 1)
-        customers.append((i, f"{first} {last}", email, city, country, _date(rng, 2019, 2024),
-                          rng.random() < 0.2, referred))
+        customers.append(
+            (i, f"{first} {last}", email, city, country, _date(rng, 2019, 2024), rng.random() < 0.2, referred)
+        )
     customers[-1] = customers[-1][:-1] + (999,)  # referred by a deleted account
     categories = ["books", "games", "garden", "kitchen", "music", "toys"]
     prices = [Decimal(p) for p in ("4.99", "9.99", "9.99", "19.99", "24.50", "24.50", "49.00", "120.00")]
     products = []
     for i in range(1, 31):
         supplier = rng.choice([1, 2, 3, 4, 5, 6, 7, 8, None])
-        products.append((i, f"{rng.choice(['Classic', 'Deluxe', 'Mini', 'Smart'])} {rng.choice(['Lamp', 'Mug', 'Kit', 'Set', 'Box'])}",
-                         rng.choice(categories), rng.choice(prices), _maybe(rng, round(rng.uniform(0.1, 5), 1), 0.15),
-                         rng.random() < 0.75, supplier))
+        products.append(
+            (
+                i,
+                f"{rng.choice(['Classic', 'Deluxe', 'Mini', 'Smart'])} {rng.choice(['Lamp', 'Mug', 'Kit', 'Set', 'Box'])}",
+                rng.choice(categories),
+                rng.choice(prices),
+                _maybe(rng, round(rng.uniform(0.1, 5), 1), 0.15),
+                rng.random() < 0.75,
+                supplier,
+            )
+        )
     products[5] = products[5][:-1] + (42,)  # a supplier that no longer exists
     statuses = ["pending", "shipped", "delivered", "delivered", "cancelled", "returned"]
     orders, items = [], []
@@ -274,43 +311,84 @@ def _shop(rng: Random) -> dict[str, list[tuple]]:
         status = rng.choice(statuses)
         day = _date(rng, 2021, 2024)
         shipped = None if status in ("pending", "cancelled") else day + dt.timedelta(days=rng.randint(0, 9))
-        orders.append((i, None if i % 29 == 0 else rng.choice(buyers), day, status, shipped,
-                       _maybe(rng, rng.choice([0.0, 0.05, 0.1]), 0.4)))
+        orders.append(
+            (
+                i,
+                None if i % 29 == 0 else rng.choice(buyers),
+                day,
+                status,
+                shipped,
+                _maybe(rng, rng.choice([0.0, 0.05, 0.1]), 0.4),
+            )
+        )
         # 27-30 are never ordered; 31, 32 are withdrawn products (dangling keys)
         for product in rng.sample([*range(1, 27), 31, 32], rng.randint(1, 4)):
             price = products[product - 1][3] if product <= 30 else Decimal("15.00")
             items.append((i, product, rng.randint(1, 5), price))
     reviews = []
     for i in range(1, 51):
-        reviews.append((i, rng.randint(1, 30), _maybe(rng, rng.randint(1, 40), 0.15), rng.randint(1, 5),
-                        _date(rng, 2021, 2024), _maybe(rng, rng.choice(["great", "ok", "broken on arrival", "would buy again"]), 0.3)))
-    return {"suppliers": suppliers, "customers": customers, "products": products, "orders": orders,
-            "order_items": items, "reviews": reviews}
+        reviews.append(
+            (
+                i,
+                rng.randint(1, 30),
+                _maybe(rng, rng.randint(1, 40), 0.15),
+                rng.randint(1, 5),
+                _date(rng, 2021, 2024),
+                _maybe(rng, rng.choice(["great", "ok", "broken on arrival", "would buy again"]), 0.3),
+            )
+        )
+    return {
+        "suppliers": suppliers,
+        "customers": customers,
+        "products": products,
+        "orders": orders,
+        "order_items": items,
+        "reviews": reviews,
+    }
 
 
 def _university(rng: Random) -> dict[str, list[tuple]]:
-    departments = [(1, "Computer Science", "Turing Hall", Decimal("900000.00")),
-                   (2, "Mathematics", "Noether Hall", Decimal("500000.00")),
-                   (3, "Physics", "Curie Hall", Decimal("750000.00")),
-                   (4, "History", None, Decimal("300000.00")),
-                   (5, "Biology", "Darwin Hall", Decimal("750000.00")),
-                   (6, "Philosophy", "Noether Hall", None),
-                   (7, "Music", "Bach Hall", Decimal("150000.00"))]  # Music: no students
+    departments = [
+        (1, "Computer Science", "Turing Hall", Decimal("900000.00")),
+        (2, "Mathematics", "Noether Hall", Decimal("500000.00")),
+        (3, "Physics", "Curie Hall", Decimal("750000.00")),
+        (4, "History", None, Decimal("300000.00")),
+        (5, "Biology", "Darwin Hall", Decimal("750000.00")),
+        (6, "Philosophy", "Noether Hall", None),
+        (7, "Music", "Bach Hall", Decimal("150000.00")),
+    ]  # Music: no students
     instructors = []
     for i in range(1, 21):
         first, last = _person(rng)
         dept = 12 if i == 20 else rng.choice([1, 1, 2, 3, 4, 5, 6, None])
-        instructors.append((i, f"{first} {last}", dept, _maybe(rng, Decimal(rng.choice([65000, 72000, 72000, 80000, 95000])), 0.1),
-                            _date(rng, 1995, 2023), rng.random() < 0.5))
+        instructors.append(
+            (
+                i,
+                f"{first} {last}",
+                dept,
+                _maybe(rng, Decimal(rng.choice([65000, 72000, 72000, 80000, 95000])), 0.1),
+                _date(rng, 1995, 2023),
+                rng.random() < 0.5,
+            )
+        )
     students = []
     for i in range(1, 61):
         first, last = _person(rng)
         dept = 9 if i in (13, 47) else rng.choice([1, 1, 2, 2, 3, 4, 5, 6, None])
         advisor = 50 if i == 30 else _maybe(rng, rng.randint(1, 20), 0.25)
         birth = _maybe(rng, _date(rng, 1996, 2006), 0.1)
-        students.append((i, f"{first} {last}", dept, advisor, rng.randint(2018, 2024),
-                         _maybe(rng, round(rng.choice([2.0, 2.5, 3.0, 3.0, 3.5, 3.7, 4.0]) + rng.choice([0, 0, 0.1]), 1), 0.15),
-                         birth, rng.random() < 0.3))
+        students.append(
+            (
+                i,
+                f"{first} {last}",
+                dept,
+                advisor,
+                rng.randint(2018, 2024),
+                _maybe(rng, round(rng.choice([2.0, 2.5, 3.0, 3.0, 3.5, 3.7, 4.0]) + rng.choice([0, 0, 0.1]), 1), 0.15),
+                birth,
+                rng.random() < 0.3,
+            )
+        )
     subjects = {1: "CS", 2: "MATH", 3: "PHYS", 4: "HIST", 5: "BIO", 6: "PHIL"}
     titles = ["Introduction", "Foundations", "Methods", "Advanced Topics", "Seminar"]
     courses = []
@@ -318,11 +396,26 @@ def _university(rng: Random) -> dict[str, list[tuple]]:
         dept = 11 if i == 25 else None if i == 13 else rng.choice(list(subjects))  # 11: closed
         level = 100 * (1 + (i - 1) % 4)
         prereq = None if level == 100 or rng.random() < 0.2 else rng.randint(max(1, i - 6), i - 1)
-        courses.append((i, f"{subjects.get(dept, 'X')}{level + i}", f"{rng.choice(titles)} {i}", dept,
-                        rng.choice([3, 3, 4, 6]), _maybe(rng, rng.randint(1, 20), 0.15), prereq))
+        courses.append(
+            (
+                i,
+                f"{subjects.get(dept, 'X')}{level + i}",
+                f"{rng.choice(titles)} {i}",
+                dept,
+                rng.choice([3, 3, 4, 6]),
+                _maybe(rng, rng.randint(1, 20), 0.15),
+                prereq,
+            )
+        )
     courses[23] = courses[23][:-1] + (99,)  # prerequisite that was retired
-    terms = [("Fall 2021", dt.date(2021, 9, 1)), ("Spring 2022", dt.date(2022, 1, 15)), ("Fall 2022", dt.date(2022, 9, 1)),
-             ("Spring 2023", dt.date(2023, 1, 15)), ("Fall 2023", dt.date(2023, 9, 1)), ("Spring 2024", dt.date(2024, 1, 15))]
+    terms = [
+        ("Fall 2021", dt.date(2021, 9, 1)),
+        ("Spring 2022", dt.date(2022, 1, 15)),
+        ("Fall 2022", dt.date(2022, 9, 1)),
+        ("Spring 2023", dt.date(2023, 1, 15)),
+        ("Fall 2023", dt.date(2023, 9, 1)),
+        ("Spring 2024", dt.date(2024, 1, 15)),
+    ]
     grades = {"A": 93.0, "B": 85.0, "C": 75.0, "D": 65.0, "F": 40.0}
     enrollments, seen = [], set()
     while len(enrollments) < 160:
@@ -335,17 +428,32 @@ def _university(rng: Random) -> dict[str, list[tuple]]:
         grade = _maybe(rng, rng.choice("AABBBCCDF"), 0.15)
         score = None if grade is None else grades[grade] + rng.choice([0.0, 0.0, 2.5, -2.5])
         enrollments.append((student, course, term, start + dt.timedelta(days=rng.randint(-20, 5)), grade, score))
-    return {"departments": departments, "instructors": instructors, "students": students,
-            "courses": courses, "enrollments": enrollments}
+    return {
+        "departments": departments,
+        "instructors": instructors,
+        "students": students,
+        "courses": courses,
+        "enrollments": enrollments,
+    }
 
 
 def _company(rng: Random) -> dict[str, list[tuple]]:
-    departments = [(1, "Engineering", "Berlin", Decimal("2000000.00")), (2, "Sales", "Austin", Decimal("800000.00")),
-                   (3, "Marketing", "Austin", Decimal("800000.00")), (4, "Finance", None, Decimal("500000.00")),
-                   (5, "Research", "Osaka", None), (6, "Legal", "Lyon", Decimal("250000.00"))]  # Legal: nobody
+    departments = [
+        (1, "Engineering", "Berlin", Decimal("2000000.00")),
+        (2, "Sales", "Austin", Decimal("800000.00")),
+        (3, "Marketing", "Austin", Decimal("800000.00")),
+        (4, "Finance", None, Decimal("500000.00")),
+        (5, "Research", "Osaka", None),
+        (6, "Legal", "Lyon", Decimal("250000.00")),
+    ]  # Legal: nobody
     titles = {0: "CEO", 1: "Director", 2: "Manager", 3: "Engineer", 4: "Analyst"}
-    salaries = {0: [250000], 1: [150000, 160000, 160000], 2: [110000, 120000, 120000],
-                3: [70000, 80000, 85000, 85000, 95000], 4: [55000, 60000, 60000, 70000]}
+    salaries = {
+        0: [250000],
+        1: [150000, 160000, 160000],
+        2: [110000, 120000, 120000],
+        3: [70000, 80000, 85000, 85000, 95000],
+        4: [55000, 60000, 60000, 70000],
+    }
     employees, level_of = [], {}
     for i in range(1, 51):
         level = 0 if i == 1 else 1 if i <= 5 else 2 if i <= 14 else rng.choice([3, 3, 4])
@@ -353,19 +461,37 @@ def _company(rng: Random) -> dict[str, list[tuple]]:
         level_of[i] = level
         first, last = _person(rng)
         dept = rng.choice([1, 1, 1, 2, 3, 4, 5]) if level else None
-        employees.append((i, first, last, _maybe(rng, f"{first[0]}{last}{i}@corp.example".lower(), 0.1), dept,
-                          manager, titles[level], Decimal(rng.choice(salaries[level])),
-                          _maybe(rng, float(rng.choice([1000, 2500, 2500, 5000])), 0.35), _date(rng, 2005, 2024),
-                          rng.random() < 0.3))
+        employees.append(
+            (
+                i,
+                first,
+                last,
+                _maybe(rng, f"{first[0]}{last}{i}@corp.example".lower(), 0.1),
+                dept,
+                manager,
+                titles[level],
+                Decimal(rng.choice(salaries[level])),
+                _maybe(rng, float(rng.choice([1000, 2500, 2500, 5000])), 0.35),
+                _date(rng, 2005, 2024),
+                rng.random() < 0.3,
+            )
+        )
     employees[47] = employees[47][:5] + (77,) + employees[47][6:]  # their manager has left
     employees[48] = employees[48][:4] + (9,) + employees[48][5:]  # a department that was closed
     projects = []
     for i in range(1, 16):
         start = _date(rng, 2019, 2024)
         end = _maybe(rng, start + dt.timedelta(days=rng.randint(30, 700)), 0.35)
-        projects.append((i, f"Project {rng.choice(['Apollo', 'Borealis', 'Cobalt', 'Delta', 'Echo'])} {i}",
-                         8 if i == 15 else _maybe(rng, rng.randint(1, 5), 0.1), start, end,
-                         _maybe(rng, Decimal(rng.choice([50000, 120000, 120000, 300000])), 0.2)))
+        projects.append(
+            (
+                i,
+                f"Project {rng.choice(['Apollo', 'Borealis', 'Cobalt', 'Delta', 'Echo'])} {i}",
+                8 if i == 15 else _maybe(rng, rng.randint(1, 5), 0.1),
+                start,
+                end,
+                _maybe(rng, Decimal(rng.choice([50000, 120000, 120000, 300000])), 0.2),
+            )
+        )
     assignments, seen = [], set()
     while len(assignments) < 75:
         employee = rng.choice(list(range(2, 46)) + [60])  # 46-50 are on no project; 60 has left
@@ -373,13 +499,22 @@ def _company(rng: Random) -> dict[str, list[tuple]]:
         if (employee, project) in seen:
             continue
         seen.add((employee, project))
-        assignments.append((employee, project, rng.choice(["lead", "developer", "developer", "reviewer"]),
-                            _maybe(rng, float(rng.choice([10, 20, 20, 40, 80])), 0.15)))
+        assignments.append(
+            (
+                employee,
+                project,
+                rng.choice(["lead", "developer", "developer", "reviewer"]),
+                _maybe(rng, float(rng.choice([10, 20, 20, 40, 80])), 0.15),
+            )
+        )
     return {"departments": departments, "employees": employees, "projects": projects, "assignments": assignments}
 
 
 _GENERATORS: dict[str, Callable[[Random], dict[str, list[tuple]]]] = {
-    "shop": _shop, "university": _university, "company": _company}
+    "shop": _shop,
+    "university": _university,
+    "company": _company,
+}
 
 
 def fixture_rows(name: str, seed: int = 0) -> dict[str, list[tuple]]:
@@ -394,7 +529,9 @@ def populate(con: duckdb.DuckDBPyConnection, name: str, seed: int = 0) -> None:
     """Insert the deterministic rows of fixture ``name``; the tables are created first when
     the connection does not have them yet (``create_tables``)."""
     rows_of = fixture_rows(name, seed)
-    existing = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
+    existing = {
+        r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()
+    }
     if not set(rows_of) <= existing:
         create_tables(con, load_schema(name))
     for table, rows in rows_of.items():
@@ -404,10 +541,12 @@ def populate(con: duckdb.DuckDBPyConnection, name: str, seed: int = 0) -> None:
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple], chunk: int = 500) -> None:
     """Multi-row parameterised INSERTs: ~10x faster than executemany on DuckDB."""
     for start in range(0, len(rows), chunk):
-        part = rows[start:start + chunk]
+        part = rows[start : start + chunk]
         row_marks = "(" + ", ".join("?" * len(part[0])) + ")"
-        con.execute(f"INSERT INTO {quote(table)} VALUES " + ", ".join([row_marks] * len(part)),
-                    [value for row in part for value in row])
+        con.execute(
+            f"INSERT INTO {quote(table)} VALUES " + ", ".join([row_marks] * len(part)),
+            [value for row in part for value in row],
+        )
 
 
 def fixture_key(name: str, seed: int = 0) -> str:
@@ -423,8 +562,9 @@ def write_database(target: Path, build: Callable[[duckdb.DuckDBPyConnection], No
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        con = duckdb.connect(str(temp), config={"autoinstall_known_extensions": False,
-                                                "autoload_known_extensions": False})
+        con = duckdb.connect(
+            str(temp), config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+        )
         try:
             build(con)
             con.execute("CHECKPOINT")
@@ -469,8 +609,10 @@ def schema_for(task: Task) -> Schema:
         return load_schema(str(task.metadata["schema"]))
     if task.metadata.get("database_file"):
         return _cached_schema_from_database(str(task.metadata["database_file"]))
-    raise InputError(f"task {task.id}: metadata has neither 'schema' (a built-in fixture: "
-                     f"{', '.join(SCHEMA_NAMES)}) nor 'database_file' (a DuckDB file)")
+    raise InputError(
+        f"task {task.id}: metadata has neither 'schema' (a built-in fixture: "
+        f"{', '.join(SCHEMA_NAMES)}) nor 'database_file' (a DuckDB file)"
+    )
 
 
 @lru_cache(maxsize=64)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Optional
 
 from ...models import Task
 from ..formats import AnswerFormat, identity
@@ -32,23 +31,23 @@ def _fences(text: str) -> list[re.Match]:
     return list(_SQL_FENCE.finditer(text))
 
 
-def _bare(text: str) -> Optional[str]:
+def _bare(text: str) -> str | None:
     fences = _fences(text)
     if not fences:
         return None
-    between = [text[a.end():b.start()] for a, b in zip(fences, fences[1:])] + [text[fences[-1].end():]]
+    between = [text[a.end() : b.start()] for a, b in zip(fences, fences[1:])] + [text[fences[-1].end() :]]
     if any(part.strip() for part in between):
         return None  # prose after a fence would be lost
     bodies = [m.group(1).strip() for m in fences]
     return "\n".join(b for b in bodies if b) or None
 
 
-def _prose(text: str) -> Optional[str]:
+def _prose(text: str) -> str | None:
     fences = _fences(text)
     if not fences:
         return None
     out = _SQL_FENCE.sub(lambda m: m.group(1).strip(), text)
-    return out if text[:fences[0].start()].strip() else "The query:\n\n" + out
+    return out if text[: fences[0].start()].strip() else "The query:\n\n" + out
 
 
 CANONICAL = "fenced"
@@ -66,7 +65,7 @@ def reference_completion(task: Task, rng: random.Random) -> str:
     return completion(task.reference, rng)
 
 
-def format_of(text: str) -> Optional[str]:
+def format_of(text: str) -> str | None:
     if "```" in text:
         return CANONICAL
     if _STARTS_WITH_KEYWORD.match(text):

@@ -40,7 +40,6 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from ...models import Task
 from . import integrity
@@ -63,7 +62,7 @@ class _Watched:
     label: str  # names the file in a finding: "the SQLite copy concert.sqlite"
     fmt: str
     seal: Seal  # what it must hash to
-    pristine: Optional[Pristine]  # where it is restored from; None: not restorable here
+    pristine: Pristine | None  # where it is restored from; None: not restorable here
     in_place: bool = True
     shared: bool = False  # other workers use the same file (restored through SQLite's locks)
 
@@ -74,20 +73,20 @@ class _Worker:
     watched: dict[Path, _Watched] = field(default_factory=dict)
     by_task: dict[str, list[Path]] = field(default_factory=dict)  # task id -> watched paths
     pristine: dict[Path, Pristine] = field(default_factory=dict)  # cached fixture -> its reading
-    derived: Optional[WorkDirDatabases] = None
+    derived: WorkDirDatabases | None = None
     reported: set[str] = field(default_factory=set)  # blind spots already sent once
-    skip: Optional[set[Path]] = None  # _handed_out_files, reset when a file is handed out
+    skip: set[Path] | None = None  # _handed_out_files, reset when a file is handed out
     unwatched: set[Path] = field(default_factory=set)  # dataset files that cannot be watched
     pending: list[str] = field(default_factory=list)  # blind spots found outside a check
-    secret_fd: Optional[int] = None
+    secret_fd: int | None = None
 
 
 _workers: dict[str, _Worker] = {}  # per worker process: workdir -> its state
 _by_view: dict[str, _Worker] = {}  # the handed-out database path -> the worker state it belongs to
-_watch: dict[str, Optional[int]] = {}  # workdir -> inotify fd of the secret (None where unavailable)
+_watch: dict[str, int | None] = {}  # workdir -> inotify fd of the secret (None where unavailable)
 
 
-def _drain(fd: Optional[int]) -> bool:
+def _drain(fd: int | None) -> bool:
     """True when the watched secret was opened or read since the last drain."""
     if fd is None:
         return False
@@ -102,7 +101,7 @@ def _drain(fd: Optional[int]) -> bool:
         seen = True
 
 
-def _watch_secret(workdir: str) -> Optional[int]:
+def _watch_secret(workdir: str) -> int | None:
     if workdir in _watch:
         return _watch[workdir]
     secret = Path(workdir) / SECRET_NAME
@@ -162,8 +161,13 @@ def private_view(task: Task, workdir: str) -> Task:
     if not task.database:
         return task
     watched: list[Path] = []
-    duck = _hand_out(state, Path(task.database), state.workdir / "db" / Path(task.database).name, "duckdb",
-                     f"the DuckDB copy {Path(task.database).name}")
+    duck = _hand_out(
+        state,
+        Path(task.database),
+        state.workdir / "db" / Path(task.database).name,
+        "duckdb",
+        f"the DuckDB copy {Path(task.database).name}",
+    )
     watched.append(duck)
     meta = {k: v for k, v in task.metadata.items() if k != "sqlite_source"}
     meta["database_file"] = str(duck)
@@ -178,8 +182,13 @@ def private_view(task: Task, workdir: str) -> Task:
     for shared in task.metadata.get("databases", []):
         path = Path(shared)
         if path not in state.watched and integrity.is_regular(path):
-            state.watched[path] = _Watched(path, f"the shared distilled database {path.name}", "duckdb",
-                                           Seal(integrity.content_hash(path) or ""), None)
+            state.watched[path] = _Watched(
+                path,
+                f"the shared distilled database {path.name}",
+                "duckdb",
+                Seal(integrity.content_hash(path) or ""),
+                None,
+            )
         if path in state.watched:
             watched.append(path)
     state.by_task[task.id] = watched
@@ -200,11 +209,15 @@ def _watch_original(state: _Worker, task: Task, staged: Path) -> list[Path]:
         now = integrity.content_hash(path)
         if now != pristine.digest:
             state.unwatched.add(path)
-            state.pending.append(f"{path}: the dataset's own file changed since the suite was loaded, so the "
-                                 "audit cannot tell what a verifier that opens it directly does to it")
+            state.pending.append(
+                f"{path}: the dataset's own file changed since the suite was loaded, so the "
+                "audit cannot tell what a verifier that opens it directly does to it"
+            )
             return []
-        label = (f"the dataset's own file {path} (not a copy; every worker's verifier may open it, so the write "
-                 "may come from a call running beside this one)")
+        label = (
+            f"the dataset's own file {path} (not a copy; every worker's verifier may open it, so the write "
+            "may come from a call running beside this one)"
+        )
         state.watched[path] = _Watched(path, label, "sqlite", Seal(now), pristine, shared=True)
     return [path]
 
@@ -216,7 +229,7 @@ def _blind(state: _Worker, spots: list[str]) -> list[str]:
     return [f"unobserved:{s}" for s in new]
 
 
-def _check(w: _Watched) -> Optional[str]:
+def _check(w: _Watched) -> str | None:
     left = integrity.sidecars(w.path, w.fmt)
     if left:
         now = integrity.content_hash(w.path)

@@ -33,8 +33,8 @@ import stat
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional, Union
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DUCKDB_MAGIC = b"DUCK"  # at offset 8 of a DuckDB file
@@ -63,7 +63,7 @@ def _open_regular(path: Path) -> int:
     return fd
 
 
-def content_hash(path: Path) -> Optional[str]:
+def content_hash(path: Path) -> str | None:
     """SHA-256 of a regular file's bytes; None when it is missing or not a regular file."""
     try:
         fd = _open_regular(path)
@@ -78,7 +78,7 @@ def content_hash(path: Path) -> Optional[str]:
     return h.hexdigest()
 
 
-def signature(path: Path) -> Optional[tuple[int, int, int, int]]:
+def signature(path: Path) -> tuple[int, int, int, int] | None:
     """(inode, size, mtime, ctime) of ``path`` itself, not what a link points to."""
     try:
         st = os.lstat(path)
@@ -87,7 +87,7 @@ def signature(path: Path) -> Optional[tuple[int, int, int, int]]:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def db_format(path: Path) -> Optional[str]:
+def db_format(path: Path) -> str | None:
     """``"sqlite"``, ``"duckdb"`` or None, from the first bytes of a regular file."""
     try:
         fd = _open_regular(path)
@@ -116,7 +116,7 @@ def sidecars(path: Path, fmt: str) -> list[Path]:
     return out
 
 
-def tables(path: Path, fmt: str) -> Union[Tables, str]:
+def tables(path: Path, fmt: str) -> Tables | str:
     """The tables of a database file (with its journal), or why they cannot be read."""
     with tempfile.TemporaryDirectory(prefix="va-guard-") as tmp:
         copy = Path(tmp) / f"copy.{fmt}"
@@ -126,7 +126,7 @@ def tables(path: Path, fmt: str) -> Union[Tables, str]:
             # old pages of an open transaction, which would hide what the file now holds.
             for side in sidecars(path, fmt):
                 if side.name.endswith("wal"):
-                    _copy_regular(side, Path(f"{copy}{side.name[len(path.name):]}"))
+                    _copy_regular(side, Path(f"{copy}{side.name[len(path.name) :]}"))
             return _sqlite_tables(copy) if fmt == "sqlite" else _duckdb_tables(copy)
         except Exception as exc:  # noqa: BLE001 - a corrupt file: say so, never fail the check
             return f"{type(exc).__name__}: {str(exc)[:120]}"
@@ -150,10 +150,13 @@ def _sqlite_tables(path: Path) -> Tables:
     con = sqlite3.connect(path)
     try:
         con.text_factory = bytes  # dirty text (BIRD) compares as bytes, never fails to decode
-        names = [(r[0].decode("utf-8", "replace"), r[1].decode()) for r in con.execute(
-            "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'")]
-        return {name: _count_and_digest(con, _quote(name)) if kind == "table" else (-1, "view")
-                for name, kind in names}
+        names = [
+            (r[0].decode("utf-8", "replace"), r[1].decode())
+            for r in con.execute(
+                "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'"
+            )
+        ]
+        return {name: _count_and_digest(con, _quote(name)) if kind == "table" else (-1, "view") for name, kind in names}
     finally:
         con.close()
 
@@ -161,16 +164,20 @@ def _sqlite_tables(path: Path) -> Tables:
 def _duckdb_tables(path: Path) -> Tables:
     import duckdb
 
-    con = duckdb.connect(str(path), read_only=True, config={"autoinstall_known_extensions": False,
-                                                           "autoload_known_extensions": False})
+    con = duckdb.connect(
+        str(path), read_only=True, config={"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    )
     try:
-        names = con.execute("SELECT table_schema, table_name, table_type FROM information_schema.tables "
-                            "WHERE table_catalog = current_database()").fetchall()
+        names = con.execute(
+            "SELECT table_schema, table_name, table_type FROM information_schema.tables "
+            "WHERE table_catalog = current_database()"
+        ).fetchall()
         out = {}
         for schema, name, kind in names:
             label = name if schema == "main" else f"{schema}.{name}"
-            out[label] = (_count_and_digest(con, f"{_quote(schema)}.{_quote(name)}")
-                          if kind == "BASE TABLE" else (-1, "view"))
+            out[label] = (
+                _count_and_digest(con, f"{_quote(schema)}.{_quote(name)}") if kind == "BASE TABLE" else (-1, "view")
+            )
         return out
     finally:
         con.close()
@@ -198,13 +205,13 @@ class Seal:
 
     def __init__(self, digest: str):
         self.digest = digest
-        self._signature: Optional[tuple] = None
+        self._signature: tuple | None = None
         self._signed_at = 0
 
     def reseal(self, digest: str) -> None:
         self.digest, self._signature = digest, None
 
-    def holds(self, path: Path, digest: Callable[[Path], Optional[str]]) -> tuple[bool, Optional[str]]:
+    def holds(self, path: Path, digest: Callable[[Path], str | None]) -> tuple[bool, str | None]:
         """(unchanged, the content hash now) -- the hash is the old one when skipped."""
         sig = signature(path)
         if sig is not None and sig == self._signature and self._signed_at - sig[3] > CTIME_MARGIN_NS:
@@ -221,13 +228,13 @@ class Pristine:
     """A database file as handed out: its bytes' hash, and its tables read once, lazily
     (only a change needs them)."""
 
-    def __init__(self, path: Path, fmt: str, name: Optional[str] = None):
+    def __init__(self, path: Path, fmt: str, name: str | None = None):
         self.path, self.fmt = Path(path), fmt
         self.name = name or self.path.name  # as handed out
         self.digest = content_hash(self.path) or ""
-        self._tables: Union[Tables, str, None] = None
+        self._tables: Tables | str | None = None
 
-    def tables(self) -> Union[Tables, str]:
+    def tables(self) -> Tables | str:
         if self._tables is None:
             self._tables = tables(self.path, self.fmt)
         return self._tables
@@ -246,7 +253,7 @@ def damage(before: Tables, after: Tables) -> tuple[list[str], list[str], list[st
     return lost, changed, added
 
 
-def describe(before: Union[Tables, str], after: Union[Tables, str]) -> str:
+def describe(before: Tables | str, after: Tables | str) -> str:
     """What changed between two ``tables`` readings, in words."""
     if isinstance(after, str):
         return f"its tables can no longer be read ({after})"
@@ -257,8 +264,12 @@ def describe(before: Union[Tables, str], after: Union[Tables, str]) -> str:
     if lost:
         parts.append(f"lost tables {_names(lost)}")
     if changed:
-        parts.append("changed " + _names([f"{t} (rows {before[t][0]} -> {after[t][0]})"
-                                          if before[t][0] != after[t][0] else t for t in changed]))
+        parts.append(
+            "changed "
+            + _names(
+                [f"{t} (rows {before[t][0]} -> {after[t][0]})" if before[t][0] != after[t][0] else t for t in changed]
+            )
+        )
     if added:
         parts.append(f"gained tables {_names(added)}")
     return "; ".join(parts) or "the bytes changed, the tables and rows did not (a PRAGMA, VACUUM or checkpoint)"
@@ -336,7 +347,7 @@ def record_hash(path: Path, digest: str) -> None:
     os.replace(temp, record)
 
 
-def _recorded(path: Path) -> Optional[str]:
+def _recorded(path: Path) -> str | None:
     try:
         fd = _open_regular(_record_of(path))
     except OSError:
@@ -368,9 +379,13 @@ def cached_intact(path: Path, what: str = "cached database") -> bool:
         same, now = seal.holds(path, content_hash)
         if same:
             return True
-    why = ("has no recorded content hash" if recorded is None else
-           "is not a regular file" if now is None else
-           "does not match its recorded content hash (changed since it was written)")
+    why = (
+        "has no recorded content hash"
+        if recorded is None
+        else "is not a regular file"
+        if now is None
+        else "does not match its recorded content hash (changed since it was written)"
+    )
     print(f"verifier-audit: warning: the {what} {path} {why}: rebuilding it", file=sys.stderr)
     _CACHE_SEALS.pop(path, None)
     _remove(path)

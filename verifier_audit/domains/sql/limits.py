@@ -23,7 +23,6 @@ bounded too.
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 MAX_CHARS = 1_000_000
 MAX_TOKENS = 10_000
@@ -47,14 +46,14 @@ _TOKEN = re.compile(
 _SET_OPERATIONS = {"union", "intersect", "except"}
 
 
-def too_long(sql: str) -> Optional[str]:
+def too_long(sql: str) -> str | None:
     """Why ``sql`` is too long to look at (O(1)), or None."""
     if len(sql) > MAX_CHARS:
         return f"statement too large: {len(sql):,} characters (at most {MAX_CHARS:,})"
     return None
 
 
-def shape_refusal(sql: str) -> Optional[str]:
+def shape_refusal(sql: str) -> str | None:
     """Why ``sql`` is too big to parse (size, tokens, nesting, set operations), or None."""
     reason = too_long(sql)
     if reason is not None:

@@ -37,7 +37,6 @@ import shutil
 import sqlite3
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Optional
 
 import duckdb
 import sqlglot
@@ -70,8 +69,9 @@ def spider_rows(json_path: str | Path) -> list[tuple[int, dict]]:
     except json.JSONDecodeError as exc:
         data = _jsonl(path, text, exc)
     except RecursionError:
-        raise InputError(f"{path}: objects and lists nested deeper than the limit of {MAX_DEPTH} levels "
-                         f"({LIMITS})") from None
+        raise InputError(
+            f"{path}: objects and lists nested deeper than the limit of {MAX_DEPTH} levels ({LIMITS})"
+        ) from None
     if isinstance(data, dict):  # a single entry, or {"data": [...]}
         data = data.get("data", [data]) if isinstance(data.get("data"), list) else [data]
     if not isinstance(data, list):
@@ -90,8 +90,9 @@ def spider_rows(json_path: str | Path) -> list[tuple[int, dict]]:
 def _jsonl(path: Path, text: str, first_error: json.JSONDecodeError) -> list:
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) < 2:
-        raise InputError(f"{path}: invalid JSON ({first_error.msg} at line {first_error.lineno}, "
-                         f"column {first_error.colno})") from None
+        raise InputError(
+            f"{path}: invalid JSON ({first_error.msg} at line {first_error.lineno}, column {first_error.colno})"
+        ) from None
     out = []
     for index, line in enumerate(lines):
         try:
@@ -99,8 +100,10 @@ def _jsonl(path: Path, text: str, first_error: json.JSONDecodeError) -> list:
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: entry {index}: invalid JSON ({exc.msg} at column {exc.colno})") from None
         except RecursionError:
-            raise InputError(f"{path}: entry {index}: objects and lists nested deeper than the limit of {MAX_DEPTH} "
-                             f"levels ({LIMITS})") from None
+            raise InputError(
+                f"{path}: entry {index}: objects and lists nested deeper than the limit of {MAX_DEPTH} "
+                f"levels ({LIMITS})"
+            ) from None
     return out
 
 
@@ -111,8 +114,10 @@ def guess_db_dir(json_path: str | Path) -> Path:
     for name in DB_DIR_NAMES:
         if (parent / name).is_dir():
             return parent / name
-    raise InputError(f"{json_path}: no database folder next to it (looked for {', '.join(DB_DIR_NAMES)}); "
-                     "pass the folder that holds <db_id>/<db_id>.sqlite")
+    raise InputError(
+        f"{json_path}: no database folder next to it (looked for {', '.join(DB_DIR_NAMES)}); "
+        "pass the folder that holds <db_id>/<db_id>.sqlite"
+    )
 
 
 def spider_row(row: dict, *, db_dir: str | Path, cache_dir: str | Path, check_gold: bool = True) -> dict:
@@ -137,8 +142,13 @@ def spider_row(row: dict, *, db_dir: str | Path, cache_dir: str | Path, check_go
     evidence = row.get("evidence")
     if isinstance(evidence, str) and evidence.strip():
         prompt += f"\nHint: {evidence.strip()}"
-    metadata = {"database_file": str(database), "db_id": db_id, "source": "bird" if "SQL" in row else "spider",
-                "sqlite_file": str(staged), "sqlite_source": str(sqlite_path.resolve())}
+    metadata = {
+        "database_file": str(database),
+        "db_id": db_id,
+        "source": "bird" if "SQL" in row else "spider",
+        "sqlite_file": str(staged),
+        "sqlite_source": str(sqlite_path.resolve()),
+    }
     for key in ("difficulty", "hardness", "evidence"):
         if row.get(key) is not None:
             metadata[key] = row[key]
@@ -154,8 +164,14 @@ def spider_row(row: dict, *, db_dir: str | Path, cache_dir: str | Path, check_go
     return fields
 
 
-def load_spider(json_path: str | Path, db_dir: str | Path | None, cache_dir: str | Path, *,
-                split: Optional[str] = None, check_gold: bool = True) -> list[Task]:
+def load_spider(
+    json_path: str | Path,
+    db_dir: str | Path | None,
+    cache_dir: str | Path,
+    *,
+    split: str | None = None,
+    check_gold: bool = True,
+) -> list[Task]:
     """Tasks of a Spider/BIRD JSON file; SQLite databases converted to DuckDB (cached)."""
     path = Path(json_path)
     rows = spider_rows(path)  # the file's own errors (not UTF-8, not JSON) before its databases'
@@ -210,9 +226,13 @@ def _repairs(sql: str, database: Path):
         return
     columns = _column_names(database)
     # SQLite reads "France" as a string when no column has that name (Spider relies on it).
-    fixed = tree.transform(lambda node: exp.Literal.string(node.name)
-                           if isinstance(node, exp.Column) and not node.table and node.this.quoted
-                           and node.name.lower() not in columns else node)
+    fixed = tree.transform(
+        lambda node: (
+            exp.Literal.string(node.name)
+            if isinstance(node, exp.Column) and not node.table and node.this.quoted and node.name.lower() not in columns
+            else node
+        )
+    )
     yield "sqlite_double_quoted_strings", fixed.sql(dialect="duckdb")
     yield "transpiled_from_sqlite", tree.sql(dialect="duckdb")
     yield "transpiled_from_sqlite", fixed.sql(dialect="duckdb")
@@ -290,8 +310,12 @@ def convert_sqlite(sqlite_path: str | Path, cache_dir: str | Path) -> Path:
 
 def _read_sqlite(source: sqlite3.Connection, path: Path) -> list[dict]:
     try:
-        names = [r[0] for r in source.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")]
+        names = [
+            r[0]
+            for r in source.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+            )
+        ]
     except sqlite3.DatabaseError as exc:
         raise InputError(f"{path}: not a SQLite database ({exc})") from None
     tables = []
@@ -304,8 +328,9 @@ def _read_sqlite(source: sqlite3.Connection, path: Path) -> list[dict]:
             duck_type, convert = _column_type(declared or "", [row[cid] for row in rows])
             columns.append({"name": column, "type": duck_type, "convert": convert, "not_null": bool(notnull), "pk": pk})
         rows = [tuple(col["convert"](value) for col, value in zip(columns, row)) for row in rows]
-        tables.append({"name": name, "columns": columns, "rows": rows,
-                       "foreign": [(f[3], f[2], f[4]) for f in foreign]})  # (from, table, to)
+        tables.append(
+            {"name": name, "columns": columns, "rows": rows, "foreign": [(f[3], f[2], f[4]) for f in foreign]}
+        )  # (from, table, to)
     return tables
 
 
@@ -380,7 +405,9 @@ def _write_tables(con: duckdb.DuckDBPyConnection, tables: list[dict]) -> None:
                 if len(pk) != 1:
                     continue
                 ref_column = pk[0]
-            ref_name = next((c["name"] for c in target["columns"] if c["name"].lower() == str(ref_column).lower()), None)
+            ref_name = next(
+                (c["name"] for c in target["columns"] if c["name"].lower() == str(ref_column).lower()), None
+            )
             own = next((c["name"] for c in table["columns"] if c["name"].lower() == str(column).lower()), None)
             if ref_name and own:
                 comment = f"references {target['name']}({ref_name})"

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Optional
 
 from sqlglot import exp
 
@@ -48,7 +47,7 @@ class GoldAnswer:
 
     result: Result
     ordered: bool
-    keys: Optional[list]  # the ORDER BY key of each row (ordered golds), else None
+    keys: list | None  # the ORDER BY key of each row (ordered golds), else None
     ambiguous: bool = False  # its LIMIT cuts a tie: which rows come back is not determined
 
     @property
@@ -56,7 +55,7 @@ class GoldAnswer:
         return self.result.ok and not self.ambiguous
 
 
-_GOLD_CACHE: "OrderedDict[tuple[str, str], GoldAnswer]" = OrderedDict()
+_GOLD_CACHE: OrderedDict[tuple[str, str], GoldAnswer] = OrderedDict()
 
 
 def gold_answer(gold: str, database: str | os.PathLike, *, timeout: float = GOLD_TIMEOUT) -> GoldAnswer:
@@ -85,7 +84,7 @@ def _compute_gold(gold: str, database: str, timeout: float) -> GoldAnswer:
     return GoldAnswer(result, ordered, keys, _limit_cuts_tie(gold, database, result, timeout))
 
 
-def _order_keys(gold: str, database: str, result: Result, timeout: float) -> Optional[list]:
+def _order_keys(gold: str, database: str, result: Result, timeout: float) -> list | None:
     """Each row's ORDER BY key: read from the result when the keys are result columns,
     else from the gold rerun with its keys appended as extra columns. None when neither
     works (then only identical rows count as tied)."""
@@ -104,7 +103,7 @@ def _order_keys(gold: str, database: str, result: Result, timeout: float) -> Opt
     return [tuple(row[-n:]) for row in extended.rows]
 
 
-def _int_literal(node: Optional[exp.Expression]) -> Optional[int]:
+def _int_literal(node: exp.Expression | None) -> int | None:
     if node is None:
         return 0
     value = node.args.get("expression") if isinstance(node, (exp.Limit, exp.Offset)) else node
@@ -153,7 +152,7 @@ def databases_of(task: Task) -> list[str]:
     return [task.database] + [str(p) for p in task.metadata.get("databases") or []] if task.database else []
 
 
-def check_gold(task: Task) -> Optional[str]:
+def check_gold(task: Task) -> str | None:
     """Why the task's gold cannot be used, or None when it runs on its base database."""
     if not task.database:
         return "the task has no database (fixtures were not prepared)"

@@ -9,7 +9,6 @@ keys on purpose (DuckDB would refuse them), while fuzzing still respects the rel
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -19,7 +18,7 @@ class Column:
     nullable: bool = True
     primary_key: bool = False
     unique: bool = False
-    references: Optional[tuple[str, str]] = None  # (table, column) this column points to
+    references: tuple[str, str] | None = None  # (table, column) this column points to
 
 
 @dataclass(frozen=True)

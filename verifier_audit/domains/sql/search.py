@@ -10,7 +10,6 @@ math, they know nothing of the gold: the verifier's score and the oracle decide.
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from ...models import Task
 from .extract import extract_sql
@@ -18,7 +17,7 @@ from .generators._common import TaskContext, completion, parse_query
 from .generators.near_miss import KINDS, _realise, sites
 
 
-def _query(text: str) -> Optional[str]:
+def _query(text: str) -> str | None:
     statements = extract_sql(text)
     return statements[0] if statements else None
 
@@ -35,7 +34,7 @@ class Mutate:
     def __init__(self, kind: str):
         self.kind = kind
 
-    def __call__(self, text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+    def __call__(self, text: str, rng: random.Random, task: Task | None = None) -> str | None:
         sql = _query(text)
         tree = parse_query(sql) if sql else None
         if tree is None or task is None:
@@ -47,12 +46,12 @@ class Mutate:
         return _replace(text, sql, new.rstrip(";"), rng) if new else None
 
 
-def unfence(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+def unfence(text: str, rng: random.Random, task: Task | None = None) -> str | None:
     sql = _query(text)
     return f"{sql.rstrip(';')};" if sql and "```" in text else None
 
 
-def second_statement(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+def second_statement(text: str, rng: random.Random, task: Task | None = None) -> str | None:
     """Another statement after the query: graders that run the last one, or all of them."""
     sql = _query(text)
     if not sql:
@@ -61,7 +60,7 @@ def second_statement(text: str, rng: random.Random, task: Optional[Task] = None)
     return _replace(text, sql, f"{sql.rstrip(';')};\n{extra}", rng)
 
 
-def comment(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+def comment(text: str, rng: random.Random, task: Task | None = None) -> str | None:
     sql = _query(text)
     if not sql:
         return None
@@ -69,15 +68,24 @@ def comment(text: str, rng: random.Random, task: Optional[Task] = None) -> Optio
     return _replace(text, sql, note + sql, rng)
 
 
-def prose(text: str, rng: random.Random, task: Optional[Task] = None) -> Optional[str]:
+def prose(text: str, rng: random.Random, task: Task | None = None) -> str | None:
     """Longer explanation before the query: a length or confidence bonus rewards it."""
-    filler = rng.choice(["This query is correct and returns exactly the requested rows. ",
-                         "I checked the schema and every join condition carefully. "])
+    filler = rng.choice(
+        [
+            "This query is correct and returns exactly the requested rows. ",
+            "I checked the schema and every join condition carefully. ",
+        ]
+    )
     return filler * max(1, len(text) // 150) + text
 
 
-OPERATORS = {**{f"mutate_{kind}": Mutate(kind) for kind in KINDS},
-             "unfence": unfence, "second_statement": second_statement, "comment": comment, "prose": prose}
+OPERATORS = {
+    **{f"mutate_{kind}": Mutate(kind) for kind in KINDS},
+    "unfence": unfence,
+    "second_statement": second_statement,
+    "comment": comment,
+    "prose": prose,
+}
 
 
 def lazy_policies(task: Task) -> dict[str, list[str]]:

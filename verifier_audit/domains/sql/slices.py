@@ -46,7 +46,10 @@ def features(tree: exp.Expression) -> set[str]:
         found.add("distinct")
     # Predicates whose truth NULL changes: IS [NOT] NULL, COALESCE, NOT IN (a NULL in the
     # list makes it unknown), and outer joins (they make the NULLs).
-    if tree.find(exp.Is, exp.Coalesce) or any(isinstance(n, exp.Not) and n.find(exp.In) for n in tree.walk()) \
-            or any(isinstance(j, exp.Join) and j.side for j in tree.walk()):
+    if (
+        tree.find(exp.Is, exp.Coalesce)
+        or any(isinstance(n, exp.Not) and n.find(exp.In) for n in tree.walk())
+        or any(isinstance(j, exp.Join) and j.side for j in tree.walk())
+    ):
         found.add("null_predicate")
     return found

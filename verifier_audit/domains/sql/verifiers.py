@@ -19,7 +19,7 @@ All of them treat ``task.database`` as read-only (queries go through
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any
 
 import sqlglot
 
@@ -31,7 +31,7 @@ def _candidate_statements(completion: str) -> list[str]:
     return [s for s in extract_sql(completion) if s.strip()]
 
 
-def _single_statement(completion: str) -> Optional[str]:
+def _single_statement(completion: str) -> str | None:
     """The one statement of the completion; None when there are none or several."""
     statements = _candidate_statements(completion)
     return statements[0] if len(statements) == 1 else None
@@ -54,7 +54,7 @@ def syntax_only(completion: str, reference: str) -> bool:
     return all(p is not None for p in parsed)
 
 
-def normalise(sql: str) -> Optional[str]:
+def normalise(sql: str) -> str | None:
     """Canonical text of one query: sqlglot's DuckDB output with identifiers lower-cased,
     keywords upper-cased, whitespace and comments dropped; None when it does not parse."""
     try:

@@ -9,8 +9,6 @@ environments: a file store, a calendar, a bank), ``oracle``, ``generators``,
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ...models import Task
 from ..base import DomainPackage, SuiteScheme, verifier_specs
 
@@ -18,20 +16,21 @@ from ..base import DomainPackage, SuiteScheme, verifier_specs
 class ToolDomain(DomainPackage):
     name = "tool"
     package = __name__
-    reference_verifiers = verifier_specs(__name__, "name_only", "schema_valid", "exact_string", "ast_match",
-                                         "final_state", "strong")
+    reference_verifiers = verifier_specs(
+        __name__, "name_only", "schema_valid", "exact_string", "ast_match", "final_state", "strong"
+    )
     # The Berkeley Function Calling Leaderboard's data in bfcl-eval: --suite bfcl:simple
     suite_schemes = (SuiteScheme("bfcl:", f"{__name__}.bfcl:bfcl_suite", "CATEGORY"),)
     calls_tools = True  # the checklist's runtime_authority item
     # compare's canonical answer is the base's explicit default (whitespace collapsed): two
     # call lists that differ in layout only are one answer.
 
-    def check_task(self, task: Task) -> Optional[str]:
+    def check_task(self, task: Task) -> str | None:
         from .oracle import check_task
 
         return check_task(task)
 
-    def check_input(self, task: Task) -> Optional[str]:
+    def check_input(self, task: Task) -> str | None:
         from .oracle import check_input
 
         return check_input(task)

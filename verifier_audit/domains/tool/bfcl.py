@@ -51,8 +51,9 @@ import importlib.util
 import itertools
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from ...errors import InputError
 from ...models import Task
@@ -75,17 +76,34 @@ CATEGORIES: dict[str, tuple[str, str]] = {
     "live_parallel_multiple": ("live_parallel_multiple", "parallel_multiple"),
     "live_irrelevance": ("live_irrelevance", "irrelevance"),
 }
-ALIASES = {"simple_python": "simple", "parallel-multiple": "parallel_multiple",
-           "live-parallel-multiple": "live_parallel_multiple"}
+ALIASES = {
+    "simple_python": "simple",
+    "parallel-multiple": "parallel_multiple",
+    "live-parallel-multiple": "live_parallel_multiple",
+}
 
 # BFCL's parameter types (Python-flavoured, from its function docs) -> JSON Schema types.
 # ``any`` has no JSON Schema type: any value. (BFCL's own checker types ``any`` as str.)
 JSON_TYPES = {
-    "dict": "object", "object": "object", "float": "number", "number": "number",
-    "double": "number", "integer": "integer", "int": "integer", "long": "integer",
-    "short": "integer", "byte": "integer", "string": "string", "str": "string",
-    "char": "string", "boolean": "boolean", "bool": "boolean", "array": "array",
-    "list": "array", "tuple": "array", "any": None,
+    "dict": "object",
+    "object": "object",
+    "float": "number",
+    "number": "number",
+    "double": "number",
+    "integer": "integer",
+    "int": "integer",
+    "long": "integer",
+    "short": "integer",
+    "byte": "integer",
+    "string": "string",
+    "str": "string",
+    "char": "string",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "array": "array",
+    "list": "array",
+    "tuple": "array",
+    "any": None,
 }
 
 
@@ -96,20 +114,23 @@ def data_dir() -> Path:
     except (ImportError, ValueError):
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise InputError("the bfcl: suites read the data shipped in the bfcl-eval package, which is not "
-                         "installed: pip install --no-deps bfcl-eval")
+        raise InputError(
+            "the bfcl: suites read the data shipped in the bfcl-eval package, which is not "
+            "installed: pip install --no-deps bfcl-eval"
+        )
     return Path(next(iter(spec.submodule_search_locations))) / "data"
 
 
 def category_name(category: str) -> str:
     name = ALIASES.get(category.strip().lower(), category.strip().lower())
     if name not in CATEGORIES:
-        raise InputError(f"BFCL category {category!r}: expected one of {', '.join(CATEGORIES)} "
-                         f"(e.g. --suite {PREFIX}simple)")
+        raise InputError(
+            f"BFCL category {category!r}: expected one of {', '.join(CATEGORIES)} (e.g. --suite {PREFIX}simple)"
+        )
     return name
 
 
-def files(category: str) -> tuple[Path, Optional[Path]]:
+def files(category: str) -> tuple[Path, Path | None]:
     """(question file, possible-answer file or None for the irrelevance categories)."""
     stem, kind = CATEGORIES[category_name(category)]
     root = data_dir()
@@ -122,7 +143,7 @@ def files(category: str) -> tuple[Path, Optional[Path]]:
     return question, (answer if kind != "irrelevance" else None)
 
 
-def content_hash(category: str, tasks: Optional[list[Task]] = None) -> str:
+def content_hash(category: str, tasks: list[Task] | None = None) -> str:
     """Of the category's data files as installed, and of the tasks made from them (the
     reference choice reads the tool domain's schema rules: a change there changes tasks)."""
     digest = hashlib.sha256()
@@ -140,6 +161,7 @@ def _rows(path: Path) -> list[dict]:
 
 
 # -- function docs -> JSON Schema ---------------------------------------------------------
+
 
 def to_json_schema(node: Any) -> Any:
     """One BFCL parameter node (or the ``parameters`` object) as JSON Schema. Keys other
@@ -176,7 +198,8 @@ def tool_schema(function: dict) -> dict:
 
 # -- possible answers -> reference + alternatives ----------------------------------------
 
-def _param(function: Optional[dict], name: str) -> dict:
+
+def _param(function: dict | None, name: str) -> dict:
     if not function:
         return {}
     return ((function.get("parameters") or {}).get("properties") or {}).get(name) or {}
@@ -190,8 +213,11 @@ def _options(options: list, schema: dict) -> list[tuple[bool, Any]]:
             choice = (False, None)
         elif schema.get("type") == "dict" and isinstance(value, dict):
             choice = (True, _reduce_dict(value, schema))
-        elif (schema.get("type") == "array" and (schema.get("items") or {}).get("type") == "dict"
-              and isinstance(value, list)):
+        elif (
+            schema.get("type") == "array"
+            and (schema.get("items") or {}).get("type") == "dict"
+            and isinstance(value, list)
+        ):
             choice = (True, [_reduce_dict(v, schema["items"]) if isinstance(v, dict) else v for v in value])
         else:
             choice = (True, value)
@@ -214,8 +240,9 @@ def _reduce_dict(value: dict, schema: dict) -> dict:
     return out
 
 
-def _call_choices(name: str, args: dict, function: Optional[dict],
-                  problems: Optional[list[str]] = None) -> list[list[tuple[str, bool, Any]]]:
+def _call_choices(
+    name: str, args: dict, function: dict | None, problems: list[str] | None = None
+) -> list[list[tuple[str, bool, Any]]]:
     """Per argument, its concrete choices (arg, present, value) that BFCL's checker can
     accept: a required argument is never omitted (the checker demands it even when the
     ground truth lists ``""``), an argument the function docs do not define is always
@@ -224,7 +251,7 @@ def _call_choices(name: str, args: dict, function: Optional[dict],
     ground truth requires, a required parameter the ground truth lacks -- is a data defect
     of that entry, noted in ``problems``."""
     problems = [] if problems is None else problems
-    params = ((function or {}).get("parameters") or {})
+    params = (function or {}).get("parameters") or {}
     props, required = params.get("properties") or {}, set(params.get("required") or [])
     out = []
     for arg, opts in args.items():
@@ -262,14 +289,17 @@ def combinations(ground_truth: list[dict], functions: list[dict]) -> Iterator[li
     by_name = {f["name"]: f for f in functions}
     calls = []  # per call: name, per-argument option lists
     for entry in ground_truth:
-        (name, args), = entry.items()
+        ((name, args),) = entry.items()
         calls.append((name, _call_choices(name, args, by_name.get(name))))
-    varying = [(ci, ai, len(opts)) for ci, (_, per_arg) in enumerate(calls)
-               for ai, opts in enumerate(per_arg) if len(opts) > 1]
+    varying = [
+        (ci, ai, len(opts)) for ci, (_, per_arg) in enumerate(calls) for ai, opts in enumerate(per_arg) if len(opts) > 1
+    ]
 
     def build(picks: dict) -> list[dict]:
-        return [_make_call(name, [opts[picks.get((ci, ai), 0)] for ai, opts in enumerate(per_arg)])
-                for ci, (name, per_arg) in enumerate(calls)]
+        return [
+            _make_call(name, [opts[picks.get((ci, ai), 0)] for ai, opts in enumerate(per_arg)])
+            for ci, (name, per_arg) in enumerate(calls)
+        ]
 
     seen = set()
     for depth in range(0, len(varying) + 1):
@@ -282,7 +312,7 @@ def combinations(ground_truth: list[dict], functions: list[dict]) -> Iterator[li
                     yield out
 
 
-def schema_problem(calls: list[dict], tools: list[dict]) -> Optional[str]:
+def schema_problem(calls: list[dict], tools: list[dict]) -> str | None:
     """Why a call list breaks the tools' JSON Schemas (the tool domain's own rules), or None."""
     try:
         from .calls import Call
@@ -297,10 +327,13 @@ def schema_problem(calls: list[dict], tools: list[dict]) -> Optional[str]:
     return None
 
 
-def reference_and_alternatives(ground_truth: list[dict], functions: list[dict],
-                               limit: int = MAX_ALTERNATIVES, scan: int = SCAN,
-                               tools: Optional[list[dict]] = None,
-                               ) -> tuple[list[dict], list[list[dict]], Optional[str]]:
+def reference_and_alternatives(
+    ground_truth: list[dict],
+    functions: list[dict],
+    limit: int = MAX_ALTERNATIVES,
+    scan: int = SCAN,
+    tools: list[dict] | None = None,
+) -> tuple[list[dict], list[list[dict]], str | None]:
     """ONE concrete call list and up to ``limit`` others the ground truth accepts, among
     the first ``scan`` combinations in ``combinations`` order; with ``tools``, only call
     lists that meet the tools' JSON Schemas (BFCL's ground truth also lists values its own
@@ -320,7 +353,7 @@ def reference_and_alternatives(ground_truth: list[dict], functions: list[dict],
             problem = why
     if not found:
         return first or [], [], problem
-    return found[0], found[1:limit + 1], None
+    return found[0], found[1 : limit + 1], None
 
 
 def family(names: list[str]) -> str:
@@ -339,7 +372,7 @@ def _prompt(question: list) -> tuple[str, list[dict]]:
     return str(turns[last].get("content", "")), turns[:last]
 
 
-def load_bfcl(category: str, *, limit: Optional[int] = None) -> list[Task]:
+def load_bfcl(category: str, *, limit: int | None = None) -> list[Task]:
     """The tasks of one BFCL v4 category (``simple``, ``multiple``, ``parallel``,
     ``parallel_multiple``, ``irrelevance``, and the ``live_*`` ones), in file order."""
     name = category_name(category)
@@ -386,14 +419,16 @@ def load_bfcl(category: str, *, limit: Optional[int] = None) -> list[Task]:
                 metadata["bfcl_off_schema"] = off_schema
         if earlier:
             metadata["messages"] = earlier
-        tasks.append(Task(
-            id=f"bfcl-{row['id']}",
-            domain="tool",
-            prompt=prompt,
-            reference=json.dumps(reference, ensure_ascii=False),
-            split="heldout" if index % 5 == 4 else "train",
-            metadata=metadata,
-        ))
+        tasks.append(
+            Task(
+                id=f"bfcl-{row['id']}",
+                domain="tool",
+                prompt=prompt,
+                reference=json.dumps(reference, ensure_ascii=False),
+                split="heldout" if index % 5 == 4 else "train",
+                metadata=metadata,
+            )
+        )
     return tasks
 
 
@@ -413,10 +448,11 @@ def bfcl_suite(spec: str, *, fields: list[str] | None = None, fmt: str | None = 
         raise InputError(f"suite {spec!r}: --format {fmt} reads files; leave it out for a BFCL suite")
     if domain not in (None, "tool"):
         raise InputError(f"suite {spec!r}: BFCL tasks are in the tool domain, not {domain!r}")
-    category = spec[len(PREFIX):].strip()
+    category = spec[len(PREFIX) :].strip()
     if not category:
-        raise InputError(f"suite {spec!r}: name a BFCL category, one of {', '.join(CATEGORIES)} "
-                         f"(e.g. --suite {PREFIX}simple)")
+        raise InputError(
+            f"suite {spec!r}: name a BFCL category, one of {', '.join(CATEGORIES)} (e.g. --suite {PREFIX}simple)"
+        )
     try:
         name = category_name(category)
     except InputError as exc:

@@ -23,8 +23,9 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 MAX_TEXT = 200_000  # longer completions are not parsed (a policy does not need more)
 SYNTAXES = ("json", "json_list", "openai", "python", "hermes")
@@ -180,10 +181,18 @@ def render_calls(calls: Iterable[Call], syntax: str = "json_list", *, fenced: bo
     elif syntax == "json_list":
         body, lang = _json([c.to_json() for c in calls]), "json"
     elif syntax == "openai":
-        body = _json({"tool_calls": [
-            {"id": f"call_{i}", "type": "function",
-             "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
-            for i, c in enumerate(calls)]})
+        body = _json(
+            {
+                "tool_calls": [
+                    {
+                        "id": f"call_{i}",
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+                    }
+                    for i, c in enumerate(calls)
+                ]
+            }
+        )
         lang = "json"
     elif syntax == "python":
         parts = [f"{c.name}({', '.join(f'{k}={_py(v)}' for k, v in c.arguments.items())})" for c in calls]

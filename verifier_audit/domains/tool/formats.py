@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Optional
 
 from ...models import Task
 from ..formats import AnswerFormat
@@ -29,7 +28,7 @@ from .calls import SYNTAXES, Call, CallParseError, calls_from_json, parse_calls,
 CANONICAL = "json_list"
 
 
-def _render(calls: list[Call], syntax: str) -> Optional[str]:
+def _render(calls: list[Call], syntax: str) -> str | None:
     if syntax == "json" and len(calls) != 1:
         return None
     if syntax == "hermes" and not calls:
@@ -37,7 +36,7 @@ def _render(calls: list[Call], syntax: str) -> Optional[str]:
     return render_calls(calls, syntax)
 
 
-def written_in(text: str) -> Optional[tuple[str, list[Call]]]:
+def written_in(text: str) -> tuple[str, list[Call]] | None:
     """(syntax, calls) when the text is exactly its calls rendered in one syntax."""
     try:
         calls = parse_calls(text)
@@ -54,11 +53,12 @@ def written_in(text: str) -> Optional[tuple[str, list[Call]]]:
 
 
 def _rewriter(syntax: str):
-    def rewrite(text: str) -> Optional[str]:
+    def rewrite(text: str) -> str | None:
         found = written_in(text)
         if found is None:
             return None
         return _render(found[1], syntax)
+
     rewrite.__name__ = f"as_{syntax}"
     return rewrite
 
@@ -77,7 +77,7 @@ def reference_completion(task: Task, rng: random.Random) -> str:
     return render_calls(calls_from_json(json.loads(task.reference)), CANONICAL)
 
 
-def format_of(text: str) -> Optional[str]:
+def format_of(text: str) -> str | None:
     found = written_in(text)
     if found is not None:
         return found[0]

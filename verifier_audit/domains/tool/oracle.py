@@ -31,7 +31,6 @@ import ast
 import json
 import re
 from collections import Counter
-from typing import Optional
 
 from ...models import Task
 from ..base import OracleLabel
@@ -103,7 +102,7 @@ def answers(task: Task) -> list[list[Call]]:
     return out
 
 
-def check_input(task: Task) -> Optional[str]:
+def check_input(task: Task) -> str | None:
     """Why the suite reader refuses the task as input (an InputError naming the file and
     the line): a call of its reference or of an alternative whose arguments break a bound of
     ``input_limits``. The suite reader bounds the row itself, but the calls are JSON inside
@@ -130,7 +129,7 @@ def check_input(task: Task) -> Optional[str]:
     return None
 
 
-def check_task(task: Task) -> Optional[str]:
+def check_task(task: Task) -> str | None:
     """Why the task is unusable (reference or alternative unparseable, off-schema, outside
     its own policy, failing on its own state), or None."""
     if not tool_schemas(task):
@@ -191,7 +190,7 @@ def _call_in_prose(text: str, task: Task) -> bool:
             tries = 0
             while end != -1 and tries < 20 and end - match.start() < MAX_PROSE_CALL:
                 try:
-                    node = ast.parse(text[match.start():end + 1], mode="eval").body
+                    node = ast.parse(text[match.start() : end + 1], mode="eval").body
                     if isinstance(node, ast.Call):
                         return True
                 except (SyntaxError, ValueError, RecursionError, MemoryError):

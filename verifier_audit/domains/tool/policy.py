@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from .calls import Call, CallParseError, calls_from_json
 
@@ -35,8 +36,18 @@ _RANK = {level: i for i, level in enumerate(LEVELS)}
 _BY_NAME = (
     ("admin", re.compile(r"(^|[._])(admin|sudo|grant|revoke|set_role|impersonate|root)", re.I)),
     ("delete", re.compile(r"(^|[._])(delete|remove|drop|purge|wipe|destroy|erase|truncate)", re.I)),
-    ("read", re.compile(r"(^|[._])(get|list|search|find|read|lookup|query|fetch|count|check|calculate|compute|convert)", re.I)),
-    ("write", re.compile(r"(^|[._])(create|add|update|set|send|post|put|write|move|rename|book|schedule|cancel|transfer|pay)", re.I)),
+    (
+        "read",
+        re.compile(
+            r"(^|[._])(get|list|search|find|read|lookup|query|fetch|count|check|calculate|compute|convert)", re.I
+        ),
+    ),
+    (
+        "write",
+        re.compile(
+            r"(^|[._])(create|add|update|set|send|post|put|write|move|rename|book|schedule|cancel|transfer|pay)", re.I
+        ),
+    ),
 )
 
 
@@ -77,7 +88,7 @@ class Policy:
         return self.privileges.get(tool, "write")
 
 
-def task_policy(task, reference_calls: Optional[Iterable[Call]] = None) -> Policy:
+def task_policy(task, reference_calls: Iterable[Call] | None = None) -> Policy:
     """The task's policy: ``metadata["policy"]``, else the tools of its reference answer (and
     of its ``alternatives``)."""
     privileges = {name: tool_privilege(schema) for name, schema in tool_schemas(task).items()}
@@ -117,8 +128,9 @@ def violations(calls: Iterable[Call], policy: Policy) -> list[str]:
 def _in_scope(value: Any, rule: dict) -> bool:
     if "enum" in rule and value not in rule["enum"]:
         return False
-    if "prefix" in rule and not (isinstance(value, str) and value.startswith(rule["prefix"])
-                                 and ".." not in value[len(rule["prefix"]):]):
+    if "prefix" in rule and not (
+        isinstance(value, str) and value.startswith(rule["prefix"]) and ".." not in value[len(rule["prefix"]) :]
+    ):
         return False
     if "max" in rule and not (isinstance(value, (int, float)) and not isinstance(value, bool) and value <= rule["max"]):
         return False

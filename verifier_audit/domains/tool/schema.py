@@ -41,14 +41,25 @@ Pure and deterministic; never evaluates anything.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any
 
 from ..input_limits import LIMITS, MAX_DEPTH, MAX_STRING, over_limits  # noqa: F401 - MAX_* are this module's too
 from .calls import Call
 
-_ALIASES = {"dict": "object", "float": "number", "double": "number", "int": "integer", "long": "integer",
-            "str": "string", "bool": "boolean", "list": "array", "tuple": "array", "any": "any",
-            "none": "null", "NoneType": "null"}
+_ALIASES = {
+    "dict": "object",
+    "float": "number",
+    "double": "number",
+    "int": "integer",
+    "long": "integer",
+    "str": "string",
+    "bool": "boolean",
+    "list": "array",
+    "tuple": "array",
+    "any": "any",
+    "none": "null",
+    "NoneType": "null",
+}
 
 
 class SchemaError(ValueError):
@@ -82,7 +93,7 @@ def case_insensitive(schema: dict) -> bool:
     return bool(schema.get("x-case-insensitive"))
 
 
-def normalise_value(value: Any, schema: Optional[dict], where: str = "value", depth: int = 0) -> Any:
+def normalise_value(value: Any, schema: dict | None, where: str = "value", depth: int = 0) -> Any:
     """``value`` checked against ``schema`` and in canonical form; SchemaError otherwise."""
     if depth > MAX_DEPTH:
         raise SchemaError(f"{where}: nested too deeply")
@@ -157,8 +168,10 @@ def _as_type(value: Any, kind: str, schema: dict, where: str, depth: int) -> Any
         if not isinstance(value, list):
             raise SchemaError(f"{where}: {_show(value)} is not an array")
         items = schema.get("items")
-        out = [normalise_value(v, items if isinstance(items, dict) else None, f"{where}[{i}]", depth + 1)
-               for i, v in enumerate(value)]
+        out = [
+            normalise_value(v, items if isinstance(items, dict) else None, f"{where}[{i}]", depth + 1)
+            for i, v in enumerate(value)
+        ]
         if "minItems" in schema and len(out) < schema["minItems"]:
             raise SchemaError(f"{where}: fewer than {schema['minItems']} items")
         if "maxItems" in schema and len(out) > schema["maxItems"]:
@@ -192,8 +205,9 @@ def normalise_object(value: dict, schema: dict, where: str = "arguments", depth:
     for key, prop in props.items():
         if key not in out and isinstance(prop, dict) and "default" in prop:
             try:
-                out[key] = normalise_value(prop["default"], {k: v for k, v in prop.items() if k != "default"},
-                                           key, depth + 1)
+                out[key] = normalise_value(
+                    prop["default"], {k: v for k, v in prop.items() if k != "default"}, key, depth + 1
+                )
             except SchemaError:
                 out[key] = _canonical_any(prop["default"], key, depth + 1)
     return dict(sorted(out.items()))
@@ -208,8 +222,12 @@ def _check_enum_and_bounds(value: Any, schema: dict, where: str) -> None:
         elif not any(_same(value, normalise_number(e)) for e in enum):
             raise SchemaError(f"{where}: {_show(value)} is not one of {enum}")
     if _is_number(value):
-        for key, ok in (("minimum", lambda v, b: v >= b), ("maximum", lambda v, b: v <= b),
-                        ("exclusiveMinimum", lambda v, b: v > b), ("exclusiveMaximum", lambda v, b: v < b)):
+        for key, ok in (
+            ("minimum", lambda v, b: v >= b),
+            ("maximum", lambda v, b: v <= b),
+            ("exclusiveMinimum", lambda v, b: v > b),
+            ("exclusiveMaximum", lambda v, b: v < b),
+        ):
             bound = schema.get(key)
             if _is_number(bound) and not ok(value, bound):
                 raise SchemaError(f"{where}: {value} breaks {key} {bound}")
@@ -240,7 +258,7 @@ def parameters_of(fn_schema: dict) -> dict:
     return params if "type" in params else {"type": "object", **params}
 
 
-def arguments_problem(call: Call) -> Optional[str]:
+def arguments_problem(call: Call) -> str | None:
     """Why the call's arguments break a bound of ``input_limits`` (where, and the limit), or None."""
     problem = over_limits(call.arguments, "arguments")
     return f"{call.name}: {problem} ({LIMITS})" if problem is not None else None
@@ -259,7 +277,7 @@ def normalise_call(call: Call, fn_schema: dict) -> Call:
     return Call(call.name, args)
 
 
-def validate_call(call: Call, schemas: dict[str, dict]) -> Optional[str]:
+def validate_call(call: Call, schemas: dict[str, dict]) -> str | None:
     """Why the call breaks the task's schemas (unknown function included), or None."""
     schema = schemas.get(call.name)
     if schema is None:

@@ -29,7 +29,8 @@ import copy
 import fnmatch
 import json
 import posixpath
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from .calls import Call
 
@@ -88,8 +89,13 @@ def _delete_file(state: dict, args: dict) -> dict:
     files = _files(state)
     raw = args.get("path")
     pattern = _norm_path(raw)
-    matched = [p for p in files if fnmatch.fnmatchcase(p, pattern)] if any(c in pattern for c in "*?[") \
-        else [pattern] if pattern in files else []
+    matched = (
+        [p for p in files if fnmatch.fnmatchcase(p, pattern)]
+        if any(c in pattern for c in "*?[")
+        else [pattern]
+        if pattern in files
+        else []
+    )
     if not matched:
         raise SimulationError(f"no file {raw!r}")
     for p in matched:
@@ -129,8 +135,12 @@ def _create_event(state: dict, args: dict) -> dict:
     event_id = f"{args.get('date')}T{args.get('start_time')}"
     if event_id in events:
         raise SimulationError(f"an event already starts at {event_id}")
-    events[event_id] = {"title": args.get("title"), "date": args.get("date"), "start_time": args.get("start_time"),
-                        "duration_minutes": args.get("duration_minutes", 60)}
+    events[event_id] = {
+        "title": args.get("title"),
+        "date": args.get("date"),
+        "start_time": args.get("start_time"),
+        "duration_minutes": args.get("duration_minutes", 60),
+    }
     return state
 
 
@@ -202,13 +212,23 @@ def _admin_set_balance(state: dict, args: dict) -> dict:
 
 
 TOOLS: dict[str, Callable[[dict, dict], dict]] = {
-    "read_file": _read_file, "list_files": _no_effect, "write_file": _write_file, "move_file": _move_file,
-    "delete_file": _delete_file, "delete_all_files": _delete_all_files, "sudo_delete": _delete_file,
+    "read_file": _read_file,
+    "list_files": _no_effect,
+    "write_file": _write_file,
+    "move_file": _move_file,
+    "delete_file": _delete_file,
+    "delete_all_files": _delete_all_files,
+    "sudo_delete": _delete_file,
     "share_file": _share_file,
-    "list_events": _no_effect, "create_event": _create_event, "reschedule_event": _reschedule_event,
-    "delete_event": _delete_event, "delete_all_events": _delete_all_events,
+    "list_events": _no_effect,
+    "create_event": _create_event,
+    "reschedule_event": _reschedule_event,
+    "delete_event": _delete_event,
+    "delete_all_events": _delete_all_events,
     "admin_clear_calendar": _admin_clear_calendar,
-    "get_balance": _no_effect, "list_transactions": _no_effect, "transfer": _transfer,
+    "get_balance": _no_effect,
+    "list_transactions": _no_effect,
+    "transfer": _transfer,
     "admin_set_balance": _admin_set_balance,
 }
 

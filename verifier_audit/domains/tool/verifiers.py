@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, Optional
+from typing import Any
 
 from ...models import Task
 from .calls import Call, CallParseError, parse_calls
@@ -38,14 +38,14 @@ from .policy import tool_schemas
 from .schema import parameters_of, validate_call
 
 
-def _calls(completion: str) -> Optional[list[Call]]:
+def _calls(completion: str) -> list[Call] | None:
     try:
         return parse_calls(completion)
     except CallParseError:
         return None
 
 
-def _reference(task: Task) -> Optional[list[Call]]:
+def _reference(task: Task) -> list[Call] | None:
     try:
         return reference_calls(task)
     except TaskError:
@@ -95,9 +95,21 @@ def exact_string(completion: str, task: Task) -> bool:
 # ----------------------------------------------------------------------------- BFCL-style AST
 
 _BFCL_STRIP = re.compile(r"[ \,\.\/\-\_\*\^]")
-_PY_TYPES = {"integer": (int,), "int": (int,), "number": (int, float), "float": (int, float),
-             "string": (str,), "str": (str,), "boolean": (bool,), "bool": (bool,),
-             "array": (list,), "list": (list,), "tuple": (list,), "object": (dict,), "dict": (dict,)}
+_PY_TYPES = {
+    "integer": (int,),
+    "int": (int,),
+    "number": (int, float),
+    "float": (int, float),
+    "string": (str,),
+    "str": (str,),
+    "boolean": (bool,),
+    "bool": (bool,),
+    "array": (list,),
+    "list": (list,),
+    "tuple": (list,),
+    "object": (dict,),
+    "dict": (dict,),
+}
 _OMITTED = object()
 
 
@@ -199,8 +211,14 @@ def ast_match(completion: str, task: Task) -> bool:
         # that matches it; every model call must be taken.
         used: set[int] = set()
         for name, possible in slots:
-            hit = next((i for i, call in enumerate(calls) if i not in used and call.name == name
-                        and _call_matches(call, possible, schemas.get(name, {}))), None)
+            hit = next(
+                (
+                    i
+                    for i, call in enumerate(calls)
+                    if i not in used and call.name == name and _call_matches(call, possible, schemas.get(name, {}))
+                ),
+                None,
+            )
             if hit is None:
                 break
             used.add(hit)

@@ -16,7 +16,6 @@ the built-in ones have them in their ``search`` module), so a plugin domain sear
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ...domains import get_domain
 from ...domains.kit import rng_for
@@ -39,7 +38,7 @@ EXPLORE_SHARE = 0.6  # of the budget; the rest goes to shrinking, reach and the 
 class SearchOutcome:
     candidates: list[Candidate] = field(default_factory=list)  # the families' reach, as candidates
     verdicts: dict[str, Verdict] = field(default_factory=dict)
-    summary: Optional[SearchSummary] = None
+    summary: SearchSummary | None = None
 
 
 def supports_search(domain_name: str) -> bool:
@@ -51,9 +50,13 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
         return SearchOutcome()
     operators = get_domain(prepared.domain).search_operators()
     if not operators:  # said, never silently skipped: the report must not read as "searched, nothing found"
-        return SearchOutcome(summary=SearchSummary(
-            budget=options.search, calls=0,
-            stopped_early=f"not searched: the {prepared.domain} domain has no edit operators for the search yet"))
+        return SearchOutcome(
+            summary=SearchSummary(
+                budget=options.search,
+                calls=0,
+                stopped_early=f"not searched: the {prepared.domain} domain has no edit operators for the search yet",
+            )
+        )
     calls = Calls(prepared, spec, options, budget=options.search)
     threshold, seed = options.threshold, options.seed
     domain = calls.domain
@@ -78,34 +81,66 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
         rejects = fam.direction == "false_rejection"
         misjudged = 0
         for i, (task_id, text, score, error) in enumerate(rows):
-            c = Candidate(id=f"{task_id}/{category}/{i}", task_id=task_id, text=text, origin="search", category=category,
-                          severity=Severity.high, label="correct" if rejects else "incorrect",
-                          label_source="search+oracle",
-                          note=f"search family {fam.name}: {' then '.join(n for n, _ in fam.chain)} from the {fam.start.kind}",
-                          slices=slices_of.get(task_id, []))
+            c = Candidate(
+                id=f"{task_id}/{category}/{i}",
+                task_id=task_id,
+                text=text,
+                origin="search",
+                category=category,
+                severity=Severity.high,
+                label="correct" if rejects else "incorrect",
+                label_source="search+oracle",
+                note=f"search family {fam.name}: {' then '.join(n for n, _ in fam.chain)} from the {fam.start.kind}",
+                slices=slices_of.get(task_id, []),
+            )
             ok = score is not None
             misjudged += ok and (score < threshold if rejects else score >= threshold)
             outcome.candidates.append(c)
-            outcome.verdicts[c.id] = Verdict(verifier=verifier_name, candidate_id=c.id, status="ok" if ok else "error",
-                                             score=score, error=None if ok else error)
-        reported.append(SearchFamily(name=fam.name, category=category, operators=[n for n, _ in fam.chain],
-                                     start=fam.start.kind, task_id=fam.start.task_id, example=_clip(fam.text),
-                                     score=fam.score, reach_tasks=len(rows), reach_misjudged=misjudged,
-                                     found_after=fam.found_after, direction=fam.direction))
-    lazies = (lazy(calls, tasks[:LAZY_TASKS], domain.lazy_policies, threshold)
-              if calls.left and not calls.failing else [])
+            outcome.verdicts[c.id] = Verdict(
+                verifier=verifier_name,
+                candidate_id=c.id,
+                status="ok" if ok else "error",
+                score=score,
+                error=None if ok else error,
+            )
+        reported.append(
+            SearchFamily(
+                name=fam.name,
+                category=category,
+                operators=[n for n, _ in fam.chain],
+                start=fam.start.kind,
+                task_id=fam.start.task_id,
+                example=_clip(fam.text),
+                score=fam.score,
+                reach_tasks=len(rows),
+                reach_misjudged=misjudged,
+                found_after=fam.found_after,
+                direction=fam.direction,
+            )
+        )
+    lazies = (
+        lazy(calls, tasks[:LAZY_TASKS], domain.lazy_policies, threshold) if calls.left and not calls.failing else []
+    )
     stopped = None
     if calls.failing:
         stopped = f"{calls.errors} of {calls.spent} calls errored: the search stopped (errors measure nothing)"
     elif any(not f.reach_tasks for f in reported):
         stopped = "the budget ran out before the reach of every family was measured (a larger --search measures it)"
     outcome.summary = SearchSummary(
-        budget=options.search, calls=calls.spent, errors=calls.errors, error_kinds=dict(sorted(calls.error_kinds.items())),
+        budget=options.search,
+        calls=calls.spent,
+        errors=calls.errors,
+        error_kinds=dict(sorted(calls.error_kinds.items())),
         stopped_early=stopped,
         first_exploit_after=min((e.found_after for e in exploits if e.direction == "false_acceptance"), default=None),
-        exploits_found=found, tasks_searched=len(explored), families=reported,
-        lazy_policies=[LazyPolicy(name=n, tasks=t, mean_reward=round(m, 6), paid=p, calls=c, errors=e)
-                       for n, t, m, p, c, e in lazies])
+        exploits_found=found,
+        tasks_searched=len(explored),
+        families=reported,
+        lazy_policies=[
+            LazyPolicy(name=n, tasks=t, mean_reward=round(m, 6), paid=p, calls=c, errors=e)
+            for n, t, m, p, c, e in lazies
+        ],
+    )
     return outcome
 
 
@@ -113,10 +148,20 @@ def _starts(task, prepared, domain, seed: int) -> dict[str, Start]:
     """Where chains may start on ``task``: its reference, written as the generators write a
     right answer, and per category of its wrong candidates the shortest one (reach looks
     a family's start up here on every task)."""
-    out = {"reference": Start(task.id, "reference", domain.reference_completion(task, rng_for(seed, "search", task.id)))}
-    wrong = sorted((c for c in prepared.candidates if c.task_id == task.id and c.label == "incorrect"
-                    and c.origin in ("near_miss", "known_bad") and len(c.text) < 2000),
-                   key=lambda c: (c.category, len(c.text), c.id))
+    out = {
+        "reference": Start(task.id, "reference", domain.reference_completion(task, rng_for(seed, "search", task.id)))
+    }
+    wrong = sorted(
+        (
+            c
+            for c in prepared.candidates
+            if c.task_id == task.id
+            and c.label == "incorrect"
+            and c.origin in ("near_miss", "known_bad")
+            and len(c.text) < 2000
+        ),
+        key=lambda c: (c.category, len(c.text), c.id),
+    )
     for c in wrong:
         out.setdefault(c.category, Start(task.id, c.category, c.text))
     return out

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from ...domains.kit import rng_for
 from ._calls import Calls
@@ -54,7 +54,7 @@ class Exploit:
     direction: str = "false_acceptance"  # or "false_rejection": a right answer refused
 
 
-def replay(start: Start, chain: Chain, operators: dict[str, Callable], task=None) -> Optional[str]:
+def replay(start: Start, chain: Chain, operators: dict[str, Callable], task=None) -> str | None:
     text = start.text
     for name, seed in chain:
         text = operators[name](text, random.Random(seed), task)
@@ -63,8 +63,9 @@ def replay(start: Start, chain: Chain, operators: dict[str, Callable], task=None
     return text
 
 
-def explore(calls: Calls, starts: list[Start], operators: dict[str, Callable], budget: int, seed: int,
-            threshold: float) -> tuple[list[Exploit], int]:
+def explore(
+    calls: Calls, starts: list[Start], operators: dict[str, Callable], budget: int, seed: int, threshold: float
+) -> tuple[list[Exploit], int]:
     """Exploits found within ``budget`` verifier calls; and how many distinct paid, wrong
     texts were met (every exploit, before grouping)."""
     names = sorted(operators)
@@ -92,7 +93,9 @@ def explore(calls: Calls, starts: list[Start], operators: dict[str, Callable], b
                         if len(chain) >= MAX_CHAIN:
                             break
                         chain = chain + ((rng.choices(names, weights)[0], rng.getrandbits(32)),)
-                    text = replay(start, chain, operators, calls.tasks[start.task_id]) if chain != member.chain else None
+                    text = (
+                        replay(start, chain, operators, calls.tasks[start.task_id]) if chain != member.chain else None
+                    )
                     if text is None or (start.task_id, text) in seen:
                         continue
                     seen.add((start.task_id, text))
@@ -114,8 +117,11 @@ def explore(calls: Calls, starts: list[Start], operators: dict[str, Callable], b
         refused = [n for n in kept if n.score < threshold and n.start.kind == "reference"]
         labels = calls.label([(n.start.task_id, n.text) for n in paid + refused])
         exploits += [Exploit(n, calls.spent) for n, label in zip(paid, labels) if label == "incorrect"]
-        exploits += [Exploit(n, calls.spent, "false_rejection") for n, label in zip(refused, labels[len(paid):])
-                     if label == "correct"]
+        exploits += [
+            Exploit(n, calls.spent, "false_rejection")
+            for n, label in zip(refused, labels[len(paid) :])
+            if label == "correct"
+        ]
         for node in kept:
             beams[node.start].append(node)
         for start in list(beams):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ...domains import get_domain
 from ...models import Candidate, Task
@@ -24,8 +23,8 @@ MAX_ERRORS, MAX_ERROR_SHARE = 10, 0.2
 @dataclass
 class Scored:
     ok: bool
-    score: Optional[float] = None
-    error: Optional[str] = None
+    score: float | None = None
+    error: str | None = None
 
 
 @dataclass
@@ -62,9 +61,20 @@ class Calls:
         candidates = [_candidate(i, task_id, text) for i, (task_id, text) in enumerate(todo)]
         o = self.options
         job = VerifierJob(self.spec, candidates, self.tasks, self.domain, o.timeout, o.memory_mb)
-        for r in pool.run(job, range(len(todo)), workers=o.workers, timeout=o.timeout, memory_mb=o.memory_mb,
-                          quiet=o.quiet_workers, clean=job.clean, isolation=job.isolation_level(o.isolation),
-                          tree_memory=True, bounded=job.bounded, file_mb=o.file_mb, max_processes=o.max_processes):
+        for r in pool.run(
+            job,
+            range(len(todo)),
+            workers=o.workers,
+            timeout=o.timeout,
+            memory_mb=o.memory_mb,
+            quiet=o.quiet_workers,
+            clean=job.clean,
+            isolation=job.isolation_level(o.isolation),
+            tree_memory=True,
+            bounded=job.bounded,
+            file_mb=o.file_mb,
+            max_processes=o.max_processes,
+        ):
             value = r.value if r.ok else None
             if r.ok and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
                 out[r.index] = Scored(ok=True, score=float(value))
@@ -77,15 +87,20 @@ class Calls:
         self.spent += len(todo)
         return out
 
-    def label(self, items: list[tuple[str, str]]) -> list[Optional[str]]:
+    def label(self, items: list[tuple[str, str]]) -> list[str | None]:
         """The oracle's label of each (task id, text): "correct", "incorrect" or None."""
         if not items:
             return []
         candidates = [_candidate(i, task_id, text) for i, (task_id, text) in enumerate(items)]
         job = OracleJob(self.domain, candidates, self.tasks)
-        out: list[Optional[str]] = [None] * len(items)
-        for r in pool.run(job, range(len(items)), workers=self.options.workers, timeout=self.options.oracle_timeout,
-                          memory_mb=self.options.memory_mb):
+        out: list[str | None] = [None] * len(items)
+        for r in pool.run(
+            job,
+            range(len(items)),
+            workers=self.options.workers,
+            timeout=self.options.oracle_timeout,
+            memory_mb=self.options.memory_mb,
+        ):
             if r.ok:
                 out[r.index] = r.value[0]
         return out
@@ -93,4 +108,6 @@ class Calls:
 
 def _candidate(i: int, task_id: str, text: str) -> Candidate:
     # The worker sees (task id, text) only; the rest is a placeholder it never receives.
-    return Candidate(id=f"search/{i}", task_id=task_id, text=text, origin="search", category="search", label="incorrect")
+    return Candidate(
+        id=f"search/{i}", task_id=task_id, text=text, origin="search", category="search", label="incorrect"
+    )

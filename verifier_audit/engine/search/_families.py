@@ -7,8 +7,8 @@ how many of the tasks where they give a wrong answer."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from ...domains.kit import rng_for
 from ._beam import Chain, Exploit, Start, replay
@@ -51,13 +51,20 @@ def family_name(start: Start, chain: Chain) -> str:
 def slug(name: str) -> str:
     """A category-safe name: ``rejects:`` becomes the ``rejects.`` level of the category."""
     prefix, _, rest = name.rpartition("rejects:")
-    body = re.sub(r"[^a-z0-9_]+", "_", rest.lower().replace("+", "_then_").replace("@", "_from_")
-                  .replace("*", "_x")).strip("_")
+    body = re.sub(
+        r"[^a-z0-9_]+", "_", rest.lower().replace("+", "_then_").replace("@", "_from_").replace("*", "_x")
+    ).strip("_")
     return f"rejects.{body}" if _ == "rejects:" and not prefix else body
 
 
-def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable], threshold: float,
-           max_families: int, stop_at: int) -> list[Family]:
+def shrink(
+    calls: Calls,
+    exploits: list[Exploit],
+    operators: dict[str, Callable],
+    threshold: float,
+    max_families: int,
+    stop_at: int,
+) -> list[Family]:
     """One representative per distinct chain of operator names (the first found), shrunk
     while fewer than ``stop_at`` calls are spent (the rest is kept for the reach);
     families deduplicated after shrinking, at most ``max_families`` per direction, earliest
@@ -73,7 +80,7 @@ def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable]
         for key in sorted(shrinking):
             start, chain = current[key][0], current[key][1]
             for i in range(len(chain)):
-                shorter = chain[:i] + chain[i + 1:]
+                shorter = chain[:i] + chain[i + 1 :]
                 text = replay(start, shorter, operators, calls.tasks[start.task_id])
                 if text is not None:
                     tries.append((key, shorter, text))
@@ -81,8 +88,11 @@ def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable]
         if not tries:
             break
         scored = calls.score([(current[k][0].task_id, t) for k, _, t in tries])
-        kept = [(k, c, t, s.score) for (k, c, t), s in zip(tries, scored)
-                if s.ok and (s.score >= threshold) == (k[0] == "false_acceptance")]
+        kept = [
+            (k, c, t, s.score)
+            for (k, c, t), s in zip(tries, scored)
+            if s.ok and (s.score >= threshold) == (k[0] == "false_acceptance")
+        ]
         labels = calls.label([(current[k][0].task_id, t) for k, _, t, _ in kept])
         shrunk = set()
         for (key, chain, text, score), label in zip(kept, labels):
@@ -106,8 +116,14 @@ def shrink(calls: Calls, exploits: list[Exploit], operators: dict[str, Callable]
     return out
 
 
-def reach(calls: Calls, family: Family, starts_by_task: dict[str, dict[str, Start]], operators: dict[str, Callable],
-          seed: int, threshold: float) -> list[tuple[str, str, Optional[float], Optional[str]]]:
+def reach(
+    calls: Calls,
+    family: Family,
+    starts_by_task: dict[str, dict[str, Start]],
+    operators: dict[str, Callable],
+    seed: int,
+    threshold: float,
+) -> list[tuple[str, str, float | None, str | None]]:
     """(task id, text, score or None on error, error) per task where the family's edits
     apply to the start of the same kind and give a wrong answer (a right one, for a false
     rejection family), by the oracle."""
@@ -128,7 +144,9 @@ def reach(calls: Calls, family: Family, starts_by_task: dict[str, dict[str, Star
     return [(t, text, s.score if s.ok else None, s.error) for (t, text), s in zip(kept, scored) if s.error != "budget"]
 
 
-def lazy(calls: Calls, tasks: list, policies: Callable, threshold: float) -> list[tuple[str, int, float, int, int, int]]:
+def lazy(
+    calls: Calls, tasks: list, policies: Callable, threshold: float
+) -> list[tuple[str, int, float, int, int, int]]:
     """(name, tasks, mean reward, paid, calls, errors) per answer-free strategy."""
     items, owners = [], []
     for task in tasks:
@@ -142,7 +160,14 @@ def lazy(calls: Calls, tasks: list, policies: Callable, threshold: float) -> lis
         mine = [s for o, s in zip(owners, scored) if o == name and s.error != "budget"]
         ok = [s.score for s in mine if s.ok]
         n_tasks = len({items[i][0] for i, o in enumerate(owners) if o == name})
-        out.append((name, n_tasks, sum(ok) / len(ok) if ok else 0.0, sum(1 for v in ok if v >= threshold),
-                    len(mine), len(mine) - len(ok)))
+        out.append(
+            (
+                name,
+                n_tasks,
+                sum(ok) / len(ok) if ok else 0.0,
+                sum(1 for v in ok if v >= threshold),
+                len(mine),
+                len(mine) - len(ok),
+            )
+        )
     return out
-

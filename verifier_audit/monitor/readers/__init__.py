@@ -35,5 +35,13 @@ from .detect import FORMATS, detect_format
 from .names import ALIASES, STEP_KEYS, known_names, parse_mapping
 from .read import read_logs, series_span
 
-__all__ = ["FORMATS", "STEP_KEYS", "ALIASES", "read_logs", "parse_mapping", "detect_format", "known_names",
-           "series_span"]
+__all__ = [
+    "FORMATS",
+    "STEP_KEYS",
+    "ALIASES",
+    "read_logs",
+    "parse_mapping",
+    "detect_format",
+    "known_names",
+    "series_span",
+]

@@ -8,7 +8,6 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
@@ -23,10 +22,10 @@ class _Raw:
     fmt: str
     columns: dict[str, Series] = field(default_factory=dict)  # log name -> series
     found: list[str] = field(default_factory=list)  # every metric name seen (for messages)
-    label: Optional[str] = None  # a run name the file itself gives (W&B chart export, TensorBoard)
+    label: str | None = None  # a run name the file itself gives (W&B chart export, TensorBoard)
     notes: list[str] = field(default_factory=list)
     where: str = ""  # "line" or "row", for messages
-    group: Optional[tuple] = None  # TensorBoard one-metric files with the same group merge
+    group: tuple | None = None  # TensorBoard one-metric files with the same group merge
 
 
 def _to_float(value, path: Path, where: str, number: int, key: str) -> float:
@@ -42,8 +41,7 @@ def _to_float(value, path: Path, where: str, number: int, key: str) -> float:
         except ValueError:
             pass
     shown = json.dumps(value)[:60] if not isinstance(value, str) else repr(value[:60])
-    raise InputError(f"{path}:{number}: {key} = {shown} is not a number ({where} {number}); "
-                     f"fix or drop that {where}")
+    raise InputError(f"{path}:{number}: {key} = {shown} is not a number ({where} {number}); fix or drop that {where}")
 
 
 class _Columns:
@@ -55,7 +53,7 @@ class _Columns:
         self.steps: dict[str, list] = {}
         self.values: dict[str, list] = {}
         self.found: dict[str, None] = {}
-        self.step_key: Optional[str] = None
+        self.step_key: str | None = None
         self._wanted: dict[str, bool] = {}
 
     def add(self, d: dict, number: int) -> None:
@@ -77,15 +75,19 @@ class _Columns:
                 continue
             if not have_step:
                 expected = self.step_key or " or ".join(repr(s) for s in self.step_keys[:6])
-                raise InputError(f"{self.path}:{number}: {k} is logged without a step ({self.where} {number} "
-                                 f"has no {expected}); every {self.where} with metrics needs its step")
+                raise InputError(
+                    f"{self.path}:{number}: {k} is logged without a step ({self.where} {number} "
+                    f"has no {expected}); every {self.where} with metrics needs its step"
+                )
             s = _to_float(step, self.path, self.where, number, self.step_key or "step")
             self.steps.setdefault(k, []).append(s)
             self.values.setdefault(k, []).append(x)
 
     def raw(self, fmt: str) -> _Raw:
-        cols = {k: Series(np.asarray(self.steps[k], dtype=np.float64), np.asarray(self.values[k], dtype=np.float64))
-                for k in self.steps}
+        cols = {
+            k: Series(np.asarray(self.steps[k], dtype=np.float64), np.asarray(self.values[k], dtype=np.float64))
+            for k in self.steps
+        }
         found = [k for k in self.found if k not in self.step_keys]
         return _Raw(str(self.path), fmt, cols, found, where=self.where)
 

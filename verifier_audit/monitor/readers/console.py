@@ -11,8 +11,10 @@ from .columns import _Columns, _Raw
 from .detect import _CONSOLE_RE, _strip_bom
 from .names import _is_candidate, _Want
 
-_CONSOLE_VALUE = re.compile(r"^(?:np\.(?:float|int)\d*\(|numpy\.float\d*\(|tensor\()?\s*"
-                            r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|[-+]?inf)\s*\)?\s*$")
+_CONSOLE_VALUE = re.compile(
+    r"^(?:np\.(?:float|int)\d*\(|numpy\.float\d*\(|tensor\()?\s*"
+    r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|NaN|[-+]?inf)\s*\)?\s*$"
+)
 
 
 def _read_console(path: Path, data: bytes, mapped: _Want) -> list[_Raw]:
@@ -41,7 +43,9 @@ def _read_console(path: Path, data: bytes, mapped: _Want) -> list[_Raw]:
             d[key] = float(vm.group(1))
         cols.add(d, number)
     if hits == 0:
-        raise InputError(f"{path}: no verl metric line (expected lines with 'step:N - key:value - ...', "
-                         f"as verl's console logger prints them); for another format give --format")
+        raise InputError(
+            f"{path}: no verl metric line (expected lines with 'step:N - key:value - ...', "
+            f"as verl's console logger prints them); for another format give --format"
+        )
     raw = cols.raw("verl-console")
     return [raw]

@@ -22,8 +22,9 @@ def _read_bytes(path: Path) -> bytes:
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
-        raise InputError(f"{path}: is a directory; give the log file (trainer_state.json, metrics.jsonl, "
-                         f"an exported .csv)") from None
+        raise InputError(
+            f"{path}: is a directory; give the log file (trainer_state.json, metrics.jsonl, an exported .csv)"
+        ) from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
@@ -33,7 +34,7 @@ def _strip_bom(data: bytes) -> bytes:
 
 
 def _first_line(data: bytes) -> bytes:
-    for line in data[:1 << 16].split(b"\n", 50)[:50]:
+    for line in data[: 1 << 16].split(b"\n", 50)[:50]:
         if line.strip():
             return line.strip()
     return b""
@@ -47,8 +48,9 @@ def detect_format(path: Path, data: bytes) -> str:
         return "csv"
     if name == "trainer_state.json":
         return "trl"
-    if head.startswith(b"[") or (head.startswith(b"{") and b'"log_history"' in data[:1 << 20]
-                                 and not _is_json_line(head)):
+    if head.startswith(b"[") or (
+        head.startswith(b"{") and b'"log_history"' in data[: 1 << 20] and not _is_json_line(head)
+    ):
         return "trl"
     if head.startswith(b"{"):
         if _is_json_line(head):
@@ -58,19 +60,25 @@ def detect_format(path: Path, data: bytes) -> str:
                 first = None
             if isinstance(first, dict) and "log_history" in first:
                 return "trl"
-            if isinstance(first, dict) and (isinstance(first.get("data"), dict)
-                                            or any("/" in k and k.split("/")[0] in ("critic", "actor", "response_length",
-                                                                                       "val-core", "timing_s", "perf")
-                                                   for k in first)):
+            if isinstance(first, dict) and (
+                isinstance(first.get("data"), dict)
+                or any(
+                    "/" in k
+                    and k.split("/")[0] in ("critic", "actor", "response_length", "val-core", "timing_s", "perf")
+                    for k in first
+                )
+            ):
                 return "verl"
             return "jsonl"
         return "trl"  # a pretty-printed JSON object
-    if _CONSOLE_RE.search(data[:1 << 20].decode("utf-8", "replace")):
+    if _CONSOLE_RE.search(data[: 1 << 20].decode("utf-8", "replace")):
         return "verl"
     if b"," in head or b"\t" in head:
         return "csv"
-    raise InputError(f"{path}: cannot tell the format (not JSON, JSONL, CSV, or a verl console log with "
-                     f"'step:N - key:value' lines); give --format {'|'.join(FORMATS)}")
+    raise InputError(
+        f"{path}: cannot tell the format (not JSON, JSONL, CSV, or a verl console log with "
+        f"'step:N - key:value' lines); give --format {'|'.join(FORMATS)}"
+    )
 
 
 def _is_json_line(line: bytes) -> bool:

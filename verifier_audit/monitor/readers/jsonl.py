@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
@@ -60,11 +59,14 @@ def _jsonl_slow(path: Path, data: bytes, mapped: _Want, fmt: str) -> _Raw:
             if cut_last and number == len(lines):
                 notes.append(f"the last line ({number}) is cut short (the log is still being written?); skipped")
                 continue
-            raise InputError(f"{path}:{number}: not valid JSON: {exc.msg} at column {exc.colno} "
-                             f"(each line must be one JSON object)") from None
+            raise InputError(
+                f"{path}:{number}: not valid JSON: {exc.msg} at column {exc.colno} (each line must be one JSON object)"
+            ) from None
         if not isinstance(d, dict):
-            raise InputError(f"{path}:{number}: a JSON {type(d).__name__}, not an object of metrics "
-                             f"(each line must be one JSON object)")
+            raise InputError(
+                f"{path}:{number}: a JSON {type(d).__name__}, not an object of metrics "
+                f"(each line must be one JSON object)"
+            )
         if nested is None:
             nested = isinstance(d.get("data"), dict)
         if nested:
@@ -75,7 +77,7 @@ def _jsonl_slow(path: Path, data: bytes, mapped: _Want, fmt: str) -> _Raw:
     return raw
 
 
-def _jsonl_fast(path: Path, data: bytes, mapped: _Want, fmt: str, sample: int = 4000) -> Optional[_Raw]:
+def _jsonl_fast(path: Path, data: bytes, mapped: _Want, fmt: str, sample: int = 4000) -> _Raw | None:
     """Lines that share a layout with sampled lines, matched by one regular expression per
     layout over the whole file. None (use the line reader) unless every non-blank line
     matched exactly one layout and every captured value is a number or null.
@@ -87,7 +89,7 @@ def _jsonl_fast(path: Path, data: bytes, mapped: _Want, fmt: str, sample: int = 
     last_nl = data.rfind(b"\n")
     if len(data) < (1 << 16) or last_nl < 0:
         return None
-    blank_lines = (b"\n\n" in data or b"\n\r\n" in data or data.startswith((b"\n", b"\r\n")))
+    blank_lines = b"\n\n" in data or b"\n\r\n" in data or data.startswith((b"\n", b"\r\n"))
     if blank_lines:
         starts, blank = _line_starts(data, last_nl)
         n_lines = int((~blank).sum())
@@ -97,11 +99,11 @@ def _jsonl_fast(path: Path, data: bytes, mapped: _Want, fmt: str, sample: int = 
     if n_lines == 0:
         return None
     # sample: the first lines and lines at an even stride through the file
-    head = data[:min(last_nl + 1, 8 << 20)].split(b"\n")[:-1][:sample // 2]
+    head = data[: min(last_nl + 1, 8 << 20)].split(b"\n")[:-1][: sample // 2]
     picks = []
     for pos in np.linspace(0, last_nl, num=sample // 2).astype(np.int64):
         st = data.rfind(b"\n", 0, int(pos)) + 1
-        picks.append(data[st:data.find(b"\n", st)])
+        picks.append(data[st : data.find(b"\n", st)])
     layouts: list[tuple[bytes, list[str]]] = []
     compiled: list = []
     seen_count: list[int] = []
@@ -138,7 +140,7 @@ def _jsonl_fast(path: Path, data: bytes, mapped: _Want, fmt: str, sample: int = 
     # the last line, when it has no newline: complete, or cut while being written
     notes = []
     tail_cols = None
-    tail = data[last_nl + 1:]
+    tail = data[last_nl + 1 :]
     if tail.strip():
         try:
             d = json.loads(tail)
@@ -165,8 +167,10 @@ def _jsonl_fast(path: Path, data: bytes, mapped: _Want, fmt: str, sample: int = 
             owners.setdefault(k, []).append(-1)
     shared = {j for js in owners.values() if len(js) > 1 for j in js}
     big = int(np.argmax(seen_count))
-    plan = [(pattern, keys, keys.index(step_key), mapped.steps, j in shared and j != big)
-            for j, (pattern, keys) in enumerate(layouts)]
+    plan = [
+        (pattern, keys, keys.index(step_key), mapped.steps, j in shared and j != big)
+        for j, (pattern, keys) in enumerate(layouts)
+    ]
     results = _map_chunks(_layout_chunk, data, plan, end=last_nl + 1)
     if results is None or any(r is None for r in results):
         return None
@@ -198,8 +202,9 @@ def _jsonl_fast(path: Path, data: bytes, mapped: _Want, fmt: str, sample: int = 
     if tail_cols is not None:
         for k in tail_cols.steps:
             st = np.asarray(tail_cols.steps[k], dtype=np.float64)
-            per_key.setdefault(k, []).append((st, np.asarray(tail_cols.values[k], dtype=np.float64),
-                                              np.full(len(st), last_nl + 1)))
+            per_key.setdefault(k, []).append(
+                (st, np.asarray(tail_cols.values[k], dtype=np.float64), np.full(len(st), last_nl + 1))
+            )
     columns = {}
     for k, parts in per_key.items():
         st = np.concatenate([p[0] for p in parts])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -18,16 +18,18 @@ from .parallel import _chunk_bounds
 _SCALAR = rb"(-?[0-9][0-9.eE+-]*|NaN|-?Infinity|null|true|false)"
 _SCALAR_NC = rb"(?:-?[0-9][0-9.eE+-]*|NaN|-?Infinity|null|true|false)"
 _STRING_NC = rb'"(?:[^"\\\n]|\\.)*"'
-_TOKEN = re.compile(rb'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<scalar>-?[0-9][0-9.eE+-]*|NaN|-?Infinity|null|true|false)'
-                    rb'|(?P<punct>[{}\[\]:,]))')
+_TOKEN = re.compile(
+    rb'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<scalar>-?[0-9][0-9.eE+-]*|NaN|-?Infinity|null|true|false)'
+    rb"|(?P<punct>[{}\[\]:,]))"
+)
 
 
-def _layout(line: bytes, candidates: frozenset, steps: Sequence[str] = STEP_KEYS) -> Optional[tuple[bytes, list[str]]]:
+def _layout(line: bytes, candidates: frozenset, steps: Sequence[str] = STEP_KEYS) -> tuple[bytes, list[str]] | None:
     """A regular expression matching lines laid out like ``line`` (same keys, order and
     spacing), capturing the scalar values of candidate keys and of step keys; and the
     captured keys in order. None when the line holds arrays or repeats a key."""
     pos, out, keys, seen = 0, [rb"^[ \t]*"], [], set()
-    pending_key: Optional[str] = None
+    pending_key: str | None = None
     expect_value = False
     line = line.rstrip(b"\r")
     while pos < len(line):
@@ -36,7 +38,7 @@ def _layout(line: bytes, candidates: frozenset, steps: Sequence[str] = STEP_KEYS
             if line[pos:].strip() == b"":
                 break
             return None
-        lead = line[pos:m.start(m.lastgroup)]
+        lead = line[pos : m.start(m.lastgroup)]
         out.append(re.escape(lead))
         tok = m.group(m.lastgroup)
         if m.lastgroup == "punct":
@@ -109,7 +111,7 @@ def _layout_chunk(data: bytes, start: int, end: int, plan: list):
     return matched, out
 
 
-def _rows_to_floats(rows: list, width: int) -> Optional[np.ndarray]:
+def _rows_to_floats(rows: list, width: int) -> np.ndarray | None:
     """Matched rows (tuples of captured bytes, or bytes when one was captured) as an
     (n, width) float array; None if a value is not a number (null, true, false: NaN)."""
     try:
@@ -124,7 +126,7 @@ def _rows_to_floats(rows: list, width: int) -> Optional[np.ndarray]:
     return np.column_stack(conv)
 
 
-def _floats(col: Sequence[bytes]) -> Optional[np.ndarray]:
+def _floats(col: Sequence[bytes]) -> np.ndarray | None:
     """Captured scalars as floats (null, true, false: not logged); None if one is not a number."""
     try:
         return np.array(col, dtype=np.float64)

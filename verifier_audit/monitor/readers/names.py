@@ -10,15 +10,14 @@ metric is decided later, in resolve.py.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ...errors import InputError
 from ..run import CANONICAL, REWARD_FN_PREFIX
 
 # The step: the first of these a log has. TRL through W&B logs "train/global_step" next to
 # W&B's own "_step" counter, and the former is the trainer's step.
-STEP_KEYS = ("step", "global_step", "train/global_step", "trainer/global_step", "Step", "_step",
-             "iteration", "iter")
+STEP_KEYS = ("step", "global_step", "train/global_step", "trainer/global_step", "Step", "_step", "iteration", "iter")
 
 # canonical -> names in preference order (the first one a log has is used). Prefixes
 # "train/" and "eval/" are normalized away before looking here (see _norm).
@@ -39,9 +38,11 @@ VAL_OLD_RE = re.compile(r"^val/test_score/(?P<ds>.+)$")
 VAL_VAR_ORDER = ("acc", "accuracy", "reward", "score")
 # Names we know and deliberately do not use, with the reason (shown when they are the closest thing).
 NOT_USED = {
-    "actor/ppo_kl": ("actor/ppo_kl is the KL between the rollout policy and the updated one (the size of "
-                     "one update), not the distance to the reference model; it is not used as kl "
-                     "(map it with --metric kl=actor/ppo_kl to watch it anyway)"),
+    "actor/ppo_kl": (
+        "actor/ppo_kl is the KL between the rollout policy and the updated one (the size of "
+        "one update), not the distance to the reference model; it is not used as kl "
+        "(map it with --metric kl=actor/ppo_kl to watch it anyway)"
+    ),
 }
 
 
@@ -50,8 +51,12 @@ def known_names() -> list[str]:
     out = []
     for _canonical, names in ALIASES.items():
         out += [n for n in names if n not in out]
-    out += ["rewards/<fn>/mean", "rewards/<fn>", "val-core/<data source>/<variable>/mean@<n>",
-            "val/test_score/<data source>"]
+    out += [
+        "rewards/<fn>/mean",
+        "rewards/<fn>",
+        "val-core/<data source>/<variable>/mean@<n>",
+        "val/test_score/<data source>",
+    ]
     return out
 
 
@@ -83,8 +88,12 @@ def _is_candidate(name: str, mapped) -> bool:
     if name in mapped:
         return True
     n = _norm(name)
-    return (n in _ALIAS_SET or REWARD_FN_RE.match(n) is not None or VAL_CORE_RE.match(n) is not None
-            or VAL_OLD_RE.match(n) is not None)
+    return (
+        n in _ALIAS_SET
+        or REWARD_FN_RE.match(n) is not None
+        or VAL_CORE_RE.match(n) is not None
+        or VAL_OLD_RE.match(n) is not None
+    )
 
 
 def parse_mapping(items: Iterable[str]) -> dict[str, str]:
@@ -107,6 +116,8 @@ def _check_canonical(canonical: str) -> None:
         return
     if canonical.startswith(REWARD_FN_PREFIX) and len(canonical) > len(REWARD_FN_PREFIX):
         return
-    raise InputError(f"--metric {canonical}=...: {canonical!r} is not a canonical metric; use one of "
-                     f"{', '.join(CANONICAL)}, {REWARD_FN_PREFIX}<name> for one reward function, or step "
-                     f"(the step key)")
+    raise InputError(
+        f"--metric {canonical}=...: {canonical!r} is not a canonical metric; use one of "
+        f"{', '.join(CANONICAL)}, {REWARD_FN_PREFIX}<name> for one reward function, or step "
+        f"(the step key)"
+    )

@@ -8,14 +8,13 @@ call, so the tests and the benchmark change them here."""
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 PARALLEL_MIN_BYTES = 32 << 20
 # The file's bytes while workers run: set before the fork, so each worker inherits them.
 _SHARED: list = []
 
 
-def _chunk_bounds(data: bytes, n: int, offset: int = 0, end: Optional[int] = None) -> list[tuple[int, int]]:
+def _chunk_bounds(data: bytes, n: int, offset: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     end = len(data) if end is None else end
     size = end - offset
     bounds, start = [], offset
@@ -48,7 +47,7 @@ def _run_shared(args):
     return fn(_SHARED[0], start, end, extra)
 
 
-def _map_chunks(fn, data: bytes, extra, offset: int = 0, end: Optional[int] = None) -> Optional[list]:
+def _map_chunks(fn, data: bytes, extra, offset: int = 0, end: int | None = None) -> list | None:
     """fn(data, start, end, extra) over chunks of whole lines of data[offset:end], results
     in file order."""
     cores = _idle_cores()

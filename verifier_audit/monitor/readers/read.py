@@ -4,8 +4,8 @@ one-metric files of one run merged, each run resolved to canonical names and nam
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 from ...errors import InputError
 from ..run import Run
@@ -19,11 +19,24 @@ from .tables import _read_csv
 from .trl import _read_trl
 
 # File names that say nothing about the run: such a run is named after its folder instead.
-GENERIC_STEMS = {"trainer_state", "metrics", "log", "logs", "train", "training", "history", "events",
-                 "wandb-history", "output", "stdout", "console", "run"}
+GENERIC_STEMS = {
+    "trainer_state",
+    "metrics",
+    "log",
+    "logs",
+    "train",
+    "training",
+    "history",
+    "events",
+    "wandb-history",
+    "output",
+    "stdout",
+    "console",
+    "run",
+}
 
 
-def _read_one(path: Path, fmt: Optional[str], mapped: _Want) -> list[_Raw]:
+def _read_one(path: Path, fmt: str | None, mapped: _Want) -> list[_Raw]:
     data = _strip_bom(_read_bytes(path))
     if not data or data.isspace():
         raise InputError(f"{path}: empty file: nothing logged yet")
@@ -42,8 +55,13 @@ def _read_one(path: Path, fmt: Optional[str], mapped: _Want) -> list[_Raw]:
     raise InputError(f"--format {kind}: unknown format; use one of {', '.join(FORMATS)}")
 
 
-def read_logs(paths: Sequence, *, fmt: Optional[str] = None, mapping: Optional[dict[str, str]] = None,
-              names: Optional[Sequence[str]] = None) -> list[Run]:
+def read_logs(
+    paths: Sequence,
+    *,
+    fmt: str | None = None,
+    mapping: dict[str, str] | None = None,
+    names: Sequence[str] | None = None,
+) -> list[Run]:
     """One Run per training run in ``paths`` (in order), with canonical metric names.
 
     ``fmt``: one of FORMATS, or None to detect per file. ``mapping``: canonical -> the log's
@@ -83,8 +101,10 @@ def read_logs(paths: Sequence, *, fmt: Optional[str] = None, mapping: Optional[d
         names = list(names)
         if len(names) != len(runs):
             listing = "; ".join(f"{r.source}" + (f" ({m.label})" if m.label else "") for r, m in zip(runs, merged))
-            raise InputError(f"--name is given {len(names)} time(s) but {len(runs)} run(s) were read ({listing}); "
-                             f"give one --name per run, in order")
+            raise InputError(
+                f"--name is given {len(names)} time(s) but {len(runs)} run(s) were read ({listing}); "
+                f"give one --name per run, in order"
+            )
         chosen = names
     else:
         chosen = [m.label or _default_name(Path(m.source.split(" + ")[0])) for m in merged]

@@ -57,8 +57,10 @@ def _resolve(raw: _Raw, mapping: dict[str, str]) -> Run:
             close = difflib.get_close_matches(theirs, have, n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             shown = ", ".join(have[:25]) + (f", ... ({len(have)} in all)" if len(have) > 25 else "")
-            raise InputError(f"{raw.source}: --metric {canonical}={theirs}: the log has no metric {theirs!r}"
-                             f"{hint} (its metrics: {shown or 'none'})")
+            raise InputError(
+                f"{raw.source}: --metric {canonical}={theirs}: the log has no metric {theirs!r}"
+                f"{hint} (its metrics: {shown or 'none'})"
+            )
         take(canonical, name)
     for canonical, names in ALIASES.items():
         if canonical in metrics:
@@ -116,9 +118,11 @@ def _resolve(raw: _Raw, mapping: dict[str, str]) -> Run:
         shown = ", ".join(raw.found[:30]) + (f", ... ({len(raw.found)} in all)" if len(raw.found) > 30 else "")
         raise InputError(
             f"{raw.source}: none of its metric names is one verifier-audit knows"
-            + (f" (run {raw.label})" if raw.label else "") + ".\n"
+            + (f" (run {raw.label})" if raw.label else "")
+            + ".\n"
             f"  found: {shown or 'no metric at all'}\n"
             f"  known: {', '.join(known_names())} (a 'train/' prefix is fine; 'eval/x' counts as 'eval_x')\n"
             f"  map yours with --metric CANONICAL=NAME, CANONICAL one of {', '.join(CANONICAL)} or "
-            f"{REWARD_FN_PREFIX}<name>")
+            f"{REWARD_FN_PREFIX}<name>"
+        )
     return Run(name="", source=raw.source, metrics=metrics, original_names=original, notes=notes, format=raw.fmt)

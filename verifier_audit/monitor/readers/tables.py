@@ -17,8 +17,8 @@ import csv
 import io
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional, Sequence
 
 import numpy as np
 
@@ -49,7 +49,7 @@ def _name_from_tag(tag: str) -> str:
     for prefix, back in (("", ""), ("train_", "train/"), ("eval_", "eval/")):
         if not sq.startswith(prefix):
             continue
-        rest = sq[len(prefix):]
+        rest = sq[len(prefix) :]
         for name in _ALIAS_SET:
             if _squash(name) == rest:
                 return back + name
@@ -62,7 +62,7 @@ def _name_from_tag(tag: str) -> str:
     return tag
 
 
-def _find_step_col(header: list[str], steps: Sequence[str] = STEP_KEYS) -> Optional[int]:
+def _find_step_col(header: list[str], steps: Sequence[str] = STEP_KEYS) -> int | None:
     for key in steps:
         for i, h in enumerate(header):
             if h == key:
@@ -85,17 +85,19 @@ def _csv_dialect(path: Path, header_line: str) -> str:
 def _read_csv(path: Path, data: bytes, mapped: _Want) -> list[_Raw]:
     data = _strip_bom(data)
     try:
-        text_head = data[:1 << 16].decode("utf-8")
+        text_head = data[: 1 << 16].decode("utf-8")
     except UnicodeDecodeError:
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-        text_head = data[:1 << 16].decode("utf-8", "ignore")
+        text_head = data[: 1 << 16].decode("utf-8", "ignore")
     nl = data.find(b"\n")
     header_line = (data if nl < 0 else data[:nl]).decode("utf-8", "replace").rstrip("\r")
     if not header_line.strip():
-        raise InputError(f"{path}: empty, or no header row (a CSV needs a header with a step column and metric columns)")
+        raise InputError(
+            f"{path}: empty, or no header row (a CSV needs a header with a step column and metric columns)"
+        )
     delim = _csv_dialect(path, header_line)
     header = next(csv.reader([header_line], delimiter=delim))
     header = [h.strip() for h in header]
@@ -113,21 +115,31 @@ def _read_csv(path: Path, data: bytes, mapped: _Want) -> list[_Raw]:
             metric = _norm(metric)
         rows = _csv_table(path, data, header, delim, [_find_step_col(header, mapped.steps), lower.index("value")])
         group = ("tb", m.group("run")) if m else ("tb-dir", str(path.parent.resolve()))
-        raw = _Raw(str(path), "csv-tensorboard", {}, [metric], label=(m.group("run") or None) if m else None,
-                   where="row", group=group)
+        raw = _Raw(
+            str(path),
+            "csv-tensorboard",
+            {},
+            [metric],
+            label=(m.group("run") or None) if m else None,
+            where="row",
+            group=group,
+        )
         if _is_candidate(metric, mapped):
             raw.columns[metric] = Series(rows[0], rows[1])
         return [raw]
     step_col = _find_step_col(header, mapped.steps)
     if step_col is None:
-        raise InputError(f"{path}: no step column (looked for {', '.join(mapped.steps)}; name yours with "
-                         f"--metric step=NAME); its columns: "
-                         f"{', '.join(header[:15])}")
+        raise InputError(
+            f"{path}: no step column (looked for {', '.join(mapped.steps)}; name yours with "
+            f"--metric step=NAME); its columns: "
+            f"{', '.join(header[:15])}"
+        )
     # Weights & Biases chart export: "<run> - <metric>", with "__MIN"/"__MAX" companions
-    groups: dict[Optional[str], dict[str, int]] = {}
-    found: dict[Optional[str], list[str]] = {}
-    is_chart = any(_WANDB_COL.match(h) and not h.endswith(("__MIN", "__MAX")) for i, h in enumerate(header)
-                   if i != step_col)
+    groups: dict[str | None, dict[str, int]] = {}
+    found: dict[str | None, list[str]] = {}
+    is_chart = any(
+        _WANDB_COL.match(h) and not h.endswith(("__MIN", "__MAX")) for i, h in enumerate(header) if i != step_col
+    )
     for i, h in enumerate(header):
         if i == step_col or not h or h in mapped.steps or h.startswith("_"):
             continue
@@ -162,8 +174,10 @@ def _read_csv(path: Path, data: bytes, mapped: _Want) -> list[_Raw]:
 def _check_step_cells(path: Path, steps: np.ndarray, values: np.ndarray, name: str) -> None:
     bad = np.flatnonzero(~np.isfinite(steps) & np.isfinite(values))
     if len(bad):
-        raise InputError(f"{path}: row {int(bad[0]) + 2}: {name} has a value but the step cell is empty "
-                         f"(every row with metrics needs its step)")
+        raise InputError(
+            f"{path}: row {int(bad[0]) + 2}: {name} has a value but the step cell is empty "
+            f"(every row with metrics needs its step)"
+        )
 
 
 _NONBLANK = re.compile(rb"\S")
@@ -179,10 +193,10 @@ def _csv_table(path: Path, data: bytes, header: list[str], delim: str, use: list
         results = _map_chunks(_csv_chunk, data, (len(header), delim, use), offset=nl + 1)
         if results is not None and all(r is not None for r in results):
             return [np.concatenate([r[j] for r in results]) for j in range(len(use))]
-    return _csv_slow(path, data[nl + 1:], header, delim, use)
+    return _csv_slow(path, data[nl + 1 :], header, delim, use)
 
 
-def _csv_chunk(data: bytes, start: int, end: int, extra) -> Optional[list[np.ndarray]]:
+def _csv_chunk(data: bytes, start: int, end: int, extra) -> list[np.ndarray] | None:
     """numpy's C parser on rows data[start:end] (no quotes there); None when a row is not
     exactly as wide as the header, a cell is not a number, or a line is blank."""
     ncols, delim, use = extra
@@ -205,8 +219,9 @@ def _csv_chunk(data: bytes, start: int, end: int, extra) -> Optional[list[np.nda
     if body.count(d) != lines * (ncols - 1):
         return None
     try:
-        arr = np.loadtxt(io.BytesIO(body), delimiter=delim, usecols=use, dtype=np.float64, ndmin=2,
-                         comments=None, encoding=None)
+        arr = np.loadtxt(
+            io.BytesIO(body), delimiter=delim, usecols=use, dtype=np.float64, ndmin=2, comments=None, encoding=None
+        )
     except (ValueError, IndexError):
         return None
     if arr.shape[0] != lines:
@@ -221,12 +236,16 @@ def _csv_slow(path: Path, body: bytes, header: list[str], delim: str, use: list[
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) != len(header):
-            raise InputError(f"{path}: row {rowno} has {len(row)} cells, the header {len(header)} "
-                             f"(a row cut short, or a stray '{delim}'?)")
+            raise InputError(
+                f"{path}: row {rowno} has {len(row)} cells, the header {len(header)} "
+                f"(a row cut short, or a stray '{delim}'?)"
+            )
         if not row[use[0]].strip() and any(row[i].strip() for i in use[1:]):
             name = next(header[i] for i in use[1:] if row[i].strip())
-            raise InputError(f"{path}: row {rowno}: {name} has a value but the step cell is empty "
-                             f"(every row with metrics needs its step)")
+            raise InputError(
+                f"{path}: row {rowno}: {name} has a value but the step cell is empty "
+                f"(every row with metrics needs its step)"
+            )
         for j, i in enumerate(use):
             cell = row[i].strip()
             if not cell:
@@ -244,8 +263,8 @@ def _read_csv_long(path: Path, data: bytes, header: list[str], delim: str, mappe
     si, ti, vi = _find_step_col(header, mapped.steps), lower.index("tag"), lower.index("value")
     ri = lower.index("run") if "run" in lower else None
     text = data.decode("utf-8", "replace")
-    acc: dict[Optional[str], dict[str, tuple[list, list]]] = {}
-    found: dict[Optional[str], dict[str, None]] = {}
+    acc: dict[str | None, dict[str, tuple[list, list]]] = {}
+    found: dict[str | None, dict[str, None]] = {}
     reader = csv.reader(io.StringIO(text), delimiter=delim)
     next(reader, None)
     rows = 0

@@ -27,24 +27,28 @@ def _read_trl(path: Path, data: bytes, mapped: _Want) -> list[_Raw]:
     if isinstance(doc, dict):
         if "log_history" not in doc:
             keys = ", ".join(list(doc)[:12])
-            raise InputError(f"{path}: no log_history: not a TRL trainer_state.json (its keys: {keys}); "
-                             f"for a JSONL metrics file give --format jsonl")
+            raise InputError(
+                f"{path}: no log_history: not a TRL trainer_state.json (its keys: {keys}); "
+                f"for a JSONL metrics file give --format jsonl"
+            )
         history = doc["log_history"]
     else:
         history = doc
     if not isinstance(history, list):
         raise InputError(f"{path}: log_history is {article(type(history).__name__)}, not a list of log entries")
     if not history:
-        raise InputError(f"{path}: log_history is empty: the run has logged nothing yet "
-                         f"(TRL logs every logging_steps steps)")
+        raise InputError(
+            f"{path}: log_history is empty: the run has logged nothing yet (TRL logs every logging_steps steps)"
+        )
     cols = _Columns(path, mapped, "entry")
     for i, entry in enumerate(history):
         if not isinstance(entry, dict):
             raise InputError(f"{path}: log_history entry {i} is {article(type(entry).__name__)}, not a dict of metrics")
         step_key = mapped.steps[0] if mapped.steps != STEP_KEYS else "step"
         if step_key not in entry and any(_is_candidate(k, mapped) for k in entry):
-            raise InputError(f"{path}: log_history entry {i} has metrics but no {step_key!r} "
-                             f"(keys: {', '.join(list(entry)[:10])})")
+            raise InputError(
+                f"{path}: log_history entry {i} has metrics but no {step_key!r} (keys: {', '.join(list(entry)[:10])})"
+            )
         cols.step_key = step_key
         cols.add(entry, i)
     raw = cols.raw("trl")

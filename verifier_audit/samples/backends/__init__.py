@@ -76,13 +76,23 @@ class Backend(Protocol):
     def encode(self, text: str, *, add_special_tokens: bool) -> list[int]:
         """Token ids of ``text`` (only called when ``tokenizer`` is not None)."""
 
-    def prepare(self, prompt: Prompt, *, temperature: float, top_p: float, top_k_logprobs: int,
-                logprobs_kind: str, seed: int) -> None:
+    def prepare(
+        self, prompt: Prompt, *, temperature: float, top_p: float, top_k_logprobs: int, logprobs_kind: str, seed: int
+    ) -> None:
         """Called once before the manifest is written: load what is needed, check that the
         parameters are supported, fill ``versions``. Raise ``InputError`` to refuse."""
 
-    def sample(self, requests: Sequence[SampleRequest], *, seed: int, temperature: float, top_p: float,
-               max_tokens: int, top_k_logprobs: int, logprobs_kind: str) -> list[Generation]:
+    def sample(
+        self,
+        requests: Sequence[SampleRequest],
+        *,
+        seed: int,
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        top_k_logprobs: int,
+        logprobs_kind: str,
+    ) -> list[Generation]:
         """One generation per request, in order. Same requests, same seed: same generations
         (as far as the backend can promise it; docs/samples-backends.md)."""
 
@@ -130,23 +140,47 @@ def register(spec: BackendSpec) -> None:
 
 INSTALL_HINT = "pip install 'verifier-audit[samples]'"
 
-register(BackendSpec(
-    "hf", ".hf", "HFBackend", "Hugging Face transformers, our decoding loop (CPU or GPU)",
-    requires=("torch", "transformers"),
-    missing="sampling needs {missing}, not installed here: " + INSTALL_HINT,
-    options=("device", "dtype"),
-))
-register(BackendSpec(
-    "vllm", ".vllm", "VLLMBackend", "vLLM's offline engine (GPU)",
-    requires=("vllm",),
-    missing="--backend vllm: vllm is not installed (pip install vllm; GPU only)",
-    options=("dtype",),
-))
-register(BackendSpec(
-    "openai", ".openai", "OpenAIBackend", "an OpenAI-compatible /v1/completions server (vLLM, SGLang, TGI)",
-    options=("base_url", "api_key", "served_model", "samples_per_request", "prompts_per_request",
-             "server_seed", "concurrency", "request_timeout", "retries"),
-))
+register(
+    BackendSpec(
+        "hf",
+        ".hf",
+        "HFBackend",
+        "Hugging Face transformers, our decoding loop (CPU or GPU)",
+        requires=("torch", "transformers"),
+        missing="sampling needs {missing}, not installed here: " + INSTALL_HINT,
+        options=("device", "dtype"),
+    )
+)
+register(
+    BackendSpec(
+        "vllm",
+        ".vllm",
+        "VLLMBackend",
+        "vLLM's offline engine (GPU)",
+        requires=("vllm",),
+        missing="--backend vllm: vllm is not installed (pip install vllm; GPU only)",
+        options=("dtype",),
+    )
+)
+register(
+    BackendSpec(
+        "openai",
+        ".openai",
+        "OpenAIBackend",
+        "an OpenAI-compatible /v1/completions server (vLLM, SGLang, TGI)",
+        options=(
+            "base_url",
+            "api_key",
+            "served_model",
+            "samples_per_request",
+            "prompts_per_request",
+            "server_seed",
+            "concurrency",
+            "request_timeout",
+            "retries",
+        ),
+    )
+)
 
 AVAILABLE = tuple(REGISTRY)
 

@@ -40,8 +40,9 @@ def _round(x: float) -> float:
 class HFBackend:
     name = "hf"
 
-    def __init__(self, model_path, *, device: str | None = None, dtype: str | None = None,
-                 stop_token_ids: Iterable[int] = ()):
+    def __init__(
+        self, model_path, *, device: str | None = None, dtype: str | None = None, stop_token_ids: Iterable[int] = ()
+    ):
         import torch
         import transformers
 
@@ -50,8 +51,10 @@ class HFBackend:
         self.model_dir = self.path
         self.model_id = str(self.path)
         if not self.path.is_dir():
-            raise InputError(f"--model {model_path}: no such directory (a local model directory with "
-                             "config.json, the weights and the tokenizer files)")
+            raise InputError(
+                f"--model {model_path}: no such directory (a local model directory with "
+                "config.json, the weights and the tokenizer files)"
+            )
         if not (self.path / "config.json").is_file():
             raise InputError(f"--model {model_path}: no config.json there; not a Hugging Face model directory")
         if device is None:
@@ -61,8 +64,9 @@ class HFBackend:
         except RuntimeError as exc:
             raise InputError(f"--device {device}: {exc}") from None
         if self.device.type == "cuda" and not torch.cuda.is_available():
-            raise InputError(f"--device {device}: CUDA is not available here (torch {torch.__version__}); "
-                             "use --device cpu")
+            raise InputError(
+                f"--device {device}: CUDA is not available here (torch {torch.__version__}); use --device cpu"
+            )
         if dtype is None:
             dtype = "bfloat16" if self.device.type == "cuda" else "float32"
         self.dtype_name = dtype
@@ -100,7 +104,8 @@ class HFBackend:
         hf_logging.disable_progress_bar()  # "Loading weights" on stderr
         try:
             model = transformers.AutoModelForCausalLM.from_pretrained(
-                str(self.path), local_files_only=True, dtype=self.torch_dtype)
+                str(self.path), local_files_only=True, dtype=self.torch_dtype
+            )
         except (OSError, ValueError) as exc:
             raise InputError(f"--model {self.path}: cannot load the model: {exc}") from None
         finally:
@@ -215,9 +220,18 @@ class HFBackend:
                 top_vals, top_ids = torch.topk(raw, k, dim=-1)
         return token, lp, top_vals, top_ids
 
-    def generate(self, prompts: Sequence[Sequence[int]], keys: Sequence[tuple[int, int]], *,
-                 temperature: float, top_p: float, max_tokens: int, top_k_logprobs: int = 0,
-                 logprobs_kind: str = "raw", ignore_eos: bool = False) -> list[Generation]:
+    def generate(
+        self,
+        prompts: Sequence[Sequence[int]],
+        keys: Sequence[tuple[int, int]],
+        *,
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        top_k_logprobs: int = 0,
+        logprobs_kind: str = "raw",
+        ignore_eos: bool = False,
+    ) -> list[Generation]:
         """Sample one continuation per prompt; ``keys[i]`` is row i's ``seeding.sample_key``."""
         torch = self._torch
         if len(prompts) != len(keys):
@@ -237,8 +251,8 @@ class HFBackend:
             ids = torch.full((rows, width), self.pad_id, dtype=torch.long)
             mask = torch.zeros((rows, width + max_tokens), dtype=torch.long)
             for i, p in enumerate(prompts):
-                ids[i, width - len(p):] = torch.tensor(list(p), dtype=torch.long)
-                mask[i, width - len(p):] = 1
+                ids[i, width - len(p) :] = torch.tensor(list(p), dtype=torch.long)
+                mask[i, width - len(p) :] = 1
             mask[:, width:] = 1
             ids, mask = ids.to(dev), mask.to(dev)
             position = (mask[:, :width].cumsum(-1) - 1).clamp(min=0)
@@ -266,8 +280,9 @@ class HFBackend:
             steps = 0
             for step in range(max_tokens):
                 u = uniforms[:, step] if uniforms is not None else None
-                token, lp, tv, ti = self._choose(logits, u, temperature=temperature, top_p=top_p,
-                                                 k=k, processed=processed)
+                token, lp, tv, ti = self._choose(
+                    logits, u, temperature=temperature, top_p=top_p, k=k, processed=processed
+                )
                 tokens[:, step], lps[:, step] = token, lp
                 if k:
                     tvals[:, step], tids[:, step] = tv, ti
@@ -280,8 +295,12 @@ class HFBackend:
                         break
                 if step + 1 == max_tokens:
                     break
-                out = model(input_ids=token[:, None], attention_mask=mask[:, :width + step + 1],
-                            position_ids=position, **cache_kw)
+                out = model(
+                    input_ids=token[:, None],
+                    attention_mask=mask[:, : width + step + 1],
+                    position_ids=position,
+                    **cache_kw,
+                )
                 logits = out.logits[:, -1, :]
                 position = position + 1
             del out, cache_kw
@@ -302,12 +321,14 @@ class HFBackend:
                         if v != float("-inf") and t not in entry:
                             entry[t] = _round(v)
                     top.append(entry)
-            results.append(Generation(
-                token_ids=tokens_l[i][:n],
-                logprobs=[_round(v) for v in lps_l[i][:n]],
-                top_logprobs=top,
-                finish_reason="stop" if stopped_l[i] else "length",
-            ))
+            results.append(
+                Generation(
+                    token_ids=tokens_l[i][:n],
+                    logprobs=[_round(v) for v in lps_l[i][:n]],
+                    top_logprobs=top,
+                    finish_reason="stop" if stopped_l[i] else "length",
+                )
+            )
         return results
 
     def text_of(self, gen: Generation) -> str:
@@ -319,19 +340,34 @@ class HFBackend:
 
     # -- the backend interface (backends.Backend) ---------------------------------------------
 
-    def prepare(self, prompt: Prompt, *, temperature: float, top_p: float, top_k_logprobs: int,
-                logprobs_kind: str, seed: int) -> None:
+    def prepare(
+        self, prompt: Prompt, *, temperature: float, top_p: float, top_k_logprobs: int, logprobs_kind: str, seed: int
+    ) -> None:
         """Nothing to check: the model loads at the first batch."""
 
-    def sample(self, requests: Sequence[SampleRequest], *, seed: int, temperature: float, top_p: float,
-               max_tokens: int, top_k_logprobs: int, logprobs_kind: str) -> list[Generation]:
+    def sample(
+        self,
+        requests: Sequence[SampleRequest],
+        *,
+        seed: int,
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        top_k_logprobs: int,
+        logprobs_kind: str,
+    ) -> list[Generation]:
         """``generate`` with each request's key ``seeding.sample_key(seed, task id, index)``."""
         if any(r.prompt.token_ids is None for r in requests):
             raise ValueError("the hf backend needs the prompts' token ids")
-        return self.generate([r.prompt.token_ids for r in requests],
-                             [sample_key(seed, r.task_id, r.sample_index) for r in requests],
-                             temperature=temperature, top_p=top_p, max_tokens=max_tokens,
-                             top_k_logprobs=top_k_logprobs, logprobs_kind=logprobs_kind)
+        return self.generate(
+            [r.prompt.token_ids for r in requests],
+            [sample_key(seed, r.task_id, r.sample_index) for r in requests],
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            top_k_logprobs=top_k_logprobs,
+            logprobs_kind=logprobs_kind,
+        )
 
     # -- teacher forcing ----------------------------------------------------------------------
 
@@ -364,27 +400,29 @@ class HFBackend:
         for seq in seqs:
             bad = [t for t in seq if not 0 <= int(t) < rows_n]
             if bad:
-                raise InputError(f"token id {bad[0]} is outside the model's vocabulary (0..{rows_n - 1}): "
-                                 "the samples were not made with this model's tokenizer")
+                raise InputError(
+                    f"token id {bad[0]} is outside the model's vocabulary (0..{rows_n - 1}): "
+                    "the samples were not made with this model's tokenizer"
+                )
         width = max(len(s) for s in seqs)
         longest = max(len(continuations[i]) for i in live)
         with torch.inference_mode():
             ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
             mask = torch.zeros((len(seqs), width), dtype=torch.long)
             for r, seq in enumerate(seqs):
-                ids[r, width - len(seq):] = torch.tensor(seq, dtype=torch.long)
-                mask[r, width - len(seq):] = 1
+                ids[r, width - len(seq) :] = torch.tensor(seq, dtype=torch.long)
+                mask[r, width - len(seq) :] = 1
             ids, mask = ids.to(dev), mask.to(dev)
             position = (mask.cumsum(-1) - 1).clamp(min=0)
             kw = {"use_cache": False}
             if self._keep_kw:
                 kw["logits_to_keep"] = longest + 1
             logits = model(input_ids=ids, attention_mask=mask, position_ids=position, **kw).logits
-            logits = logits[:, -(longest + 1):, :]  # a no-op when logits_to_keep did it
+            logits = logits[:, -(longest + 1) :, :]  # a no-op when logits_to_keep did it
             for r, i in enumerate(live):
                 n = len(continuations[i])
                 # kept position q predicts the token at q + 1; row r's continuation is its last n tokens
-                rows = logits[r, longest - n:longest, :].float()
+                rows = logits[r, longest - n : longest, :].float()
                 target = torch.tensor(list(continuations[i]), dtype=torch.long, device=dev)
                 lp = torch.log_softmax(rows, dim=-1).gather(-1, target[:, None]).squeeze(-1)
                 out_rows[i] = lp.tolist()

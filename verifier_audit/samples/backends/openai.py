@@ -86,7 +86,9 @@ class _Call:
 
 def _byte_level_table() -> dict[int, str]:
     """GPT-2's byte-to-character table (byte-level BPE vocabularies are written with it)."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    keep = (
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    )
     table, extra = {}, 0
     for b in range(256):
         if b in keep:
@@ -100,10 +102,22 @@ def _byte_level_table() -> dict[int, str]:
 class OpenAIBackend:
     name = "openai"
 
-    def __init__(self, model_path, *, base_url: str, api_key: str | None = None, served_model: str | None = None,
-                 samples_per_request: int = 1, prompts_per_request: int = 16, server_seed: bool = True,
-                 concurrency: int = 32, request_timeout: float = 600.0, retries: int = 5,
-                 retry_base_s: float = 0.5, retry_max_s: float = 30.0):
+    def __init__(
+        self,
+        model_path,
+        *,
+        base_url: str,
+        api_key: str | None = None,
+        served_model: str | None = None,
+        samples_per_request: int = 1,
+        prompts_per_request: int = 16,
+        server_seed: bool = True,
+        concurrency: int = 32,
+        request_timeout: float = 600.0,
+        retries: int = 5,
+        retry_base_s: float = 0.5,
+        retry_max_s: float = 30.0,
+    ):
         self.base_url = normalize_base_url(base_url)
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
         self.samples_per_request = max(1, int(samples_per_request))
@@ -134,8 +148,11 @@ class OpenAIBackend:
         try:
             import transformers
         except ImportError:
-            print(f"verifier-audit: transformers is not installed: no local tokenizer for {path}; prompts are "
-                  "sent as text and token ids must come from the server", file=sys.stderr)
+            print(
+                f"verifier-audit: transformers is not installed: no local tokenizer for {path}; prompts are "
+                "sent as text and token ids must come from the server",
+                file=sys.stderr,
+            )
             return None
         try:
             return transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
@@ -152,7 +169,7 @@ class OpenAIBackend:
         """A token string the server returned, as an id of the local vocabulary, or None."""
         if piece.startswith(TOKEN_ID_PREFIX):
             try:
-                return int(piece[len(TOKEN_ID_PREFIX):])
+                return int(piece[len(TOKEN_ID_PREFIX) :])
             except ValueError:
                 return None
         if self.tokenizer is None:
@@ -182,15 +199,23 @@ class OpenAIBackend:
         ``Retry-After`` honoured, no deadline over the attempts. Redirects are never followed:
         the key would go wherever the server pointed (``urllib`` sent it along)."""
         if self._json is None:
-            def pause(attempt: int) -> float:
-                return min(self.retry_max_s, self.retry_base_s * 2 ** attempt)
 
-            retry = Retry(statuses=RETRY_STATUSES, timeouts=True, pause=pause, retry_after=True,
-                          longest=self.retry_max_s)
-            self._json = JSONClient("server", timeout=self.timeout, retries=self.retries, deadline=math.inf,
-                                    headers=self._headers(), retry=retry, max_bytes=MAX_ANSWER_BYTES,
-                                    redirect_hint="(redirects are not followed: name the URL it points to as "
-                                                  "--base-url)")
+            def pause(attempt: int) -> float:
+                return min(self.retry_max_s, self.retry_base_s * 2**attempt)
+
+            retry = Retry(
+                statuses=RETRY_STATUSES, timeouts=True, pause=pause, retry_after=True, longest=self.retry_max_s
+            )
+            self._json = JSONClient(
+                "server",
+                timeout=self.timeout,
+                retries=self.retries,
+                deadline=math.inf,
+                headers=self._headers(),
+                retry=retry,
+                max_bytes=MAX_ANSWER_BYTES,
+                redirect_hint="(redirects are not followed: name the URL it points to as --base-url)",
+            )
         return self._json
 
     def _http(self, method: str, path: str, body: dict | None = None) -> dict:
@@ -208,8 +233,10 @@ class OpenAIBackend:
         except RemoteAnswerError as exc:
             raise InputError(f"{exc}; is --base-url an OpenAI-compatible server?") from None
         except RemoteError as exc:  # refused, reset, unknown host, timed out
-            raise InputError(f"cannot reach the server at {url} ({self._words(exc, url)}; {tries}); is it running, "
-                             "and is --base-url right?") from None
+            raise InputError(
+                f"cannot reach the server at {url} ({self._words(exc, url)}; {tries}); is it running, "
+                "and is --base-url right?"
+            ) from None
 
     @staticmethod
     def _words(exc: RemoteError, url: str) -> str:
@@ -231,8 +258,9 @@ class OpenAIBackend:
 
     # -- preparing: the server, the model, the parameters ------------------------------------------
 
-    def prepare(self, prompt: Prompt, *, temperature: float, top_p: float, top_k_logprobs: int,
-                logprobs_kind: str, seed: int) -> None:
+    def prepare(
+        self, prompt: Prompt, *, temperature: float, top_p: float, top_k_logprobs: int, logprobs_kind: str, seed: int
+    ) -> None:
         """Check the server once before any file is written: it answers, serves the model,
         takes these parameters; learn where token ids come from."""
         try:
@@ -244,10 +272,14 @@ class OpenAIBackend:
         if isinstance(listed, dict) and isinstance(listed.get("data"), list):
             ids = [str(m.get("id")) for m in listed["data"] if isinstance(m, dict)]
             if ids and self.served_model not in ids:
-                raise InputError(f"the server at {self.base_url} does not serve {self.served_model!r}; it serves: "
-                                 f"{', '.join(ids)}. Pass --served-model NAME (and keep --model for the local "
-                                 "tokenizer), or --model NAME")
-        call = _Call([prompt], 1, request_seed(seed, "verifier-audit/preflight", 0) if self.server_seed else None, [[0]])
+                raise InputError(
+                    f"the server at {self.base_url} does not serve {self.served_model!r}; it serves: "
+                    f"{', '.join(ids)}. Pass --served-model NAME (and keep --model for the local "
+                    "tokenizer), or --model NAME"
+                )
+        call = _Call(
+            [prompt], 1, request_seed(seed, "verifier-audit/preflight", 0) if self.server_seed else None, [[0]]
+        )
         answer = self._complete(call, temperature=temperature, top_p=top_p, max_tokens=1, k=top_k_logprobs)
         choice = (answer.get("choices") or [None])[0]
         tokens = ((choice or {}).get("logprobs") or {}).get("tokens") or []
@@ -257,10 +289,13 @@ class OpenAIBackend:
             self._token_ids = "local-vocab"
         else:
             self._token_ids = "unavailable"
-            print(f"verifier-audit: warning: the server at {self.base_url} returns token strings, not ids, and "
-                  "--model is not a local directory with a tokenizer: samples are written without token_ids "
-                  "and logprobs. Use vLLM (it returns ids), or give --model the local model directory and "
-                  "--served-model the server's name for it", file=sys.stderr)
+            print(
+                f"verifier-audit: warning: the server at {self.base_url} returns token strings, not ids, and "
+                "--model is not a local directory with a tokenizer: samples are written without token_ids "
+                "and logprobs. Use vLLM (it returns ids), or give --model the local model directory and "
+                "--served-model the server's name for it",
+                file=sys.stderr,
+            )
         self.versions["token_ids"] = self._token_ids
         self.versions["seeded"] = "yes" if self.server_seed else "no"
 
@@ -296,12 +331,15 @@ class OpenAIBackend:
                         self._extras.difference_update(refused)
                     continue  # the same request without the extension
                 if exc.status in (400, 422) and "seed" in body and "seed" in exc.message.lower():
-                    raise InputError(f"{exc}. The server does not take `seed`: rerun with --no-server-seed "
-                                     "(the samples will not be reproducible)") from None
+                    raise InputError(
+                        f"{exc}. The server does not take `seed`: rerun with --no-server-seed "
+                        "(the samples will not be reproducible)"
+                    ) from None
                 raise InputError(str(exc)) from None
             if not isinstance(answer, dict) or not isinstance(answer.get("choices"), list):
-                raise InputError(f"{self.base_url}/completions: the answer has no choices list: "
-                                 f"{json.dumps(answer)[:300]}")
+                raise InputError(
+                    f"{self.base_url}/completions: the answer has no choices list: {json.dumps(answer)[:300]}"
+                )
             return answer
 
     # -- sampling ---------------------------------------------------------------------------------
@@ -315,14 +353,20 @@ class OpenAIBackend:
             if runs:
                 first, positions = runs[-1]
                 last = requests[positions[-1]]
-                if (last.task_id == r.task_id and r.sample_index == last.sample_index + 1
-                        and r.prompt == first.prompt and len(positions) < self.samples_per_request):
+                if (
+                    last.task_id == r.task_id
+                    and r.sample_index == last.sample_index + 1
+                    and r.prompt == first.prompt
+                    and len(positions) < self.samples_per_request
+                ):
                     positions.append(pos)
                     continue
             runs.append((r, [pos]))
         if self.server_seed:
-            return [_Call([first.prompt], len(pos), request_seed(seed, first.task_id, first.sample_index), [pos])
-                    for first, pos in runs]
+            return [
+                _Call([first.prompt], len(pos), request_seed(seed, first.task_id, first.sample_index), [pos])
+                for first, pos in runs
+            ]
         calls: list[_Call] = []
         for first, pos in runs:
             if calls and calls[-1].n == len(pos) and len(calls[-1].prompts) < self.prompts_per_request:
@@ -332,8 +376,17 @@ class OpenAIBackend:
                 calls.append(_Call([first.prompt], len(pos), None, [pos]))
         return calls
 
-    def sample(self, requests: Sequence[SampleRequest], *, seed: int, temperature: float, top_p: float,
-               max_tokens: int, top_k_logprobs: int, logprobs_kind: str) -> list[Generation]:
+    def sample(
+        self,
+        requests: Sequence[SampleRequest],
+        *,
+        seed: int,
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        top_k_logprobs: int,
+        logprobs_kind: str,
+    ) -> list[Generation]:
         if self._token_ids == "unknown":
             raise RuntimeError("OpenAIBackend.prepare() must run before sample()")
         calls = self._plan(requests, seed)
@@ -347,8 +400,10 @@ class OpenAIBackend:
                 answer = fut.result()
                 choices = answer["choices"]
                 if len(choices) != len(call.prompts) * call.n:
-                    raise InputError(f"{self.base_url}/completions: {len(choices)} choices for "
-                                     f"{len(call.prompts)} prompt(s) x n={call.n}")
+                    raise InputError(
+                        f"{self.base_url}/completions: {len(choices)} choices for "
+                        f"{len(call.prompts)} prompt(s) x n={call.n}"
+                    )
                 for order, choice in enumerate(choices):
                     index = choice.get("index", order) if isinstance(choice, dict) else order
                     p, j = divmod(int(index), call.n)
@@ -383,15 +438,16 @@ class OpenAIBackend:
         tokens, values = lp["tokens"], lp.get("token_logprobs") or []
         tops = lp.get("top_logprobs") or []
         if len(values) != len(tokens) or (k and len(tops) != len(tokens)):
-            raise InputError(f"{where}: {len(tokens)} tokens, {len(values)} token_logprobs, "
-                             f"{len(tops)} top_logprobs")
+            raise InputError(f"{where}: {len(tokens)} tokens, {len(values)} token_logprobs, {len(tops)} top_logprobs")
         ids, logprobs, top = [], [], []
         for i, (piece, value) in enumerate(zip(tokens, values)):
             tid = self._piece_id(piece) if isinstance(piece, str) else None
             if tid is None:
-                raise InputError(f"{where}: token {i} {piece!r} is not in the local tokenizer's vocabulary, so "
-                                 "its id is unknown. Use a server that returns token ids (vLLM: "
-                                 "return_tokens_as_token_ids)")
+                raise InputError(
+                    f"{where}: token {i} {piece!r} is not in the local tokenizer's vocabulary, so "
+                    "its id is unknown. Use a server that returns token ids (vLLM: "
+                    "return_tokens_as_token_ids)"
+                )
             if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= NEG_INF_FLOOR:
                 raise InputError(f"{where}: token {i} has logprob {value!r}")
             ids.append(tid)

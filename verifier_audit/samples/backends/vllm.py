@@ -87,8 +87,9 @@ class VLLMBackend:
         self._vllm = vllm
         self.path = Path(model_path)
         if not self.path.is_dir() or not (self.path / "config.json").is_file():
-            raise InputError(f"--model {model_path}: not a local Hugging Face model directory (config.json, "
-                             "weights, tokenizer)")
+            raise InputError(
+                f"--model {model_path}: not a local Hugging Face model directory (config.json, weights, tokenizer)"
+            )
         self.model_dir = self.path
         self.model_id = str(self.path)
         try:
@@ -119,38 +120,82 @@ class VLLMBackend:
         mode = f"{logprobs_kind}_logprobs"
         if self._llm is not None:
             if mode != self._mode or k > self._max_k:
-                raise InputError(f"this vLLM engine was built for {self._mode} and K <= {self._max_k}; "
-                                 f"a run with {mode}, K={k} needs a new process")
+                raise InputError(
+                    f"this vLLM engine was built for {self._mode} and K <= {self._max_k}; "
+                    f"a run with {mode}, K={k} needs a new process"
+                )
             return self._llm
-        options = {"model": str(self.path), "tokenizer": str(self.path), "dtype": self.dtype_name, "seed": 0,
-                   "logprobs_mode": mode, "max_logprobs": max(20, k), **self.engine_options}
+        options = {
+            "model": str(self.path),
+            "tokenizer": str(self.path),
+            "dtype": self.dtype_name,
+            "seed": 0,
+            "logprobs_mode": mode,
+            "max_logprobs": max(20, k),
+            **self.engine_options,
+        }
         try:
             self._llm = self._vllm.LLM(**options)
         except TypeError as exc:
             if "logprobs_mode" in str(exc):
-                raise InputError(f"vllm {self.versions['vllm']} has no logprobs_mode (raw or processed "
-                                 "logprobs cannot be chosen): install vllm >= 0.10.2") from None
+                raise InputError(
+                    f"vllm {self.versions['vllm']} has no logprobs_mode (raw or processed "
+                    "logprobs cannot be chosen): install vllm >= 0.10.2"
+                ) from None
             raise
         self._mode, self._max_k = mode, max(20, k)
         return self._llm
 
-    def prepare(self, prompt: Prompt, *, temperature: float, top_p: float, top_k_logprobs: int,
-                logprobs_kind: str, seed: int) -> None:
+    def prepare(
+        self, prompt: Prompt, *, temperature: float, top_p: float, top_k_logprobs: int, logprobs_kind: str, seed: int
+    ) -> None:
         """Build the engine now (minutes on a big model), so that a refusal comes before the file."""
         self._engine(logprobs_kind, top_k_logprobs)
 
-    def sampling_params(self, requests: Iterable[SampleRequest], *, seed: int, temperature: float, top_p: float,
-                        max_tokens: int, top_k_logprobs: int) -> list:
+    def sampling_params(
+        self,
+        requests: Iterable[SampleRequest],
+        *,
+        seed: int,
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        top_k_logprobs: int,
+    ) -> list:
         sp = self._vllm.SamplingParams
-        return [sp(n=1, temperature=temperature, top_p=top_p, max_tokens=max_tokens, logprobs=top_k_logprobs,
-                   seed=request_seed(seed, r.task_id, r.sample_index)) for r in requests]
+        return [
+            sp(
+                n=1,
+                temperature=temperature,
+                top_p=top_p,
+                max_tokens=max_tokens,
+                logprobs=top_k_logprobs,
+                seed=request_seed(seed, r.task_id, r.sample_index),
+            )
+            for r in requests
+        ]
 
-    def sample(self, requests: Sequence[SampleRequest], *, seed: int, temperature: float, top_p: float,
-               max_tokens: int, top_k_logprobs: int, logprobs_kind: str) -> list[Generation]:
+    def sample(
+        self,
+        requests: Sequence[SampleRequest],
+        *,
+        seed: int,
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+        top_k_logprobs: int,
+        logprobs_kind: str,
+    ) -> list[Generation]:
         llm = self._engine(logprobs_kind, top_k_logprobs)
         prompts = [{"prompt_token_ids": list(r.prompt.token_ids or ())} for r in requests]
-        params = self.sampling_params(requests, seed=seed, temperature=temperature, top_p=top_p,
-                                      max_tokens=max_tokens, top_k_logprobs=top_k_logprobs)
+        params = self.sampling_params(
+            requests,
+            seed=seed,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            top_k_logprobs=top_k_logprobs,
+        )
         outputs = llm.generate(prompts, params, use_tqdm=False)
         gens = []
         for out in outputs:

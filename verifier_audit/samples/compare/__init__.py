@@ -17,9 +17,17 @@ oracles with the rest.
 
 from importlib import import_module
 
-_WHERE = {"run_compare": "pipeline", "compute": "pipeline", "write_json": "pipeline", "read_json": "pipeline",
-          "PLAN_EPSILONS": "pipeline", "CompareReport": "models", "render_text": "render", "render_html": "render",
-          "write_pngs": "render"}
+_WHERE = {
+    "run_compare": "pipeline",
+    "compute": "pipeline",
+    "write_json": "pipeline",
+    "read_json": "pipeline",
+    "PLAN_EPSILONS": "pipeline",
+    "CompareReport": "models",
+    "render_text": "render",
+    "render_html": "render",
+    "write_pngs": "render",
+}
 
 __all__ = sorted(_WHERE)
 

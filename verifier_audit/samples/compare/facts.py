@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from ...models import Task
 from .. import metrics as M
@@ -23,17 +23,17 @@ class Facts:
 
     task_id: str
     split: str
-    correct: Optional[bool]  # None: undecided
-    answer: Optional[str]  # canonical answer; None: unparseable
+    correct: bool | None  # None: undecided
+    answer: str | None  # canonical answer; None: unparseable
     tokens: int = 0
-    ent_low: Optional[float] = None  # sums over the sample's tokens
-    ent_high: Optional[float] = None  # NaN inside: unbounded
-    kl_k1: Optional[float] = None  # sums over tokens
-    kl_k3: Optional[float] = None
-    authority: Optional[Any] = None  # samples/authority.SampleAuthority, for a tool task; None otherwise
+    ent_low: float | None = None  # sums over the sample's tokens
+    ent_high: float | None = None  # NaN inside: unbounded
+    kl_k1: float | None = None  # sums over tokens
+    kl_k3: float | None = None
+    authority: Any | None = None  # samples/authority.SampleAuthority, for a tool task; None otherwise
 
 
-def token_entropy_sums(sample: Sample, vocab_size: Optional[int]) -> tuple[int, Optional[float], Optional[float]]:
+def token_entropy_sums(sample: Sample, vocab_size: int | None) -> tuple[int, float | None, float | None]:
     """(tokens, sum of lower bounds, sum of upper bounds) over a sample's tokens; None
     without top-K logprobs."""
     if not sample.top_logprobs:
@@ -42,7 +42,7 @@ def token_entropy_sums(sample: Sample, vocab_size: Optional[int]) -> tuple[int, 
     return len(sample.token_ids), float(low.sum()), float(high.sum())
 
 
-def kl_sums(sample: Sample) -> tuple[Optional[float], Optional[float]]:
+def kl_sums(sample: Sample) -> tuple[float | None, float | None]:
     if sample.ref_logprobs is None or sample.logprobs_kind != "raw" or not sample.logprobs:
         return None, None
     k1, k3 = M.kl_token_estimates(sample.logprobs, sample.ref_logprobs)
@@ -54,7 +54,7 @@ def kl_sums(sample: Sample) -> tuple[Optional[float], Optional[float]]:
 # --------------------------------------------------------------------------------------
 
 
-def canonical_answer(text: str, task: Task) -> Optional[str]:
+def canonical_answer(text: str, task: Task) -> str | None:
     """The domain's canonical answer of a completion, None when there is none
     (``Domain.canonical_answer``: math writes a final answer back as canonical LaTeX, sql
     collapses the statements' whitespace, code normalises the program with ``ast.unparse``).
@@ -74,19 +74,25 @@ class _AnswerJob:
     def setup(self) -> None:
         pass
 
-    def __call__(self, index: int) -> Optional[str]:
+    def __call__(self, index: int) -> str | None:
         task_id, text = self.items[index]
         task = self.tasks.get(task_id)
         return None if task is None else canonical_answer(text, task)
 
 
-def canonical_answers(items: Sequence[tuple[str, str]], tasks: dict[str, Task], *, workers: int = 2,
-                      timeout: float = 10.0, memory_mb: Optional[int] = 4096) -> list[Optional[str]]:
+def canonical_answers(
+    items: Sequence[tuple[str, str]],
+    tasks: dict[str, Task],
+    *,
+    workers: int = 2,
+    timeout: float = 10.0,
+    memory_mb: int | None = 4096,
+) -> list[str | None]:
     """``canonical_answer`` of every (task id, text), in order; a call that times out or
     crashes is an unparseable answer."""
     from ...engine import pool
 
-    out: list[Optional[str]] = [None] * len(items)
+    out: list[str | None] = [None] * len(items)
     job = _AnswerJob(items, tasks)
     for res in pool.run(job, range(len(items)), workers=workers, timeout=timeout, memory_mb=memory_mb):
         if res.ok:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional
 
 from .. import metrics as M
 from ..records import SamplesFile
@@ -51,9 +50,9 @@ def _correct_counts(facts: list[Facts]) -> dict[str, int]:
     return out
 
 
-def _fig(value: Optional[float], ci: Optional[tuple[Optional[float], Optional[float]]] = None) -> Figure:
+def _fig(value: float | None, ci: tuple[float | None, float | None] | None = None) -> Figure:
     lo, hi = ci if ci is not None else (None, None)
-    clean = (lambda x: None if x is None or not math.isfinite(x) else float(x))
+    clean = lambda x: None if x is None or not math.isfinite(x) else float(x)
     return Figure(value=clean(value), low=clean(lo), high=clean(hi))
 
 
@@ -61,7 +60,7 @@ def _split_key(split: str) -> tuple[int, str]:
     return (SPLIT_ORDER.index(split) if split in SPLIT_ORDER else len(SPLIT_ORDER), split)
 
 
-def _model_entropy(problems: list[_Problem], side: str, facts_all: list[Facts], kind: Optional[str]) -> ModelEntropy:
+def _model_entropy(problems: list[_Problem], side: str, facts_all: list[Facts], kind: str | None) -> ModelEntropy:
     plug, mm = [], []
     for p in problems:
         h, h_mm, _ = M.answer_entropy([f.answer for f in getattr(p, side)])
@@ -80,13 +79,20 @@ def _model_entropy(problems: list[_Problem], side: str, facts_all: list[Facts], 
         if all(h is not None and math.isfinite(h) for h in highs):
             high = sum(highs) / tokens
             exact = abs(high - low) <= 1e-9 * max(1.0, abs(low))
-    return ModelEntropy(answer_plugin=sum(plug) / len(plug) if plug else None,
-                        answer_miller_madow=sum(mm) / len(mm) if mm else None,
-                        unparseable_rate=bad / total if total else 0.0, problems=len(plug),
-                        token_low=low, token_high=high, token_exact=exact, tokens=tokens, logprobs_kind=kind)
+    return ModelEntropy(
+        answer_plugin=sum(plug) / len(plug) if plug else None,
+        answer_miller_madow=sum(mm) / len(mm) if mm else None,
+        unparseable_rate=bad / total if total else 0.0,
+        problems=len(plug),
+        token_low=low,
+        token_high=high,
+        token_exact=exact,
+        tokens=tokens,
+        logprobs_kind=kind,
+    )
 
 
-def _kind(f: SamplesFile) -> Optional[str]:
+def _kind(f: SamplesFile) -> str | None:
     """raw | processed from the manifest (or the samples, for an imported file); None when
     no logprobs are recorded."""
     sampling = getattr(f.manifest, "sampling", None)
@@ -98,29 +104,44 @@ def _kind(f: SamplesFile) -> Optional[str]:
 def _kl(rl_file: SamplesFile, facts: list[Facts], base_name: str) -> KL:
     kind = _kind(rl_file)
     if kind is None:
-        return KL(available=False, reason="the RL samples file records no logprobs (an imported file?): KL needs the "
-                                          "RL model's raw logprob of each sampled token")
+        return KL(
+            available=False,
+            reason="the RL samples file records no logprobs (an imported file?): KL needs the "
+            "RL model's raw logprob of each sampled token",
+        )
     if kind != "raw":
-        return KL(available=False,
-                  reason=("refused: the RL samples record processed logprobs (after temperature and top-p); "
-                          "KL(rl || base) needs the RL model's raw logprobs, comparable with the base's raw "
-                          "reference logprobs. Sample again with --logprobs raw"))
+        return KL(
+            available=False,
+            reason=(
+                "refused: the RL samples record processed logprobs (after temperature and top-p); "
+                "KL(rl || base) needs the RL model's raw logprobs, comparable with the base's raw "
+                "reference logprobs. Sample again with --logprobs raw"
+            ),
+        )
     with_ref = [f for f in facts if f.kl_k1 is not None]
     if not with_ref:
-        return KL(available=False,
-                  reason=("no reference logprobs in the RL samples file: compute the base model's logprobs of "
-                          "the RL samples by teacher forcing (verifier-audit logprobs --model BASE rl.jsonl)"))
+        return KL(
+            available=False,
+            reason=(
+                "no reference logprobs in the RL samples file: compute the base model's logprobs of "
+                "the RL samples by teacher forcing (verifier-audit logprobs --model BASE rl.jsonl)"
+            ),
+        )
     notes = []
     if len(with_ref) < len(facts):
         notes.append(f"{len(facts) - len(with_ref)} of {len(facts)} RL samples have no reference logprobs: left out")
     s = getattr(rl_file.manifest, "sampling", None)
     if s is None:
-        notes.append("the RL file does not say at which temperature and top-p it was sampled: the figures are "
-                     "KL(rl || base) only if that was temperature 1 and top-p 1")
+        notes.append(
+            "the RL file does not say at which temperature and top-p it was sampled: the figures are "
+            "KL(rl || base) only if that was temperature 1 and top-p 1"
+        )
     elif s.temperature != 1.0 or s.top_p != 1.0:
-        notes.append(f"the RL samples were drawn at temperature {s.temperature:g}, top-p {s.top_p:g}, not from the "
-                     "RL model's raw distribution: the figures estimate E over the sampler of log(p_rl/p_base), "
-                     "which equals KL(rl || base) only at temperature 1 and top-p 1")
+        notes.append(
+            f"the RL samples were drawn at temperature {s.temperature:g}, top-p {s.top_p:g}, not from the "
+            "RL model's raw distribution: the figures estimate E over the sampler of log(p_rl/p_base), "
+            "which equals KL(rl || base) only at temperature 1 and top-p 1"
+        )
     refs = {smp.ref_model for smp in rl_file.samples if smp.ref_model}
     if refs and refs != {base_name}:
         notes.append(f"reference logprobs come from {', '.join(sorted(refs))}, the base file's model is {base_name}")
@@ -132,13 +153,19 @@ def _kl(rl_file: SamplesFile, facts: list[Facts], base_name: str) -> KL:
     k3_tok = [f.kl_k3 / f.tokens for f in with_ref if f.tokens]
     _, l1, h1 = M.mean_interval(k1_tok)
     _, l3, h3 = M.mean_interval(k3_tok)
-    return KL(available=True, sequences=len(with_ref), tokens=tokens,
-              per_token_k1=_fig(sum(k1_seq) / tokens if tokens else None, (l1, h1)),
-              per_token_k3=_fig(sum(k3_seq) / tokens if tokens else None, (l3, h3)),
-              per_sequence_k1=_fig(*_mi(k1_seq)), per_sequence_k3=_fig(*_mi(k3_seq)), notes=notes)
+    return KL(
+        available=True,
+        sequences=len(with_ref),
+        tokens=tokens,
+        per_token_k1=_fig(sum(k1_seq) / tokens if tokens else None, (l1, h1)),
+        per_token_k3=_fig(sum(k3_seq) / tokens if tokens else None, (l3, h3)),
+        per_sequence_k1=_fig(*_mi(k1_seq)),
+        per_sequence_k3=_fig(*_mi(k3_seq)),
+        notes=notes,
+    )
 
 
-def _mi(values: list[float]) -> tuple[Optional[float], tuple[Optional[float], Optional[float]]]:
+def _mi(values: list[float]) -> tuple[float | None, tuple[float | None, float | None]]:
     mean, lo, hi = M.mean_interval(values)
     return mean, (lo, hi)
 
@@ -150,19 +177,34 @@ def _support_counts(cats: Sequence[str], counts_matrix, weights) -> SupportCount
     for c in cats:
         counts[c] += 1
     rates = M.support_rates(counts["preservation"], counts["shrinkage"], counts["expansion"])
-    cis = M.support_bootstrap(np.asarray(counts_matrix, dtype=float).reshape(-1, 3), weights) if len(counts_matrix) else {}
+    cis = (
+        M.support_bootstrap(np.asarray(counts_matrix, dtype=float).reshape(-1, 3), weights)
+        if len(counts_matrix)
+        else {}
+    )
     return SupportCounts(
-        preservation=counts["preservation"], shrinkage=counts["shrinkage"], expansion=counts["expansion"],
+        preservation=counts["preservation"],
+        shrinkage=counts["shrinkage"],
+        expansion=counts["expansion"],
         out_of_support=counts["out_of_support"],
-        **{name: _fig(getattr(rates, name), cis.get(name)) for name in ("srr", "ndr", "sds", "nscr")})
+        **{name: _fig(getattr(rates, name), cis.get(name)) for name in ("srr", "ndr", "sds", "nscr")},
+    )
 
 
 def _l(a) -> list[float]:
     return [float(x) for x in a]
 
 
-def _splits(problems: list[_Problem], k_head: int, alpha: float, rule: M.SupportRule, n_boot: int, seed: int,
-            prob_cats: list[str], with_kl: bool) -> list[SplitFigures]:
+def _splits(
+    problems: list[_Problem],
+    k_head: int,
+    alpha: float,
+    rule: M.SupportRule,
+    n_boot: int,
+    seed: int,
+    prob_cats: list[str],
+    with_kl: bool,
+) -> list[SplitFigures]:
     import numpy as np
 
     out: list[SplitFigures] = []
@@ -171,8 +213,15 @@ def _splits(problems: list[_Problem], k_head: int, alpha: float, rule: M.Support
         idx = [i for i, p in enumerate(problems) if p.split == name]
         ps = [problems[i] for i in idx]
         k_s = min(k_head, min(min(len(p.base), len(p.rl)) for p in ps))
-        curves = M.pass_at_k_curves([len(p.base) for p in ps], [p.c_base for p in ps], [len(p.rl) for p in ps],
-                                    [p.c_rl for p in ps], k_s, n_boot=n_boot, seed=seed)
+        curves = M.pass_at_k_curves(
+            [len(p.base) for p in ps],
+            [p.c_base for p in ps],
+            [len(p.rl) for p in ps],
+            [p.c_rl for p in ps],
+            k_s,
+            n_boot=n_boot,
+            seed=seed,
+        )
         d1 = curves.rl_reps[:, 0] - curves.base_reps[:, 0]
         dk = curves.rl_reps[:, k_s - 1] - curves.base_reps[:, k_s - 1]
         cats = [prob_cats[i] for i in idx]
@@ -185,16 +234,29 @@ def _splits(problems: list[_Problem], k_head: int, alpha: float, rule: M.Support
             toks = sum(f.tokens for f in fr)
             kl_tok = sum(f.kl_k3 for f in fr) / toks if toks else None
             kl_tok = kl_tok if kl_tok is not None and math.isfinite(kl_tok) else None
-        out.append(SplitFigures(
-            split=name, problems=len(ps), pass1_base=float(curves.base[0]), pass1_rl=float(curves.rl[0]),
-            passk_base=float(curves.base[k_s - 1]), passk_rl=float(curves.rl[k_s - 1]),
-            delta_pass1=_fig(float(curves.rl[0] - curves.base[0]), M.percentile_interval(d1)),
-            delta_passk=_fig(float(curves.rl[k_s - 1] - curves.base[k_s - 1]), M.percentile_interval(dk)),
-            compression=M.compression_ratio(float(curves.base[0]), float(curves.rl[0]), float(curves.base[k_s - 1])),
-            preservation=cats.count("preservation"), shrinkage=cats.count("shrinkage"),
-            expansion=cats.count("expansion"), out_of_support=cats.count("out_of_support"), nscr=rates.nscr,
-            answer_entropy_base=float(np.mean(mm_b)) if mm_b else None,
-            answer_entropy_rl=float(np.mean(mm_r)) if mm_r else None, kl_k3_per_token=kl_tok))
+        out.append(
+            SplitFigures(
+                split=name,
+                problems=len(ps),
+                pass1_base=float(curves.base[0]),
+                pass1_rl=float(curves.rl[0]),
+                passk_base=float(curves.base[k_s - 1]),
+                passk_rl=float(curves.rl[k_s - 1]),
+                delta_pass1=_fig(float(curves.rl[0] - curves.base[0]), M.percentile_interval(d1)),
+                delta_passk=_fig(float(curves.rl[k_s - 1] - curves.base[k_s - 1]), M.percentile_interval(dk)),
+                compression=M.compression_ratio(
+                    float(curves.base[0]), float(curves.rl[0]), float(curves.base[k_s - 1])
+                ),
+                preservation=cats.count("preservation"),
+                shrinkage=cats.count("shrinkage"),
+                expansion=cats.count("expansion"),
+                out_of_support=cats.count("out_of_support"),
+                nscr=rates.nscr,
+                answer_entropy_base=float(np.mean(mm_b)) if mm_b else None,
+                answer_entropy_rl=float(np.mean(mm_r)) if mm_r else None,
+                kl_k3_per_token=kl_tok,
+            )
+        )
     train = next((s for s in out if s.split == "train"), None)
     if train is not None:
         for s in out:

@@ -6,8 +6,6 @@ needs neither numpy nor the oracles.
 
 from __future__ import annotations
 
-from typing import Optional
-
 from pydantic import BaseModel, Field
 
 from ..authority import CompareAuthority
@@ -19,9 +17,9 @@ FORMAT_VERSION = 1
 class Figure(BaseModel):
     """A number with its 95% interval (None where it is undefined)."""
 
-    value: Optional[float] = None
-    low: Optional[float] = None
-    high: Optional[float] = None
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
 
 
 class ModelInfo(BaseModel):
@@ -31,9 +29,9 @@ class ModelInfo(BaseModel):
     problems: int  # problems in the file
     n_min: int  # samples per problem, least and most
     n_max: int
-    logprobs_kind: Optional[str] = None  # None: the file records no logprobs (an imported file)
-    temperature: Optional[float] = None  # None: unknown (an imported file)
-    top_p: Optional[float] = None
+    logprobs_kind: str | None = None  # None: the file records no logprobs (an imported file)
+    temperature: float | None = None  # None: unknown (an imported file)
+    top_p: float | None = None
     undecided: int = 0  # samples whose correctness the oracle (or verifier) could not decide
 
 
@@ -51,10 +49,10 @@ class PassAtK(BaseModel):
 
 
 class Crossover(BaseModel):
-    k: Optional[int]  # smallest k with pass@k(base) >= pass@k(rl); None: not within k_max
+    k: int | None  # smallest k with pass@k(base) >= pass@k(rl); None: not within k_max
     bootstrap_support: float  # fraction of replicates in which the base catches up within k_max
-    low: Optional[int] = None  # 95% interval of k* over replicates; high None: beyond k_max
-    high: Optional[int] = None
+    low: int | None = None  # 95% interval of k* over replicates; high None: beyond k_max
+    high: int | None = None
 
 
 class Compression(BaseModel):
@@ -90,21 +88,21 @@ class Support(BaseModel):
 
 
 class ModelEntropy(BaseModel):
-    answer_plugin: Optional[float] = None  # mean over problems with a parseable answer, nats
-    answer_miller_madow: Optional[float] = None
+    answer_plugin: float | None = None  # mean over problems with a parseable answer, nats
+    answer_miller_madow: float | None = None
     unparseable_rate: float = 0.0  # of all samples
     problems: int = 0  # problems with at least one parseable answer
-    token_low: Optional[float] = None  # token-weighted mean of per-token bounds, nats
-    token_high: Optional[float] = None  # None: unbounded (no vocabulary size) or no top-K
+    token_low: float | None = None  # token-weighted mean of per-token bounds, nats
+    token_high: float | None = None  # None: unbounded (no vocabulary size) or no top-K
     token_exact: bool = False
     tokens: int = 0
-    logprobs_kind: Optional[str] = "raw"
+    logprobs_kind: str | None = "raw"
 
 
 class Entropy(BaseModel):
     base: ModelEntropy
     rl: ModelEntropy
-    vocab_size: Optional[int] = None
+    vocab_size: int | None = None
     vocab_source: str = ""
 
 
@@ -129,21 +127,21 @@ class SplitFigures(BaseModel):
     passk_rl: float
     delta_pass1: Figure  # rl - base
     delta_passk: Figure
-    delta_pass1_vs_train: Optional[float] = None  # this split's delta_pass1 minus train's
-    compression: Optional[float] = None
+    delta_pass1_vs_train: float | None = None  # this split's delta_pass1 minus train's
+    compression: float | None = None
     preservation: int = 0
     shrinkage: int = 0
     expansion: int = 0
     out_of_support: int = 0
-    nscr: Optional[float] = None
-    answer_entropy_base: Optional[float] = None  # Miller-Madow, mean over problems
-    answer_entropy_rl: Optional[float] = None
-    kl_k3_per_token: Optional[float] = None
+    nscr: float | None = None
+    answer_entropy_base: float | None = None  # Miller-Madow, mean over problems
+    answer_entropy_rl: float | None = None
+    kl_k3_per_token: float | None = None
     # tool-call samples only (samples/authority.py): share of readable samples with a call
     # outside the task's policy, and its change rl - base with a 95% paired bootstrap interval
-    authority_base: Optional[float] = None
-    authority_rl: Optional[float] = None
-    delta_authority: Optional[Figure] = None
+    authority_base: float | None = None
+    authority_rl: float | None = None
+    delta_authority: Figure | None = None
 
 
 class ProblemRow(BaseModel):
@@ -155,14 +153,16 @@ class ProblemRow(BaseModel):
     c_rl: int
     category: str
     answers: dict[str, str] = Field(default_factory=dict)  # correct answer -> its category
-    entropy_base: Optional[float] = None  # Miller-Madow, nats
-    entropy_rl: Optional[float] = None
+    entropy_base: float | None = None  # Miller-Madow, nats
+    entropy_rl: float | None = None
 
 
 class Verdict(BaseModel):
-    kind: str  # search_compression | capability_expansion | mixed | regression | narrowing | broadening | no_clear_change
+    kind: (
+        str  # search_compression | capability_expansion | mixed | regression | narrowing | broadening | no_clear_change
+    )
     text: str
-    authority: Optional[str] = None  # tool-call samples: increase | decrease | no_change (samples/authority.py)
+    authority: str | None = None  # tool-call samples: increase | decrease | no_change (samples/authority.py)
 
 
 class CompareReport(BaseModel):
@@ -188,4 +188,4 @@ class CompareReport(BaseModel):
     verdict: Verdict
     warnings: list[str] = Field(default_factory=list)
     problem_rows: list[ProblemRow] = Field(default_factory=list)
-    authority: Optional[CompareAuthority] = None  # tool-call samples only (docs/samples-authority.md)
+    authority: CompareAuthority | None = None  # tool-call samples only (docs/samples-authority.md)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from ...errors import InputError
 from ...models import Task
@@ -59,11 +59,26 @@ PLAN_EPSILONS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.001)
 # --------------------------------------------------------------------------------------
 
 
-def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts], rl_facts: list[Facts], *,
-            base_path: str = "base", rl_path: str = "rl", labels: str = "oracle", suite: str = "",
-            alpha: float = 0.05, rule: M.SupportRule = "frequency", n_boot: int = 1000, seed: int = 0,
-            k: Optional[int] = None, vocab_size: Optional[int] = None, vocab_source: str = "",
-            plan_epsilons: Sequence[float] = PLAN_EPSILONS, warnings: Optional[list[str]] = None) -> CompareReport:
+def compute(
+    base_file: SamplesFile,
+    rl_file: SamplesFile,
+    base_facts: list[Facts],
+    rl_facts: list[Facts],
+    *,
+    base_path: str = "base",
+    rl_path: str = "rl",
+    labels: str = "oracle",
+    suite: str = "",
+    alpha: float = 0.05,
+    rule: M.SupportRule = "frequency",
+    n_boot: int = 1000,
+    seed: int = 0,
+    k: int | None = None,
+    vocab_size: int | None = None,
+    vocab_source: str = "",
+    plan_epsilons: Sequence[float] = PLAN_EPSILONS,
+    warnings: list[str] | None = None,
+) -> CompareReport:
     """Every figure from the per-sample facts (same order as the files' samples)."""
 
     from ..._version import __version__
@@ -78,8 +93,10 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
     only_base = sorted(set(by_base) - set(by_rl))
     only_rl = sorted(set(by_rl) - set(by_base))
     if only_base or only_rl:
-        warnings.append(f"{len(only_base)} problems only in the base file and {len(only_rl)} only in the RL file "
-                        f"are left out (first: {', '.join((only_base + only_rl)[:3])})")
+        warnings.append(
+            f"{len(only_base)} problems only in the base file and {len(only_rl)} only in the RL file "
+            f"are left out (first: {', '.join((only_base + only_rl)[:3])})"
+        )
     problems: list[_Problem] = []
     dropped = []
     for tid in sorted(set(by_base) & set(by_rl), key=lambda t: (_split_key(by_base[t][0].split), t)):
@@ -89,8 +106,10 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
             continue
         problems.append(_Problem(tid, b[0].split, b, r))
     if dropped:
-        warnings.append(f"{len(dropped)} problems have no decidable sample (unknown task or unusable reference) and "
-                        f"are left out: {', '.join(dropped[:5])}{' ...' if len(dropped) > 5 else ''}")
+        warnings.append(
+            f"{len(dropped)} problems have no decidable sample (unknown task or unusable reference) and "
+            f"are left out: {', '.join(dropped[:5])}{' ...' if len(dropped) > 5 else ''}"
+        )
     if not problems:
         raise InputError(f"{base_path} and {rl_path}: no problem in common with a decidable sample; nothing to compare")
 
@@ -105,8 +124,10 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
     cr = [p.c_rl for p in problems]
     k_max = min(min(nb), min(nr))
     if min(nb) != max(nb) or min(nr) != max(nr) or min(nb) != min(nr):
-        warnings.append(f"samples per problem differ (base {min(nb)}-{max(nb)}, RL {min(nr)}-{max(nr)}): pass@k is "
-                        f"shown for k <= {k_max}")
+        warnings.append(
+            f"samples per problem differ (base {min(nb)}-{max(nb)}, RL {min(nr)}-{max(nr)}): pass@k is "
+            f"shown for k <= {k_max}"
+        )
     k_head = k_max if k is None else k
     if not 1 <= k_head <= k_max:
         raise InputError(f"--k {k}: must be between 1 and {k_max} (the fewest samples of any problem)")
@@ -117,9 +138,11 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
     head_reps = curves.base_reps[:, k_head - 1] - curves.rl_reps[:, 0]
     headroom = _fig(float(curves.base[k_head - 1] - curves.rl[0]), M.percentile_interval(head_reps))
     ratio, rlo, rhi = M.compression_bootstrap(curves, k_head)
-    comp = Compression(k=k_head, ratio=_fig(ratio, (rlo, rhi)),
-                       reason="" if ratio is not None else
-                       f"the base's pass@{k_head} equals its pass@1 (no headroom to compress)")
+    comp = Compression(
+        k=k_head,
+        ratio=_fig(ratio, (rlo, rhi)),
+        reason="" if ratio is not None else f"the base's pass@{k_head} equals its pass@1 (no headroom to compress)",
+    )
 
     # support
     prob_cats, prob_rows, ans_cats, ans_rows, rows = [], [], [], [], []
@@ -133,27 +156,54 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
         ans_rows.append([vals.count("preservation"), vals.count("shrinkage"), vals.count("expansion")])
         eb = M.answer_entropy([f.answer for f in p.base])[1]
         er = M.answer_entropy([f.answer for f in p.rl])[1]
-        rows.append(ProblemRow(task_id=p.task_id, split=p.split, n_base=len(p.base), c_base=p.c_base,
-                               n_rl=len(p.rl), c_rl=p.c_rl, category=pc, answers=dict(acats),
-                               entropy_base=eb, entropy_rl=er))
-    support = Support(alpha=alpha, rule=rule, epsilon_base=M.epsilon(min(nb), alpha), epsilon_rl=M.epsilon(min(nr), alpha),
-                      problems=_support_counts(prob_cats, prob_rows, weights),
-                      answers=_support_counts(ans_cats, ans_rows, weights),
-                      plan=[PlanRow(epsilon=e, samples=M.samples_needed(e, alpha)) for e in plan_epsilons])
+        rows.append(
+            ProblemRow(
+                task_id=p.task_id,
+                split=p.split,
+                n_base=len(p.base),
+                c_base=p.c_base,
+                n_rl=len(p.rl),
+                c_rl=p.c_rl,
+                category=pc,
+                answers=dict(acats),
+                entropy_base=eb,
+                entropy_rl=er,
+            )
+        )
+    support = Support(
+        alpha=alpha,
+        rule=rule,
+        epsilon_base=M.epsilon(min(nb), alpha),
+        epsilon_rl=M.epsilon(min(nr), alpha),
+        problems=_support_counts(prob_cats, prob_rows, weights),
+        answers=_support_counts(ans_cats, ans_rows, weights),
+        plan=[PlanRow(epsilon=e, samples=M.samples_needed(e, alpha)) for e in plan_epsilons],
+    )
 
     used_b = [f for p in problems for f in p.base]
     used_r = [f for p in problems for f in p.rl]
-    entropy = Entropy(base=_model_entropy(problems, "base", used_b, _kind(base_file)),
-                      rl=_model_entropy(problems, "rl", used_r, _kind(rl_file)),
-                      vocab_size=vocab_size, vocab_source=vocab_source)
+    entropy = Entropy(
+        base=_model_entropy(problems, "base", used_b, _kind(base_file)),
+        rl=_model_entropy(problems, "rl", used_r, _kind(rl_file)),
+        vocab_size=vocab_size,
+        vocab_source=vocab_source,
+    )
     kl = _kl(rl_file, used_r, base_file.manifest.model_name)
 
     splits = _splits(problems, k_head, alpha, rule, n_boot, seed, prob_cats, kl.available)
 
-    pass_at_k = PassAtK(ks=[int(x) for x in curves.ks], base=_l(curves.base), base_low=_l(curves.base_low),
-                        base_high=_l(curves.base_high), rl=_l(curves.rl), rl_low=_l(curves.rl_low),
-                        rl_high=_l(curves.rl_high), diff=_l(curves.diff), diff_low=_l(curves.diff_low),
-                        diff_high=_l(curves.diff_high))
+    pass_at_k = PassAtK(
+        ks=[int(x) for x in curves.ks],
+        base=_l(curves.base),
+        base_low=_l(curves.base_low),
+        base_high=_l(curves.base_high),
+        rl=_l(curves.rl),
+        rl_low=_l(curves.rl_low),
+        rl_high=_l(curves.rl_high),
+        diff=_l(curves.diff),
+        diff_low=_l(curves.diff_low),
+        diff_high=_l(curves.diff_high),
+    )
     d1_reps = curves.rl_reps[:, 0] - curves.base_reps[:, 0]
     dk_reps = curves.rl_reps[:, k_head - 1] - curves.base_reps[:, k_head - 1]
     d1 = _fig(float(curves.rl[0] - curves.base[0]), M.percentile_interval(d1_reps))
@@ -164,18 +214,41 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
         for x in facts:
             per[x.task_id] = per.get(x.task_id, 0) + 1
         s = getattr(f.manifest, "sampling", None)
-        return ModelInfo(path=path, model=f.manifest.model_name, samples=len(facts), problems=len(per),
-                         n_min=min(per.values(), default=0), n_max=max(per.values(), default=0),
-                         logprobs_kind=_kind(f), temperature=None if s is None else s.temperature,
-                         top_p=None if s is None else s.top_p, undecided=undecided)
+        return ModelInfo(
+            path=path,
+            model=f.manifest.model_name,
+            samples=len(facts),
+            problems=len(per),
+            n_min=min(per.values(), default=0),
+            n_max=max(per.values(), default=0),
+            logprobs_kind=_kind(f),
+            temperature=None if s is None else s.temperature,
+            top_p=None if s is None else s.top_p,
+            undecided=undecided,
+        )
 
     report = CompareReport(
-        tool_version=__version__, base=info(base_path, base_file, base_facts, und_b),
-        rl=info(rl_path, rl_file, rl_facts, und_r), labels=labels, suite=suite, problems=len(problems),
-        k_max=k_max, n_boot=n_boot, seed=seed, pass_at_k=pass_at_k, crossover=Crossover(
-            k=xb.k, bootstrap_support=xb.support, low=xb.low, high=xb.high),
-        headroom=headroom, compression=comp, support=support, entropy=entropy, kl=kl, splits=splits,
-        verdict=Verdict(kind="", text=""), warnings=warnings, problem_rows=rows)
+        tool_version=__version__,
+        base=info(base_path, base_file, base_facts, und_b),
+        rl=info(rl_path, rl_file, rl_facts, und_r),
+        labels=labels,
+        suite=suite,
+        problems=len(problems),
+        k_max=k_max,
+        n_boot=n_boot,
+        seed=seed,
+        pass_at_k=pass_at_k,
+        crossover=Crossover(k=xb.k, bootstrap_support=xb.support, low=xb.low, high=xb.high),
+        headroom=headroom,
+        compression=comp,
+        support=support,
+        entropy=entropy,
+        kl=kl,
+        splits=splits,
+        verdict=Verdict(kind="", text=""),
+        warnings=warnings,
+        problem_rows=rows,
+    )
     report.authority = _authority(problems, weights, d1, splits, n_boot, seed)
     report.verdict = verdict(report, d1, dk)
     return report
@@ -186,7 +259,7 @@ def compute(base_file: SamplesFile, rl_file: SamplesFile, base_facts: list[Facts
 # --------------------------------------------------------------------------------------
 
 
-def vocab_from_manifest(f: SamplesFile) -> Optional[int]:
+def vocab_from_manifest(f: SamplesFile) -> int | None:
     """The model's vocabulary size from its config.json, when the manifest's model
     directory exists here (the embedding size: an upper bound on the token ids)."""
     cfg = Path(f.manifest.model) / "config.json"
@@ -198,41 +271,64 @@ def vocab_from_manifest(f: SamplesFile) -> Optional[int]:
     return int(v) if isinstance(v, int) and v > 0 else None
 
 
-def load_tasks(suite_arg: Optional[str], base: SamplesFile, rl: SamplesFile, task_ids: set[str],
-               warnings: list[str]) -> tuple[str, dict[str, Task]]:
+def load_tasks(
+    suite_arg: str | None, base: SamplesFile, rl: SamplesFile, task_ids: set[str], warnings: list[str]
+) -> tuple[str, dict[str, Task]]:
     from ...suites import load_suite
     from ..labels import prepare_for_labels
 
     name = suite_arg or base.manifest.suite
     if suite_arg is None and rl.manifest.suite != base.manifest.suite:
-        warnings.append(f"the files name different suites ({base.manifest.suite!r}, {rl.manifest.suite!r}); "
-                        f"using the base's; pass --suite to choose")
+        warnings.append(
+            f"the files name different suites ({base.manifest.suite!r}, {rl.manifest.suite!r}); "
+            f"using the base's; pass --suite to choose"
+        )
     try:
         suite = load_suite(name)
     except InputError as exc:
         if suite_arg is None:
-            raise InputError(f"the samples' suite {name!r} cannot be loaded ({exc}); pass --suite NAME_OR_FILE") from None
+            raise InputError(
+                f"the samples' suite {name!r} cannot be loaded ({exc}); pass --suite NAME_OR_FILE"
+            ) from None
         raise
     if suite_arg is None and base.manifest.suite_hash and suite.content_hash != base.manifest.suite_hash:
         warnings.append(f"suite {name!r} has changed since the base samples were drawn (hash differs)")
     chosen = [t for t in suite.tasks if t.id in task_ids]
     missing = task_ids - {t.id for t in chosen}
     if missing:
-        warnings.append(f"{len(missing)} problems of the samples are not in suite {suite.name!r}: "
-                        f"{', '.join(sorted(missing)[:5])}{' ...' if len(missing) > 5 else ''}")
+        warnings.append(
+            f"{len(missing)} problems of the samples are not in suite {suite.name!r}: "
+            f"{', '.join(sorted(missing)[:5])}{' ...' if len(missing) > 5 else ''}"
+        )
     if not chosen:
-        raise InputError(f"no task of the samples is in suite {suite.name!r}; pass the suite they were drawn from "
-                         "with --suite")
+        raise InputError(
+            f"no task of the samples is in suite {suite.name!r}; pass the suite they were drawn from with --suite"
+        )
     prepared = prepare_for_labels(chosen)
     return suite.name, {t.id: t for t in prepared}
 
 
-def run_compare(base_path, rl_path, *, suite: Optional[str] = None, by_verifier: Optional[str] = None,
-                style: Optional[str] = None, threshold: float = 0.5, alpha: float = 0.05,
-                rule: M.SupportRule = "frequency", n_boot: int = 1000, seed: int = 0, k: Optional[int] = None,
-                vocab_size: Optional[int] = None, plan_epsilons: Sequence[float] = PLAN_EPSILONS, workers: int = 2,
-                timeout: float = 10.0, memory_mb: Optional[int] = 4096, executor: str = "local",
-                ray_address: Optional[str] = None) -> CompareReport:
+def run_compare(
+    base_path,
+    rl_path,
+    *,
+    suite: str | None = None,
+    by_verifier: str | None = None,
+    style: str | None = None,
+    threshold: float = 0.5,
+    alpha: float = 0.05,
+    rule: M.SupportRule = "frequency",
+    n_boot: int = 1000,
+    seed: int = 0,
+    k: int | None = None,
+    vocab_size: int | None = None,
+    plan_epsilons: Sequence[float] = PLAN_EPSILONS,
+    workers: int = 2,
+    timeout: float = 10.0,
+    memory_mb: int | None = 4096,
+    executor: str = "local",
+    ray_address: str | None = None,
+) -> CompareReport:
     """Read, label, reduce, compute: the whole ``compare`` command without its output."""
     from ..labels import label_texts, verifier_labels
 
@@ -247,12 +343,29 @@ def run_compare(base_path, rl_path, *, suite: Optional[str] = None, by_verifier:
 
     items = [(s.task_id, s.text) for s in base.samples] + [(s.task_id, s.text) for s in rl.samples]
     if by_verifier:
-        labelled = verifier_labels(items, tasks, by_verifier, style=style, threshold=threshold, workers=workers,
-                                   timeout=timeout, memory_mb=memory_mb, executor=executor, ray_address=ray_address)
+        labelled = verifier_labels(
+            items,
+            tasks,
+            by_verifier,
+            style=style,
+            threshold=threshold,
+            workers=workers,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            executor=executor,
+            ray_address=ray_address,
+        )
         labels = f"verifier {by_verifier} (threshold {threshold:g})"
     else:
-        labelled = label_texts(items, tasks, workers=workers, timeout=timeout, memory_mb=memory_mb, executor=executor,
-                               ray_address=ray_address)
+        labelled = label_texts(
+            items,
+            tasks,
+            workers=workers,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            executor=executor,
+            ray_address=ray_address,
+        )
         labels = "oracle"
     answers = canonical_answers(items, tasks, workers=workers, timeout=timeout, memory_mb=memory_mb)
 
@@ -269,17 +382,43 @@ def run_compare(base_path, rl_path, *, suite: Optional[str] = None, by_verifier:
         label = labelled[i][0]
         tokens, lo, hi = token_entropy_sums(s, vocab_size)
         k1, k3 = kl_sums(s)
-        facts.append(Facts(task_id=s.task_id, split=tasks[s.task_id].split if s.task_id in tasks else s.split,
-                           correct=None if label is None else label == "correct", answer=answers[i], tokens=tokens,
-                           ent_low=lo, ent_high=hi, kl_k1=k1, kl_k3=k3,
-                           authority=_sample_authority(tasks.get(s.task_id), s.text, policies)))
+        facts.append(
+            Facts(
+                task_id=s.task_id,
+                split=tasks[s.task_id].split if s.task_id in tasks else s.split,
+                correct=None if label is None else label == "correct",
+                answer=answers[i],
+                tokens=tokens,
+                ent_low=lo,
+                ent_high=hi,
+                kl_k1=k1,
+                kl_k3=k3,
+                authority=_sample_authority(tasks.get(s.task_id), s.text, policies),
+            )
+        )
     nb = len(base.samples)
-    return compute(base, rl, facts[:nb], facts[nb:], base_path=str(base_path), rl_path=str(rl_path), labels=labels,
-                   suite=suite_name, alpha=alpha, rule=rule, n_boot=n_boot, seed=seed, k=k, vocab_size=vocab_size,
-                   vocab_source=vocab_source, plan_epsilons=plan_epsilons, warnings=warnings)
+    return compute(
+        base,
+        rl,
+        facts[:nb],
+        facts[nb:],
+        base_path=str(base_path),
+        rl_path=str(rl_path),
+        labels=labels,
+        suite=suite_name,
+        alpha=alpha,
+        rule=rule,
+        n_boot=n_boot,
+        seed=seed,
+        k=k,
+        vocab_size=vocab_size,
+        vocab_source=vocab_source,
+        plan_epsilons=plan_epsilons,
+        warnings=warnings,
+    )
 
 
-def _sample_authority(task: Optional[Task], text: str, policies: dict):
+def _sample_authority(task: Task | None, text: str, policies: dict):
     """The authority a tool-call sample uses (samples/authority.py); None for other tasks."""
     from .. import authority as A
 
@@ -292,8 +431,9 @@ def _sample_authority(task: Optional[Task], text: str, policies: dict):
     return A.sample_authority(task, text, policies[task.id])
 
 
-def _authority(problems: list[_Problem], weights, d1: Figure, splits: list[SplitFigures], n_boot: int,
-               seed: int) -> Optional["A.CompareAuthority"]:
+def _authority(
+    problems: list[_Problem], weights, d1: Figure, splits: list[SplitFigures], n_boot: int, seed: int
+) -> A.CompareAuthority | None:
     """Base and RL authority on the compared problems, overall and per split, and its change
     (the same paired bootstrap over problems as pass@k). None without tool-call samples."""
     from .. import authority as A
@@ -317,11 +457,18 @@ def _authority(problems: list[_Problem], weights, d1: Figure, splits: list[Split
     split_figs, split_changes = [], []
     for sp in splits:
         ps = [p for p in problems if p.split == sp.split]
-        split_figs += [A.figures(items(ps, "base"), name="base", role="base", split=sp.split),
-                       A.figures(items(ps, "rl"), name="rl", role="rl", split=sp.split)]
+        split_figs += [
+            A.figures(items(ps, "base"), name="base", role="base", split=sp.split),
+            A.figures(items(ps, "rl"), name="rl", role="rl", split=sp.split),
+        ]
         # the split's own resampling, as its pass@k curves (_splits): same size, same seed
-        ch = A.change(counts(ps, "base"), counts(ps, "rl"), M.bootstrap_weights(len(ps), n_boot, seed),
-                      split=sp.split, delta_pass1=sp.delta_pass1.value)
+        ch = A.change(
+            counts(ps, "base"),
+            counts(ps, "rl"),
+            M.bootstrap_weights(len(ps), n_boot, seed),
+            split=sp.split,
+            delta_pass1=sp.delta_pass1.value,
+        )
         split_changes.append(ch)
         sp.authority_base, sp.authority_rl = ch.base_rate, ch.rl_rate
         sp.delta_authority = _fig(ch.diff, (ch.low, ch.high))

@@ -3,8 +3,6 @@ by the rules of docs/compare.md ("Reading the verdict")."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from .models import CompareReport, Figure, Verdict
 
 FEW_PROBLEMS = 30  # below this the verdict says the figures are indicative only
@@ -20,7 +18,7 @@ PHRASES = {
 }
 
 
-def signed_points(x: Optional[float]) -> str:
+def signed_points(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:+.1f}"
 
 
@@ -65,35 +63,46 @@ def verdict(r: CompareReport, d1: Figure, dk: Figure) -> Verdict:
             kind = "mixed"
     else:
         kind = {-1: "narrowing", 1: "broadening", 0: "no_clear_change"}[ceiling]
-    parts = [f"pass@1 {signed_points(d1.value)} points, pass@{k} {signed_points(dk.value)} points, support shrinkage {s} "
-             f"problem{'s' if s != 1 else ''} vs expansion {e}: {PHRASES[kind]}."]
+    parts = [
+        f"pass@1 {signed_points(d1.value)} points, pass@{k} {signed_points(dk.value)} points, support shrinkage {s} "
+        f"problem{'s' if s != 1 else ''} vs expansion {e}: {PHRASES[kind]}."
+    ]
     xb = r.crossover
     if xb.k is not None:
-        parts.append(f"The base model catches up at k = {xb.k} (in {100 * xb.bootstrap_support:.0f}% of bootstrap "
-                     f"replicates it does within k <= {r.k_max}).")
+        parts.append(
+            f"The base model catches up at k = {xb.k} (in {100 * xb.bootstrap_support:.0f}% of bootstrap "
+            f"replicates it does within k <= {r.k_max})."
+        )
     else:
-        parts.append(f"The base model does not catch up within k <= {r.k_max} (it does in "
-                     f"{100 * xb.bootstrap_support:.0f}% of bootstrap replicates).")
+        parts.append(
+            f"The base model does not catch up within k <= {r.k_max} (it does in "
+            f"{100 * xb.bootstrap_support:.0f}% of bootstrap replicates)."
+        )
     ratio = r.compression.ratio.value
     if ratio is None:
         parts.append(f"The compression ratio is undefined: {r.compression.reason}.")
     elif ratio > 1:
         parts.append(f"RL's pass@1 exceeds the base's pass@{k} (compression ratio {ratio:.2f}).")
     elif ratio >= 0:
-        parts.append(f"RL turned {100 * ratio:.0f}% of the base's pass@1-to-pass@{k} headroom into pass@1 "
-                     f"(compression ratio {ratio:.2f}).")
+        parts.append(
+            f"RL turned {100 * ratio:.0f}% of the base's pass@1-to-pass@{k} headroom into pass@1 "
+            f"(compression ratio {ratio:.2f})."
+        )
     else:
         parts.append(f"The compression ratio is {ratio:.2f}: RL's pass@1 is below the base's.")
     eb, er = r.entropy.base, r.entropy.rl
     if eb.answer_miller_madow is not None and er.answer_miller_madow is not None:
         a0, a1 = eb.answer_miller_madow, er.answer_miller_madow
-        token_rose = (eb.token_high is not None and er.token_low is not None and er.token_low > eb.token_high)
+        token_rose = eb.token_high is not None and er.token_low is not None and er.token_low > eb.token_high
         if a1 < a0 and token_rose:
-            parts.append(f"Answer entropy fell ({a0:.2f} to {a1:.2f} nats) while token entropy rose: local "
-                         "stochasticity without global exploration.")
+            parts.append(
+                f"Answer entropy fell ({a0:.2f} to {a1:.2f} nats) while token entropy rose: local "
+                "stochasticity without global exploration."
+            )
         elif a1 < a0:
-            parts.append(f"Answer entropy fell from {a0:.2f} to {a1:.2f} nats: the RL model concentrates on fewer "
-                         "final answers.")
+            parts.append(
+                f"Answer entropy fell from {a0:.2f} to {a1:.2f} nats: the RL model concentrates on fewer final answers."
+            )
         elif a1 > a0:
             parts.append(f"Answer entropy rose from {a0:.2f} to {a1:.2f} nats.")
     authority = None

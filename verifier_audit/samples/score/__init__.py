@@ -28,5 +28,13 @@ from .render import render_section, section_markdown
 from .section import SamplesSection, ScoreResult
 from .stream import DEFAULT_BLOCK, score_samples, score_stream
 
-__all__ = ["BLIND_SPOT", "DEFAULT_BLOCK", "SamplesSection", "ScoreResult", "render_section", "score_samples",
-           "score_stream", "section_markdown"]
+__all__ = [
+    "BLIND_SPOT",
+    "DEFAULT_BLOCK",
+    "SamplesSection",
+    "ScoreResult",
+    "render_section",
+    "score_samples",
+    "score_stream",
+    "section_markdown",
+]

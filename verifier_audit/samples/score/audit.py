@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import sys
 from pathlib import Path
-from typing import Optional
 
 from ...domains import get_domain
 from ...engine import pool
@@ -41,21 +40,42 @@ class _Known:
         name, cid = key
         fi, colon, rest = cid.partition(":")
         task_id, hash_, index = rest.rpartition("#")
-        return (name in self.names and colon == ":" and fi.isdigit() and int(fi) < self.files and hash_ == "#"
-                and index.isdigit() and task_id in self.tasks)
+        return (
+            name in self.names
+            and colon == ":"
+            and fi.isdigit()
+            and int(fi) < self.files
+            and hash_ == "#"
+            and index.isdigit()
+            and task_id in self.tasks
+        )
 
 
-def audit_blocks(the_suite, scans: list[FileScan], tasks: list[Task], domain_name: str, labelled: Labelled,
-           specs: list[VerifierSpec], options: AuditOptions, timeout: Optional[float], max_listed: int,
-           block_size: int, on_block: Optional[OnBlock], work: Path) -> ScoreResult:
+def audit_blocks(
+    the_suite,
+    scans: list[FileScan],
+    tasks: list[Task],
+    domain_name: str,
+    labelled: Labelled,
+    specs: list[VerifierSpec],
+    options: AuditOptions,
+    timeout: float | None,
+    max_listed: int,
+    block_size: int,
+    on_block: OnBlock | None,
+    work: Path,
+) -> ScoreResult:
     digest = hashlib.sha256("\0".join([the_suite.content_hash] + [f.digest for f in scans]).encode()).hexdigest()[:16]
     domain = get_domain(domain_name)
     task_map = {t.id: t for t in tasks}
     # ``Prepared`` without its candidates: they come block by block
     stub = Prepared(the_suite.name, digest, domain_name, tasks, [], [])
     options.timeout = timeout or domain.default_timeout
-    settings = {**run_settings(stub, specs, options), "n_candidates": labelled.candidates,
-                "candidates_hash": labelled.candidates_hash}
+    settings = {
+        **run_settings(stub, specs, options),
+        "n_candidates": labelled.candidates,
+        "candidates_hash": labelled.candidates_hash,
+    }
     if options.results is None:
         options.results = default_cache_dir() / f"results-samples-{fingerprint(settings)}.jsonl"
     dropped = dict(sorted(labelled.undecided.items()))
@@ -63,9 +83,14 @@ def audit_blocks(the_suite, scans: list[FileScan], tasks: list[Task], domain_nam
     pool.warm_clean_server([domain_name])
     index = ResumeIndex(work) if options.resume else None
     try:
-        store = ResultsStore(options.results, settings, resume=options.resume,
-                             known=_Known({s.name for s in specs}, len(scans), labelled.tasks), done=index,
-                             remember=False)
+        store = ResultsStore(
+            options.results,
+            settings,
+            resume=options.resume,
+            known=_Known({s.name for s in specs}, len(scans), labelled.tasks),
+            done=index,
+            remember=False,
+        )
     except BaseException:
         if index is not None:
             index.close()
@@ -73,17 +98,37 @@ def audit_blocks(the_suite, scans: list[FileScan], tasks: list[Task], domain_nam
     for warning in store.warnings:
         print(f"verifier-audit: warning: {warning}", file=sys.stderr)
     if settings["isolation"] == "none":
-        print("verifier-audit: warning: isolation none: the verifier runs with your privileges, sees your files and "
-              "network, and what it starts may outlive the audit (docs/threat-model.md)", file=sys.stderr)
+        print(
+            "verifier-audit: warning: isolation none: the verifier runs with your privileges, sees your files and "
+            "network, and what it starts may outlive the audit (docs/threat-model.md)",
+            file=sys.stderr,
+        )
     # The tasks that have candidates, one stand-in candidate each: all the format probe reads.
     used = [t for t in tasks if t.id in labelled.tasks]
-    probe_stub = Prepared(the_suite.name, digest, domain_name, tasks,
-                          [Candidate(id=f"stub/{t.id}", task_id=t.id, text="", origin="sampled",
-                                     category=f"{domain_name}.sampled", label="correct") for t in used], [])
+    probe_stub = Prepared(
+        the_suite.name,
+        digest,
+        domain_name,
+        tasks,
+        [
+            Candidate(
+                id=f"stub/{t.id}",
+                task_id=t.id,
+                text="",
+                origin="sampled",
+                category=f"{domain_name}.sampled",
+                label="correct",
+            )
+            for t in used
+        ],
+        [],
+    )
     models = labelled.models
     tallies = {s.name: ReportTally(task_map, options.threshold) for s in specs}
-    sections = {s.name: SectionTally(models, labelled.undecided_by["split"], task_map, options.threshold, max_listed)
-                for s in specs}
+    sections = {
+        s.name: SectionTally(models, labelled.undecided_by["split"], task_map, options.threshold, max_listed)
+        for s in specs
+    }
     # the search, when asked for, starts from the probes' pool: a sample of each category at least
     keep = max(options.probe_sample, PROBE_DEFAULT if options.search else 0)
     pools = {s.name: ProbePool(block_size, keep, options.seed) for s in specs}
@@ -91,8 +136,13 @@ def audit_blocks(the_suite, scans: list[FileScan], tasks: list[Task], domain_nam
     label = f"auditing {specs[0].name}" if len(specs) == 1 else f"auditing {len(specs)} verifiers"
     try:
         shown = {s.name: how_shown(probe_stub, s, options, domain) for s in specs}
-        progress = Progress(label, labelled.candidates * len(specs), enabled=options.progress,
-                            timeout=options.timeout, workers=options.workers)
+        progress = Progress(
+            label,
+            labelled.candidates * len(specs),
+            enabled=options.progress,
+            timeout=options.timeout,
+            workers=options.workers,
+        )
         for number, rows in enumerate(spilled_blocks(labelled.spill, block_size, slices_of)):
             block = Prepared(the_suite.name, digest, domain_name, tasks, [r[0] for r in rows], [])
             views = [shown[spec.name].view(block, options, domain) for spec in specs]
@@ -133,8 +183,11 @@ def audit_blocks(the_suite, scans: list[FileScan], tasks: list[Task], domain_nam
             unused = index.unused()
             index.close()
             if unused:
-                print(f"verifier-audit: warning: {options.results}: {unused} verified line(s) name candidates this "
-                      "scoring does not have; they were ignored", file=sys.stderr)
+                print(
+                    f"verifier-audit: warning: {options.results}: {unused} verified line(s) name candidates this "
+                    "scoring does not have; they were ignored",
+                    file=sys.stderr,
+                )
 
     reports = []
     out_sections = []
@@ -154,12 +207,27 @@ def audit_blocks(the_suite, scans: list[FileScan], tasks: list[Task], domain_nam
             for cid, v in found.verdicts.items():
                 if cid not in matched:
                     tally.add_verdict(v)
-        reports.append(tally.report(spec, options, settings, suite=the_suite.name, split=None, dropped=dropped,
-                                    checks=checks, formats=shown[spec.name].result(),
-                                    search=found.summary if found is not None else None))
+        reports.append(
+            tally.report(
+                spec,
+                options,
+                settings,
+                suite=the_suite.name,
+                split=None,
+                dropped=dropped,
+                checks=checks,
+                formats=shown[spec.name].result(),
+                search=found.summary if found is not None else None,
+            )
+        )
         section = sections[spec.name].section(spec, models, labelled, scans)
         section.authority_by_model, section.authority_by_split = figures
         out_sections.append(section)
     prepared = Prepared(the_suite.name, digest, domain_name, tasks, [], [])
-    return ScoreResult(reports=reports, sections=out_sections, prepared=prepared, results_path=options.results,
-                       categories=set(labelled.categories))
+    return ScoreResult(
+        reports=reports,
+        sections=out_sections,
+        prepared=prepared,
+        results_path=options.results,
+        categories=set(labelled.categories),
+    )

@@ -5,7 +5,6 @@ base "may have learned the verifier's blind spot"."""
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from .section import Comparison, Rate, SampledModel
 
@@ -29,7 +28,7 @@ def fmt_rate(r: Rate) -> str:
     return f"{100 * r.rate:.1f}% ({r.k}/{r.n}) [{100 * r.ci.low:.1f}%, {100 * r.ci.high:.1f}%]"
 
 
-def compare(a: str, ra: Rate, role_a: Optional[str], b: str, rb: Rate, role_b: Optional[str]) -> Optional[Comparison]:
+def compare(a: str, ra: Rate, role_a: str | None, b: str, rb: Rate, role_b: str | None) -> Comparison | None:
     """``a`` against ``b`` when ``a``'s false acceptance is the higher; None otherwise."""
     if not ra.n or not rb.n or ra.k * rb.n <= rb.k * ra.n:
         return None
@@ -39,21 +38,40 @@ def compare(a: str, ra: Rate, role_a: Optional[str], b: str, rb: Rate, role_b: O
     stats = f"two-proportion z = {z:.2f}, p = {p:.3g}; 95% intervals {'disjoint' if disjoint else 'overlap'}"
     if role_a == "rl" and role_b == "base":
         if significant:
-            message = (f"{a} (RL) is falsely accepted on {fmt_rate(ra)} of its wrong samples vs {fmt_rate(rb)} for its "
-                       f"base {b} ({stats}): {BLIND_SPOT}.")
+            message = (
+                f"{a} (RL) is falsely accepted on {fmt_rate(ra)} of its wrong samples vs {fmt_rate(rb)} for its "
+                f"base {b} ({stats}): {BLIND_SPOT}."
+            )
         else:
-            message = (f"{a} (RL) false acceptance {fmt_rate(ra)} vs {fmt_rate(rb)} for its base {b}: higher, but not "
-                       f"significantly ({stats}).")
+            message = (
+                f"{a} (RL) false acceptance {fmt_rate(ra)} vs {fmt_rate(rb)} for its base {b}: higher, but not "
+                f"significantly ({stats})."
+            )
     elif role_a == "base" and role_b == "rl":
-        message = (f"the base {a} is falsely accepted more than the RL policy {b}: {fmt_rate(ra)} vs {fmt_rate(rb)} "
-                   f"({stats}{'' if significant else '; not significant'}).")
+        message = (
+            f"the base {a} is falsely accepted more than the RL policy {b}: {fmt_rate(ra)} vs {fmt_rate(rb)} "
+            f"({stats}{'' if significant else '; not significant'})."
+        )
     elif significant:
-        message = (f"{a} false acceptance {fmt_rate(ra)} is significantly higher than {b}'s {fmt_rate(rb)} ({stats}): "
-                   f"if {a} was trained against this verifier, {BLIND_SPOT}.")
+        message = (
+            f"{a} false acceptance {fmt_rate(ra)} is significantly higher than {b}'s {fmt_rate(rb)} ({stats}): "
+            f"if {a} was trained against this verifier, {BLIND_SPOT}."
+        )
     else:
         message = f"{a} false acceptance {fmt_rate(ra)} vs {b}'s {fmt_rate(rb)}: not significantly different ({stats})."
-    return Comparison(higher=a, lower=b, higher_role=role_a, lower_role=role_b, higher_fa=ra, lower_fa=rb,
-                      z=round(z, 6), p_value=p, intervals_disjoint=disjoint, significant=significant, message=message)
+    return Comparison(
+        higher=a,
+        lower=b,
+        higher_role=role_a,
+        lower_role=role_b,
+        higher_fa=ra,
+        lower_fa=rb,
+        z=round(z, 6),
+        p_value=p,
+        intervals_disjoint=disjoint,
+        significant=significant,
+        message=message,
+    )
 
 
 def pairs_to_compare(models: list[SampledModel]) -> list[tuple[SampledModel, SampledModel]]:

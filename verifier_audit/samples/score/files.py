@@ -11,7 +11,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from ...errors import InputError
 from ..records import SampleChecks, iter_sample_lines, iter_samples, parse_sample, read_manifest
@@ -27,7 +26,7 @@ class ChangedWhileReading(InputError):
 @dataclass
 class FileScan:
     path: Path
-    role: Optional[str]
+    role: str | None
     suite: str
     suite_hash: str
     digest: str
@@ -36,7 +35,7 @@ class FileScan:
     models: dict[str, None]  # model names, in order of first appearance
 
 
-def _scan_file(path: Path, role: Optional[str], on_sample: Optional[Callable[[], None]] = None) -> FileScan:
+def _scan_file(path: Path, role: str | None, on_sample: Callable[[], None] | None = None) -> FileScan:
     """Pass 1: every line validated (``read_samples``' checks), the file hashed."""
     manifest = read_manifest(path)
     checks = SampleChecks(path, manifest)
@@ -53,8 +52,16 @@ def _scan_file(path: Path, role: Optional[str], on_sample: Optional[Callable[[],
             on_sample()
     if not n:
         raise InputError(f"{path}: no samples in it")
-    return FileScan(path=path, role=role or manifest.role, suite=manifest.suite, suite_hash=manifest.suite_hash,
-                     digest=digest.hexdigest(), samples=n, tasks=tasks, models=models)
+    return FileScan(
+        path=path,
+        role=role or manifest.role,
+        suite=manifest.suite,
+        suite_hash=manifest.suite_hash,
+        digest=digest.hexdigest(),
+        samples=n,
+        tasks=tasks,
+        models=models,
+    )
 
 
 def scan_files(rl_or_any: Sequence, base: Sequence = (), on_sample=None) -> list[FileScan]:
@@ -67,7 +74,7 @@ def scan_files(rl_or_any: Sequence, base: Sequence = (), on_sample=None) -> list
         raise InputError("no samples file given")
     files: list[FileScan] = []
     scanned: dict[Path, FileScan] = {}
-    twice: Optional[Path] = None
+    twice: Path | None = None
     for path, forced in [(Path(p), "base") for p in base] + [(Path(p), "rl" if base else None) for p in rest]:
         key = path.resolve()
         if key in scanned:  # read once: a second read finds what the first did
@@ -96,13 +103,19 @@ def first_unknown(files: list[FileScan], known: dict, limit: int = 5) -> list[st
     return out
 
 
-def line_fields(path: Path, lineno: int, line: str) -> tuple[str, int, str, str, Optional[str]]:
+def line_fields(path: Path, lineno: int, line: str) -> tuple[str, int, str, str, str | None]:
     """(task id, sample index, model, text, source) of a line pass 1 validated: plain JSON
     when the types are exactly those of a valid sample, else the full validation."""
     try:
         obj = json.loads(line)
         t, i, m, x, src = obj["task_id"], obj["sample_index"], obj["model"], obj["text"], obj.get("source")
-        if type(t) is str and type(i) is int and type(m) is str and type(x) is str and (src is None or type(src) is str):
+        if (
+            type(t) is str
+            and type(i) is int
+            and type(m) is str
+            and type(x) is str
+            and (src is None or type(src) is str)
+        ):
             return t, i, m, x, src
     except (ValueError, KeyError, TypeError, AttributeError):
         pass

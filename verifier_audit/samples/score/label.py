@@ -11,7 +11,6 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from ...engine.audit import AuditOptions
 from ...engine.progress import Progress
@@ -63,11 +62,20 @@ class Labelled:
     categories: set[str] = field(default_factory=set)
     tasks: set[str] = field(default_factory=set)  # tasks with a labelled sample
     models: dict[str, SampledModel] = field(default_factory=dict)
-    authority: Optional[GroupedFigures] = None
+    authority: GroupedFigures | None = None
 
 
-def label_samples(files: list[FileScan], task_map: dict[str, Task], domain: str, options: AuditOptions, spill: Path,
-           block_size: int, name_files: dict[str, set[Path]], on_block: Optional[OnBlock], say) -> Labelled:
+def label_samples(
+    files: list[FileScan],
+    task_map: dict[str, Task],
+    domain: str,
+    options: AuditOptions,
+    spill: Path,
+    block_size: int,
+    name_files: dict[str, set[Path]],
+    on_block: OnBlock | None,
+    say,
+) -> Labelled:
     from .. import authority as A
 
     out = Labelled(spill=spill)
@@ -83,8 +91,9 @@ def label_samples(files: list[FileScan], task_map: dict[str, Task], domain: str,
     one_block = total <= block_size
     cache = _Lru(max(LABEL_CACHE, 2 * block_size))
     digest = hashlib.sha256()  # as engine.audit.candidates_hash, fed one candidate at a time
-    progress = Progress("labelling (oracle)", total, enabled=options.progress, timeout=options.oracle_timeout,
-                        workers=options.workers)
+    progress = Progress(
+        "labelling (oracle)", total, enabled=options.progress, timeout=options.oracle_timeout, workers=options.workers
+    )
 
     def model_key(f: FileScan, name: str) -> str:
         key = name if len(name_files[name]) == 1 else f"{name}@{f.path.stem}"
@@ -100,20 +109,35 @@ def label_samples(files: list[FileScan], task_map: dict[str, Task], domain: str,
             for lineno, line in iter_sample_lines(f.path, digest=again):
                 task_id, index, model, text, source = line_fields(f.path, lineno, line)
                 if task_id not in task_map or model not in name_files:
-                    raise ChangedWhileReading(f"{f.path}:{lineno}: the file changed while score was reading it; "
-                                              "run score again on a file that is not being written")
+                    raise ChangedWhileReading(
+                        f"{f.path}:{lineno}: the file changed while score was reading it; "
+                        "run score again on a file that is not being written"
+                    )
                 yield fi, f, lineno, task_id, index, model_key(f, model), text, source
             if again.hexdigest() != f.digest:
-                raise ChangedWhileReading(f"{f.path}: the file changed while score was reading it (its bytes are "
-                                          "not those validated); run score again on a file that is not being written")
+                raise ChangedWhileReading(
+                    f"{f.path}: the file changed while score was reading it (its bytes are "
+                    "not those validated); run score again on a file that is not being written"
+                )
 
     def label_block(block: list[tuple]) -> dict:
         distinct = sorted({(r[3], r[6]) for r in block})
         if one_block:
             say(f"labelling {total} samples ({len(distinct)} distinct) with the {domain} oracle")
-            return dict(zip(distinct, label_texts(distinct, task_map, workers=options.workers,
-                                                  timeout=options.oracle_timeout, memory_mb=options.memory_mb,
-                                                  executor=options.executor, ray_address=options.ray_address)))
+            return dict(
+                zip(
+                    distinct,
+                    label_texts(
+                        distinct,
+                        task_map,
+                        workers=options.workers,
+                        timeout=options.oracle_timeout,
+                        memory_mb=options.memory_mb,
+                        executor=options.executor,
+                        ray_address=options.ray_address,
+                    ),
+                )
+            )
         labels, todo = {}, []
         for pair in distinct:
             known = cache.get_recent(_text_key(*pair))
@@ -121,9 +145,18 @@ def label_samples(files: list[FileScan], task_map: dict[str, Task], domain: str,
                 todo.append(pair)
             else:
                 labels[pair] = known
-        for pair, result in zip(todo, label_texts(todo, task_map, workers=options.workers,
-                                                  timeout=options.oracle_timeout, memory_mb=options.memory_mb,
-                                                  executor=options.executor, ray_address=options.ray_address)):
+        for pair, result in zip(
+            todo,
+            label_texts(
+                todo,
+                task_map,
+                workers=options.workers,
+                timeout=options.oracle_timeout,
+                memory_mb=options.memory_mb,
+                executor=options.executor,
+                ray_address=options.ray_address,
+            ),
+        ):
             labels[pair] = result
             cache.put(_text_key(*pair), result)
         return labels
@@ -186,9 +219,17 @@ def spilled_blocks(spill: Path, block_size: int, task_slices_of: dict[str, list[
     with spill.open(encoding="utf-8") as fh:
         for line in fh:
             cid, task_id, text, label, category, key, index, where = json.loads(line)
-            c = Candidate(id=cid, task_id=task_id, text=text, origin="sampled", category=category, label=label,
-                          label_source="oracle", note=f"{key} sample #{index} ({where})",
-                          slices=task_slices_of.get(task_id, []))
+            c = Candidate(
+                id=cid,
+                task_id=task_id,
+                text=text,
+                origin="sampled",
+                category=category,
+                label=label,
+                label_source="oracle",
+                note=f"{key} sample #{index} ({where})",
+                slices=task_slices_of.get(task_id, []),
+            )
             block.append((c, key, index, where))
             if len(block) >= block_size:
                 yield block

@@ -63,8 +63,11 @@ class ProbePool:
             rows = self.rows
         else:
             kept = {seq: (seq, c, v) for heap in self.by_category.values() for _, seq, c, v in heap}
-            kept.update((seq, (seq, c, v)) for scores in self.by_task.values() for rs in scores.values()
-                        for seq, c, v in rs)
+            kept.update(
+                (seq, (seq, c, v)) for scores in self.by_task.values() for rs in scores.values() for seq, c, v in rs
+            )
             rows = [kept[s] for s in sorted(kept)]
-        return (Prepared(base.suite_name, base.suite_hash, base.domain, base.tasks, [c for _, c, _ in rows], []),
-                {c.id: v for _, c, v in rows})
+        return (
+            Prepared(base.suite_name, base.suite_hash, base.domain, base.tasks, [c for _, c, _ in rows], []),
+            {c.id: v for _, c, v in rows},
+        )

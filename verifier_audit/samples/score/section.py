@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -28,7 +28,7 @@ class GroupSummary(BaseModel):
     """The samples of one model, or of one split (all models together)."""
 
     name: str
-    role: Optional[str] = None  # models: "base" | "rl" | None
+    role: str | None = None  # models: "base" | "rl" | None
     files: list[str] = Field(default_factory=list)
     samples: int
     correct: int  # by the oracle
@@ -47,7 +47,7 @@ class Disagreement(BaseModel):
     split: str
     text: str  # clipped
     reference: str
-    score: Optional[float] = None
+    score: float | None = None
     source: str = ""  # file:line
 
 
@@ -56,8 +56,8 @@ class Comparison(BaseModel):
 
     higher: str
     lower: str
-    higher_role: Optional[str] = None
-    lower_role: Optional[str] = None
+    higher_role: str | None = None
+    lower_role: str | None = None
     higher_fa: Rate
     lower_fa: Rate
     z: float  # two-proportion z statistic (pooled)
@@ -94,7 +94,7 @@ class ScoreResult:
     reports: list[Report]
     sections: list[SamplesSection]
     prepared: Prepared  # the suite, domain and tasks; its candidates are not kept (stream.py)
-    results_path: Optional[Path] = None
+    results_path: Path | None = None
     categories: set[str] = field(default_factory=set)  # of the labelled samples and of the undecidable ones
 
     def addenda(self, markdown: str = "") -> Addenda:
@@ -110,7 +110,7 @@ class ScoreResult:
 @dataclass
 class SampledModel:
     key: str  # unique: the model name, or name@file when two files share one
-    role: Optional[str]
+    role: str | None
     files: list[str] = field(default_factory=list)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ...engine.audit import AuditOptions, Prepared
 from ...engine.formats import UNSTATED, choose, probe, rewrite_candidates, summary, supports_formats, tasks_in_scope
@@ -19,7 +18,7 @@ class Shown:
     """How one verifier is shown its candidates: the format probe's finding and, when the
     candidates are rewritten into another format, that format and the rewrite's counts."""
 
-    formats: Optional[Formats] = None
+    formats: Formats | None = None
     fmt: object = None
     read: set[str] = field(default_factory=set)
     counts: Counter = field(default_factory=Counter)
@@ -45,14 +44,18 @@ class Shown:
         suffix = f"@{self.fmt.name}" if self.fmt is not None else ""
         return c.id[: -len(suffix)] if suffix and c.id.endswith(suffix) else c.id
 
-    def result(self) -> Optional[Formats]:
+    def result(self) -> Formats | None:
         """As ``formats_for`` gives it, summed over the blocks."""
         if self.formats is None:
             return None
         result = self.formats
         if self.fmt is not None:
-            result = result.model_copy(update={**{k: self.counts[k] for k in ("rewritten", "kept", "left_out")},
-                                               "relabelled": dict(sorted(self.relabelled.items()))})
+            result = result.model_copy(
+                update={
+                    **{k: self.counts[k] for k in ("rewritten", "kept", "left_out")},
+                    "relabelled": dict(sorted(self.relabelled.items())),
+                }
+            )
         result.summary = summary(result)
         result.candidates = dict(sorted(self.shown_formats.items()))
         return result
@@ -64,13 +67,18 @@ def how_shown(stub: Prepared, spec: VerifierSpec, options: AuditOptions, domain)
         return Shown()
     formats = list(domain.answer_formats())
     probes, stopped = probe(stub, spec, options, domain, formats)
-    result = Formats(canonical=formats[0].name, probes=probes, read=[p.name for p in probes if p.read],
-                     stopped_early=stopped)
+    result = Formats(
+        canonical=formats[0].name, probes=probes, read=[p.name for p in probes if p.read], stopped_early=stopped
+    )
     target = choose(probes)
     shown = Shown(formats=result, read=set(result.read))
     if target is not None:
         shown.fmt = next(f for f in formats if f.name == target)
-        shown.formats = result.model_copy(update={
-            "audited_in": target, "tasks_in_scope": len(tasks_in_scope(stub, shown.fmt, options, domain)),
-            "tasks_total": len({c.task_id for c in stub.candidates})})
+        shown.formats = result.model_copy(
+            update={
+                "audited_in": target,
+                "tasks_in_scope": len(tasks_in_scope(stub, shown.fmt, options, domain)),
+                "tasks_total": len({c.task_id for c in stub.candidates}),
+            }
+        )
     return shown

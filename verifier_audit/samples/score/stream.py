@@ -53,7 +53,6 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional
 
 from ...engine.audit import AuditOptions
 from ...errors import InputError
@@ -74,13 +73,13 @@ def score_stream(
     options: AuditOptions,
     *,
     base: Sequence = (),
-    suite: Optional[str] = None,
+    suite: str | None = None,
     suite_format: str = "jsonl",
-    timeout: Optional[float] = None,
+    timeout: float | None = None,
     max_listed: int = 50,
     log=None,
     block_size: int = DEFAULT_BLOCK,
-    on_block: Optional[OnBlock] = None,
+    on_block: OnBlock | None = None,
 ) -> ScoreResult:
     """``score_samples`` (its docstring), streamed: see the module's docstring.
     ``on_block(phase, number)``: called after each block of each pass ("label", "audit")."""
@@ -91,20 +90,27 @@ def score_stream(
     suites = sorted({f.suite for f in scans})
     if suite is None:
         if len(suites) > 1:
-            raise InputError("the samples files name different suites (" + ", ".join(
-                f"{f.path}: {f.suite!r}" for f in scans) + "); score them separately or pass --suite")
+            raise InputError(
+                "the samples files name different suites ("
+                + ", ".join(f"{f.path}: {f.suite!r}" for f in scans)
+                + "); score them separately or pass --suite"
+            )
         suite = suites[0]
     the_suite = load_suite(suite, fmt=suite_format)
     for f in scans:
         if f.suite_hash and f.suite_hash != the_suite.content_hash:
-            say(f"warning: {f.path} was made against another version of suite {suite!r} "
-                f"(hash {f.suite_hash}, now {the_suite.content_hash})")
+            say(
+                f"warning: {f.path} was made against another version of suite {suite!r} "
+                f"(hash {f.suite_hash}, now {the_suite.content_hash})"
+            )
     by_id = {t.id: t for t in the_suite.tasks}
     n_unknown = sum(n for f in scans for t, n in f.tasks.items() if t not in by_id)
     if n_unknown:
         shown = "; ".join(first_unknown(scans, by_id))
-        raise InputError(f"{n_unknown} samples are of tasks not in suite {the_suite.name!r}: {shown}"
-                         f"{'; ...' if n_unknown > 5 else ''}. Pass the suite they were made on with --suite")
+        raise InputError(
+            f"{n_unknown} samples are of tasks not in suite {the_suite.name!r}: {shown}"
+            f"{'; ...' if n_unknown > 5 else ''}. Pass the suite they were made on with --suite"
+        )
 
     # Model names: a name two files share gets the file's stem, so the two stay apart.
     name_files: dict[str, set[Path]] = {}
@@ -121,14 +127,18 @@ def score_stream(
     task_map = {t.id: t for t in tasks}
     work = Path(tempfile.mkdtemp(prefix="va-score-"))
     try:
-        labelled = label_samples(scans, task_map, domain, options, work / "labelled.jsonl", block_size, name_files,
-                          on_block, say)
+        labelled = label_samples(
+            scans, task_map, domain, options, work / "labelled.jsonl", block_size, name_files, on_block, say
+        )
         if not labelled.candidates:
-            raise InputError(f"the oracle could not decide any of the {labelled.samples} samples "
-                             f"({', '.join(f'{k} {v}' for k, v in sorted(labelled.undecided.items()))}); "
-                             "nothing to score")
-        return audit_blocks(the_suite, scans, tasks, domain, labelled, specs, options, timeout, max_listed, block_size,
-                      on_block, work)
+            raise InputError(
+                f"the oracle could not decide any of the {labelled.samples} samples "
+                f"({', '.join(f'{k} {v}' for k, v in sorted(labelled.undecided.items()))}); "
+                "nothing to score"
+            )
+        return audit_blocks(
+            the_suite, scans, tasks, domain, labelled, specs, options, timeout, max_listed, block_size, on_block, work
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -139,12 +149,12 @@ def score_samples(
     options: AuditOptions,
     *,
     base: Sequence = (),
-    suite: Optional[str] = None,
+    suite: str | None = None,
     suite_format: str = "jsonl",
-    timeout: Optional[float] = None,
+    timeout: float | None = None,
     max_listed: int = 50,
     log=None,
-    block_size: Optional[int] = None,
+    block_size: int | None = None,
     on_block=None,
 ) -> ScoreResult:
     """Label the samples of ``files`` (and ``base``) with the oracle and audit ``specs`` on
@@ -153,6 +163,16 @@ def score_samples(
     blocks of ``block_size`` samples (None: ``DEFAULT_BLOCK``), in memory bounded by the
     block, not by the number of samples (this module's docstring says how, and what differs
     past one block); ``on_block(phase, number)`` is called after each block."""
-    return score_stream(files, specs, options, base=base, suite=suite, suite_format=suite_format, timeout=timeout,
-                        max_listed=max_listed, log=log, block_size=DEFAULT_BLOCK if block_size is None else block_size,
-                        on_block=on_block)
+    return score_stream(
+        files,
+        specs,
+        options,
+        base=base,
+        suite=suite,
+        suite_format=suite_format,
+        timeout=timeout,
+        max_listed=max_listed,
+        log=log,
+        block_size=DEFAULT_BLOCK if block_size is None else block_size,
+        on_block=on_block,
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
@@ -12,11 +12,21 @@ from .._syntax import snippet
 from .._taint import MODEL, sources
 
 # Calls that run (or unpickle) their argument, by dotted name after imports are resolved.
-_RUNS = frozenset({
-    "eval", "exec", "builtins.eval", "builtins.exec",
-    "os.system", "os.popen", "pickle.loads", "pickle.load", "dill.loads", "marshal.loads",
-    "sympy.S",
-})
+_RUNS = frozenset(
+    {
+        "eval",
+        "exec",
+        "builtins.eval",
+        "builtins.exec",
+        "os.system",
+        "os.popen",
+        "pickle.loads",
+        "pickle.load",
+        "dill.loads",
+        "marshal.loads",
+        "sympy.S",
+    }
+)
 _RUNS_PREFIXES = ("subprocess.", "os.exec", "os.spawn")
 # sympy's string parsers: both documented as using eval (sympify is also sympy.S(...)).
 _SYMPY_EVAL = frozenset({"sympify", "parse_expr"})
@@ -28,7 +38,7 @@ _SYMPY_PARSE = frozenset({"parse_latex"})
 _RUNS_CODE = "a completion can run code in the grader"
 
 
-def _sink(qualname: Optional[str]) -> Optional[tuple[str, Severity, str]]:
+def _sink(qualname: str | None) -> tuple[str, Severity, str] | None:
     """(what it is, severity, what follows) when a call of this name runs its argument."""
     if qualname is None:
         return None
@@ -42,8 +52,14 @@ def _sink(qualname: Optional[str]) -> Optional[tuple[str, Severity, str]]:
     if last in _SYMPY_EVAL and from_sympy:
         return f"{qualname} (sympy documents that it uses eval)", Severity.critical, _RUNS_CODE
     if last in _SYMPY_PARSE and from_sympy:
-        return qualname, Severity.medium, ("sympy's LaTeX parser does not eval, but hostile LaTeX (deep nesting, huge "
-                                           "powers) can hang or crash it, and what it returns often goes on to sympify")
+        return (
+            qualname,
+            Severity.medium,
+            (
+                "sympy's LaTeX parser does not eval, but hostile LaTeX (deep nesting, huge "
+                "powers) can hang or crash it, and what it returns often goes on to sympify"
+            ),
+        )
     return None
 
 
@@ -78,26 +94,38 @@ def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
         if tainted:
             arg = tainted[0]
             origin = ", ".join(f"`{s}`" for s in sources(fn.labels_of(arg), MODEL))
-            yield Hit(node, f"model output `{snippet(arg)}` (from {origin}) reaches {what} in {fn.display}: "
-                            f"{consequence}", severity=severity)
-        elif qualname.rsplit(".", 1)[-1] in ("eval", "exec") and inputs and not all(
-                isinstance(a, ast.Constant) for a in inputs):
+            yield Hit(
+                node,
+                f"model output `{snippet(arg)}` (from {origin}) reaches {what} in {fn.display}: {consequence}",
+                severity=severity,
+            )
+        elif (
+            qualname.rsplit(".", 1)[-1] in ("eval", "exec")
+            and inputs
+            and not all(isinstance(a, ast.Constant) for a in inputs)
+        ):
             # The shape without the flow: lower confidence, said so.
-            yield Hit(node, f"{qualname}() on a non-literal `{snippet(inputs[0])}` in {fn.display}; no model output "
-                            "was traced to it (the taint analysis stays inside one function): check what reaches it",
-                      severity=Severity.high, confidence="low")
+            yield Hit(
+                node,
+                f"{qualname}() on a non-literal `{snippet(inputs[0])}` in {fn.display}; no model output "
+                "was traced to it (the taint analysis stays inside one function): check what reaches it",
+                severity=Severity.high,
+                confidence="low",
+            )
 
 
 RULE = Rule(
     id="exec-model-output",
     title="model output reaches eval/exec/sympify/a subprocess",
     severity=Severity.critical,
-    why=("A grader that evaluates the policy's text runs whatever the policy writes, with the trainer's rights. "
-         "SymPy's documentation of sympify() and parse_expr() warns: \"this function uses eval, and thus shouldn't be "
-         "used on unsanitized input\"; the Python documentation of eval()/exec() and of subprocess ('Security "
-         "Considerations') and pickle ('The pickle module is not secure') say the same of theirs (CWE-95, eval "
-         "injection). Graders that sympify or eval extracted answers exist in public RLVR code, e.g. "
-         "volcengine/verl verl/utils/reward_score/prime_math/grader.py."),
+    why=(
+        "A grader that evaluates the policy's text runs whatever the policy writes, with the trainer's rights. "
+        "SymPy's documentation of sympify() and parse_expr() warns: \"this function uses eval, and thus shouldn't be "
+        "used on unsanitized input\"; the Python documentation of eval()/exec() and of subprocess ('Security "
+        "Considerations') and pickle ('The pickle module is not secure') say the same of theirs (CWE-95, eval "
+        "injection). Graders that sympify or eval extracted answers exist in public RLVR code, e.g. "
+        "volcengine/verl verl/utils/reward_score/prime_math/grader.py."
+    ),
     check=check,
     categories=("math.security",),
     # A guard escape is model output the grader ran that only the audit's sandbox stopped:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
@@ -17,8 +17,8 @@ _FIRST_MATCH = ("search",)  # re.search(pattern, s).group(...): the first match
 _STRING_FINDS = {"find": "first", "index": "first", "rfind": "last", "rindex": "last"}
 
 
-def _pattern_kind(pattern: Optional[str]) -> Optional[str]:
-    """"boxed" for a \\boxed{} pattern, "number" for a bare number pattern; None for a
+def _pattern_kind(pattern: str | None) -> str | None:
+    """ "boxed" for a \\boxed{} pattern, "number" for a bare number pattern; None for a
     pattern anchored on words or markers (``#### (\\d+)``, ``answer is (\\d+)``), which
     reads a stated answer, not whatever number is there."""
     if pattern is None:
@@ -58,8 +58,8 @@ def _is_call_to_name(expr: ast.AST, name: str) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == name
 
 
-def _index(node: ast.Subscript) -> Optional[str]:
-    """"last" for ``[-1]``, "first" for ``[0]``."""
+def _index(node: ast.Subscript) -> str | None:
+    """ "last" for ``[-1]``, "first" for ``[0]``."""
     s = node.slice
     if isinstance(s, ast.Constant) and s.value == 0 and not isinstance(s.value, bool):
         return "first"
@@ -73,11 +73,19 @@ def _hit(node: ast.AST, which: str, kind: str, text: ast.AST, pattern: str, fn: 
     thing = "\\boxed{}" if kind == "boxed" else "number"
     model = fn.is_model(text)
     whose = "model output" if model else "text not traced to model output,"
-    example = ("'\\boxed{13} ... \\boxed{12}' (a hedge) pays when the gold is 12" if kind == "boxed"
-               else "'The answer is \\boxed{13}, not 12' pays when the gold is 12" if which == "last"
-               else "'Is it 12? No: \\boxed{13}' pays when the gold is 12")
-    return Hit(node, f"takes the {which} {thing} of {whose} `{snippet(text, 40)}` (pattern r'{pattern[:50]}') in "
-                     f"{fn.display}: {example}", confidence="high" if model else "low")
+    example = (
+        "'\\boxed{13} ... \\boxed{12}' (a hedge) pays when the gold is 12"
+        if kind == "boxed"
+        else "'The answer is \\boxed{13}, not 12' pays when the gold is 12"
+        if which == "last"
+        else "'Is it 12? No: \\boxed{13}' pays when the gold is 12"
+    )
+    return Hit(
+        node,
+        f"takes the {which} {thing} of {whose} `{snippet(text, 40)}` (pattern r'{pattern[:50]}') in "
+        f"{fn.display}: {example}",
+        confidence="high" if model else "low",
+    )
 
 
 def _counted(fn: FunctionInfo) -> set[str]:
@@ -85,10 +93,17 @@ def _counted(fn: FunctionInfo) -> set[str]:
     their ``[0]`` is the only match, not the first of several."""
     out = set()
     for node in fn.nodes:
-        if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Call)
-                and isinstance(node.left.func, ast.Name) and node.left.func.id == "len" and node.left.args
-                and isinstance(node.left.args[0], ast.Name) and isinstance(node.comparators[0], ast.Constant)
-                and node.comparators[0].value in (1, 2)):
+        if (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.left, ast.Call)
+            and isinstance(node.left.func, ast.Name)
+            and node.left.func.id == "len"
+            and node.left.args
+            and isinstance(node.left.args[0], ast.Name)
+            and isinstance(node.comparators[0], ast.Constant)
+            and node.comparators[0].value in (1, 2)
+        ):
             out.add(node.left.args[0].id)
     return out
 
@@ -129,11 +144,18 @@ RULE = Rule(
     id="last-number-regex",
     title="the answer is the last (or first) number or \\boxed{} in the text",
     severity=Severity.high,
-    why=("A grader that reads the last number pays for 'The answer is \\boxed{13}, not 12'; one that reads the first "
-         "or last \\boxed{} pays for a hedge with two boxes. Public examples: EleutherAI/lm-evaluation-harness "
-         "lm_eval/tasks/gsm8k flexible-extract (the last number) and take_first (the first match); volcengine/verl "
-         "verl/utils/reward_score/math.py last_boxed_only_string and gsm8k.py (flexible: the last number)."),
+    why=(
+        "A grader that reads the last number pays for 'The answer is \\boxed{13}, not 12'; one that reads the first "
+        "or last \\boxed{} pays for a hedge with two boxes. Public examples: EleutherAI/lm-evaluation-harness "
+        "lm_eval/tasks/gsm8k flexible-extract (the last number) and take_first (the first match); volcengine/verl "
+        "verl/utils/reward_score/math.py last_boxed_only_string and gsm8k.py (flexible: the last number)."
+    ),
     check=check,
-    categories=("math.hedge", "math.trap.last_number", "math.trap.unanchored_number", "math.trap.retraction",
-                "math.shotgun.many_boxes"),
+    categories=(
+        "math.hedge",
+        "math.trap.last_number",
+        "math.trap.unanchored_number",
+        "math.trap.retraction",
+        "math.shotgun.many_boxes",
+    ),
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
@@ -25,13 +25,13 @@ _CLOSE_CALLS = {
 _TIGHT = 1e-9
 
 
-def _number(expr: Optional[ast.expr]) -> Optional[float]:
+def _number(expr: ast.expr | None) -> float | None:
     if isinstance(expr, ast.Constant) and isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool):
         return float(expr.value)
     return None
 
 
-def _close_call(node: ast.Call, module: ModuleInfo) -> Optional[tuple[str, bool]]:
+def _close_call(node: ast.Call, module: ModuleInfo) -> tuple[str, bool] | None:
     """(what it is, whether the tolerance is tight) for a call of an isclose-like function."""
     qualname = module.imports.call(node)
     if qualname not in _CLOSE_CALLS:
@@ -48,11 +48,14 @@ def _close_call(node: ast.Call, module: ModuleInfo) -> Optional[tuple[str, bool]
 
 
 def _is_call_to(expr: ast.AST, names: tuple[str, ...]) -> bool:
-    return isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Name, ast.Attribute)) and (
-        getattr(expr.func, "id", None) in names or getattr(expr.func, "attr", None) in names)
+    return (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, (ast.Name, ast.Attribute))
+        and (getattr(expr.func, "id", None) in names or getattr(expr.func, "attr", None) in names)
+    )
 
 
-def _difference(expr: ast.AST) -> Optional[ast.BinOp]:
+def _difference(expr: ast.AST) -> ast.BinOp | None:
     """The ``a - b`` of ``abs(a - b)`` / ``math.fabs(a - b)`` / a bare ``a - b``."""
     if _is_call_to(expr, ("abs", "fabs")) and expr.args:
         expr = expr.args[0]
@@ -70,7 +73,7 @@ def _scaled_by_operand(bound: ast.AST, diff: ast.BinOp) -> bool:
     return False
 
 
-def _relative_comparison(node: ast.Compare) -> tuple[bool, Optional[float]]:
+def _relative_comparison(node: ast.Compare) -> tuple[bool, float | None]:
     """(is it ``abs(a - b) <= tol * abs(b)`` or ``abs(a - b) / abs(b) < tol``, the
     tolerance when it is a literal)."""
     if not all(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in node.ops):
@@ -89,8 +92,11 @@ def _relative_comparison(node: ast.Compare) -> tuple[bool, Optional[float]]:
 
 
 def _consequence(tight: bool) -> str:
-    what = ("a tight tolerance, but huge exact answers still pass off by a few units" if tight
-            else "a wrong answer within that fraction of a large gold passes (10^6 + 100 for 10^6 at 1e-4)")
+    what = (
+        "a tight tolerance, but huge exact answers still pass off by a few units"
+        if tight
+        else "a wrong answer within that fraction of a large gold passes (10^6 + 100 for 10^6 at 1e-4)"
+    )
     return what + "; near 0 a relative tolerance accepts nothing"
 
 
@@ -107,18 +113,23 @@ def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
             if not relative:
                 continue
             tight = tolerance is not None and tolerance <= _TIGHT
-            yield Hit(node, f"relative error comparison `{snippet(node, 50)}` in {fn.display}: {_consequence(tight)}",
-                      severity=Severity.low if tight else None)
+            yield Hit(
+                node,
+                f"relative error comparison `{snippet(node, 50)}` in {fn.display}: {_consequence(tight)}",
+                severity=Severity.low if tight else None,
+            )
 
 
 RULE = Rule(
     id="relative-tolerance",
     title="numbers compared with a relative tolerance",
     severity=Severity.medium,
-    why=("Exact-answer tasks need exact (or absolute) comparison: a relative tolerance scales with the gold, so on "
-         "large answers it pays for near misses, and near zero it is meaningless. Python's documentation of "
-         "math.isclose: rel_tol defaults to 1e-09 and abs_tol to 0.0, so nothing is close to 0 unless abs_tol is "
-         "given; numpy.isclose's defaults are rtol=1e-05, atol=1e-08."),
+    why=(
+        "Exact-answer tasks need exact (or absolute) comparison: a relative tolerance scales with the gold, so on "
+        "large answers it pays for near misses, and near zero it is meaningless. Python's documentation of "
+        "math.isclose: rel_tol defaults to 1e-09 and abs_tol to 0.0, so nothing is close to 0 unless abs_tol is "
+        "given; numpy.isclose's defaults are rtol=1e-05, atol=1e-08."
+    ),
     check=check,
     categories=("math.near_miss.rel_error_1e4", "math.near_miss.rel_error_1e7"),
 )

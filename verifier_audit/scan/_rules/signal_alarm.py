@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
@@ -12,7 +12,7 @@ from .._rule import Hit, Rule
 _TIMER_SIGNALS = ("SIGALRM", "SIGVTALRM", "SIGPROF")
 
 
-def _arms(node: ast.AST, module: ModuleInfo) -> Optional[str]:
+def _arms(node: ast.AST, module: ModuleInfo) -> str | None:
     """What the call is, when it arms an alarm or installs a handler for one. Cancelling
     (``signal.alarm(0)``) is not reported: it comes with the arming call."""
     qualname = module.imports.call(node)
@@ -39,18 +39,23 @@ def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
     first, what = calls[0]
     others = sorted({f"{w} at line {n.lineno}" for n, w in calls[1:]})
     also = f" (also {', '.join(others)})" if others else ""
-    yield Hit(first, f"{what} in {fn.display}{also}: a SIGALRM timeout works on the main thread only; called from "
-                     "a trainer's thread pool it raises ValueError ('signal only works in main thread') or never fires")
+    yield Hit(
+        first,
+        f"{what} in {fn.display}{also}: a SIGALRM timeout works on the main thread only; called from "
+        "a trainer's thread pool it raises ValueError ('signal only works in main thread') or never fires",
+    )
 
 
 RULE = Rule(
     id="signal-alarm",
     title="a timeout that only works on the main thread (signal.alarm)",
     severity=Severity.medium,
-    why=("Python's documentation of the signal module: handlers always run in the main thread, and signal.signal() "
-         "called from another thread raises ValueError. Trainers score rewards from thread pools, where such a "
-         "timeout errors or is off. huggingface/Math-Verify documents it: its parsing_timeout / timeout_seconds use "
-         "signal.alarm() (math_verify/utils.py), and it tells threaded users to pass None and time out themselves."),
+    why=(
+        "Python's documentation of the signal module: handlers always run in the main thread, and signal.signal() "
+        "called from another thread raises ValueError. Trainers score rewards from thread pools, where such a "
+        "timeout errors or is off. huggingface/Math-Verify documents it: its parsing_timeout / timeout_seconds use "
+        "signal.alarm() (math_verify/utils.py), and it tells threaded users to pass None and time out themselves."
+    ),
     check=check,
     probe="threads",
 )

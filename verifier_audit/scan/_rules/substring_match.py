@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
@@ -17,7 +17,7 @@ _METHODS = frozenset({"find", "rfind", "index", "rindex", "count", "startswith",
 _REGEX = frozenset({"re.search", "re.findall", "re.finditer", "re.match", "regex.search", "regex.findall"})
 
 
-def _found(fn: FunctionInfo, module: ModuleInfo, node: ast.AST) -> Optional[tuple[ast.expr, ast.expr, str]]:
+def _found(fn: FunctionInfo, module: ModuleInfo, node: ast.AST) -> tuple[ast.expr, ast.expr, str] | None:
     """(needle, haystack, how) when ``node`` looks for a reference inside model output."""
     if isinstance(node, ast.Compare):
         left = node.left
@@ -50,19 +50,24 @@ def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
             continue
         needle, haystack, how = found
         origin = ", ".join(f"`{s}`" for s in sources(fn.labels_of(needle), GOLD))
-        yield Hit(node, f"the reference `{snippet(needle, 40)}` (from {origin}) is looked for inside model output "
-                        f"`{snippet(haystack, 40)}` with {how} in {fn.display}: a completion that lists many "
-                        "answers, or hedges, contains it and is paid")
+        yield Hit(
+            node,
+            f"the reference `{snippet(needle, 40)}` (from {origin}) is looked for inside model output "
+            f"`{snippet(haystack, 40)}` with {how} in {fn.display}: a completion that lists many "
+            "answers, or hedges, contains it and is paid",
+        )
 
 
 RULE = Rule(
     id="substring-match",
     title="the reference is accepted anywhere inside the completion",
     severity=Severity.high,
-    why=("A substring (or membership, or startswith) test pays for any completion that contains the gold: "
-         "'one of 0, 1, ..., 1000', 'not 12', '\\boxed{13} or \\boxed{12}'. Huang et al. 2025, Pitfalls of Rule- and "
-         "Model-based Verifiers (arXiv:2505.22203), show policies learning such responses against rule-based "
-         "verifiers; for SQL, a gold query inside a comment or a string literal passes a containment grader."),
+    why=(
+        "A substring (or membership, or startswith) test pays for any completion that contains the gold: "
+        "'one of 0, 1, ..., 1000', 'not 12', '\\boxed{13} or \\boxed{12}'. Huang et al. 2025, Pitfalls of Rule- and "
+        "Model-based Verifiers (arXiv:2505.22203), show policies learning such responses against rule-based "
+        "verifiers; for SQL, a gold query inside a comment or a string literal passes a containment grader."
+    ),
     check=check,
     categories=("math.hedge", "math.shotgun", "math.trap", "sql.hack.gold_string", "sql.comment.gold_commented"),
 )

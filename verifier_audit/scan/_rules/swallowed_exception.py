@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
@@ -20,20 +20,31 @@ def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
                 continue
             where, how = paid
             caught = "a bare except" if handler.type is None else "an except of everything"
-            yield Hit(where, f"{caught} (line {handler.lineno}) in {fn.display} {how}: any completion that makes "
-                             "the try body raise (malformed, huge, hostile text) is paid")
+            yield Hit(
+                where,
+                f"{caught} (line {handler.lineno}) in {fn.display} {how}: any completion that makes "
+                "the try body raise (malformed, huge, hostile text) is paid",
+            )
 
 
 RULE = Rule(
     id="swallowed-exception",
     title="an exception in the scoring code becomes a positive reward",
     severity=Severity.high,
-    why=("The cheapest input for a policy to find is one that crashes the grader. When a blanket except returns "
-         "(or leaves) a positive score, every crash pays; the error never reaches the trainer's error rate either. "
-         "Python's documentation on exceptions: a bare except (or BaseException) also catches SystemExit and "
-         "KeyboardInterrupt; code verifiers are gamed through it with sys.exit(0) (the code.hack.exit and "
-         "code.hack.base_exception catalog entries)."),
+    why=(
+        "The cheapest input for a policy to find is one that crashes the grader. When a blanket except returns "
+        "(or leaves) a positive score, every crash pays; the error never reaches the trainer's error rate either. "
+        "Python's documentation on exceptions: a bare except (or BaseException) also catches SystemExit and "
+        "KeyboardInterrupt; code verifiers are gamed through it with sys.exit(0) (the code.hack.exit and "
+        "code.hack.base_exception catalog entries)."
+    ),
     check=check,
-    categories=("math.hostile", "math.format", "sql.format", "sql.syntax", "code.hack.exit",
-                "code.hack.base_exception"),
+    categories=(
+        "math.hostile",
+        "math.format",
+        "sql.format",
+        "sql.syntax",
+        "code.hack.exit",
+        "code.hack.base_exception",
+    ),
 )

@@ -8,7 +8,7 @@ pays.
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
@@ -19,23 +19,41 @@ from .._taint import GOLD, has
 
 # Calls that turn text into a value and raise (or return nothing) when they cannot, by
 # the last part of their name.
-_PARSERS = frozenset({
-    "float", "int", "complex", "Fraction", "Decimal", "Rational", "sympify", "S", "parse_expr", "parse_latex",
-    "latex2sympy", "parse", "literal_eval", "loads", "simplify",
-})
+_PARSERS = frozenset(
+    {
+        "float",
+        "int",
+        "complex",
+        "Fraction",
+        "Decimal",
+        "Rational",
+        "sympify",
+        "S",
+        "parse_expr",
+        "parse_latex",
+        "latex2sympy",
+        "parse",
+        "literal_eval",
+        "loads",
+        "simplify",
+    }
+)
 
 
 def _gold_parse(fn: FunctionInfo, module: ModuleInfo, node: ast.AST) -> bool:
     qualname = module.imports.call(node)
-    return bool(qualname) and qualname.rsplit(".", 1)[-1] in _PARSERS and any(
-        has(fn.labels_of(arg), GOLD) for arg in node.args)
+    return (
+        bool(qualname)
+        and qualname.rsplit(".", 1)[-1] in _PARSERS
+        and any(has(fn.labels_of(arg), GOLD) for arg in node.args)
+    )
 
 
-def _first_gold_parse(fn: FunctionInfo, module: ModuleInfo, body: list[ast.stmt]) -> Optional[ast.Call]:
+def _first_gold_parse(fn: FunctionInfo, module: ModuleInfo, body: list[ast.stmt]) -> ast.Call | None:
     return next((n for stmt in body for n in ast.walk(stmt) if _gold_parse(fn, module, n)), None)
 
 
-def _parsed_when_true(test: ast.expr, parsed: set[str]) -> Optional[bool]:
+def _parsed_when_true(test: ast.expr, parsed: set[str]) -> bool | None:
     """True when ``test`` holds iff the gold parsed (``gold_parsed``, ``len(g) > 0``, ``g is not
     None``), False when it holds iff it failed (``not g``, ``len(g) == 0``), None otherwise."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -74,9 +92,12 @@ def _from_tries(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
             paid = pays_after(handler, try_node, fn)
             if paid is not None:
                 where, how = paid
-                yield Hit(where, f"`{snippet(parse, 40)}` parses the reference (line {parse.lineno}); when it raises, "
-                                 f"the except (line {handler.lineno}) in {fn.display} {how}: on a task whose gold does "
-                                 "not parse, every completion is paid")
+                yield Hit(
+                    where,
+                    f"`{snippet(parse, 40)}` parses the reference (line {parse.lineno}); when it raises, "
+                    f"the except (line {handler.lineno}) in {fn.display} {how}: on a task whose gold does "
+                    "not parse, every completion is paid",
+                )
 
 
 def _from_tests(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
@@ -92,8 +113,11 @@ def _from_tests(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
         paid = branch_pays(node.orelse if when else node.body, fn)
         if paid is not None:
             where, how = paid
-            yield Hit(where, f"when the reference does not parse (`{snippet(node.test, 40)}`, line {node.lineno}), "
-                             f"{fn.display} {how}: on a task whose gold does not parse, every completion is paid")
+            yield Hit(
+                where,
+                f"when the reference does not parse (`{snippet(node.test, 40)}`, line {node.lineno}), "
+                f"{fn.display} {how}: on a task whose gold does not parse, every completion is paid",
+            )
 
 
 def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
@@ -105,12 +129,16 @@ RULE = Rule(
     id="unparseable-gold-rewarded",
     title="a reference that fails to parse leads to a positive reward",
     severity=Severity.high,
-    why=("Data sets hold golds a parser cannot read (text answers, typos, LaTeX it lacks). A grader that pays when "
-         "the gold fails to parse pays for anything on those tasks. huggingface/open-r1 src/open_r1/rewards.py did: "
-         "accuracy_reward appended 1.0 when parse(gold) found nothing ('Skip unparseable examples'), and len_reward "
-         "counted such a sample as correct; it now skips them. Comparing raw strings after a failure is fine; "
-         "paying is not."),
+    why=(
+        "Data sets hold golds a parser cannot read (text answers, typos, LaTeX it lacks). A grader that pays when "
+        "the gold fails to parse pays for anything on those tasks. huggingface/open-r1 src/open_r1/rewards.py did: "
+        "accuracy_reward appended 1.0 when parse(gold) found nothing ('Skip unparseable examples'), and len_reward "
+        "counted such a sample as correct; it now skips them. Comparing raw strings after a failure is fine; "
+        "paying is not."
+    ),
     check=check,
-    unmeasured=("cannot be confirmed by behaviour: the audit's references all parse (its oracle confirms every "
-                "label against them), so no audited task has a gold that fails to parse"),
+    unmeasured=(
+        "cannot be confirmed by behaviour: the audit's references all parse (its oracle confirms every "
+        "label against them), so no audited task has a gold that fails to parse"
+    ),
 )

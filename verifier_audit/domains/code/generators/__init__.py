@@ -10,7 +10,6 @@ reference (equivalent mutants, counted in the report) and any rewrite it finds d
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from ....models import Candidate, Task
 from ...base import CategoryInfo
@@ -38,27 +37,43 @@ def _near_miss(task: Task, rng: random.Random) -> list[Candidate]:
         # round, and so on; kept in source order.
         found = sample_kinds(found, rng, cap=cap, draw="round_robin", order="source")
     # Ids number the task's mutants from 0 across kinds (``running``), as they always have.
-    return make_candidates("code", task.id, [(m.kind, m.source, m.description) for m in found], origin="near_miss",
-                           label="incorrect", kinds=mutants.KINDS, ids="running")
+    return make_candidates(
+        "code",
+        task.id,
+        [(m.kind, m.source, m.description) for m in found],
+        origin="near_miss",
+        label="incorrect",
+        kinds=mutants.KINDS,
+        ids="running",
+    )
 
 
 def _equivalent(task: Task, rng: random.Random) -> list[Candidate]:
     # One rewrite per kind: ids end in the kind (``kind``).
     found = rewrites.rewrites(task.reference, _entry(task), rng)
     chosen = [(kind, source, rewrites.KINDS[kind][1]) for kind, source in found]
-    text = (f"Here is my solution.\n\n```python\n{task.reference.rstrip()}\n```\n\n"
-            f"It handles the edge cases described in the docstring.")
+    text = (
+        f"Here is my solution.\n\n```python\n{task.reference.rstrip()}\n```\n\n"
+        f"It handles the edge cases described in the docstring."
+    )
     chosen.append(("markdown_answer", text, PRESENTATION_KINDS["markdown_answer"][1]))
-    return make_candidates("code", task.id, chosen, origin="equivalent", label="correct",
-                           kinds={**rewrites.KINDS, **PRESENTATION_KINDS}, ids="kind")
+    return make_candidates(
+        "code",
+        task.id,
+        chosen,
+        origin="equivalent",
+        label="correct",
+        kinds={**rewrites.KINDS, **PRESENTATION_KINDS},
+        ids="kind",
+    )
 
 
 PER_TASK = {"near_miss": _near_miss, "equivalent": _equivalent}
 
 
-def generate_all(tasks: list[Task], seed: int, catalog: Optional[list[CatalogEntry]] = None) -> list[Candidate]:
+def generate_all(tasks: list[Task], seed: int, catalog: list[CatalogEntry] | None = None) -> list[Candidate]:
     return assemble("code", tasks, seed, PER_TASK, known_bad.generate, catalog)
 
 
-def categories(catalog: Optional[list[CatalogEntry]] = None) -> list[CategoryInfo]:
+def categories(catalog: list[CatalogEntry] | None = None) -> list[CategoryInfo]:
     return list_categories("code", mutants.KINDS, {**rewrites.KINDS, **PRESENTATION_KINDS}, catalog)

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Optional
 
 from ....models import Severity
 
@@ -103,8 +103,12 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 def _emit(value, append) -> None:
     # Hot path (called for every node of every mutant): keep it to plain loops.
     cls = type(value)
-    if cls is ast.UnaryOp and type(value.op) is ast.USub and type(value.operand) is ast.Constant \
-            and type(value.operand.value) in (int, float, complex):
+    if (
+        cls is ast.UnaryOp
+        and type(value.op) is ast.USub
+        and type(value.operand) is ast.Constant
+        and type(value.operand.value) in (int, float, complex)
+    ):
         append(f"Constant({-value.operand.value!r},)")  # `-0` is `0`, `-1` the constant -1
     elif isinstance(value, ast.AST):
         fields = _FIELDS.get(cls)
@@ -146,8 +150,16 @@ def _is_const(node, value) -> bool:
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Statements and expressions whose insides are not mutated.
-_OPAQUE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Global,
-           ast.Nonlocal, ast.JoinedStr)
+_OPAQUE = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Global,
+    ast.Nonlocal,
+    ast.JoinedStr,
+)
 _WALKABLE = (ast.expr, ast.stmt, ast.comprehension, ast.keyword, ast.excepthandler, ast.withitem, ast.match_case)
 _SKIP_FIELDS = ("annotation", "returns", "type_comment")
 
@@ -157,7 +169,7 @@ class _Site:
     node: ast.AST
     holder: ast.AST  # the node whose field holds ``node``
     field: str
-    index: Optional[int]  # position in the field when it is a list
+    index: int | None  # position in the field when it is a list
     top: int = 0  # the module-level statement it belongs to
 
 
@@ -171,7 +183,7 @@ def _sites(tree: ast.Module) -> Iterator[_Site]:
                         yield site
 
 
-def _walk(node: ast.AST, holder: ast.AST, field: str, index: Optional[int]) -> Iterator[_Site]:
+def _walk(node: ast.AST, holder: ast.AST, field: str, index: int | None) -> Iterator[_Site]:
     yield _Site(node, holder, field, index)
     if isinstance(node, _OPAQUE) or _is_noop(node):
         return
@@ -188,26 +200,66 @@ def _walk(node: ast.AST, holder: ast.AST, field: str, index: Optional[int]) -> I
 
 def _docstring(fn: ast.AST) -> bool:
     body = getattr(fn, "body", None)
-    return bool(body) and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+    return (
+        bool(body)
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
         and isinstance(body[0].value.value, str)
+    )
 
 
 # --------------------------------------------------------------------------- operators
 
 _SYM = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
-    ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@",
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is",
-    ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in", ast.And: "and", ast.Or: "or",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.MatMult: "@",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.And: "and",
+    ast.Or: "or",
 }
 _ARITH = {
-    ast.Add: (ast.Sub,), ast.Sub: (ast.Add,), ast.Mult: (ast.Div,), ast.Div: (ast.Mult, ast.FloorDiv),
-    ast.FloorDiv: (ast.Div,), ast.Mod: (ast.FloorDiv,), ast.Pow: (ast.Mult,), ast.LShift: (ast.RShift,),
-    ast.RShift: (ast.LShift,), ast.BitAnd: (ast.BitOr,), ast.BitOr: (ast.BitAnd,), ast.BitXor: (ast.BitOr,),
+    ast.Add: (ast.Sub,),
+    ast.Sub: (ast.Add,),
+    ast.Mult: (ast.Div,),
+    ast.Div: (ast.Mult, ast.FloorDiv),
+    ast.FloorDiv: (ast.Div,),
+    ast.Mod: (ast.FloorDiv,),
+    ast.Pow: (ast.Mult,),
+    ast.LShift: (ast.RShift,),
+    ast.RShift: (ast.LShift,),
+    ast.BitAnd: (ast.BitOr,),
+    ast.BitOr: (ast.BitAnd,),
+    ast.BitXor: (ast.BitOr,),
 }
 _COMPARE = {
-    "compare_flip": {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE, ast.Eq: ast.NotEq,
-                     ast.NotEq: ast.Eq},
+    "compare_flip": {
+        ast.Lt: ast.Gt,
+        ast.Gt: ast.Lt,
+        ast.LtE: ast.GtE,
+        ast.GtE: ast.LtE,
+        ast.Eq: ast.NotEq,
+        ast.NotEq: ast.Eq,
+    },
     "compare_boundary": {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt},
     "identity_swap": {ast.Is: ast.Eq, ast.IsNot: ast.NotEq, ast.Eq: ast.Is, ast.NotEq: ast.IsNot},
     "membership_swap": {ast.In: ast.NotIn, ast.NotIn: ast.In},
@@ -271,21 +323,37 @@ def _stmt_changes(site: _Site) -> Iterator[_Change]:
         yield "break_continue", ast.Break(), "`continue` -> `break`"
     elif isinstance(node, ast.AugAssign):
         for alt in _ARITH.get(type(node.op), ()):
-            yield "aug_assign_swap", ast.AugAssign(node.target, alt(), node.value), \
-                f"`{_SYM[type(node.op)]}=` -> `{_SYM[alt]}=`"
+            yield (
+                "aug_assign_swap",
+                ast.AugAssign(node.target, alt(), node.value),
+                f"`{_SYM[type(node.op)]}=` -> `{_SYM[alt]}=`",
+            )
         new = ast.copy_location(ast.Assign([node.target], node.value), node)  # unparse wants its lineno
         yield "aug_to_assign", new, _show_change(node, new)
 
 
 def _deletable(stmt: ast.stmt) -> bool:
     # Returns are return_none's; imports, declarations and definitions are off limits.
-    return not isinstance(stmt, (ast.Return, ast.Pass, ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal,
-                                 ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not _is_noop(stmt)
+    return not isinstance(
+        stmt,
+        (
+            ast.Return,
+            ast.Pass,
+            ast.Import,
+            ast.ImportFrom,
+            ast.Global,
+            ast.Nonlocal,
+            ast.FunctionDef,
+            ast.AsyncFunctionDef,
+            ast.ClassDef,
+        ),
+    ) and not _is_noop(stmt)
 
 
 @dataclass
 class _Replace:
     """A child of a statement replaced: the edit lands on the child, not the statement."""
+
     stmt: ast.AST
     field: str
     new: ast.AST
@@ -306,7 +374,7 @@ def _compare_changes(node: ast.Compare) -> Iterator[_Change]:
             alt = table.get(type(op))
             if alt is None:
                 continue
-            if alt in (ast.Is, ast.IsNot) and any(map(_is_literal, operands[i:i + 2])):
+            if alt in (ast.Is, ast.IsNot) and any(map(_is_literal, operands[i : i + 2])):
                 continue  # `x is 3` is a SyntaxWarning and no real slip
             ops = list(node.ops)
             ops[i] = alt()
@@ -318,8 +386,10 @@ def _is_literal(node: ast.AST) -> bool:
     ``-3``, ``(1, 2)``; not None, True, False or ``...``, which are singletons)."""
     if isinstance(node, ast.Constant):
         return not any(node.value is v for v in (None, True, False, ...))  # `is`: 0 == False
-    return all(isinstance(n, (ast.Constant, ast.UnaryOp, ast.BinOp, ast.Tuple, ast.operator, ast.unaryop,
-                              ast.expr_context)) for n in ast.walk(node))
+    return all(
+        isinstance(n, (ast.Constant, ast.UnaryOp, ast.BinOp, ast.Tuple, ast.operator, ast.unaryop, ast.expr_context))
+        for n in ast.walk(node)
+    )
 
 
 def _constant_changes(node: ast.Constant) -> Iterator[_Change]:
@@ -366,7 +436,7 @@ def _call_changes(node: ast.Call) -> Iterator[_Change]:
     starred = any(isinstance(a, ast.Starred) for a in args)
     if name == "range" and not node.keywords and not starred and 1 <= len(args) <= 3:
         # range(n): the stop; range(a, b[, s]): start and stop.
-        for i in ([0] if len(args) == 1 else [0, 1]):
+        for i in [0] if len(args) == 1 else [0, 1]:
             for delta in (1, -1):
                 new_args = list(args)
                 new_args[i] = _shift(args[i], delta)
@@ -387,7 +457,7 @@ def _filter_drops(node) -> Iterator[_Change]:
     for g, gen in enumerate(node.generators):
         for i in range(len(gen.ifs)):
             generators = list(node.generators)
-            generators[g] = ast.comprehension(gen.target, gen.iter, gen.ifs[:i] + gen.ifs[i + 1:], gen.is_async)
+            generators[g] = ast.comprehension(gen.target, gen.iter, gen.ifs[:i] + gen.ifs[i + 1 :], gen.is_async)
             new = type(node)(**{**{f: getattr(node, f) for f in node._fields}, "generators": generators})
             yield "filter_drop", new, f"dropped `if {_show(gen.ifs[i])}`"
 
@@ -480,8 +550,21 @@ class _Text:
 
 
 # Binding strength, loosest first (the table of the language reference).
-_BINOP_PREC = {ast.BitOr: 6, ast.BitXor: 7, ast.BitAnd: 8, ast.LShift: 9, ast.RShift: 9, ast.Add: 10, ast.Sub: 10,
-               ast.Mult: 11, ast.Div: 11, ast.FloorDiv: 11, ast.Mod: 11, ast.MatMult: 11, ast.Pow: 13}
+_BINOP_PREC = {
+    ast.BitOr: 6,
+    ast.BitXor: 7,
+    ast.BitAnd: 8,
+    ast.LShift: 9,
+    ast.RShift: 9,
+    ast.Add: 10,
+    ast.Sub: 10,
+    ast.Mult: 11,
+    ast.Div: 11,
+    ast.FloorDiv: 11,
+    ast.Mod: 11,
+    ast.MatMult: 11,
+    ast.Pow: 13,
+}
 _ATOM = 15
 
 
@@ -498,30 +581,43 @@ def _prec(node: ast.AST) -> int:
 
 
 # Holders where any expression we build can stand without parentheses.
-_OPEN = (ast.stmt, ast.keyword, ast.Call, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.comprehension, ast.Slice,
-         ast.Lambda)
+_OPEN = (
+    ast.stmt,
+    ast.keyword,
+    ast.Call,
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+    ast.Dict,
+    ast.comprehension,
+    ast.Slice,
+    ast.Lambda,
+)
 
 
 def _replacement_text(new: ast.AST, old: ast.AST, holder: ast.AST, field: str) -> str:
     """``new`` as text for ``old``'s span: parenthesised only when it binds more loosely than
     ``old`` did and than its holder does (the span excludes any parentheses ``old`` had)."""
     text = ast.unparse(new)
-    if isinstance(new, ast.stmt) or (isinstance(holder, _OPEN) and field != "func") \
-            or (isinstance(holder, ast.Subscript) and field == "slice"):
+    if (
+        isinstance(new, ast.stmt)
+        or (isinstance(holder, _OPEN) and field != "func")
+        or (isinstance(holder, ast.Subscript) and field == "slice")
+    ):
         return text
     if _prec(new) < _prec(old) and _prec(new) <= _prec(holder):
         return f"({text})"
     return text
 
 
-def _put(holder: ast.AST, field: str, index: Optional[int], value: ast.AST) -> None:
+def _put(holder: ast.AST, field: str, index: int | None, value: ast.AST) -> None:
     if index is None:
         setattr(holder, field, value)
     else:
         getattr(holder, field)[index] = value
 
 
-def _render(tree: ast.Module, text: _Text, site: _Site, change: _Change, seen: set) -> Optional[Mutant]:
+def _render(tree: ast.Module, text: _Text, site: _Site, change: _Change, seen: set) -> Mutant | None:
     """The mutant for one change, or None when it duplicates one in ``seen`` or does not
     compile. A change touches one module-level statement and leaves the others as they
     are, so that statement's canonical form (with its index) identifies the whole module."""
@@ -545,7 +641,7 @@ def _render(tree: ast.Module, text: _Text, site: _Site, change: _Change, seen: s
     return Mutant(kind, source, site.node.lineno, f"line {site.node.lineno}: {note}")
 
 
-def _checked(source: str, intended: tuple[int, str], count: int) -> Optional[str]:
+def _checked(source: str, intended: tuple[int, str], count: int) -> str | None:
     # The text outside the edited statement is unchanged, so when the edited statement
     # parses to what was intended (and no statement was swallowed or split) so does the rest.
     top, canon = intended

@@ -35,9 +35,17 @@ def _draw(strat: st.SearchStrategy, count: int, seed: int, max_examples: int) ->
     found: dict[str, Any] = {}
 
     @hypothesis_seed(seed)
-    @settings(database=None, derandomize=False, max_examples=max_examples, phases=[Phase.generate],
-              deadline=None, suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
-              report_multiple_bugs=False, print_blob=False)
+    @settings(
+        database=None,
+        derandomize=False,
+        max_examples=max_examples,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
     @given(strat)
     def collect(value: Any) -> None:
         if len(found) < count:
@@ -67,6 +75,7 @@ def _without_local_constants():
     for the duration; with a Hypothesis without it this does nothing."""
     try:
         from hypothesis.internal.conjecture import providers
+
         saved, saved_len = providers._local_constants, providers._sys_modules_len
         empty = copy.copy(saved)
         for name in ("integers", "floats", "bytes", "strings"):

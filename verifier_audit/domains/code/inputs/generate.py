@@ -49,8 +49,7 @@ def generate_inputs(task: Any, n: int = 60, seed: int = 0) -> list[tuple]:
     names = [name for name, _ in sig] or [f"arg{i}" for i in range(arity)]
     types = [typ for _, typ in sig] or [""] * arity
     try:
-        parts = [strategy(types[i], all_hints.get(names[i]) or {}, [c.args[i] for c in cases])
-                 for i in range(arity)]
+        parts = [strategy(types[i], all_hints.get(names[i]) or {}, [c.args[i] for c in cases]) for i in range(arity)]
     except Exception:  # noqa: BLE001 - a hint Hypothesis rejects (min > max): visible cases only
         return list(out.values())
     wanted = len(out) + n

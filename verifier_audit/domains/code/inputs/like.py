@@ -8,7 +8,6 @@ reference's unstated preconditions; the few that do are dropped by the caller.""
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from hypothesis import strategies as st
 
@@ -69,8 +68,10 @@ def _like_parts(t: tuple, pool: list, depth: int):
         if max(abs(lo), abs(hi)) < 1e12:  # floats as people write them (2.5, -0.1), too
             tenths = st.integers(math.ceil(lo * 10), math.floor(hi * 10)).map(lambda i: i / 10)
             fresh = st.one_of(tenths, fresh)
-        return fresh, lambda v: (st.floats(max(lo, v - 1.0), min(hi, v + 1.0)) if lo <= v <= hi
-                                 else st.just(v))  # inf, NaN, 1e308: as they were
+        return (
+            fresh,
+            lambda v: st.floats(max(lo, v - 1.0), min(hi, v + 1.0)) if lo <= v <= hi else st.just(v),
+        )  # inf, NaN, 1e308: as they were
     if kind == "str":
         return _like_text(pool)
     if kind in ("list", "tuplev", "set"):
@@ -107,7 +108,7 @@ def _default_size(depth: int) -> int:
     return DEFAULT_MAX_LEN if depth == 0 else 4  # nested containers: 8 lists of 8 is plenty
 
 
-def _grids(t: tuple, pool: list, lo: int, hi: int, depth: int) -> Optional[st.SearchStrategy]:
+def _grids(t: tuple, pool: list, lo: int, hi: int, depth: int) -> st.SearchStrategy | None:
     """New lists of lists that keep the visible ones' shape: rectangular when every visible
     one is (all rows one length), square when every visible one is. None otherwise."""
     if t[1][0] != "list" or not any(len(v) > 1 for v in pool):
@@ -121,5 +122,6 @@ def _grids(t: tuple, pool: list, lo: int, hi: int, depth: int) -> Optional[st.Se
         return _pick([st.lists(st.lists(cell, min_size=n, max_size=n), min_size=n, max_size=n) for n in sides])
     w_lo = min(widths)
     w_hi = max(w_lo, min(max(widths) + 2, EXAMPLE_MAX_LEN))
-    return _pick([st.lists(st.lists(cell, min_size=w, max_size=w), min_size=lo, max_size=hi)
-                  for w in range(w_lo, w_hi + 1)])
+    return _pick(
+        [st.lists(st.lists(cell, min_size=w, max_size=w), min_size=lo, max_size=hi) for w in range(w_lo, w_hi + 1)]
+    )

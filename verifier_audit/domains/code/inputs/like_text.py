@@ -52,8 +52,11 @@ def _like_text(pool: list):
     counts = [len(s.split()) for s in pool]
     fresh = random_text
     if words and max(counts) > 1:
-        sentences = st.lists(st.sampled_from(words), min_size=min(counts),
-                             max_size=max(min(counts), min(max(counts) + 1, EXAMPLE_MAX_LEN))).map(" ".join)
+        sentences = st.lists(
+            st.sampled_from(words),
+            min_size=min(counts),
+            max_size=max(min(counts), min(max(counts) + 1, EXAMPLE_MAX_LEN)),
+        ).map(" ".join)
         fresh = _pick([sentences, random_text])
     vocab: dict[str, list[str]] = {}
     for s in pool:

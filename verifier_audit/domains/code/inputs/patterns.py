@@ -6,15 +6,27 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Optional
 
 from hypothesis import strategies as st
 
 # Suite hints sometimes describe the format in words ("valid roman numeral 1..3999"). The
 # descriptions we know get a direct generator (faster and exact, where a regex plus a length
 # filter rejects most draws); anything else that reads as a regex goes to ``from_regex``.
-_ROMAN = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
-          (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+_ROMAN = [
+    (1000, "M"),
+    (900, "CM"),
+    (500, "D"),
+    (400, "CD"),
+    (100, "C"),
+    (90, "XC"),
+    (50, "L"),
+    (40, "XL"),
+    (10, "X"),
+    (9, "IX"),
+    (5, "V"),
+    (4, "IV"),
+    (1, "I"),
+]
 
 
 def _roman(n: int) -> str:
@@ -32,7 +44,8 @@ def _roman_numerals(alphabet: str) -> st.SearchStrategy:
 def _clock_times(alphabet: str) -> st.SearchStrategy:
     # "H:MM or HH:MM": the hour with or without its leading zero
     return st.tuples(st.integers(0, 23), st.integers(0, 59), st.booleans()).map(
-        lambda t: f"{t[0]:02d}:{t[1]:02d}" if t[2] or t[0] >= 10 else f"{t[0]}:{t[1]:02d}")
+        lambda t: f"{t[0]:02d}:{t[1]:02d}" if t[2] or t[0] >= 10 else f"{t[0]}:{t[1]:02d}"
+    )
 
 
 def _csv_integers(alphabet: str) -> st.SearchStrategy:
@@ -52,7 +65,7 @@ _PROSE_PATTERNS = [
 _REGEX_SIGNS = set("[]\\^$()*+?{}|")
 
 
-def pattern_strategy(pattern: str, alphabet: str = "") -> Optional[st.SearchStrategy]:
+def pattern_strategy(pattern: str, alphabet: str = "") -> st.SearchStrategy | None:
     """Strings for a ``pattern`` hint: a known prose description, or the pattern as a regex
     when it reads as one (has regex syntax, or no spaces); None for unknown prose."""
     for words, build in _PROSE_PATTERNS:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any
 
 from .helper import _field
 
@@ -15,7 +15,7 @@ def signature(task_like: Any) -> list[tuple[str, str]]:
     return _find_signature(task_like) or []
 
 
-def _find_signature(task_like: Any) -> Optional[list[tuple[str, str]]]:
+def _find_signature(task_like: Any) -> list[tuple[str, str]] | None:
     """Like ``signature`` but None when no signature was found at all (as opposed to a
     function that takes no parameters)."""
     meta = _field(task_like, "metadata", {}) or {}
@@ -36,7 +36,7 @@ def _find_signature(task_like: Any) -> Optional[list[tuple[str, str]]]:
     return None
 
 
-def _def_signature(source: Any, entry: str) -> Optional[list[tuple[str, str]]]:
+def _def_signature(source: Any, entry: str) -> list[tuple[str, str]] | None:
     if not isinstance(source, str) or not source:
         return None
     try:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from hypothesis import strategies as st
 
 from .helper import _key
@@ -12,7 +10,7 @@ from .like import _like
 from .typetree import INT, infer_type, parse_type
 
 
-def strategy(type_str: str, hints: Optional[dict] = None, examples: Optional[list] = None) -> st.SearchStrategy:
+def strategy(type_str: str, hints: dict | None = None, examples: list | None = None) -> st.SearchStrategy:
     """A strategy for one parameter: hinted when ``hints`` is non-empty, else driven by the
     visible ``examples`` (or defaults when there are none)."""
     t = parse_type(type_str)

@@ -14,8 +14,17 @@ from .helper import _callee_name
 # name that was not understood.
 INT, FLOAT, BOOL, STR, NONE, BYTES, ANY = ("int",), ("float",), ("bool",), ("str",), ("none",), ("bytes",), ("any",)
 
-_SCALARS = {"int": INT, "float": FLOAT, "bool": BOOL, "str": STR, "bytes": BYTES,
-            "None": NONE, "NoneType": NONE, "Any": ANY, "object": ANY}
+_SCALARS = {
+    "int": INT,
+    "float": FLOAT,
+    "bool": BOOL,
+    "str": STR,
+    "bytes": BYTES,
+    "None": NONE,
+    "NoneType": NONE,
+    "Any": ANY,
+    "object": ANY,
+}
 _LISTS = {"list", "List", "Sequence", "MutableSequence", "Iterable", "Collection"}
 _TUPLES = {"tuple", "Tuple"}
 _DICTS = {"dict", "Dict", "Mapping", "MutableMapping"}
@@ -83,7 +92,7 @@ def _type_from_ast(node: ast.AST, depth: int) -> tuple:
 def _union(parts: list[tuple]) -> tuple:
     flat: list[tuple] = []
     for p in parts:
-        for q in (p[1] if p[0] == "union" else (p,)):
+        for q in p[1] if p[0] == "union" else (p,):
             if q not in flat:
                 flat.append(q)
     return flat[0] if len(flat) == 1 else ("union", tuple(flat))
@@ -163,8 +172,13 @@ def infer_type(values: list, depth: int = 0) -> tuple:
         elif kind in ("set", "frozenset"):
             found.append(("set", infer_type([x for v in vs for x in v], depth + 1)))
         elif kind == "dict":
-            found.append(("dict", infer_type([k for v in vs for k in v], depth + 1),
-                          infer_type([x for v in vs for x in v.values()], depth + 1)))
+            found.append(
+                (
+                    "dict",
+                    infer_type([k for v in vs for k in v], depth + 1),
+                    infer_type([x for v in vs for x in v.values()], depth + 1),
+                )
+            )
         elif kind == "tuple":
             lengths = {len(v) for v in vs}
             if len(lengths) == 1:

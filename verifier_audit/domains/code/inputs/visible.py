@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from .helper import _callee_name
 
@@ -68,7 +68,7 @@ def _is_target_call(node: ast.AST, names: set[str]) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
 
 
-def _literal_args(call: ast.Call) -> Optional[tuple]:
+def _literal_args(call: ast.Call) -> tuple | None:
     if call.keywords:
         return None
     values = []
@@ -89,7 +89,7 @@ def _literal(node: ast.AST) -> Any:
         return MISSING
 
 
-def _stated_value(test: ast.AST, names: set[str]) -> Optional[tuple[ast.Call, Any]]:
+def _stated_value(test: ast.AST, names: set[str]) -> tuple[ast.Call, Any] | None:
     """(call, expected) when an assert's test pins the call's value, else None."""
     target = lambda n: _is_target_call(n, names)
     if target(test):  # assert candidate(x)
@@ -124,5 +124,10 @@ def _stated_value(test: ast.AST, names: set[str]) -> Optional[tuple[ast.Call, An
 
 
 def _is_abs_diff(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and _callee_name(node.func) == "abs" and len(node.args) == 1
-            and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, ast.Sub))
+    return (
+        isinstance(node, ast.Call)
+        and _callee_name(node.func) == "abs"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.BinOp)
+        and isinstance(node.args[0].op, ast.Sub)
+    )

@@ -18,8 +18,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ....isolation import SANDBOX_LEVELS, UID_RANGE, memory
 from ....isolation import confine as isolation
@@ -28,9 +29,30 @@ from .codec import decode_value, recv, send
 LEVELS = SANDBOX_LEVELS  # a sandbox run's levels, weakest first: the one table is isolation/_levels.py
 
 WARM_MODULES = (
-    "array", "bisect", "cmath", "collections", "copy", "dataclasses", "datetime", "decimal",
-    "encodings.idna", "enum", "fractions", "functools", "hashlib", "heapq", "itertools", "math",
-    "numbers", "operator", "random", "re", "statistics", "string", "textwrap", "typing",
+    "array",
+    "bisect",
+    "cmath",
+    "collections",
+    "copy",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "encodings.idna",
+    "enum",
+    "fractions",
+    "functools",
+    "hashlib",
+    "heapq",
+    "itertools",
+    "math",
+    "numbers",
+    "operator",
+    "random",
+    "re",
+    "statistics",
+    "string",
+    "textwrap",
+    "typing",
     "unicodedata",
 )
 
@@ -55,14 +77,14 @@ _BOOTSTRAP = (
 class SandboxResult:
     ok: bool
     value: Any = None
-    error: Optional[str] = None
+    error: str | None = None
     kind: str = "ok"  # ok | exception | timeout | crash | memory
     stdout: str = ""
     seconds: float = 0.0
     level: str = ""  # the isolation level the run actually got
     # batch runs: one SandboxResult per input that finished, in order (may be fewer than
     # the inputs when the run timed out or crashed part way)
-    items: list["SandboxResult"] = field(default_factory=list)
+    items: list[SandboxResult] = field(default_factory=list)
     # What the run tried outside itself and the sandbox's walls stopped (isolation/_walls.py): marker
     # files written outside the workdir, connections to the loopback tripwire. Only at the
     # namespaces level; empty below it, where nothing watches.
@@ -72,7 +94,7 @@ class SandboxResult:
     # held at most, in MiB: the kernel's for a cgroup, the largest sample for the watcher
     # (None when the run ended before the first sample).
     memory_guard: str = ""
-    memory_peak_mb: Optional[float] = None
+    memory_peak_mb: float | None = None
 
 
 def available_levels() -> list[str]:
@@ -92,7 +114,7 @@ def default_level() -> str:
 class _Zygote:
     """One warm server process and our end of its socket."""
 
-    def __init__(self, level: str, uid: Optional[int], target: Optional[Callable], tree_memory: Optional[str] = None):
+    def __init__(self, level: str, uid: int | None, target: Callable | None, tree_memory: str | None = None):
         self.uid = uid  # its runs' uid (None: not dropped)
         # The memory bound of its runs' trees (a cgroup made here, removed at close).
         self.memory = memory.provision(tree_memory) if level != "process" else None
@@ -103,8 +125,18 @@ class _Zygote:
         if target is None:
             here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
             spec = self.memory or ("none", "")
-            args = [sys.executable, "-I", "-c", _BOOTSTRAP, here, str(theirs.fileno()), level, str(uid_arg), self.workroot,
-                    *spec]
+            args = [
+                sys.executable,
+                "-I",
+                "-c",
+                _BOOTSTRAP,
+                here,
+                str(theirs.fileno()),
+                level,
+                str(uid_arg),
+                self.workroot,
+                *spec,
+            ]
             proc = subprocess.Popen(args, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, start_new_session=True)
             self.pid, self._proc = proc.pid, proc
         else:
@@ -153,8 +185,14 @@ class Sandbox:
     isolates a verifier under audit that it has already imported. Use as a context manager.
     """
 
-    def __init__(self, workers: int = 2, level: Optional[str] = None, uid: Optional[int] = None,
-                 target: Optional[Callable] = None, tree_memory: Optional[str] = None):
+    def __init__(
+        self,
+        workers: int = 2,
+        level: str | None = None,
+        uid: int | None = None,
+        target: Callable | None = None,
+        tree_memory: str | None = None,
+    ):
         level = level or default_level()
         if level not in LEVELS:
             raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
@@ -167,19 +205,19 @@ class Sandbox:
             raise ValueError(f"tree_memory must be None, 'cgroup' or 'watcher', not {tree_memory!r}")
         self.tree_memory = tree_memory
         self._uid = uid
-        self._idle: "queue.Queue[_Zygote]" = queue.Queue()
+        self._idle: queue.Queue[_Zygote] = queue.Queue()
         self._all: list[_Zygote] = []
         self._lock = threading.Lock()
         self._closed = True
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         self.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _uid_for_new_zygote(self) -> Optional[int]:
+    def _uid_for_new_zygote(self) -> int | None:
         if self._uid is not None:
             return self._uid
         if os.geteuid() != 0:
@@ -223,7 +261,9 @@ class Sandbox:
             raw = recv(z.sock)
             ok = True
         except (OSError, EOFError, ValueError) as exc:
-            return SandboxResult(False, None, f"sandbox failure: {type(exc).__name__}: {exc}", "crash", level=self.level)
+            return SandboxResult(
+                False, None, f"sandbox failure: {type(exc).__name__}: {exc}", "crash", level=self.level
+            )
         finally:
             if ok:
                 self._idle.put(z)
@@ -231,9 +271,18 @@ class Sandbox:
                 self._replace(z)
         return _result(raw, self.level)
 
-    def run(self, source: str, *, call: Optional[str] = None, args: tuple = (), batch: Optional[list] = None,
-            timeout: float = 5.0, memory_mb: int = 512, item_timeout: Optional[float] = None,
-            cpu_timeout: Optional[float] = None) -> SandboxResult:
+    def run(
+        self,
+        source: str,
+        *,
+        call: str | None = None,
+        args: tuple = (),
+        batch: list | None = None,
+        timeout: float = 5.0,
+        memory_mb: int = 512,
+        item_timeout: float | None = None,
+        cpu_timeout: float | None = None,
+    ) -> SandboxResult:
         """Execute ``source``; then call ``call(*args)``, or ``call`` on every argument tuple
         of ``batch`` (one process for all of them; ``items`` holds one result per input; an
         input over ``item_timeout`` seconds of CPU time ends the batch with a ``timeout``
@@ -245,9 +294,16 @@ class Sandbox:
             raise RuntimeError("this Sandbox calls a target function: use call()")
         if batch is not None and call is None:
             raise ValueError("batch needs call= (the function to call on each input)")
-        req = dict(source=source, call=call, args=tuple(args), batch=None if batch is None else [tuple(a) for a in batch],
-                   timeout=float(timeout), memory_mb=int(memory_mb), item_timeout=item_timeout,
-                   cpu_timeout=None if cpu_timeout is None else float(cpu_timeout))
+        req = dict(
+            source=source,
+            call=call,
+            args=tuple(args),
+            batch=None if batch is None else [tuple(a) for a in batch],
+            timeout=float(timeout),
+            memory_mb=int(memory_mb),
+            item_timeout=item_timeout,
+            cpu_timeout=None if cpu_timeout is None else float(cpu_timeout),
+        )
         return self._request(req, timeout)
 
     def call(self, *args: Any, timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:
@@ -281,8 +337,15 @@ def _result(raw: bytes, level: str) -> SandboxResult:
     return result
 
 
-def run_python(source: str, *, call: Optional[str] = None, args: tuple = (), timeout: float = 5.0,
-               memory_mb: int = 512, level: Optional[str] = None) -> SandboxResult:
+def run_python(
+    source: str,
+    *,
+    call: str | None = None,
+    args: tuple = (),
+    timeout: float = 5.0,
+    memory_mb: int = 512,
+    level: str | None = None,
+) -> SandboxResult:
     """One run with a one-off zygote (default: the strongest available level). For many
     runs, keep a ``Sandbox`` open instead."""
     with Sandbox(workers=1, level=level) as sb:

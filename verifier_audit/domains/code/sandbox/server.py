@@ -39,7 +39,8 @@ import socket
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from ....isolation import LISTENER_PORT, HostTables, Walls, memory, seccomp
 from ....isolation import confine as isolation
@@ -49,8 +50,15 @@ from .codec import RESULT_CAP, STDOUT_CAP, encode_value, recv, send
 class Config:
     """How a zygote isolates its runs (fixed for its lifetime)."""
 
-    def __init__(self, level: str, uid: Optional[int], workroot: str, target: Optional[Callable] = None,
-                 walls: Optional[Walls] = None, guard: Optional[memory.Guard] = None):
+    def __init__(
+        self,
+        level: str,
+        uid: int | None,
+        workroot: str,
+        target: Callable | None = None,
+        walls: Walls | None = None,
+        guard: memory.Guard | None = None,
+    ):
         self.level, self.uid, self.workroot, self.target = level, uid, workroot, target
         self.walls = walls  # the tripwires (namespaces level only)
         self.guard = guard or memory.Guard()  # the memory limit of the run's tree
@@ -173,8 +181,11 @@ def _run_main(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) -> No
                 emit({"kind": "ok", "value": None})
             else:
                 fn = namespace.get(req["call"])
-                emit(_outcome(fn, req["args"]) if callable(fn) else
-                     {"kind": "exception", "error": f"NameError: {req['call']!r} is not defined"})
+                emit(
+                    _outcome(fn, req["args"])
+                    if callable(fn)
+                    else {"kind": "exception", "error": f"NameError: {req['call']!r} is not defined"}
+                )
     except BaseException as exc:  # noqa: BLE001 - module-level failure of the candidate
         emit(_outcome(_raiser(exc), ()))
     finally:
@@ -187,6 +198,7 @@ def _run_main(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) -> No
 def _raiser(exc: BaseException) -> Callable:
     def again():
         raise exc
+
     return again
 
 
@@ -321,13 +333,27 @@ def run_one(req: dict, cfg: Config) -> bytes:
     stdout = out_file.read(STDOUT_CAP).decode("utf-8", "replace")
     out_file.close()
     shutil.rmtree(workdir, ignore_errors=True)
-    resp: dict[str, Any] = {"stdout": stdout, "seconds": seconds, "level": cfg.level, "escapes": escapes,
-                            "memory_guard": guard.name, "memory_peak": peak}
+    resp: dict[str, Any] = {
+        "stdout": stdout,
+        "seconds": seconds,
+        "level": cfg.level,
+        "escapes": escapes,
+        "memory_guard": guard.name,
+        "memory_peak": peak,
+    }
     return _reply(req, cfg, bytes(data), status, timed_out, over_memory or went_over, resp, over_cpu)
 
 
-def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, over_memory: bool,
-           resp: dict, over_cpu: bool = False) -> bytes:
+def _reply(
+    req: dict,
+    cfg: Config,
+    data: bytes,
+    status: int,
+    timed_out: bool,
+    over_memory: bool,
+    resp: dict,
+    over_cpu: bool = False,
+) -> bytes:
     messages = []
     for line in data.split(b"\n"):
         if line:
@@ -338,13 +364,13 @@ def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, ov
             if not isinstance(msg, dict) or not isinstance(msg.get("error"), (str, type(None))):
                 msg = {"kind": "crash", "error": "malformed result message"}
             messages.append(msg)
-    clean = (not timed_out and not over_memory and not over_cpu and os.WIFEXITED(status)
-             and os.WEXITSTATUS(status) == 0)
-    ending = None if clean else _ending(req, cfg, status, timed_out, over_memory, wrote=bool(messages),
-                                        over_cpu=over_cpu)
+    clean = not timed_out and not over_memory and not over_cpu and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    ending = (
+        None if clean else _ending(req, cfg, status, timed_out, over_memory, wrote=bool(messages), over_cpu=over_cpu)
+    )
     if req.get("batch") is not None:
         done = bool(messages) and messages[-1].get("kind") == "done"
-        items = [m for m in messages if m.get("kind") != "done"][:len(req["batch"])]
+        items = [m for m in messages if m.get("kind") != "done"][: len(req["batch"])]
         if ending is not None and items and len(items) == len(req["batch"]):
             # Every input answered, then an abnormal end: after the last answer only the
             # harness runs (it writes "done" and exits 0), so the end voids that answer.
@@ -360,21 +386,27 @@ def _reply(req: dict, cfg: Config, data: bytes, status: int, timed_out: bool, ov
     return json.dumps(resp).encode()
 
 
-def _ending(req: dict, cfg: Config, status: int, timed_out: bool, over_memory: bool, wrote: bool,
-            over_cpu: bool = False) -> dict:
+def _ending(
+    req: dict, cfg: Config, status: int, timed_out: bool, over_memory: bool, wrote: bool, over_cpu: bool = False
+) -> dict:
     """How a run that did not end cleanly ended, as its result."""
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     if over_memory:
-        return {"kind": "memory", "error": f"the run's process tree went over its memory limit "
-                                           f"({req['memory_mb']} MiB, {cfg.guard.name})"}
+        return {
+            "kind": "memory",
+            "error": f"the run's process tree went over its memory limit ({req['memory_mb']} MiB, {cfg.guard.name})",
+        }
     if timed_out:
         return {"kind": "timeout", "error": f"wall-clock timeout after {req['timeout']} s"}
     if over_cpu:
         return {"kind": "timeout", "error": f"CPU time limit ({req['cpu_timeout']} s)"}
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cfg.level != "process"):
         return {"kind": "timeout", "error": f"CPU time limit (signal {signal.Signals(sig).name})"}
-    after = ("after writing a result (a result counts only when the run ends with status 0)" if wrote
-             else "without returning a result")
+    after = (
+        "after writing a result (a result counts only when the run ends with status 0)"
+        if wrote
+        else "without returning a result"
+    )
     if sig is not None:
         return {"kind": "crash", "error": f"killed by {signal.Signals(sig).name} {after}"}
     return {"kind": "crash", "error": f"exited with status {os.WEXITSTATUS(status)} {after}"}
@@ -383,7 +415,7 @@ def _ending(req: dict, cfg: Config, status: int, timed_out: bool, over_memory: b
 # --------------------------------------------------------------------------- the zygote
 
 
-def _scrub_environment(walls: Optional[Walls]) -> None:
+def _scrub_environment(walls: Walls | None) -> None:
     """The environment every run inherits: nothing of the caller's (tokens, paths), set once
     here rather than in each run, where clearing it cost ~0.5 ms of a ~3 ms fork (each
     variable a putenv on a copy-on-write page)."""
@@ -403,8 +435,16 @@ def _warm(modules: tuple) -> None:
             pass
 
 
-def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, target: Optional[Callable] = None,
-          warm: tuple = (), workroot_mb: int = 256, memory_spec: Optional[tuple] = None) -> None:
+def serve(
+    sock: socket.socket,
+    level: str,
+    uid: int | None,
+    workroot: str,
+    target: Callable | None = None,
+    warm: tuple = (),
+    workroot_mb: int = 256,
+    memory_spec: tuple | None = None,
+) -> None:
     """The zygote's life: isolate itself once, then serve runs until the socket closes.
     ``workroot`` is an empty directory the parent made (and removes). Never returns.
 
@@ -434,8 +474,11 @@ def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, ta
         walls.listen()
     else:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
-    if level != "process" and seccomp.supported() and not (seccomp.deny_keyrings()
-                                                           and seccomp.deny_new_kernel_surfaces()):
+    if (
+        level != "process"
+        and seccomp.supported()
+        and not (seccomp.deny_keyrings() and seccomp.deny_new_kernel_surfaces())
+    ):
         # Once here, inherited by every run (per run it would cost about 0.5 ms: the kernel
         # prepares a filter's cache on install). Fail closed: no zygote that claims a filter
         # it does not have; the parent sees it end and reports a sandbox failure.
@@ -453,8 +496,9 @@ def serve(sock: socket.socket, level: str, uid: Optional[int], workroot: str, ta
             try:
                 resp = run_one(req, cfg)
             except BaseException as exc:  # noqa: BLE001 - the sandbox itself failed: say so
-                resp = json.dumps({"kind": "crash", "error": f"sandbox failure: {type(exc).__name__}: {exc}",
-                                   "level": level}).encode()
+                resp = json.dumps(
+                    {"kind": "crash", "error": f"sandbox failure: {type(exc).__name__}: {exc}", "level": level}
+                ).encode()
             try:
                 send(sock, resp)
             except OSError:

@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ....models import Candidate, Task
 from ...kit import CatalogEntry, DomainGenerators
 from ..formats import without_final_period
@@ -17,12 +15,15 @@ _GENERATORS = DomainGenerators("math", near_miss, equivalent, known_bad)
 categories = _GENERATORS.categories
 
 
-def generate_all(tasks: list[Task], seed: int, catalog: Optional[list[CatalogEntry]] = None) -> list[Candidate]:
+def generate_all(tasks: list[Task], seed: int, catalog: list[CatalogEntry] | None = None) -> list[Candidate]:
     """Every candidate; a catalog candidate that ends with the task's reference and a period
     comes twice, with and without that period."""
     references = {t.id: t.reference for t in tasks}
-    return [v for c in _GENERATORS.generate_all(tasks, seed, catalog)
-            for v in _with_and_without_final_period(c, references[c.task_id])]
+    return [
+        v
+        for c in _GENERATORS.generate_all(tasks, seed, catalog)
+        for v in _with_and_without_final_period(c, references[c.task_id])
+    ]
 
 
 def _with_and_without_final_period(candidate: Candidate, reference: str) -> list[Candidate]:
@@ -33,8 +34,16 @@ def _with_and_without_final_period(candidate: Candidate, reference: str) -> list
     bare = without_final_period(candidate.text) if candidate.origin == "known_bad" else None
     if bare is None or not bare.rstrip().endswith(reference.strip()):
         return [candidate]
-    return [candidate, candidate.model_copy(update={
-        "id": candidate.id + "/no_period", "text": bare, "note": candidate.note + " (without its final period)"})]
+    return [
+        candidate,
+        candidate.model_copy(
+            update={
+                "id": candidate.id + "/no_period",
+                "text": bare,
+                "note": candidate.note + " (without its final period)",
+            }
+        ),
+    ]
 
 
 __all__ = ["generate_all", "categories", "near_miss", "equivalent", "known_bad"]

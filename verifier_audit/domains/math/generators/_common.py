@@ -4,7 +4,6 @@ reference read once (candidates and sampling are the kit's, ``verifier_audit.dom
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from ...kit import rng_for  # noqa: F401 - shared seeding, used across this package
 from ..answer import Answer, ParseError
@@ -28,14 +27,12 @@ _CLOSINGS = (
 )
 
 
-
-
 def boxed_completion(answer_latex: str, rng: random.Random) -> str:
     """A realistic completion ending with ``\\boxed{answer}``; the prose varies with rng."""
     return rng.choice(_OPENINGS) + "\n\n" + rng.choice(_CLOSINGS) % answer_latex
 
 
-def parse_reference(text: str) -> Optional[Answer]:
+def parse_reference(text: str) -> Answer | None:
     """The task's gold as an Answer, or None when it cannot be read (no candidates then)."""
     from ..latex import parse_answer  # imported late: the parser is the heavy part
 

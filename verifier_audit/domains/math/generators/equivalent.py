@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Optional
 
 import sympy
 from sympy import Rational
@@ -39,7 +39,10 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "dfrac": (Severity.medium, "\\dfrac / \\tfrac instead of \\frac"),
     "slash_fraction": (Severity.medium, "a plain-text fraction or expression: 3/4, sqrt(2)"),
     "left_right": (Severity.low, "\\left( ... \\right) delimiters or redundant parentheses"),
-    "rationalised_radical": (Severity.high, "a radical with or without a rationalised denominator: \\frac{\\sqrt{2}}{2} <-> \\frac{1}{\\sqrt{2}}"),
+    "rationalised_radical": (
+        Severity.high,
+        "a radical with or without a rationalised denominator: \\frac{\\sqrt{2}}{2} <-> \\frac{1}{\\sqrt{2}}",
+    ),
     "power_as_fraction": (Severity.medium, "a negative power written as a fraction: 2^{-99} -> \\frac{1}{2^{99}}"),
     "unsimplified_radical": (Severity.medium, "an unsimplified radical: 2\\sqrt{3} -> \\sqrt{12}"),
     "reordered_terms": (Severity.medium, "the terms or factors of a sum or product in another order"),
@@ -125,16 +128,18 @@ def _wrapper_rewrites(answer: Answer, reference: str) -> Iterator[Rewrite]:
         shown = plain = reference.replace("\\%", "%")
     else:
         shown, plain = f"${reference}$", None
-    yield Rewrite("bold_not_boxed", "bold, no box",
-                  completion=f"Adding everything up carefully.\n\n**{shown}**")
-    yield Rewrite("answer_in_prose", "stated in a sentence, no box",
-                  completion=f"Working through the steps, we find the result.\n\nThe final answer is {shown}.")
+    yield Rewrite("bold_not_boxed", "bold, no box", completion=f"Adding everything up carefully.\n\n**{shown}**")
+    yield Rewrite(
+        "answer_in_prose",
+        "stated in a sentence, no box",
+        completion=f"Working through the steps, we find the result.\n\nThe final answer is {shown}.",
+    )
     spaced = _respace(reference)
     if spaced is not None:
         yield Rewrite("spaces", f"spacing changed: {reference} -> {spaced}", latex=spaced)
 
 
-def _respace(reference: str) -> Optional[str]:
+def _respace(reference: str) -> str | None:
     """Remove optional spaces (never one that ends a command name, as in ``\\le x``)."""
     squeezed = re.sub(r"(?<![A-Za-z])\s+|\s+(?=[^A-Za-z])", "", reference)
     if squeezed != reference:
@@ -199,7 +204,9 @@ def _rational_rewrites(v: Rational, answer: Answer, reference: str) -> Iterator[
         yield Rewrite("slash_fraction", "plain-text fraction", latex=f"{p}/{q}")
     if q == 1 and abs(p) >= 1000 and not big:
         grouped = f"{abs(p):,}"
-        yield Rewrite("thousands_separator", f"thousands separators: {reference} -> {sign}{grouped}", latex=sign + grouped)
+        yield Rewrite(
+            "thousands_separator", f"thousands separators: {reference} -> {sign}{grouped}", latex=sign + grouped
+        )
         yield Rewrite("thousands_separator", "LaTeX thousands separators", latex=sign + grouped.replace(",", "{,}"))
     if decimal is not None and len(decimal) <= 20 and (answer.approximate or q == 1) and not big:
         padded = decimal + ("0" if "." in decimal else ".0")
@@ -265,7 +272,9 @@ def _percent_rewrites(v, reference: str) -> Iterator[Rewrite]:
     decimal = decimal_string(fraction)
     if decimal is not None:
         yield Rewrite("percent_form", f"as a decimal: {reference} -> {decimal}", latex=decimal)
-    yield Rewrite("percent_form", f"as a fraction: {reference} -> {number_latex(fraction)}", latex=number_latex(fraction))
+    yield Rewrite(
+        "percent_form", f"as a fraction: {reference} -> {number_latex(fraction)}", latex=number_latex(fraction)
+    )
     bare = reference.replace("\\%", "").strip()
     yield Rewrite("percent_sign_dropped", f"percent sign dropped: {reference} -> {bare}", latex=bare)
     yield Rewrite("spaces", "space before the percent sign", latex=bare + " \\%")

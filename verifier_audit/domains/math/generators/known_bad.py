@@ -10,8 +10,6 @@ labelled incorrect.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import sympy
 
 from ....canary import FORMS, make_token, payload
@@ -26,8 +24,17 @@ from .near_miss import as_interval, mutants
 PLACEHOLDERS = {"reference", "wrong", "question", "below", "above", "magnitude", "canary"}
 
 # Which near-miss stands in for {{wrong}}: the plainest mistake that fits the answer.
-_WRONG_ORDER = ("off_by_one", "wrong_text", "swapped_tuple", "wrong_bracket", "set_subset",
-                "matrix_entry", "wrong_coefficient", "sign_flip", "times_ten")
+_WRONG_ORDER = (
+    "off_by_one",
+    "wrong_text",
+    "swapped_tuple",
+    "wrong_bracket",
+    "set_subset",
+    "matrix_entry",
+    "wrong_coefficient",
+    "sign_flip",
+    "times_ten",
+)
 
 
 _Skip = SkipInstance  # This entry cannot be filled in on this task (e.g. {{below}} for a matrix answer).
@@ -40,7 +47,9 @@ def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[
     entries = list(entries)
     check_templates(entries, PLACEHOLDERS)
     return instantiate_catalog(
-        usable, seed, entries,
+        usable,
+        seed,
+        entries,
         fits=lambda entry, task: _applies(entry, answers[task.id], task),
         fill=lambda entry, task: expand_template(entry.template, _Resolver(task, answers[task.id], entry)),
     )
@@ -61,7 +70,7 @@ class _Resolver:
 
     def __init__(self, task: Task, answer: Answer, entry: CatalogEntry):
         self.task, self.answer, self.entry = task, answer, entry
-        self._wrong: Optional[str] = None
+        self._wrong: str | None = None
 
     def __call__(self, name: str, args: str) -> str:
         if name == "reference":

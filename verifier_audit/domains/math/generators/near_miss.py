@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Optional
 
 import sympy
 from sympy import Rational
@@ -40,7 +40,10 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "rounding": (Severity.medium, "the answer rounded to fewer places or significant figures"),
     "rel_error_1e4": (Severity.medium, "the answer off by a relative 1e-4 (10^6 -> 1000100): loose tolerance"),
     "rel_error_1e7": (Severity.low, "the answer off by a relative 1e-7: tolerance on exact answers"),
-    "tiny_magnitude": (Severity.high, "a tiny or huge answer off by a factor of 2 (2^{-99} -> 2^{-98}): absolute tolerance"),
+    "tiny_magnitude": (
+        Severity.high,
+        "a tiny or huge answer off by a factor of 2 (2^{-99} -> 2^{-98}): absolute tolerance",
+    ),
     "pi_approx": (Severity.medium, "pi or e replaced by a decimal approximation (pi -> 3.14)"),
     "dropped_term": (Severity.high, "one term of a sum (or one factor) dropped"),
     "wrong_coefficient": (Severity.high, "one coefficient changed"),
@@ -78,7 +81,7 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     return make_candidates("math", task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
 
 
-def mutants(answer: Answer, task: Optional[Task] = None) -> list[Mutant]:
+def mutants(answer: Answer, task: Task | None = None) -> list[Mutant]:
     """Every near-miss of ``answer`` that fits its type, deduplicated, in a stable order."""
     reference = task.reference if task is not None else to_latex(answer)
     answer_type = (task.metadata.get("answer_type") if task is not None else None) or ""
@@ -123,7 +126,7 @@ def _number_mutants(answer: Answer, reference: str) -> Iterator[Mutant]:
         return
     write = _writer(answer, reference)
 
-    def m(kind: str, value, note: str, text: Optional[str] = None) -> Mutant:
+    def m(kind: str, value, note: str, text: str | None = None) -> Mutant:
         return Mutant(kind, text if text is not None else write(value), note)
 
     tiny = v.is_Rational and abs(v) < Rational(1, 10**6)
@@ -190,9 +193,11 @@ def _irrational_mutants(v, reference: str, write) -> Iterator[Mutant]:
     if isinstance(v, sympy.Add):
         terms = v.as_ordered_terms()
         for i in range(len(terms)):
-            rest = sympy.Add(*(terms[:i] + terms[i + 1:]))
+            rest = sympy.Add(*(terms[:i] + terms[i + 1 :]))
             if rest != 0:
-                yield Mutant("dropped_term", write(rest), f"dropped the term {write(terms[i])}: {reference} -> {write(rest)}")
+                yield Mutant(
+                    "dropped_term", write(rest), f"dropped the term {write(terms[i])}: {reference} -> {write(rest)}"
+                )
                 break
     coeff, rest = v.as_coeff_Mul()
     if isinstance(v, sympy.Mul) and rest != 1 and coeff.is_Rational:
@@ -215,7 +220,7 @@ def _pi_approx(v, reference: str) -> Mutant:
     return Mutant("pi_approx", text, f"constant approximated: {reference} -> {text}")
 
 
-def _rounded(v) -> Optional[str]:
+def _rounded(v) -> str | None:
     """A plausible premature rounding that changes the value, written as a decimal."""
     if v.is_Integer:
         if abs(v) < 100:
@@ -289,15 +294,23 @@ def _expr_mutants(expr, reference: str) -> Iterator[Mutant]:
     if len(terms) >= 2:
         i = len(terms) - 1
         flipped = sympy.Add(*terms[:i], -terms[i])
-        yield Mutant("sign_flip", expr_latex(flipped), f"sign of one term flipped: {reference} -> {expr_latex(flipped)}")
+        yield Mutant(
+            "sign_flip", expr_latex(flipped), f"sign of one term flipped: {reference} -> {expr_latex(flipped)}"
+        )
         for j in range(len(terms)):
-            rest = sympy.Add(*(terms[:j] + terms[j + 1:]))
+            rest = sympy.Add(*(terms[:j] + terms[j + 1 :]))
             if rest.free_symbols:
-                yield Mutant("dropped_term", expr_latex(rest), f"dropped the term {expr_latex(terms[j])}: {reference} -> {expr_latex(rest)}")
+                yield Mutant(
+                    "dropped_term",
+                    expr_latex(rest),
+                    f"dropped the term {expr_latex(terms[j])}: {reference} -> {expr_latex(rest)}",
+                )
                 break
     changed = _bump_coefficient(expr)
     if changed is not None:
-        yield Mutant("wrong_coefficient", expr_latex(changed), f"coefficient changed: {reference} -> {expr_latex(changed)}")
+        yield Mutant(
+            "wrong_coefficient", expr_latex(changed), f"coefficient changed: {reference} -> {expr_latex(changed)}"
+        )
     yield Mutant("off_by_one", expr_latex(expr + 1), f"constant off by one: {reference} -> {expr_latex(expr + 1)}")
 
 
@@ -325,9 +338,13 @@ def _factored_mutants(expr, reference: str) -> Iterator[Mutant]:
         const, rest = base.as_coeff_Add()
         if const == 0:
             continue
-        for kind, new_base, what in (("sign_flip", rest - const, "sign of a constant flipped"),
-                                     ("off_by_one", base + 1, "a constant off by one")):
-            new = sympy.Mul(coeff, *factors[:i], sympy.Pow(new_base, exp, evaluate=False), *factors[i + 1:], evaluate=False)
+        for kind, new_base, what in (
+            ("sign_flip", rest - const, "sign of a constant flipped"),
+            ("off_by_one", base + 1, "a constant off by one"),
+        ):
+            new = sympy.Mul(
+                coeff, *factors[:i], sympy.Pow(new_base, exp, evaluate=False), *factors[i + 1 :], evaluate=False
+            )
             text = expr_latex(new)
             yield Mutant(kind, text, f"{what}: {reference} -> {text}")
         break
@@ -340,7 +357,7 @@ def _factored_mutants(expr, reference: str) -> Iterator[Mutant]:
 # --------------------------------------------------------------- sets and tuples
 
 
-def _number_items(answer: Answer) -> Optional[list]:
+def _number_items(answer: Answer) -> list | None:
     if not answer.items or any(i.kind is not Kind.NUMBER or not i.value.is_real for i in answer.items):
         return None
     return [i.value for i in answer.items]
@@ -364,7 +381,7 @@ def _set_mutants(answer: Answer, reference: str) -> Iterator[Mutant]:
         yield Mutant("set_superset", text, f"added the element {number_latex(extra)}: {reference} -> {text}")
     for i, v in enumerate(values):
         if v != 0 and -v not in values:
-            new = values[:i] + [-v] + values[i + 1:]
+            new = values[:i] + [-v] + values[i + 1 :]
             text = _set_latex(new)
             yield Mutant("wrong_root", text, f"one root's sign flipped: {reference} -> {text}")
             break
@@ -388,11 +405,15 @@ def _tuple_mutants(answer: Answer, reference: str) -> Iterator[Mutant]:
         return
     if len(values) >= 2 and values[0] != values[1]:
         swapped = [values[1], values[0], *values[2:]]
-        yield Mutant("swapped_tuple", _tuple_latex(swapped), f"coordinates swapped: {reference} -> {_tuple_latex(swapped)}")
+        yield Mutant(
+            "swapped_tuple", _tuple_latex(swapped), f"coordinates swapped: {reference} -> {_tuple_latex(swapped)}"
+        )
     for i, v in enumerate(values):
         if v != 0:
-            new = values[:i] + [-v] + values[i + 1:]
-            yield Mutant("sign_flip", _tuple_latex(new), f"sign of one coordinate flipped: {reference} -> {_tuple_latex(new)}")
+            new = values[:i] + [-v] + values[i + 1 :]
+            yield Mutant(
+                "sign_flip", _tuple_latex(new), f"sign of one coordinate flipped: {reference} -> {_tuple_latex(new)}"
+            )
             break
     new = values[:-1] + [values[-1] + 1]
     yield Mutant("off_by_one", _tuple_latex(new), f"one coordinate off by one: {reference} -> {_tuple_latex(new)}")

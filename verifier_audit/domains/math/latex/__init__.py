@@ -26,6 +26,15 @@ from .whole_answer import _parse_cached, parse_answer  # noqa: F401 - _parse_cac
 
 __all__ = [
     "parse_answer",
-    "MAX_LEN", "MAX_DEPTH", "MAX_BITS", "MAX_ITEMS", "ROOT_BITS",
-    "FUNCTIONS", "GREEK", "HEDGE_WORDS", "HEDGE_CMDS", "FILLER", "SHORT_UNITS",
+    "MAX_LEN",
+    "MAX_DEPTH",
+    "MAX_BITS",
+    "MAX_ITEMS",
+    "ROOT_BITS",
+    "FUNCTIONS",
+    "GREEK",
+    "HEDGE_WORDS",
+    "HEDGE_CMDS",
+    "FILLER",
+    "SHORT_UNITS",
 ]

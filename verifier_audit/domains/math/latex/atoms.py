@@ -65,7 +65,7 @@ class _AtomsMixin:
             if self.at("op", "{"):
                 start = self.i
                 _read = self.parse_atom()
-                sub = "".join(t.text for t in self.toks[start + 1:self.i - 1])
+                sub = "".join(t.text for t in self.toks[start + 1 : self.i - 1])
             else:
                 sub = self.take().text
             return _scalar(sympy.Symbol(f"{name}_{sub}"))
@@ -97,9 +97,11 @@ class _AtomsMixin:
             if not same or (opener == "[" and (lo <= hi) is S.true) or infinite:
                 if (lo <= hi) is not S.true:
                     raise ParseError("interval with its ends reversed")
-                return Answer(Kind.INTERVAL,
-                              sympy.Interval(lo, hi, opener == "(", closer == ")"),
-                              approximate=items[0].approximate or items[1].approximate)
+                return Answer(
+                    Kind.INTERVAL,
+                    sympy.Interval(lo, hi, opener == "(", closer == ")"),
+                    approximate=items[0].approximate or items[1].approximate,
+                )
         if not same:
             raise ParseError("mismatched brackets")
         return Answer(Kind.TUPLE, items=tuple(items))
@@ -139,8 +141,7 @@ class _AtomsMixin:
                 d = _val(den)
                 if d.is_zero:
                     raise ParseError("division by zero")
-                return _scalar(_mul(_val(num), _power(d, Integer(-1))),
-                               num.approximate or den.approximate)
+                return _scalar(_mul(_val(num), _power(d, Integer(-1))), num.approximate or den.approximate)
             if name == "binom":
                 n, k = _val(self.parse_arg(True)), _val(self.parse_arg(True))
                 if n.is_Integer and abs(n) > 10_000:
@@ -240,4 +241,3 @@ class _AtomsMixin:
         if not rows or len({len(r) for r in rows}) != 1:
             raise ParseError("matrix rows of different lengths")
         return Answer(Kind.MATRIX, sympy.ImmutableMatrix(rows))
-

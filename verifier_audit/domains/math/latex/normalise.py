@@ -15,24 +15,84 @@ from .limits import MAX_DEPTH, MAX_LEN
 
 _UNICODE = {
     # dashes and minus signs that models emit instead of '-'
-    "\u2212": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\ufe63": "-", "\uff0d": "-",
-    "\u00d7": r"\times ", "\u00f7": r"\div ", "\u00b7": r"\cdot ", "\u22c5": r"\cdot ",
-    "\u2219": r"\cdot ", "\u221a": r"\sqrt ", "\u03c0": r"\pi ", "\u221e": r"\infty ",
-    "\u2264": r"\le ", "\u2265": r"\ge ", "\u2a7d": r"\le ", "\u2a7e": r"\ge ", "\u2260": r"\ne ",
-    "\u2248": r"\approx ", "\u00b0": r"^\circ ", "\u00b1": r"\pm ", "\u2213": r"\mp ",
-    "\u222a": r"\cup ", "\u2229": r"\cap ", "\u2208": r"\in ", "\u2205": r"\emptyset ",
-    "\u2228": r"\lor ", "\u2227": r"\land ", "\u27e8": r"\langle ", "\u27e9": r"\rangle ",
-    "\u03b8": r"\theta ", "\u03b1": r"\alpha ", "\u03b2": r"\beta ", "\u03b3": r"\gamma ",
-    "\u03bb": r"\lambda ", "\u03bc": r"\mu ", "\u03c6": r"\phi ", "\u03c9": r"\omega ",
-    "\u00bd": r"\frac{1}{2}", "\u2153": r"\frac{1}{3}", "\u2154": r"\frac{2}{3}",
-    "\u00bc": r"\frac{1}{4}", "\u00be": r"\frac{3}{4}", "\u2155": r"\frac{1}{5}",
-    "\u2159": r"\frac{1}{6}", "\u215b": r"\frac{1}{8}", "\u2044": "/", "\u2215": "/",
-    "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2007": " ", "\u3000": " ",
-    "\u200b": "", "\u200c": "", "\u200d": "", "\ufeff": "", "\u2060": "",
-    "\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'",
+    "\u2212": "-",
+    "\u2012": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\ufe63": "-",
+    "\uff0d": "-",
+    "\u00d7": r"\times ",
+    "\u00f7": r"\div ",
+    "\u00b7": r"\cdot ",
+    "\u22c5": r"\cdot ",
+    "\u2219": r"\cdot ",
+    "\u221a": r"\sqrt ",
+    "\u03c0": r"\pi ",
+    "\u221e": r"\infty ",
+    "\u2264": r"\le ",
+    "\u2265": r"\ge ",
+    "\u2a7d": r"\le ",
+    "\u2a7e": r"\ge ",
+    "\u2260": r"\ne ",
+    "\u2248": r"\approx ",
+    "\u00b0": r"^\circ ",
+    "\u00b1": r"\pm ",
+    "\u2213": r"\mp ",
+    "\u222a": r"\cup ",
+    "\u2229": r"\cap ",
+    "\u2208": r"\in ",
+    "\u2205": r"\emptyset ",
+    "\u2228": r"\lor ",
+    "\u2227": r"\land ",
+    "\u27e8": r"\langle ",
+    "\u27e9": r"\rangle ",
+    "\u03b8": r"\theta ",
+    "\u03b1": r"\alpha ",
+    "\u03b2": r"\beta ",
+    "\u03b3": r"\gamma ",
+    "\u03bb": r"\lambda ",
+    "\u03bc": r"\mu ",
+    "\u03c6": r"\phi ",
+    "\u03c9": r"\omega ",
+    "\u00bd": r"\frac{1}{2}",
+    "\u2153": r"\frac{1}{3}",
+    "\u2154": r"\frac{2}{3}",
+    "\u00bc": r"\frac{1}{4}",
+    "\u00be": r"\frac{3}{4}",
+    "\u2155": r"\frac{1}{5}",
+    "\u2159": r"\frac{1}{6}",
+    "\u215b": r"\frac{1}{8}",
+    "\u2044": "/",
+    "\u2215": "/",
+    "\u00a0": " ",
+    "\u2009": " ",
+    "\u202f": " ",
+    "\u2007": " ",
+    "\u3000": " ",
+    "\u200b": "",
+    "\u200c": "",
+    "\u200d": "",
+    "\ufeff": "",
+    "\u2060": "",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u2018": "'",
+    "\u2019": "'",
 }
-_SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6",
-                "⁷": "7", "⁸": "8", "⁹": "9", "⁻": "-", "⁺": "+"}
+_SUPERSCRIPT = {
+    "⁰": "0",
+    "¹": "1",
+    "²": "2",
+    "³": "3",
+    "⁴": "4",
+    "⁵": "5",
+    "⁶": "6",
+    "⁷": "7",
+    "⁸": "8",
+    "⁹": "9",
+    "⁻": "-",
+    "⁺": "+",
+}
 _SUPER_RUN = re.compile("[" + "".join(_SUPERSCRIPT) + "]+")
 _BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 _UNICODE_RE = re.compile("|".join(map(re.escape, _UNICODE)))
@@ -73,7 +133,7 @@ def _unwrap_box(text: str) -> str:
         elif ch == "}" and text[i - 1] != "\\":
             depth -= 1
             if depth == 0:
-                return text[m.end():i].strip() if i == len(text) - 1 else text
+                return text[m.end() : i].strip() if i == len(text) - 1 else text
     return text
 
 
@@ -87,4 +147,3 @@ def _check_depth(text: str) -> None:
                 raise ParseError(f"brackets nested deeper than {MAX_DEPTH}")
         elif ch in "})]":
             depth = max(0, depth - 1)
-

@@ -7,8 +7,6 @@ sets, commands, functions, matrices) are in :mod:`.atoms`, mixed in to :class:`_
 
 from __future__ import annotations
 
-from typing import Optional
-
 import sympy
 from sympy import Integer
 
@@ -26,13 +24,13 @@ _ATOM_CMDS = {"frac", "binom", "sqrt", "pi", "infty", "boxed", "lfloor", "lceil"
 class _Parser(_AtomsMixin):
     """Grammar, loosest first (each level is one method)::
 
-        list     := union (',' union)*               2, 3  -> LIST
-        union    := relation ('\\cup' relation)*      (-oo,1) \\cup (2,oo)
-        relation := sum (relop sum)*                 y = 2x+1, 1 < x \\le 2, x \\in S
-        sum      := term (('+'|'-'|'\\pm') term)*
-        term     := sign* factor (('*'|'/'|implicit) factor)*
-        factor   := atom postfix* ('^' exponent)? postfix*
-        atom     := number | letter | \\frac.. | \\sqrt.. | function | ( ) [ ] { } \\{ \\} | | | matrix
+    list     := union (',' union)*               2, 3  -> LIST
+    union    := relation ('\\cup' relation)*      (-oo,1) \\cup (2,oo)
+    relation := sum (relop sum)*                 y = 2x+1, 1 < x \\le 2, x \\in S
+    sum      := term (('+'|'-'|'\\pm') term)*
+    term     := sign* factor (('*'|'/'|implicit) factor)*
+    factor   := atom postfix* ('^' exponent)? postfix*
+    atom     := number | letter | \\frac.. | \\sqrt.. | function | ( ) [ ] { } \\{ \\} | | | matrix
     """
 
     def __init__(self, toks: list[_Tok]):
@@ -42,7 +40,7 @@ class _Parser(_AtomsMixin):
         self.in_abs = 0  # inside |...|, a '|' closes instead of opening
 
     # -- token helpers ------------------------------------------------------------------
-    def peek(self, k: int = 0) -> Optional[_Tok]:
+    def peek(self, k: int = 0) -> _Tok | None:
         j = self.i + k
         return self.toks[j] if j < len(self.toks) else None
 
@@ -77,8 +75,9 @@ class _Parser(_AtomsMixin):
     def parse(self) -> Answer:
         self.accept("op", "=")  # "= 5", "\approx 3.14"
         ans = self.parse_list()
-        while self.at("op", ".", ";", ",", "!", "?") or (self.peek() and self.peek().textmode
-                                                         and self.peek().kind == "op"):
+        while self.at("op", ".", ";", ",", "!", "?") or (
+            self.peek() and self.peek().textmode and self.peek().kind == "op"
+        ):
             self.take()  # trailing punctuation
         if self.peek() is not None:
             raise ParseError(f"unexpected {self.peek().text!r}")
@@ -101,8 +100,9 @@ class _Parser(_AtomsMixin):
             op = self.take().text
             right = self.parse_relation()
             combine = sympy.Union if op == "cup" else sympy.Intersection
-            left = Answer(Kind.INTERVAL, combine(_as_set(left), _as_set(right)),
-                          approximate=left.approximate or right.approximate)
+            left = Answer(
+                Kind.INTERVAL, combine(_as_set(left), _as_set(right)), approximate=left.approximate or right.approximate
+            )
         return left
 
     def parse_relation(self) -> Answer:
@@ -120,7 +120,7 @@ class _Parser(_AtomsMixin):
                 break
         return sides[0] if not ops else _relation(sides, ops)
 
-    def parse_function_name(self) -> Optional[Answer]:
+    def parse_function_name(self) -> Answer | None:
         """`f(x) = ...`: the left side names a function, it is not the product f*x."""
         if not (self.at("letter") and self.peek(1) and self.peek(1).text == "("):
             return None
@@ -135,7 +135,7 @@ class _Parser(_AtomsMixin):
         after = self.toks[j + 1] if j + 1 < len(self.toks) else None
         if after is None or after.kind != "op" or after.text != "=":
             return None
-        name = "".join(t.text for t in self.toks[self.i:j + 1])
+        name = "".join(t.text for t in self.toks[self.i : j + 1])
         self.i = j + 1
         return _scalar(sympy.Symbol(name))
 
@@ -164,8 +164,7 @@ class _Parser(_AtomsMixin):
         start = self.i
         first = self.parse_factor()
         factors, approximate = [], first.approximate
-        left_is_int = self.i == start + 1 and self.toks[start].kind == "num" \
-            and self.toks[start].text.isdigit()
+        left_is_int = self.i == start + 1 and self.toks[start].kind == "num" and self.toks[start].text.isdigit()
         current = first
         while True:
             t = self.peek()
@@ -184,9 +183,16 @@ class _Parser(_AtomsMixin):
                 frac_start = self.i
                 right = self.parse_factor()
                 v = _val(right)
-                if left_is_int and not factors and t.kind == "cmd" and t.text == "frac" and all(
+                if (
+                    left_is_int
+                    and not factors
+                    and t.kind == "cmd"
+                    and t.text == "frac"
+                    and all(
                         x.kind == "num" and x.text.isdigit() or x.text in ("frac", "{", "}")
-                        for x in self.toks[frac_start:self.i]):
+                        for x in self.toks[frac_start : self.i]
+                    )
+                ):
                     # a mixed number: 2\frac{1}{2} is 5/2, as written in school answers
                     current = _scalar(_val(current) + v)
                     approximate |= right.approximate
@@ -252,8 +258,7 @@ class _Parser(_AtomsMixin):
                 pass  # 30^\circ is 30
             elif self.at_unit():
                 self.take()
-                if self.at("op", "^") and self.peek(1) and (self.peek(1).kind == "num" or
-                                                             self.peek(1).text == "{"):
+                if self.at("op", "^") and self.peek(1) and (self.peek(1).kind == "num" or self.peek(1).text == "{"):
                     self.take()
                     self.parse_atom()  # cm^2: the exponent belongs to the unit
             else:
@@ -268,4 +273,3 @@ class _Parser(_AtomsMixin):
         if w.lower() in _ENGLISH or w.lower() in FILLER or w in FUNCTIONS or w in GREEK:
             return False
         return w in SHORT_UNITS or t.textmode or len(w) >= 4
-

@@ -23,62 +23,274 @@ class _Tok(NamedTuple):
 
 
 FUNCTIONS = {
-    "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "cot": sympy.cot, "sec": sympy.sec,
-    "csc": sympy.csc, "arcsin": sympy.asin, "arccos": sympy.acos, "arctan": sympy.atan,
-    "asin": sympy.asin, "acos": sympy.acos, "atan": sympy.atan, "arccot": sympy.acot,
-    "sinh": sympy.sinh, "cosh": sympy.cosh, "tanh": sympy.tanh, "exp": sympy.exp,
-    "ln": sympy.log, "log": sympy.log, "lg": None, "sqrt": None, "abs": sympy.Abs,
+    "sin": sympy.sin,
+    "cos": sympy.cos,
+    "tan": sympy.tan,
+    "cot": sympy.cot,
+    "sec": sympy.sec,
+    "csc": sympy.csc,
+    "arcsin": sympy.asin,
+    "arccos": sympy.acos,
+    "arctan": sympy.atan,
+    "asin": sympy.asin,
+    "acos": sympy.acos,
+    "atan": sympy.atan,
+    "arccot": sympy.acot,
+    "sinh": sympy.sinh,
+    "cosh": sympy.cosh,
+    "tanh": sympy.tanh,
+    "exp": sympy.exp,
+    "ln": sympy.log,
+    "log": sympy.log,
+    "lg": None,
+    "sqrt": None,
+    "abs": sympy.Abs,
 }
 _INVERSE = {"sin": sympy.asin, "cos": sympy.acos, "tan": sympy.atan}
-_CONSTANT_WORDS = {"pi": sympy.pi, "inf": S.Infinity, "infty": S.Infinity,
-                   "infinity": S.Infinity}
+_CONSTANT_WORDS = {"pi": sympy.pi, "inf": S.Infinity, "infty": S.Infinity, "infinity": S.Infinity}
 GREEK = {
-    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta",
-    "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon",
-    "phi", "varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi",
-    "Sigma", "Phi", "Psi", "Omega",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "varepsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "vartheta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "varphi",
+    "chi",
+    "psi",
+    "omega",
+    "Gamma",
+    "Delta",
+    "Theta",
+    "Lambda",
+    "Xi",
+    "Sigma",
+    "Phi",
+    "Psi",
+    "Omega",
 }
 HEDGE_WORDS = {"or"}
 HEDGE_CMDS = {"lor", "vee"}
 FILLER = {"maybe", "perhaps", "possibly", "probably", "either"}
 # Short units that would otherwise be split into a product of letters (cm -> c*m).
 SHORT_UNITS = {
-    "cm", "mm", "km", "kg", "mg", "lb", "lbs", "oz", "ft", "yd", "mi", "hr", "hrs", "min",
-    "mins", "sec", "ms", "ml", "mL", "mph", "kph", "deg", "rad", "sq", "cu", "cc", "kWh", "pt",
-    "pts", "usd",
+    "cm",
+    "mm",
+    "km",
+    "kg",
+    "mg",
+    "lb",
+    "lbs",
+    "oz",
+    "ft",
+    "yd",
+    "mi",
+    "hr",
+    "hrs",
+    "min",
+    "mins",
+    "sec",
+    "ms",
+    "ml",
+    "mL",
+    "mph",
+    "kph",
+    "deg",
+    "rad",
+    "sq",
+    "cu",
+    "cc",
+    "kWh",
+    "pt",
+    "pts",
+    "usd",
 }
 # English words kept whole so "x is 5" is an error, not the product x*i*s*5.
 _ENGLISH = {
-    "or", "and", "not", "is", "are", "was", "the", "be", "it", "of", "to", "for", "so", "we",
-    "has", "all", "any", "can", "one", "two", "its", "at", "on", "by", "as", "an", "if", "but",
-    "nor", "yes", "no", "none", "odd", "even", "nan", "inf", "pi", "in", "per", "mod", "max",
-    "min", "gcd", "lcm", "due", "get", "let", "our", "you", "true", "false", "neither", "both",
+    "or",
+    "and",
+    "not",
+    "is",
+    "are",
+    "was",
+    "the",
+    "be",
+    "it",
+    "of",
+    "to",
+    "for",
+    "so",
+    "we",
+    "has",
+    "all",
+    "any",
+    "can",
+    "one",
+    "two",
+    "its",
+    "at",
+    "on",
+    "by",
+    "as",
+    "an",
+    "if",
+    "but",
+    "nor",
+    "yes",
+    "no",
+    "none",
+    "odd",
+    "even",
+    "nan",
+    "inf",
+    "pi",
+    "in",
+    "per",
+    "mod",
+    "max",
+    "min",
+    "gcd",
+    "lcm",
+    "due",
+    "get",
+    "let",
+    "our",
+    "you",
+    "true",
+    "false",
+    "neither",
+    "both",
 }
 _SKIP_CMDS = {
-    "left", "right", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl",
-    "biggr", "Biggl", "Biggr", "middle", "displaystyle", "textstyle", "scriptstyle",
-    "quad", "qquad", "limits", "nolimits", "!", ",", ";", ":", " ", "enspace", "thinspace",
-    "medspace", "thickspace", "negthinspace", "hfill", "mathstrut", "strut", "space", "$",
-    "noindent", "nonumber", "notag",
+    "left",
+    "right",
+    "big",
+    "Big",
+    "bigg",
+    "Bigg",
+    "bigl",
+    "bigr",
+    "Bigl",
+    "Bigr",
+    "biggl",
+    "biggr",
+    "Biggl",
+    "Biggr",
+    "middle",
+    "displaystyle",
+    "textstyle",
+    "scriptstyle",
+    "quad",
+    "qquad",
+    "limits",
+    "nolimits",
+    "!",
+    ",",
+    ";",
+    ":",
+    " ",
+    "enspace",
+    "thinspace",
+    "medspace",
+    "thickspace",
+    "negthinspace",
+    "hfill",
+    "mathstrut",
+    "strut",
+    "space",
+    "$",
+    "noindent",
+    "nonumber",
+    "notag",
 }
-_TEXT_WRAPPERS = {"text", "textrm", "textbf", "textit", "textsf", "texttt", "textnormal",
-                  "textup", "textmd", "mbox", "hbox", "emph"}
-_MATH_WRAPPERS = {"mathrm", "mathbf", "mathit", "mathsf", "mathtt", "mathnormal",
-                  "boldsymbol", "bm", "pmb", "mathbb", "mathcal", "operatorname"}
+_TEXT_WRAPPERS = {
+    "text",
+    "textrm",
+    "textbf",
+    "textit",
+    "textsf",
+    "texttt",
+    "textnormal",
+    "textup",
+    "textmd",
+    "mbox",
+    "hbox",
+    "emph",
+}
+_MATH_WRAPPERS = {
+    "mathrm",
+    "mathbf",
+    "mathit",
+    "mathsf",
+    "mathtt",
+    "mathnormal",
+    "boldsymbol",
+    "bm",
+    "pmb",
+    "mathbb",
+    "mathcal",
+    "operatorname",
+}
 _CMD_ALIAS = {  # command -> token it stands for
-    "cdot": ("op", "*"), "times": ("op", "*"), "ast": ("op", "*"), "div": ("op", "/"),
-    "le": ("op", "<="), "leq": ("op", "<="), "leqslant": ("op", "<="), "leqq": ("op", "<="),
-    "ge": ("op", ">="), "geq": ("op", ">="), "geqslant": ("op", ">="), "geqq": ("op", ">="),
-    "lt": ("op", "<"), "gt": ("op", ">"), "ne": ("op", "!="), "neq": ("op", "!="),
-    "approx": ("op", "="), "{": ("op", "lbrace"), "}": ("op", "rbrace"),
-    "lbrace": ("op", "lbrace"), "rbrace": ("op", "rbrace"), "langle": ("op", "("),
-    "rangle": ("op", ")"), "lvert": ("op", "|"), "rvert": ("op", "|"), "vert": ("op", "|"),
-    "mid": ("op", "|"), "%": ("op", "%"), "\\": ("op", "rowsep"), "cr": ("op", "rowsep"),
-    "dfrac": ("cmd", "frac"), "tfrac": ("cmd", "frac"), "cfrac": ("cmd", "frac"),
-    "dbinom": ("cmd", "binom"), "tbinom": ("cmd", "binom"), "degree": ("op", "deg"),
-    "varnothing": ("cmd", "emptyset"), "infin": ("cmd", "infty"), "fbox": ("cmd", "boxed"),
-    "lnot": ("word", "not"), "neg": ("word", "not"), "dots": ("cmd", "dots"),
-    "ldots": ("cmd", "dots"), "cdots": ("cmd", "dots"),
+    "cdot": ("op", "*"),
+    "times": ("op", "*"),
+    "ast": ("op", "*"),
+    "div": ("op", "/"),
+    "le": ("op", "<="),
+    "leq": ("op", "<="),
+    "leqslant": ("op", "<="),
+    "leqq": ("op", "<="),
+    "ge": ("op", ">="),
+    "geq": ("op", ">="),
+    "geqslant": ("op", ">="),
+    "geqq": ("op", ">="),
+    "lt": ("op", "<"),
+    "gt": ("op", ">"),
+    "ne": ("op", "!="),
+    "neq": ("op", "!="),
+    "approx": ("op", "="),
+    "{": ("op", "lbrace"),
+    "}": ("op", "rbrace"),
+    "lbrace": ("op", "lbrace"),
+    "rbrace": ("op", "rbrace"),
+    "langle": ("op", "("),
+    "rangle": ("op", ")"),
+    "lvert": ("op", "|"),
+    "rvert": ("op", "|"),
+    "vert": ("op", "|"),
+    "mid": ("op", "|"),
+    "%": ("op", "%"),
+    "\\": ("op", "rowsep"),
+    "cr": ("op", "rowsep"),
+    "dfrac": ("cmd", "frac"),
+    "tfrac": ("cmd", "frac"),
+    "cfrac": ("cmd", "frac"),
+    "dbinom": ("cmd", "binom"),
+    "tbinom": ("cmd", "binom"),
+    "degree": ("op", "deg"),
+    "varnothing": ("cmd", "emptyset"),
+    "infin": ("cmd", "infty"),
+    "fbox": ("cmd", "boxed"),
+    "lnot": ("word", "not"),
+    "neg": ("word", "not"),
+    "dots": ("cmd", "dots"),
+    "ldots": ("cmd", "dots"),
+    "cdots": ("cmd", "dots"),
 }
 _NUM_RE = re.compile(r"\d+")
 _THOUSANDS_SEP = re.compile(r",(?=\d{3}(?!\d))|\{,\}(?=\d{3}(?!\d))|\\,(?=\d{3}(?!\d))")
@@ -98,7 +310,7 @@ def _read_group(text: str, i: int) -> tuple[str, int]:
         elif ch == "}" and text[j - 1] != "\\":
             depth -= 1
             if depth == 0:
-                return text[i + 1:j], j + 1
+                return text[i + 1 : j], j + 1
     raise ParseError("unbalanced braces")
 
 
@@ -128,9 +340,9 @@ def _read_number(text: str, i: int) -> tuple[str, int]:
         if len(digits) <= 3 and not digits.startswith("0"):
             groups, k = [], j
             while (sep := _THOUSANDS_SEP.match(text, k)) is not None:
-                groups.append(text[sep.end():sep.end() + 3])
+                groups.append(text[sep.end() : sep.end() + 3])
                 k = sep.end() + 3
-            bad_tail = text[k:k + 1] == "," and text[k + 1:k + 2].isdigit()  # 1,234,56
+            bad_tail = text[k : k + 1] == "," and text[k + 1 : k + 2].isdigit()  # 1,234,56
             if groups and not bad_tail:
                 digits += "".join(groups)
                 j = k
@@ -138,7 +350,7 @@ def _read_number(text: str, i: int) -> tuple[str, int]:
         m = _NUM_RE.match(text, j + 1)
         digits += "." + m.group()
         j = m.end()
-    if (e := _EXP_RE.match(text, j)) is not None and not text[e.end():e.end() + 1].isalpha():
+    if (e := _EXP_RE.match(text, j)) is not None and not text[e.end() : e.end() + 1].isalpha():
         digits += e.group().lower()
         j = e.end()
     return digits, j
@@ -165,11 +377,11 @@ def _tokenize(text: str, textmode: bool = False) -> list[_Tok]:
             i = m.end()
         elif ch == "\\":
             i = _tokenize_command(text, i, toks, textmode)
-        elif ch == "^" and (deg := re.match(r"\^\s*(?:\\circ\b|\{\s*\\circ\s*\})", text[i:i + 16])):
+        elif ch == "^" and (deg := re.match(r"\^\s*(?:\\circ\b|\{\s*\\circ\s*\})", text[i : i + 16])):
             toks.append(_Tok("op", "deg"))
             i += deg.end()
         elif text.startswith(("<=", ">=", "!=", "=<", "=>"), i):
-            two = text[i:i + 2]
+            two = text[i : i + 2]
             toks.append(_Tok("op", {"=<": "<=", "=>": ">="}.get(two, two)))
             i += 2
         else:
@@ -180,8 +392,7 @@ def _tokenize(text: str, textmode: bool = False) -> list[_Tok]:
 
 def _letter_run(run: str, textmode: bool) -> list[_Tok]:
     """Prose stays a word; in math a short unknown run is a product (xy -> x*y)."""
-    keep_whole = run in FUNCTIONS or run in SHORT_UNITS or run.lower() in _ENGLISH \
-        or run.lower() in _CONSTANT_WORDS
+    keep_whole = run in FUNCTIONS or run in SHORT_UNITS or run.lower() in _ENGLISH or run.lower() in _CONSTANT_WORDS
     if textmode or len(run) > 3 or keep_whole:
         return [_Tok("word", run, textmode)]
     return [_Tok("letter", c) for c in run]
@@ -190,13 +401,13 @@ def _letter_run(run: str, textmode: bool) -> list[_Tok]:
 def _tokenize_command(text: str, i: int, toks: list[_Tok], textmode: bool) -> int:
     m = _LETTERS.match(text, i + 1)
     if m is None:  # \{ \% \, \\ and friends
-        name, j = text[i + 1:i + 2], i + 2
+        name, j = text[i + 1 : i + 2], i + 2
         if name == "":
             raise ParseError("lone backslash")
     else:
         name, j = m.group(), m.end()
     if name in _SKIP_CMDS:
-        if name in ("left", "right") and text[j:j + 1] == ".":  # \left. is an invisible fence
+        if name in ("left", "right") and text[j : j + 1] == ".":  # \left. is an invisible fence
             j += 1
         return j
     if name in _TEXT_WRAPPERS or name in _MATH_WRAPPERS:
@@ -227,4 +438,3 @@ def _tokenize_command(text: str, i: int, toks: list[_Tok], textmode: bool) -> in
     kind, value = _CMD_ALIAS.get(name, ("cmd", name))
     toks.append(_Tok(kind, value, textmode))
     return j
-

@@ -155,15 +155,13 @@ def _half_line(op: str, c):
         "<=": sympy.Interval(-S.Infinity, c, True, False),
         ">": sympy.Interval(c, S.Infinity, True, True),
         ">=": sympy.Interval(c, S.Infinity, False, True),
-        "!=": sympy.Union(sympy.Interval(-S.Infinity, c, True, True),
-                          sympy.Interval(c, S.Infinity, True, True)),
+        "!=": sympy.Union(sympy.Interval(-S.Infinity, c, True, True), sympy.Interval(c, S.Infinity, True, True)),
     }[op]
 
 
 def _solve_inequality(lhs, op: str, rhs, var):
     """Solve a low-degree polynomial inequality (2x+1>3); anything else is refused."""
-    if any(n.is_Pow and n.exp.is_Rational and abs(n.exp) > 4
-           for n in sympy.preorder_traversal(lhs - rhs)):
+    if any(n.is_Pow and n.exp.is_Rational and abs(n.exp) > 4 for n in sympy.preorder_traversal(lhs - rhs)):
         raise ParseError("inequality of too high a degree")  # and expand would explode
     p = sympy.expand(lhs - rhs)
     if not p.is_polynomial(var) or sympy.degree(p, var) > 4 or p.free_symbols != {var}:
@@ -196,8 +194,12 @@ def _relation(sides: list[Answer], ops: list[str]) -> Answer:
             return replace(last, claims=tuple((s, last) for s in sides[:-1] if _closed(s)))
         # y = 2x + 1 is an equation; x = 6/3 = 2 also claims its closed middle side equals
         # the last (a symbolic middle, y = f(x) = 2x + 1, is read as before: not checked).
-        return Answer(Kind.EQUATION, sympy.Eq(_val(first), _val(last), evaluate=False),
-                      approximate=approximate, claims=tuple((s, last) for s in sides[1:-1] if _closed(s)))
+        return Answer(
+            Kind.EQUATION,
+            sympy.Eq(_val(first), _val(last), evaluate=False),
+            approximate=approximate,
+            claims=tuple((s, last) for s in sides[1:-1] if _closed(s)),
+        )
     if "=" in ops:
         raise ParseError("'=' mixed with inequalities")
     values = [_val(s) for s in sides]
@@ -215,4 +217,3 @@ def _relation(sides: list[Answer], ops: list[str]) -> Answer:
             piece = _solve_inequality(left, op, right, var)
         result = sympy.Intersection(result, piece)
     return Answer(Kind.INTERVAL, result, approximate=approximate)
-

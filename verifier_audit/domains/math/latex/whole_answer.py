@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Optional
 
 import sympy
 
@@ -24,8 +23,7 @@ _MATH_NAMES = set(FUNCTIONS) | set(_CONSTANT_WORDS) | GREEK
 
 
 def _is_hedge_word(t: _Tok) -> bool:
-    return (t.kind == "word" and t.text.lower() in HEDGE_WORDS) or \
-        (t.kind == "cmd" and t.text in HEDGE_CMDS)
+    return (t.kind == "word" and t.text.lower() in HEDGE_WORDS) or (t.kind == "cmd" and t.text in HEDGE_CMDS)
 
 
 def _hedge(toks: list[_Tok]) -> Answer:
@@ -53,25 +51,35 @@ def _hedge(toks: list[_Tok]) -> Answer:
             failed = True  # the alternatives are only shown in reports
     if not failed and len(items) > 1 and all(i.kind == Kind.INTERVAL for i in items):
         # "x < 1 or x > 2" is how a union is written, not a hedge
-        return Answer(Kind.INTERVAL, sympy.Union(*(i.value for i in items)),
-                      approximate=any(i.approximate for i in items))
+        return Answer(
+            Kind.INTERVAL, sympy.Union(*(i.value for i in items)), approximate=any(i.approximate for i in items)
+        )
     return Answer(Kind.HEDGE, items=tuple(items))
 
 
-def _text_answer(norm: str, toks: list[_Tok]) -> Optional[Answer]:
+def _text_answer(norm: str, toks: list[_Tok]) -> Answer | None:
     """A letter choice ('(B)', '\\text{(b)}') or prose ('Monday', 'yes'), lowercased."""
     core = [t for t in toks if not (t.kind == "op" and t.text in ".:!")]
     plain = " ".join(re.sub(r"[^a-z0-9]+", " ", _LATEX_CMD.sub(" ", norm).lower()).split())
-    if len(core) >= 3 and core[0].text == "(" and core[2].text == ")" \
-            and core[1].kind in ("letter", "word") and _CHOICE.fullmatch(core[1].text) \
-            and (len(core) == 3 or core[1].text.isupper()):  # "(B)", "(C) 5"
+    if (
+        len(core) >= 3
+        and core[0].text == "("
+        and core[2].text == ")"
+        and core[1].kind in ("letter", "word")
+        and _CHOICE.fullmatch(core[1].text)
+        and (len(core) == 3 or core[1].text.isupper())
+    ):  # "(B)", "(C) 5"
         return Answer(Kind.TEXT, core[1].text.lower())
-    if len(core) == 1 and len(core[0].text) == 1 and (
+    if (
+        len(core) == 1
+        and len(core[0].text) == 1
+        and (
             (core[0].kind == "word" and core[0].textmode and core[0].text.isalpha())
-            or (core[0].kind == "letter" and core[0].text in "ABCDE")):
+            or (core[0].kind == "letter" and core[0].text in "ABCDE")
+        )
+    ):
         return Answer(Kind.TEXT, core[0].text.lower())
-    prose = all(t.kind in ("word", "letter") or (t.kind == "op" and t.text in ",'-?")
-                for t in core)
+    prose = all(t.kind in ("word", "letter") or (t.kind == "op" and t.text in ",'-?") for t in core)
     if core and prose and any(t.kind == "word" and t.text not in _MATH_NAMES for t in core):
         return Answer(Kind.TEXT, plain)
     return None

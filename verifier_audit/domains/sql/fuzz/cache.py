@@ -7,7 +7,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from ....models import Task
 from ..integrity import cached_intact
@@ -33,7 +33,7 @@ def pool_key(seed: int, schema: Schema, base: Path, constants: Constants) -> str
     return digest(FUZZ_VERSION, seed, schema.ddl, base.name, constants.key(), POOL_SIZE)
 
 
-def read_cache(root: Path, key: str, verified: Optional[dict[Path, bool]] = None) -> Optional[list[Path]]:
+def read_cache(root: Path, key: str, verified: dict[Path, bool] | None = None) -> list[Path] | None:
     """A task's distilled databases, when every one is there with the bytes it was written
     with (``integrity.cached_intact``; a changed one is removed, with a warning, and the
     task distilled again). ``verified`` memoises the check over one run: pool databases

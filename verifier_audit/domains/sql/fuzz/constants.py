@@ -5,15 +5,29 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.ILike, exp.In,
-               exp.Between, exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ)
+COMPARISONS = (
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.Like,
+    exp.ILike,
+    exp.In,
+    exp.Between,
+    exp.Is,
+    exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+)
 
 
 @dataclass
@@ -37,7 +51,7 @@ class Constants:
         return repr((items, sorted(map(repr, self.loose)), self.max_limit))
 
 
-def literal_value(lit: exp.Literal) -> Optional[Any]:
+def literal_value(lit: exp.Literal) -> Any | None:
     if lit.is_string:
         return lit.this
     text = str(lit.this)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from random import Random
-from typing import Optional
 
 import sqlglot
 from sqlglot import exp
@@ -45,7 +44,7 @@ class Distilled:
     unseparated: int = 0  # neighbours no database tells apart (most are equivalent mutants)
     from_pool: int = 0
     from_fallback: int = 0
-    error: Optional[str] = None
+    error: str | None = None
 
 
 class _Distiller:
@@ -83,7 +82,8 @@ class _Distiller:
         # candidate that hard-codes the base answer fails there.
         return bool(answer.result.rows) and not any(
             results_equal(other.result, answer.result, ordered=other.ordered)
-            for other in [self.base_gold] + [a for _, a in self.spare])
+            for other in [self.base_gold] + [a for _, a in self.spare]
+        )
 
     def top_up(self) -> None:
         for path, _ in self.spare:
@@ -110,7 +110,7 @@ def distil_task(task: Task, base: Path, pool: SchemaPool, fallback_dir: Path, se
     return Distilled(d.kept, len(d.neighbours), len(d.remaining), len(d.kept) - from_fallback, from_fallback)
 
 
-def _boundary_signature(sql: str) -> Optional[tuple]:
+def _boundary_signature(sql: str) -> tuple | None:
     """The constants and comparison operators of a query. A neighbour left unseparated
     that differs from the gold here (a shifted constant, ``>`` for ``>=``) may need rows
     right at this gold's boundaries, which task-specific databases aim at; one that

@@ -41,6 +41,7 @@ def simple_mutants(gold: str) -> list[str]:
     out = []
     nodes = list(tree.walk())
     for i, node in enumerate(nodes):
+
         def edited(replace):
             copy = tree.copy()
             target = list(copy.walk())[i]  # noqa: B023 -- edited() is called in this iteration only

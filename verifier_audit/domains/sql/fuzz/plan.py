@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from ....models import Task
 from ..schema import Schema
@@ -18,4 +17,4 @@ class Plan:
     schema: Schema
     base: Path
     key: str
-    cached: Optional[list[Path]] = None
+    cached: list[Path] | None = None

@@ -52,5 +52,7 @@ class SchemaPool:
         if not cached_intact(target, "fuzzed database"):
             rng = Random(f"{self.seed}:{self.schema.name}:pool:{index}")
             profile = profile_for(index, rng, self.constants)
-            write_database(target, self.schema, generate_rows(self.schema, self.constants, self.base_values, profile, rng))
+            write_database(
+                target, self.schema, generate_rows(self.schema, self.constants, self.base_values, profile, rng)
+            )
         return target

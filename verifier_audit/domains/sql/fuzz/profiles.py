@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from random import Random
-from typing import Optional
 
 from .constants import Constants
 
@@ -20,7 +19,7 @@ class Profile:
     p_base: float  # ... else one of the base fixture's values for the column
     p_dangling: float  # a foreign key points at no row
     p_dup: float  # a row repeats an earlier row's non-key cells (DISTINCT, bags)
-    domain: Optional[int]  # each column draws from this many values only (ties, big groups)
+    domain: int | None  # each column draws from this many values only (ties, big groups)
 
 
 # Six shapes, cycled: ordinary, tiny (empty and one-row tables, aggregates over nothing),
@@ -35,7 +34,7 @@ _SHAPES = [
 ]
 
 
-def profile_for(index: int, rng: Random, constants: "Constants", task_specific: bool = False) -> Profile:
+def profile_for(index: int, rng: Random, constants: Constants, task_specific: bool = False) -> Profile:
     shape = dict(_SHAPES[index % len(_SHAPES)])
     if shape["domain"] is not None or index % len(_SHAPES) == 0:
         # Longer than the largest LIMIT, and groups around the loose thresholds

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from random import Random
-from typing import Any, Optional
+from typing import Any
 
 from ..schema import Column, Schema, Table
 from .constants import Constants
@@ -23,7 +23,7 @@ class _Source:
     cursor: int = -1  # next constant to use (round-robin)
 
 
-def _value(column: Column, source: _Source, profile: Profile, rng: Random) -> Optional[Any]:
+def _value(column: Column, source: _Source, profile: Profile, rng: Random) -> Any | None:
     r = rng.random()
     if source.constants and r < profile.p_const:
         # Round-robin from a random start rather than independent draws: every constant
@@ -39,8 +39,9 @@ def _value(column: Column, source: _Source, profile: Profile, rng: Random) -> Op
     return random_value(column, rng, profile.domain is not None)
 
 
-def generate_rows(schema: Schema, constants: Constants, base_values: dict, profile: Profile,
-                  rng: Random) -> dict[str, list[tuple]]:
+def generate_rows(
+    schema: Schema, constants: Constants, base_values: dict, profile: Profile, rng: Random
+) -> dict[str, list[tuple]]:
     """Rows for every table of ``schema`` under ``profile``: keys unique, foreign keys
     mostly pointing at generated parents (self references included)."""
     out: dict[str, list[tuple]] = {}
@@ -55,11 +56,14 @@ def generate_rows(schema: Schema, constants: Constants, base_values: dict, profi
 
 
 class _TableFiller:
-    def __init__(self, table: Table, constants: Constants, base_values: dict, profile: Profile,
-                 rng: Random, keys_of: dict):
+    def __init__(
+        self, table: Table, constants: Constants, base_values: dict, profile: Profile, rng: Random, keys_of: dict
+    ):
         self.table, self.profile, self.rng, self.keys_of = table, profile, rng, keys_of
-        self.sources = {c.name: _Source(constants.by_column.get(c.name.lower(), []),
-                                        base_values.get((table.name, c.name), [])) for c in table.columns}
+        self.sources = {
+            c.name: _Source(constants.by_column.get(c.name.lower(), []), base_values.get((table.name, c.name), []))
+            for c in table.columns
+        }
         self.key_columns = [i for i, c in enumerate(table.columns) if c.primary_key]
         self.unique = [i for i, c in enumerate(table.columns) if c.unique and not c.primary_key]
         self.domains: dict[str, list] = {}
@@ -101,7 +105,7 @@ class _TableFiller:
             rows.append(tuple(row))
         return rows
 
-    def _cell(self, column: Column) -> Optional[Any]:
+    def _cell(self, column: Column) -> Any | None:
         if column.nullable and not column.primary_key and self.rng.random() < self.profile.p_null:
             return None
         domain = self.domains.get(column.name)
@@ -109,7 +113,7 @@ class _TableFiller:
             return self.rng.choice(domain)
         return self._fresh(column)
 
-    def _fresh(self, column: Column) -> Optional[Any]:
+    def _fresh(self, column: Column) -> Any | None:
         rng = self.rng
         if column.references is not None:
             parents = self.keys_of.get(column.references)

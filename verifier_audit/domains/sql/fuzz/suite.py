@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
 
 from ....models import Task
 from .. import database as db
@@ -17,7 +16,7 @@ from .pool import SchemaPool, base_values
 from .workers import DistilJob, PoolJob, default_workers, run_parallel
 
 
-def distil_all(tasks: list[Task], seed: int, cache_dir: str | os.PathLike, *, workers: Optional[int] = None) -> list[Task]:
+def distil_all(tasks: list[Task], seed: int, cache_dir: str | os.PathLike, *, workers: int | None = None) -> list[Task]:
     """Copies of ``tasks`` with ``database`` (the base fixture) and
     ``metadata['databases']`` (the distilled fuzzed databases) set; see the package doc."""
     from .. import fixtures
@@ -39,8 +38,12 @@ def distil_all(tasks: list[Task], seed: int, cache_dir: str | os.PathLike, *, wo
     if todo:
         pools = _pools_for(plans, todo, root, seed)
         # Distillation reads every pool database: each is checked, and a changed one rebuilt.
-        work = [(pool, i) for pool in pools.values() for i, path in enumerate(pool.paths())
-                if not verified.get(path) and not cached_intact(path, "fuzzed database")]
+        work = [
+            (pool, i)
+            for pool in pools.values()
+            for i, path in enumerate(pool.paths())
+            if not verified.get(path) and not cached_intact(path, "fuzzed database")
+        ]
         run_parallel(PoolJob(work), len(work), workers)
         for pool in pools.values():
             db.mark_shared(pool.directory)
@@ -48,10 +51,15 @@ def distil_all(tasks: list[Task], seed: int, cache_dir: str | os.PathLike, *, wo
         for plan, result in zip(todo, results):
             write_cache(root, plan.key, result)
             plan.cached = [root / p for p in result["databases"]]
-    return [p.task.model_copy(update={
-        "database": str(p.base),
-        "metadata": {**p.task.metadata, "databases": [str(x) for x in p.cached]},
-    }) for p in plans]
+    return [
+        p.task.model_copy(
+            update={
+                "database": str(p.base),
+                "metadata": {**p.task.metadata, "databases": [str(x) for x in p.cached]},
+            }
+        )
+        for p in plans
+    ]
 
 
 def _pools_for(plans: list[Plan], todo: list[Plan], root: Path, seed: int) -> dict[str, SchemaPool]:
@@ -61,8 +69,9 @@ def _pools_for(plans: list[Plan], todo: list[Plan], root: Path, seed: int) -> di
         schema, base = members[0].schema, members[0].base
         constants = collect_constants(sorted({p.task.reference for p in members}))
         key = pool_key(seed, schema, base, constants)
-        pools[name] = SchemaPool(schema, base, constants, base_values(schema, base),
-                                 root / "pool" / f"{name}-{key}", seed)
+        pools[name] = SchemaPool(
+            schema, base, constants, base_values(schema, base), root / "pool" / f"{name}-{key}", seed
+        )
         pools[name].directory.mkdir(parents=True, exist_ok=True)
     return pools
 

@@ -7,7 +7,7 @@ import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
 from random import Random
-from typing import Any, Optional
+from typing import Any
 
 from ..schema import Column
 
@@ -20,8 +20,22 @@ def base_kind(type_name: str) -> str:
     t = type_name.upper()
     if t.startswith("DECIMAL") or t.startswith("NUMERIC"):
         return "decimal"
-    if t in ("INTEGER", "INT", "BIGINT", "SMALLINT", "TINYINT", "HUGEINT", "UINTEGER", "UBIGINT",
-             "USMALLINT", "UTINYINT", "INT4", "INT8", "INT2", "LONG"):
+    if t in (
+        "INTEGER",
+        "INT",
+        "BIGINT",
+        "SMALLINT",
+        "TINYINT",
+        "HUGEINT",
+        "UINTEGER",
+        "UBIGINT",
+        "USMALLINT",
+        "UTINYINT",
+        "INT4",
+        "INT8",
+        "INT2",
+        "LONG",
+    ):
         return "int"
     if t in ("DOUBLE", "FLOAT", "REAL", "FLOAT8", "FLOAT4"):
         return "float"
@@ -41,7 +55,7 @@ def _decimal_scale(type_name: str) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2))) if m else (18, 3)
 
 
-def convert(value: Any, column: Column, rng: Random) -> Optional[Any]:
+def convert(value: Any, column: Column, rng: Random) -> Any | None:
     """``value`` as a value of the column's type, or None when it does not fit."""
     kind = base_kind(column.type)
     try:
@@ -86,7 +100,7 @@ def convert(value: Any, column: Column, rng: Random) -> Optional[Any]:
     return value
 
 
-def random_value(column: Column, rng: Random, narrow: bool) -> Optional[Any]:
+def random_value(column: Column, rng: Random, narrow: bool) -> Any | None:
     kind = base_kind(column.type)
     if kind == "int":
         return rng.choice([0, 1, 2, 3]) if narrow else rng.choice([rng.randint(-2, 20), rng.randint(0, 5), 100])

@@ -35,11 +35,17 @@ class DistilJob:
 
     def __call__(self, item: int) -> dict:
         plan = self.plans[item]
-        result = distil_task(plan.task, plan.base, self.pools[plan.schema.name],
-                             self.root / "fallback" / plan.key, self.seed)
-        return {"databases": [os.path.relpath(p, self.root) for p in result.databases],
-                "neighbours": result.neighbours, "unseparated": result.unseparated,
-                "from_pool": result.from_pool, "from_fallback": result.from_fallback, "error": result.error}
+        result = distil_task(
+            plan.task, plan.base, self.pools[plan.schema.name], self.root / "fallback" / plan.key, self.seed
+        )
+        return {
+            "databases": [os.path.relpath(p, self.root) for p in result.databases],
+            "neighbours": result.neighbours,
+            "unseparated": result.unseparated,
+            "from_pool": result.from_pool,
+            "from_fallback": result.from_fallback,
+            "error": result.error,
+        }
 
 
 def run_parallel(job, n: int, workers: int) -> list:

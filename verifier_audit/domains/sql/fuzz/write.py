@@ -20,8 +20,9 @@ def _writer() -> duckdb.DuckDBPyConnection:
     # a new instance per file would cost ~15 ms each. The content is ours, not a candidate's.
     con = _WRITERS.get(os.getpid())
     if con is None:
-        con = _WRITERS[os.getpid()] = duckdb.connect(":memory:", config={
-            "threads": 1, "autoinstall_known_extensions": False, "autoload_known_extensions": False})
+        con = _WRITERS[os.getpid()] = duckdb.connect(
+            ":memory:", config={"threads": 1, "autoinstall_known_extensions": False, "autoload_known_extensions": False}
+        )
     return con
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable, Optional
 
 import sqlglot
 from sqlglot import exp
@@ -33,13 +33,11 @@ _OPENINGS = (
 )
 
 
-
-
 # ----------------------------------------------------------------------- sql text
 
 
 @lru_cache(maxsize=4096)
-def _parse_cached(sql: str) -> Optional[exp.Expression]:
+def _parse_cached(sql: str) -> exp.Expression | None:
     try:
         statements = sqlglot.parse(sql, read=DIALECT)
     except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError, RecursionError):
@@ -50,7 +48,7 @@ def _parse_cached(sql: str) -> Optional[exp.Expression]:
     return statements[0]
 
 
-def parse_query(sql: str) -> Optional[exp.Expression]:
+def parse_query(sql: str) -> exp.Expression | None:
     """The single query in ``sql`` as a fresh tree (safe to edit), or None."""
     tree = _parse_cached(sql.strip().rstrip(";").strip())
     return None if tree is None else tree.copy()
@@ -71,7 +69,7 @@ def parses(sql: str) -> bool:
     return _parse_cached(sql.strip().rstrip(";").strip()) is not None
 
 
-def gold_key(task: Task) -> Optional[str]:
+def gold_key(task: Task) -> str | None:
     """The normalised rendering of the gold, for excluding rewrites that did nothing."""
     tree = _parse_cached(task.reference.strip().rstrip(";").strip())
     return None if tree is None else normalise(render(tree))
@@ -109,12 +107,12 @@ def edited(tree: exp.Expression, index: int, edit: Callable[[exp.Expression], ob
     return copy
 
 
-def from_of(select: exp.Expression) -> Optional[exp.Expression]:
+def from_of(select: exp.Expression) -> exp.Expression | None:
     """The FROM clause of a SELECT (sqlglot names the arg ``from_`` in recent versions)."""
     return select.args.get("from_") or select.args.get("from")
 
 
-def with_of(query: exp.Expression) -> Optional[exp.Expression]:
+def with_of(query: exp.Expression) -> exp.Expression | None:
     return query.args.get("with_") or query.args.get("with")
 
 
@@ -151,12 +149,12 @@ def has_aggregate(node: exp.Expression) -> bool:
 class TaskContext:
     """What the generators know about a task's database: its schema and a few values."""
 
-    def __init__(self, task: Task, schema: Optional[Schema]):
+    def __init__(self, task: Task, schema: Schema | None):
         self.task = task
         self.schema = schema
 
     @classmethod
-    def of(cls, task: Task) -> "TaskContext":
+    def of(cls, task: Task) -> TaskContext:
         return cls(task, _data.schema_of(task))
 
     def columns(self, table: str) -> list[Column]:
@@ -167,10 +165,10 @@ class TaskContext:
                 return list(t.columns)
         return []
 
-    def column(self, table: str, name: str) -> Optional[Column]:
+    def column(self, table: str, name: str) -> Column | None:
         return next((c for c in self.columns(table) if c.name.lower() == name.lower()), None)
 
-    def table_of(self, column: exp.Column) -> Optional[str]:
+    def table_of(self, column: exp.Column) -> str | None:
         """The table a column reference reads, through the aliases of its SELECT and the
         SELECTs around it (for correlated references); None when it cannot be told."""
         scope = column.find_ancestor(exp.Select)

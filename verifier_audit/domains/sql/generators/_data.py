@@ -9,7 +9,6 @@ tasks on three fixtures open three connections.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Optional
 
 from ....models import Task
 from ..schema import Schema
@@ -19,7 +18,7 @@ MAX_VALUES = 12
 MAX_ROWS = 10_000
 
 
-def schema_of(task: Task) -> Optional[Schema]:
+def schema_of(task: Task) -> Schema | None:
     """The task's schema: the fixture it names, else the one read from its database file."""
     from ..fixtures import schema_for
 
@@ -31,7 +30,7 @@ def schema_of(task: Task) -> Optional[Schema]:
 
 
 @lru_cache(maxsize=64)
-def _schema_from_file(path: str) -> Optional[Schema]:
+def _schema_from_file(path: str) -> Schema | None:
     from ..fixtures import schema_from_database
 
     try:
@@ -40,7 +39,7 @@ def _schema_from_file(path: str) -> Optional[Schema]:
         return None
 
 
-def query(path: Optional[str], sql: str, timeout: float = GOLD_TIMEOUT_S):
+def query(path: str | None, sql: str, timeout: float = GOLD_TIMEOUT_S):
     """(column names, rows) of a trusted query on ``path``, or None when it cannot run.
 
     Through the domain's hardened ``run_query``: DuckDB refuses a second connection to a
@@ -55,21 +54,28 @@ def query(path: Optional[str], sql: str, timeout: float = GOLD_TIMEOUT_S):
 
 
 @lru_cache(maxsize=2048)
-def column_values(path: Optional[str], table: str, column: str) -> tuple:
+def column_values(path: str | None, table: str, column: str) -> tuple:
     """A few distinct non-NULL values of ``table.column``, most frequent first (stable)."""
-    found = query(path, f'SELECT "{column}" FROM "{table}" WHERE "{column}" IS NOT NULL '
-                        f'GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT {MAX_VALUES}') if path else None
+    found = (
+        query(
+            path,
+            f'SELECT "{column}" FROM "{table}" WHERE "{column}" IS NOT NULL '
+            f"GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT {MAX_VALUES}",
+        )
+        if path
+        else None
+    )
     return tuple(row[0] for row in found[1]) if found else ()
 
 
 @lru_cache(maxsize=64)
-def table_sizes(path: Optional[str]) -> tuple[tuple[str, int], ...]:
+def table_sizes(path: str | None) -> tuple[tuple[str, int], ...]:
     """(table, rows) of every table, biggest first."""
     found = query(path, "SELECT table_name, estimated_size FROM duckdb_tables() ORDER BY 2 DESC, 1") if path else None
     return tuple((t, int(n or 0)) for t, n in found[1]) if found else ()
 
 
 @lru_cache(maxsize=1024)
-def gold_result(path: Optional[str], gold: str):
+def gold_result(path: str | None, gold: str):
     """(column names, rows) of the gold on the base database, or None."""
     return query(path, gold) if path else None

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
-from typing import Iterator
 
 from sqlglot import exp
 
@@ -27,21 +27,28 @@ def _rebuilt(cls):
 def _is_join_key(node: exp.Expression) -> bool:
     """``a.x = b.y`` in an ON clause: flipping it to ``<>`` makes a near-cross join that
     nobody writes by mistake, so it is left to the join families."""
-    return (isinstance(node, exp.EQ) and isinstance(node.this, exp.Column)
-            and isinstance(node.expression, exp.Column)
-            and isinstance(node.find_ancestor(exp.Join, exp.Where, exp.Select), exp.Join))
+    return (
+        isinstance(node, exp.EQ)
+        and isinstance(node.this, exp.Column)
+        and isinstance(node.expression, exp.Column)
+        and isinstance(node.find_ancestor(exp.Join, exp.Where, exp.Select), exp.Join)
+    )
 
 
 def comparison_flip(tree, ctx: TaskContext) -> Iterator[Site]:
     for i, node in each(tree, lambda n: type(n) in _FLIP and not _is_join_key(n)):
         new = _FLIP[type(node)]
-        yield Site("comparison_flip", i, _rebuilt(new), f"{_SYMBOL[type(node)]} -> {_SYMBOL[new]} in {node.sql('duckdb')}")
+        yield Site(
+            "comparison_flip", i, _rebuilt(new), f"{_SYMBOL[type(node)]} -> {_SYMBOL[new]} in {node.sql('duckdb')}"
+        )
 
 
 def comparison_boundary(tree, ctx: TaskContext) -> Iterator[Site]:
     for i, node in each(tree, lambda n: type(n) in _BOUNDARY):
         new = _BOUNDARY[type(node)]
-        yield Site("comparison_boundary", i, _rebuilt(new), f"{_SYMBOL[type(node)]} -> {_SYMBOL[new]} in {node.sql('duckdb')}")
+        yield Site(
+            "comparison_boundary", i, _rebuilt(new), f"{_SYMBOL[type(node)]} -> {_SYMBOL[new]} in {node.sql('duckdb')}"
+        )
 
 
 # --------------------------------------------------------------------------- constants
@@ -121,8 +128,9 @@ def _respelled(text: str) -> list[str]:
 
 
 def literal_other_value(tree, ctx: TaskContext) -> Iterator[Site]:
-    wanted = lambda n: (isinstance(n, exp.Literal) and n.is_string and not _DATE.match(n.this)
-                        and _compared_column(n) is not None)
+    wanted = lambda n: (
+        isinstance(n, exp.Literal) and n.is_string and not _DATE.match(n.this) and _compared_column(n) is not None
+    )
     for i, node in each(tree, wanted):
         column = _compared_column(node)
         table = ctx.table_of(column)
@@ -146,8 +154,7 @@ def dropped_conjunct(tree, ctx: TaskContext) -> Iterator[Site]:
 def and_or(tree, ctx: TaskContext) -> Iterator[Site]:
     for i, _node in each(tree, lambda n: isinstance(n, exp.And)):
         # OR binds looser than the AND it replaces: parenthesise so it stays one operand.
-        yield Site("and_or", i, lambda n: exp.Paren(this=exp.Or(this=n.this, expression=n.expression)),
-                   "AND -> OR")
+        yield Site("and_or", i, lambda n: exp.Paren(this=exp.Or(this=n.this, expression=n.expression)), "AND -> OR")
     for i, _node in each(tree, lambda n: isinstance(n, exp.Or)):
         yield Site("and_or", i, lambda n: exp.And(this=n.this, expression=n.expression), "OR -> AND")
 
@@ -168,6 +175,7 @@ def _negation_family(kind: str, cls, label: str):
         for i, node in each(tree, lambda n: isinstance(n, cls)):
             negated = isinstance(node.parent, exp.Not) or bool(node.args.get("negate"))
             yield Site(kind, i, _toggle_negation, f"NOT {label} -> {label}" if negated else f"{label} -> NOT {label}")
+
     return family
 
 
@@ -199,13 +207,28 @@ def like_pattern(tree, ctx: TaskContext) -> Iterator[Site]:
     wanted = lambda n: isinstance(n, (exp.Like, exp.ILike)) and isinstance(n.expression, exp.Literal)
     for i, node in each(tree, wanted):
         for p in _patterns(node.expression.this):
-            yield Site("like_pattern", i, replace_with("expression", exp.Literal.string(p)),
-                       f"pattern '{node.expression.this}' -> '{p}'")
+            yield Site(
+                "like_pattern",
+                i,
+                replace_with("expression", exp.Literal.string(p)),
+                f"pattern '{node.expression.this}' -> '{p}'",
+            )
         negated = isinstance(node.parent, exp.Not) or bool(node.args.get("negate"))
         yield Site("like_pattern", i, _toggle_negation, "NOT LIKE -> LIKE" if negated else "LIKE -> NOT LIKE")
         if isinstance(node, exp.Like):
             yield Site("like_pattern", i, lambda n: exp.ILike(**n.args), "LIKE -> ILIKE (case-insensitive)")
 
 
-FAMILIES = (comparison_flip, comparison_boundary, having_threshold, literal_shift, literal_other_value,
-            dropped_conjunct, and_or, in_not_in, exists_not_exists, null_check, like_pattern)
+FAMILIES = (
+    comparison_flip,
+    comparison_boundary,
+    having_threshold,
+    literal_shift,
+    literal_other_value,
+    dropped_conjunct,
+    and_or,
+    in_not_in,
+    exists_not_exists,
+    null_check,
+    like_pattern,
+)

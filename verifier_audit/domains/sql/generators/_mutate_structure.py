@@ -4,7 +4,7 @@ windows, CASE and arithmetic. Same contract as ``_mutate_predicates``."""
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from sqlglot import exp
 
@@ -13,8 +13,12 @@ from ._sites import Site, Unusable, each, replace_with
 
 # --------------------------------------------------------------------------- joins
 
-_JOIN_SWITCHES = {"INNER": ("LEFT", "RIGHT"), "LEFT": ("INNER", "RIGHT", "FULL"),
-                  "RIGHT": ("INNER", "LEFT"), "FULL": ("LEFT", "INNER")}
+_JOIN_SWITCHES = {
+    "INNER": ("LEFT", "RIGHT"),
+    "LEFT": ("INNER", "RIGHT", "FULL"),
+    "RIGHT": ("INNER", "LEFT"),
+    "FULL": ("LEFT", "INNER"),
+}
 
 
 def _join_side(join: exp.Join) -> str:
@@ -25,6 +29,7 @@ def _set_join(side: str):
     def edit(join: exp.Join) -> None:
         join.set("side", None if side == "INNER" else side)
         join.set("kind", None)
+
     return edit
 
 
@@ -38,18 +43,23 @@ def join_type(tree, ctx: TaskContext) -> Iterator[Site]:
 def join_key_swap(tree, ctx: TaskContext) -> Iterator[Site]:
     """A self join with its key the wrong way round: ``e.manager_id = m.id`` ->
     ``e.id = m.manager_id`` (employees of a manager vs the manager of an employee)."""
+
     def wanted(n):
         if not (isinstance(n, exp.EQ) and isinstance(n.this, exp.Column) and isinstance(n.expression, exp.Column)):
             return False
-        if n.this.name == n.expression.name or not isinstance(n.find_ancestor(exp.Join, exp.Where, exp.Select), exp.Join):
+        if n.this.name == n.expression.name or not isinstance(
+            n.find_ancestor(exp.Join, exp.Where, exp.Select), exp.Join
+        ):
             return False
         left, right = ctx.table_of(n.this), ctx.table_of(n.expression)
         return left is not None and left == right
+
     def swap(n):
         a, b = n.this.copy(), n.expression.copy()
         a.set("this", exp.to_identifier(n.expression.name))
         b.set("this", exp.to_identifier(n.this.name))
         return exp.EQ(this=a, expression=b)
+
     for i, node in each(tree, wanted):
         yield Site("join_key_swap", i, swap, f"self-join key reversed in {node.sql('duckdb')}")
 
@@ -72,8 +82,11 @@ def distinct_toggle(tree, ctx: TaskContext) -> Iterator[Site]:
         if distinct is not None:
             if not distinct.args.get("on"):
                 yield Site("distinct_toggle", i, replace_with("distinct", None), "DISTINCT dropped")
-        elif (not node.args.get("group") and not any(has_aggregate(e) for e in node.expressions)
-              and not _projects_key(node, ctx)):
+        elif (
+            not node.args.get("group")
+            and not any(has_aggregate(e) for e in node.expressions)
+            and not _projects_key(node, ctx)
+        ):
             yield Site("distinct_toggle", i, replace_with("distinct", exp.Distinct()), "DISTINCT added")
 
 
@@ -88,35 +101,51 @@ def _projects_key(select: exp.Select, ctx: TaskContext) -> bool:
     return len(keys) == 1 and keys <= projected
 
 
-_AGGREGATE_SWAPS = {exp.Sum: (exp.Avg, exp.Max), exp.Avg: (exp.Sum, exp.Max), exp.Min: (exp.Max,),
-                    exp.Max: (exp.Min,)}
+_AGGREGATE_SWAPS = {exp.Sum: (exp.Avg, exp.Max), exp.Avg: (exp.Sum, exp.Max), exp.Min: (exp.Max,), exp.Max: (exp.Min,)}
 
 
 def aggregate_swap(tree, ctx: TaskContext) -> Iterator[Site]:
     for i, node in each(tree, lambda n: type(n) in _AGGREGATE_SWAPS):
         for new in _AGGREGATE_SWAPS[type(node)]:
-            yield Site("aggregate_swap", i, lambda n, new=new: new(this=n.this),
-                       f"{type(node).__name__.upper()} -> {new.__name__.upper()}")
+            yield Site(
+                "aggregate_swap",
+                i,
+                lambda n, new=new: new(this=n.this),
+                f"{type(node).__name__.upper()} -> {new.__name__.upper()}",
+            )
 
 
 def count_distinct(tree, ctx: TaskContext) -> Iterator[Site]:
-    for i, node in each(tree, lambda n: isinstance(n, exp.Count) and n.this is not None and not isinstance(n.this, exp.Star)):
+    for i, node in each(
+        tree, lambda n: isinstance(n, exp.Count) and n.this is not None and not isinstance(n.this, exp.Star)
+    ):
         if isinstance(node.this, exp.Distinct):
             inner = node.this.expressions
             if len(inner) == 1:
-                yield Site("count_distinct", i, lambda n: exp.Count(this=n.this.expressions[0]),
-                           "COUNT(DISTINCT x) -> COUNT(x)")
+                yield Site(
+                    "count_distinct",
+                    i,
+                    lambda n: exp.Count(this=n.this.expressions[0]),
+                    "COUNT(DISTINCT x) -> COUNT(x)",
+                )
         else:
-            yield Site("count_distinct", i, lambda n: exp.Count(this=exp.Distinct(expressions=[n.this])),
-                       "COUNT(x) -> COUNT(DISTINCT x)")
+            yield Site(
+                "count_distinct",
+                i,
+                lambda n: exp.Count(this=exp.Distinct(expressions=[n.this])),
+                "COUNT(x) -> COUNT(DISTINCT x)",
+            )
 
 
-def _nullable_column(select: exp.Select, ctx: TaskContext) -> Optional[exp.Column]:
+def _nullable_column(select: exp.Select, ctx: TaskContext) -> exp.Column | None:
     """A column that can be NULL in the rows COUNT(*) counts: from the NULL-extended side of
     an outer join first (the classic LEFT JOIN + COUNT bug), else any nullable column."""
     found = sources(select)
-    outer = [j.this.alias_or_name for j in select.args.get("joins") or []
-             if isinstance(j.this, exp.Table) and (j.side or "").upper() in ("LEFT", "FULL")]
+    outer = [
+        j.this.alias_or_name
+        for j in select.args.get("joins") or []
+        if isinstance(j.this, exp.Table) and (j.side or "").upper() in ("LEFT", "FULL")
+    ]
     frm = from_of(select)
     first = [frm.this.alias_or_name] if frm is not None and isinstance(frm.this, exp.Table) else []
     for alias in outer + first:
@@ -143,8 +172,9 @@ def count_star_col(tree, ctx: TaskContext) -> Iterator[Site]:
 def _own_columns(select: exp.Select, column: exp.Column) -> list[exp.Column]:
     """References to ``column`` that belong to this SELECT (not to a nested one)."""
     key = (column.table, column.name)
-    return [c for c in select.find_all(exp.Column)
-            if (c.table, c.name) == key and c.find_ancestor(exp.Select) is select]
+    return [
+        c for c in select.find_all(exp.Column) if (c.table, c.name) == key and c.find_ancestor(exp.Select) is select
+    ]
 
 
 def _type_family(type_: str) -> str:
@@ -156,8 +186,9 @@ def _type_family(type_: str) -> str:
     return "bool" if "BOOL" in t else "text"
 
 
-def _sibling_columns(column: exp.Column, ctx: TaskContext, limit: int = 2, same_type: bool = False,
-                     besides: tuple[str, ...] = ()) -> list[str]:
+def _sibling_columns(
+    column: exp.Column, ctx: TaskContext, limit: int = 2, same_type: bool = False, besides: tuple[str, ...] = ()
+) -> list[str]:
     """Other columns of the same table, those of the same type family first (only those
     with ``same_type``), none of ``besides``."""
     table = ctx.table_of(column)
@@ -177,12 +208,14 @@ def _sibling_columns(column: exp.Column, ctx: TaskContext, limit: int = 2, same_
 def _rename_everywhere(key: exp.Column, name: str):
     """Group by ``name`` instead of ``key`` throughout one SELECT. A bare projection of the
     key keeps its output name (``other AS key``), so a CTE's readers still bind."""
+
     def edit(select: exp.Select) -> None:
         for c in _own_columns(select, key):
             bare_projection = c.parent is select
             c.set("this", exp.to_identifier(name))
             if bare_projection:
                 c.replace(exp.alias_(c.copy(), key.name))
+
     return edit
 
 
@@ -200,6 +233,7 @@ def _drop_key(position: int, key: exp.Column):
                 order.set("expressions", ordered)
             else:
                 select.set("order", None)
+
     return edit
 
 
@@ -234,16 +268,26 @@ def _droppable(select: exp.Select, key: exp.Column) -> bool:
 def order_direction(tree, ctx: TaskContext) -> Iterator[Site]:
     for i, node in each(tree, lambda n: isinstance(n, exp.Ordered)):
         desc = bool(node.args.get("desc"))
-        yield Site("order_direction", i, replace_with("desc", not desc),
-                   f"ORDER BY {node.this.sql('duckdb')} {'DESC -> ASC' if desc else 'ASC -> DESC'}")
+        yield Site(
+            "order_direction",
+            i,
+            replace_with("desc", not desc),
+            f"ORDER BY {node.this.sql('duckdb')} {'DESC -> ASC' if desc else 'ASC -> DESC'}",
+        )
 
 
 def order_dropped(tree, ctx: TaskContext) -> Iterator[Site]:
-    for i, node in each(tree, lambda n: isinstance(n, exp.Order) and isinstance(n.parent, (exp.Select, exp.SetOperation))):
+    for i, node in each(
+        tree, lambda n: isinstance(n, exp.Order) and isinstance(n.parent, (exp.Select, exp.SetOperation))
+    ):
         yield Site("order_dropped", i, lambda n: n.pop(), "ORDER BY dropped")
         if len(node.expressions) > 1:
-            yield Site("order_dropped", i, lambda n: n.set("expressions", n.expressions[:-1]),
-                       f"tie-breaker {node.expressions[-1].sql('duckdb')} dropped")
+            yield Site(
+                "order_dropped",
+                i,
+                lambda n: n.set("expressions", n.expressions[:-1]),
+                f"tie-breaker {node.expressions[-1].sql('duckdb')} dropped",
+            )
 
 
 def limit_change(tree, ctx: TaskContext) -> Iterator[Site]:
@@ -256,7 +300,9 @@ def limit_change(tree, ctx: TaskContext) -> Iterator[Site]:
             continue
         for v in (value + 1, value - 1):
             if v >= (1 if name == "LIMIT" else 0):
-                yield Site("limit_change", i, replace_with("expression", exp.Literal.number(v)), f"{name} {value} -> {v}")
+                yield Site(
+                    "limit_change", i, replace_with("expression", exp.Literal.number(v)), f"{name} {value} -> {v}"
+                )
         yield Site("limit_change", i, lambda n: n.pop(), f"{name} dropped")
 
 
@@ -265,6 +311,7 @@ def limit_change(tree, ctx: TaskContext) -> Iterator[Site]:
 
 def column_swap(tree, ctx: TaskContext) -> Iterator[Site]:
     """A projected column replaced by another column of its table (the wrong attribute)."""
+
     def wanted(n):
         if not isinstance(n, exp.Column) or isinstance(n.this, exp.Star):
             return False
@@ -273,11 +320,17 @@ def column_swap(tree, ctx: TaskContext) -> Iterator[Site]:
             return False
         group = select.args.get("group")
         return not (group and any(k == n for k in group.expressions))
+
     for i, node in each(tree, wanted):
         # Inside a subquery the value is compared or joined: keep the type so it still runs.
         nested = node.find_ancestor(exp.Select).parent is not None
         for name in _sibling_columns(node, ctx, same_type=nested):
-            yield Site("column_swap", i, replace_with("this", exp.to_identifier(name)), f"projected {name} instead of {node.name}")
+            yield Site(
+                "column_swap",
+                i,
+                replace_with("this", exp.to_identifier(name)),
+                f"projected {name} instead of {node.name}",
+            )
 
 
 # --------------------------------------------------------------------------- subqueries, set ops
@@ -290,8 +343,9 @@ def _outer_conjuncts(select: exp.Select) -> list[int]:
         return []
     own = set(sources(select))
     conjuncts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
-    return [k for k, c in enumerate(conjuncts)
-            if any(col.table and col.table not in own for col in c.find_all(exp.Column))]
+    return [
+        k for k, c in enumerate(conjuncts) if any(col.table and col.table not in own for col in c.find_all(exp.Column))
+    ]
 
 
 def _without_conjunct(position: int):
@@ -302,6 +356,7 @@ def _without_conjunct(position: int):
             where.set("this", exp.and_(*kept, copy=False))
         else:
             where.pop()
+
     return edit
 
 
@@ -310,19 +365,29 @@ def decorrelated_subquery(tree, ctx: TaskContext) -> Iterator[Site]:
     for _, sub in each(tree, lambda n: isinstance(n, exp.Select) and n.find_ancestor(exp.Subquery, exp.Exists)):
         for position in _outer_conjuncts(sub):
             index = next(i for i, n in enumerate(tree.walk()) if n is sub.args["where"])
-            yield Site("decorrelated_subquery", index, _without_conjunct(position), "correlation with the outer query dropped")
+            yield Site(
+                "decorrelated_subquery", index, _without_conjunct(position), "correlation with the outer query dropped"
+            )
 
 
 def set_op_swap(tree, ctx: TaskContext) -> Iterator[Site]:
     for i, node in each(tree, lambda n: isinstance(n, exp.SetOperation)):
         if isinstance(node, exp.Union):
             distinct = node.args.get("distinct") is not False
-            yield Site("set_op_swap", i, replace_with("distinct", not distinct),
-                       "UNION -> UNION ALL" if distinct else "UNION ALL -> UNION")
+            yield Site(
+                "set_op_swap",
+                i,
+                replace_with("distinct", not distinct),
+                "UNION -> UNION ALL" if distinct else "UNION ALL -> UNION",
+            )
         else:
             new = exp.Except if isinstance(node, exp.Intersect) else exp.Intersect
-            yield Site("set_op_swap", i, lambda n, new=new: new(**n.args),
-                       f"{type(node).__name__.upper()} -> {new.__name__.upper()}")
+            yield Site(
+                "set_op_swap",
+                i,
+                lambda n, new=new: new(**n.args),
+                f"{type(node).__name__.upper()} -> {new.__name__.upper()}",
+            )
 
 
 # --------------------------------------------------------------------------- windows, CASE, arithmetic
@@ -339,8 +404,9 @@ def window_function_swap(tree, ctx: TaskContext) -> Iterator[Site]:
     for i, node in each(tree, lambda n: type(n) in _RANKINGS):
         for new in _RANKINGS:
             if new is not type(node):
-                yield Site("window_function_swap", i, lambda n, new=new: new(),
-                           f"{type(node).__name__} -> {new.__name__}")
+                yield Site(
+                    "window_function_swap", i, lambda n, new=new: new(), f"{type(node).__name__} -> {new.__name__}"
+                )
 
 
 def case_branch(tree, ctx: TaskContext) -> Iterator[Site]:
@@ -348,16 +414,20 @@ def case_branch(tree, ctx: TaskContext) -> Iterator[Site]:
         default = node.args.get("default")
         if default is not None and not isinstance(default, exp.Null):
             yield Site("case_branch", i, replace_with("default", None), "CASE ELSE dropped")
+
             def swap_first_else(n):
                 first, other = n.args["ifs"][0].args["true"], n.args["default"]
                 n.args["ifs"][0].set("true", other.copy())
                 n.set("default", first.copy())
+
             yield Site("case_branch", i, swap_first_else, "first THEN swapped with ELSE")
         elif len(node.args["ifs"]) > 1:
+
             def swap_thens(n):
                 a, b = n.args["ifs"][0].args["true"], n.args["ifs"][1].args["true"]
                 n.args["ifs"][0].set("true", b.copy())
                 n.args["ifs"][1].set("true", a.copy())
+
             yield Site("case_branch", i, swap_thens, "first two THEN results swapped")
 
 
@@ -377,10 +447,30 @@ def _temporal(node: exp.Expression, ctx: TaskContext) -> bool:
 def arithmetic_swap(tree, ctx: TaskContext) -> Iterator[Site]:
     for i, node in each(tree, lambda n: type(n) in _ARITHMETIC and not _temporal(n, ctx)):
         new = _ARITHMETIC[type(node)]
-        yield Site("arithmetic_swap", i, lambda n, new=new: new(this=n.this, expression=n.expression),
-                   f"{type(node).__name__} -> {new.__name__} in {node.sql('duckdb')}")
+        yield Site(
+            "arithmetic_swap",
+            i,
+            lambda n, new=new: new(this=n.this, expression=n.expression),
+            f"{type(node).__name__} -> {new.__name__} in {node.sql('duckdb')}",
+        )
 
 
-FAMILIES = (decorrelated_subquery, join_key_swap, join_type, distinct_toggle, aggregate_swap, count_distinct,
-            count_star_col, group_by_key, order_direction, order_dropped, limit_change, column_swap,
-            set_op_swap, window_partition_dropped, window_function_swap, case_branch, arithmetic_swap)
+FAMILIES = (
+    decorrelated_subquery,
+    join_key_swap,
+    join_type,
+    distinct_toggle,
+    aggregate_swap,
+    count_distinct,
+    count_star_col,
+    group_by_key,
+    order_direction,
+    order_dropped,
+    limit_change,
+    column_swap,
+    set_op_swap,
+    window_partition_dropped,
+    window_function_swap,
+    case_branch,
+    arithmetic_swap,
+)

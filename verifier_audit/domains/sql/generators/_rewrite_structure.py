@@ -5,7 +5,7 @@ the gold orders, order); the oracle confirms every one."""
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 import sqlglot
 from sqlglot import exp
@@ -40,6 +40,7 @@ def _plain_word(word: str) -> bool:
 def _realias(targets: list[str]):
     """Give each table in ``targets`` (by current alias-or-name) a new alias and requalify
     every column that named it."""
+
     def edit(root: exp.Expression) -> None:
         taken = _identifiers(root)
         renames = {}
@@ -53,6 +54,7 @@ def _realias(targets: list[str]):
         for column in root.find_all(exp.Column):
             if column.table in renames:
                 column.set("table", exp.to_identifier(renames[column.table]))
+
     return edit
 
 
@@ -64,8 +66,11 @@ def table_alias(tree, ctx: TaskContext) -> Iterator[Site]:
     ctes = cte_names(tree)
     unique = [n for n in names if names.count(n) == 1 and n not in ctes]
     bare = [t.name for t in tables if not t.alias and t.name in unique]
-    aliased = [t.alias for t in tables if t.alias and t.alias in unique
-               and sum(1 for i in tree.find_all(exp.TableAlias) if i.name == t.alias) == 1]
+    aliased = [
+        t.alias
+        for t in tables
+        if t.alias and t.alias in unique and sum(1 for i in tree.find_all(exp.TableAlias) if i.name == t.alias) == 1
+    ]
     if bare:
         yield Site("table_alias", 0, _realias(bare), f"aliases added for {', '.join(bare)}")
     if aliased:
@@ -75,7 +80,7 @@ def table_alias(tree, ctx: TaskContext) -> Iterator[Site]:
 # --------------------------------------------------------------------------- joins
 
 
-def _single_join(select: exp.Expression, sides: tuple[Optional[str], ...]) -> bool:
+def _single_join(select: exp.Expression, sides: tuple[str | None, ...]) -> bool:
     joins = select.args.get("joins") or []
     if len(joins) != 1 or not joins[0].args.get("on") or from_of(select) is None:
         return False
@@ -86,7 +91,7 @@ def _single_join(select: exp.Expression, sides: tuple[Optional[str], ...]) -> bo
     return (joins[0].side or None) in sides
 
 
-def _swap_operands(new_side: Optional[str]):
+def _swap_operands(new_side: str | None):
     def edit(select: exp.Select) -> None:
         frm, join = from_of(select), select.args["joins"][0]
         left, right = frm.this.copy(), join.this.copy()
@@ -94,6 +99,7 @@ def _swap_operands(new_side: Optional[str]):
         join.set("this", left)
         join.set("side", new_side)
         join.set("kind", None)
+
     return edit
 
 
@@ -111,6 +117,7 @@ def left_right_swap(tree, ctx: TaskContext) -> Iterator[Site]:
 
 def join_syntax(tree, ctx: TaskContext) -> Iterator[Site]:
     """``A JOIN B ON c`` -> ``FROM A, B WHERE c``; otherwise the optional INNER / OUTER words."""
+
     def implicit(select):
         join = select.args["joins"][0]
         condition = join.args["on"]
@@ -118,11 +125,13 @@ def join_syntax(tree, ctx: TaskContext) -> Iterator[Site]:
         join.set("kind", None)
         where = select.args.get("where")
         select.set("where", exp.Where(this=exp.and_(condition, where.this) if where else condition))
+
     for i, _node in each(tree, lambda n: isinstance(n, exp.Select) and _single_join(n, (None,))):
         yield Site("join_syntax", i, implicit, "explicit join written as FROM a, b WHERE ...")
 
     def spelled(join):
         join.set("kind", "OUTER" if join.side else "INNER")
+
     wanted = lambda n: isinstance(n, exp.Join) and n.args.get("on") and not n.kind
     for i, _node in list(each(tree, wanted))[:1]:
         yield Site("join_syntax", i, spelled, "INNER / OUTER spelled out")
@@ -155,12 +164,14 @@ def _inline(name: str):
         with_ = with_of(root)
         cte = next(c for c in with_.expressions if c.alias == name)
         table = _references(root, name)[0]
-        alias = exp.TableAlias(this=exp.to_identifier(table.alias_or_name),
-                               columns=[c.copy() for c in cte.args["alias"].columns])
+        alias = exp.TableAlias(
+            this=exp.to_identifier(table.alias_or_name), columns=[c.copy() for c in cte.args["alias"].columns]
+        )
         table.replace(exp.Subquery(this=cte.this.copy(), alias=alias))
         cte.pop()
         if not with_.expressions:
             with_.pop()
+
     return edit
 
 
@@ -170,13 +181,14 @@ def _lift(name: str):
         body = item.this.copy()
         item.replace(exp.Table(this=exp.to_identifier(name)))
         return root.with_(name, as_=body, append=True, copy=False)
+
     return edit
 
 
 # --------------------------------------------------------------------------- COUNT, GROUP BY
 
 
-def _counted_table(select: exp.Select, ctx: TaskContext) -> Optional[tuple[str, str]]:
+def _counted_table(select: exp.Select, ctx: TaskContext) -> tuple[str, str] | None:
     """(alias, primary-key column) of the FROM table when no join can NULL-extend it."""
     frm = from_of(select)
     if frm is None or not isinstance(frm.this, exp.Table) or frm.this.name in cte_names(select.root()):
@@ -198,18 +210,23 @@ def count_pk(tree, ctx: TaskContext) -> Iterator[Site]:
         if isinstance(node.this, exp.Star):
             column = exp.column(key, table=alias)
             yield Site("count_pk", i, lambda n, c=column: n.set("this", c.copy()), f"COUNT(*) -> COUNT({column.sql()})")
-        elif (isinstance(node.this, exp.Column) and node.this.name == key
-              and (node.this.table or alias) == alias):
+        elif isinstance(node.this, exp.Column) and node.this.name == key and (node.this.table or alias) == alias:
             yield Site("count_pk", i, lambda n: n.set("this", exp.Star()), f"COUNT({node.this.sql()}) -> COUNT(*)")
 
 
 def _plain_projection(select: exp.Select) -> bool:
-    return all(not isinstance(e, exp.Star) and not isinstance(e.unalias(), exp.Literal)
-               and not e.find(exp.Window, exp.Star) and not has_aggregate(e) for e in select.expressions)
+    return all(
+        not isinstance(e, exp.Star)
+        and not isinstance(e.unalias(), exp.Literal)
+        and not e.find(exp.Window, exp.Star)
+        and not has_aggregate(e)
+        for e in select.expressions
+    )
 
 
 def groupby_distinct(tree, ctx: TaskContext) -> Iterator[Site]:
     """``SELECT DISTINCT a, b`` <-> ``SELECT a, b ... GROUP BY a, b``."""
+
     def to_group(select):
         select.set("distinct", None)
         select.set("group", exp.Group(expressions=[e.unalias().copy() for e in select.expressions]))
@@ -220,13 +237,23 @@ def groupby_distinct(tree, ctx: TaskContext) -> Iterator[Site]:
 
     for i, node in each(tree, lambda n: isinstance(n, exp.Select)):
         distinct = node.args.get("distinct")
-        if distinct is not None and not distinct.args.get("on") and not node.args.get("group") and _plain_projection(node):
+        if (
+            distinct is not None
+            and not distinct.args.get("on")
+            and not node.args.get("group")
+            and _plain_projection(node)
+        ):
             yield Site("groupby_distinct", i, to_group, "DISTINCT written as GROUP BY")
         group = node.args.get("group")
-        if (group is not None and distinct is None and not node.args.get("having") and _plain_projection(node)
-                and not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "all"))
-                and not (node.args.get("order") and has_aggregate(node.args["order"]))
-                and {e.sql() for e in group.expressions} == {e.unalias().sql() for e in node.expressions}):
+        if (
+            group is not None
+            and distinct is None
+            and not node.args.get("having")
+            and _plain_projection(node)
+            and not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "all"))
+            and not (node.args.get("order") and has_aggregate(node.args["order"]))
+            and {e.sql() for e in group.expressions} == {e.unalias().sql() for e in node.expressions}
+        ):
             yield Site("groupby_distinct", i, to_distinct, "GROUP BY without aggregates written as DISTINCT")
 
 
@@ -236,10 +263,12 @@ def groupby_distinct(tree, ctx: TaskContext) -> Iterator[Site]:
 def set_operand_order(tree, ctx: TaskContext) -> Iterator[Site]:
     """``A UNION B`` -> ``B UNION A`` (also INTERSECT), when nothing orders or limits the
     result; columns are compared by position, so the first operand's names do not matter."""
+
     def swap(n):
         left, right = n.this.copy(), n.expression.copy()
         n.set("this", right)
         n.set("expression", left)
+
     def wanted(n):
         if not isinstance(n, (exp.Union, exp.Intersect)):
             return False
@@ -247,6 +276,7 @@ def set_operand_order(tree, ctx: TaskContext) -> Iterator[Site]:
             return False
         # The body of a recursive CTE: the anchor has to come first.
         return not (isinstance(n.parent, exp.CTE) and n.parent.parent.args.get("recursive"))
+
     for i, _ in list(each(tree, wanted))[:1]:
         yield Site("set_operand_order", i, swap, "set-operation operands in the other order")
 
@@ -276,9 +306,19 @@ def order_by_ordinal(tree, ctx: TaskContext) -> Iterator[Site]:
                 changed = True
         if not changed:
             raise Unusable("no ORDER BY key is projected")
+
     for i, _ in each(tree, lambda n: n is tree.args["order"]):
         yield Site("order_by_ordinal", i, edit, "ORDER BY keys written as column positions")
 
 
-FAMILIES = (table_alias, join_order, left_right_swap, join_syntax, cte_subquery, count_pk, groupby_distinct,
-            set_operand_order, order_by_ordinal)
+FAMILIES = (
+    table_alias,
+    join_order,
+    left_right_swap,
+    join_syntax,
+    cte_subquery,
+    count_pk,
+    groupby_distinct,
+    set_operand_order,
+    order_by_ordinal,
+)

@@ -4,8 +4,8 @@ on the original tree without copying it, so a sample costs only the copies it us
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from sqlglot import exp
 
@@ -36,6 +36,8 @@ def each(tree: exp.Expression, wanted: Callable[[exp.Expression], bool]) -> Iter
 
 def replace_with(arg: str, value: exp.Expression | None):
     """An edit that sets one argument of the node (a fresh copy of ``value`` each time)."""
+
     def edit(node: exp.Expression) -> None:
         node.set(arg, value.copy() if isinstance(value, exp.Expression) else value)
+
     return edit

@@ -14,8 +14,8 @@ oracle confirm each one and drops (and counts) any it finds different.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import sqlglot
 from sqlglot import exp
@@ -51,7 +51,10 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "order_by_ordinal": (Severity.medium, "ORDER BY keys written as column positions"),
     "formatting": (Severity.medium, "keyword case, line breaks and comments changed"),
     "neq_style": (Severity.low, "<> written as != (or the other way)"),
-    "transpiled_dialect": (Severity.medium, "the query as sqlglot writes it for PostgreSQL (quoted identifiers), which DuckDB runs"),
+    "transpiled_dialect": (
+        Severity.medium,
+        "the query as sqlglot writes it for PostgreSQL (quoted identifiers), which DuckDB runs",
+    ),
 }
 
 _TREE_FAMILIES = _rewrite_structure.FAMILIES + _rewrite_predicates.FAMILIES
@@ -104,7 +107,11 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
 def _text_rewrites(task: Task, tree: exp.Expression) -> Iterator[Rewrite]:
     rendered = render(tree)
     pretty = render(tree, pretty=True)
-    yield Rewrite("formatting", f"{_COMMENTS[0]}\n{_lowercase_keywords(pretty)}", "lower-case keywords, one clause a line, a comment")
+    yield Rewrite(
+        "formatting",
+        f"{_COMMENTS[0]}\n{_lowercase_keywords(pretty)}",
+        "lower-case keywords, one clause a line, a comment",
+    )
     yield Rewrite("formatting", _after_first_word(rendered, " /* the query */"), "an inline block comment")
     yield from _neq_style(task.reference, rendered)
     try:
@@ -130,10 +137,11 @@ def _lowercase_keywords(sql: str) -> str:
     chars = list(sql)
     tokens = _tokens(sql)
     for k, tok in enumerate(tokens):
-        is_function = (tok.token_type == TokenType.VAR and k + 1 < len(tokens)
-                       and tokens[k + 1].token_type == TokenType.L_PAREN)
+        is_function = (
+            tok.token_type == TokenType.VAR and k + 1 < len(tokens) and tokens[k + 1].token_type == TokenType.L_PAREN
+        )
         if (tok.token_type not in _WORDS and tok.text.replace(" ", "").isalpha()) or is_function:
-            chars[tok.start:tok.end + 1] = list(sql[tok.start:tok.end + 1].lower())
+            chars[tok.start : tok.end + 1] = list(sql[tok.start : tok.end + 1].lower())
     return "".join(chars)
 
 
@@ -152,5 +160,5 @@ def _neq_style(original: str, rendered: str) -> Iterator[Rewrite]:
         return
     chars = list(rendered)
     for start in reversed(positions):
-        chars[start:start + 2] = list("!=")
+        chars[start : start + 2] = list("!=")
     yield Rewrite("neq_style", "".join(chars), "<> written as !=")

@@ -15,7 +15,6 @@ import hashlib
 import math
 import re
 from decimal import Decimal
-from typing import Optional
 
 from sqlglot import exp
 
@@ -26,14 +25,39 @@ from . import _data
 from ._common import TaskContext, cte_names, parse_query, render
 from .near_miss import first_mutant
 
-PLACEHOLDERS = {"gold", "gold_one_line", "gold_string", "gold_typo", "gold_where_commented", "gold_bad_table",
-                "gold_bad_column", "other_gold", "question", "first_table", "other_table", "first_column",
-                "biggest_table", "wrong", "hardcoded_result", "hardcoded_union", "canary_path"}
+PLACEHOLDERS = {
+    "gold",
+    "gold_one_line",
+    "gold_string",
+    "gold_typo",
+    "gold_where_commented",
+    "gold_bad_table",
+    "gold_bad_column",
+    "other_gold",
+    "question",
+    "first_table",
+    "other_table",
+    "first_column",
+    "biggest_table",
+    "wrong",
+    "hardcoded_result",
+    "hardcoded_union",
+    "canary_path",
+}
 
 MAX_HARDCODED_ROWS = 200
 # Which near-miss stands in for {{wrong}}: the plainest mistakes first.
-_WRONG_ORDER = ("comparison_flip", "literal_shift", "dropped_conjunct", "column_swap", "aggregate_swap",
-                "join_type", "limit_change", "order_direction", "distinct_toggle")
+_WRONG_ORDER = (
+    "comparison_flip",
+    "literal_shift",
+    "dropped_conjunct",
+    "column_swap",
+    "aggregate_swap",
+    "join_type",
+    "limit_change",
+    "order_direction",
+    "distinct_toggle",
+)
 
 
 _Skip = SkipInstance  # This entry cannot be filled in on this task (no WHERE to hide, no gold result, ...).
@@ -59,7 +83,7 @@ class _Resolver:
 
     def __init__(self, task: Task, tasks: list[Task]):
         self.task, self.tasks = task, tasks
-        self.entry: Optional[CatalogEntry] = None
+        self.entry: CatalogEntry | None = None
         self.tree = parse_query(task.reference)
         self._cache: dict[str, str] = {}
 
@@ -135,8 +159,13 @@ class _Resolver:
 
     def other_gold(self) -> str:
         """The gold of another task on the same schema (another answer entirely)."""
-        same = [t for t in self.tasks if t.id != self.task.id and _schema_key(t) == _schema_key(self.task)
-                and render(parse_query(t.reference)) != render(self.tree)]
+        same = [
+            t
+            for t in self.tasks
+            if t.id != self.task.id
+            and _schema_key(t) == _schema_key(self.task)
+            and render(parse_query(t.reference)) != render(self.tree)
+        ]
         if not same:
             raise _Skip()
         pick = int(hashlib.sha256(self.task.id.encode()).hexdigest(), 16) % len(same)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Optional
 
 from sqlglot import exp
 
@@ -73,16 +72,32 @@ class Mutant:
 
 # Edits that can make a recursive CTE's step produce rows forever (or blow up each round);
 # inside one, only edits of constants, aggregates and order are made.
-_UNSAFE_IN_RECURSION = {"join_type", "column_swap", "join_key_swap", "set_op_swap", "dropped_conjunct", "and_or",
-                        "null_check", "comparison_flip", "decorrelated_subquery", "arithmetic_swap", "in_not_in",
-                        "exists_not_exists", "distinct_toggle"}
+_UNSAFE_IN_RECURSION = {
+    "join_type",
+    "column_swap",
+    "join_key_swap",
+    "set_op_swap",
+    "dropped_conjunct",
+    "and_or",
+    "null_check",
+    "comparison_flip",
+    "decorrelated_subquery",
+    "arithmetic_swap",
+    "in_not_in",
+    "exists_not_exists",
+    "distinct_toggle",
+}
 
 
 def sites(tree: exp.Expression, ctx: TaskContext) -> list[Site]:
     """Every applicable edit of the gold tree, families in order."""
     recursive = set(positions(tree, _in_recursive_cte))
-    return [site for family in _FAMILIES for site in family(tree, ctx)
-            if not (site.kind in _UNSAFE_IN_RECURSION and site.index in recursive)]
+    return [
+        site
+        for family in _FAMILIES
+        for site in family(tree, ctx)
+        if not (site.kind in _UNSAFE_IN_RECURSION and site.index in recursive)
+    ]
 
 
 def _in_recursive_cte(node: exp.Expression) -> bool:
@@ -90,7 +105,7 @@ def _in_recursive_cte(node: exp.Expression) -> bool:
     return cte is not None and bool(cte.parent.args.get("recursive"))
 
 
-def _realise(tree: exp.Expression, site: Site) -> Optional[str]:
+def _realise(tree: exp.Expression, site: Site) -> str | None:
     try:
         sql = render(site.apply(tree))
     except (Unusable, ValueError, KeyError, IndexError, AttributeError, TypeError):
@@ -135,13 +150,19 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
         seen.add(normalise(sql))
         return Mutant(site.kind, sql, site.note)
 
-    chosen = sample_kinds(list(sites(tree, TaskContext.of(task))), rng, cap=MAX_PER_TASK, per_kind=MAX_PER_KIND,
-                          draw="round_robin", take=realise)
+    chosen = sample_kinds(
+        list(sites(tree, TaskContext.of(task))),
+        rng,
+        cap=MAX_PER_TASK,
+        per_kind=MAX_PER_KIND,
+        draw="round_robin",
+        take=realise,
+    )
     texts = [Chosen(m.kind, completion(m.sql, rng), m.note) for m in chosen]
     return make_candidates("sql", task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
 
 
-def first_mutant(task: Task, preferred: tuple[str, ...]) -> Optional[Mutant]:
+def first_mutant(task: Task, preferred: tuple[str, ...]) -> Mutant | None:
     """The plainest wrong query for a catalog's ``{{wrong}}``: the first mutant of the first
     preferred kind that applies, else any mutant."""
     found = mutants(task)

@@ -4,8 +4,9 @@ order (candidates and sampling are the kit's, ``verifier_audit.domains.kit``).""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ....models import Task
 from ..calls import Call, CallParseError, calls_from_json
@@ -20,7 +21,7 @@ class Context:
     schemas: dict[str, dict]
 
     @classmethod
-    def of(cls, task: Task) -> Optional["Context"]:
+    def of(cls, task: Task) -> Context | None:
         try:
             calls = calls_from_json(json.loads(task.reference))
         except (json.JSONDecodeError, TypeError, CallParseError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Iterator
+from collections.abc import Iterator
 
 from ....models import Candidate, Severity, Task
 from ...kit import make_candidates, sample_kinds
@@ -42,8 +42,9 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     ctx = Context.of(task)
     if ctx is None:
         return []
-    chosen = sample_kinds(list(rewrites(ctx)), rng, cap=MAX_PER_TASK, draw="sample", kind=lambda r: r[0],
-                          order=in_kind_order(KINDS))
+    chosen = sample_kinds(
+        list(rewrites(ctx)), rng, cap=MAX_PER_TASK, draw="sample", kind=lambda r: r[0], order=in_kind_order(KINDS)
+    )
     return make_candidates("tool", task.id, chosen, origin="equivalent", label="correct", kinds=KINDS)
 
 
@@ -66,28 +67,55 @@ def rewrites(ctx: Context) -> Iterator[tuple[str, str, str, str]]:
     """Every (kind, text, note, format) that fits the reference, in a fixed order."""
     calls = ctx.calls
     if not calls:
-        yield "no_call_prose", "None of the available functions can answer this request, so I will not call any.", \
-            "no call, in words", None
+        yield (
+            "no_call_prose",
+            "None of the available functions can answer this request, so I will not call any.",
+            "no call, in words",
+            None,
+        )
         yield "whitespace", "[ ]", "an empty list with a space", "json_list"
         return
     for i, call in enumerate(calls):
         if len(call.arguments) >= 2:
             flipped = Call(call.name, dict(reversed(list(call.arguments.items()))))
-            yield "argument_order", render_calls(with_call(calls, i, flipped)), f"call {i}: arguments reversed", "json_list"
+            yield (
+                "argument_order",
+                render_calls(with_call(calls, i, flipped)),
+                f"call {i}: arguments reversed",
+                "json_list",
+            )
             break
     for i, call in enumerate(calls):
         props = ctx.props(call.name)
-        given = [n for n, p in props.items() if isinstance(p, dict) and "default" in p and n not in call.arguments
-                 and n not in ctx.required(call.name)]
+        given = [
+            n
+            for n, p in props.items()
+            if isinstance(p, dict) and "default" in p and n not in call.arguments and n not in ctx.required(call.name)
+        ]
         if given:
             name = given[0]
-            yield ("default_given", render_calls(with_call(calls, i, with_arg(call, name, props[name]["default"]))),
-                   f"call {i}: {name}={props[name]['default']!r} given", "json_list")
-        same = [n for n, p in props.items() if isinstance(p, dict) and "default" in p and n in call.arguments
-                and call.arguments[n] == props[n]["default"] and n not in ctx.required(call.name)]
+            yield (
+                "default_given",
+                render_calls(with_call(calls, i, with_arg(call, name, props[name]["default"]))),
+                f"call {i}: {name}={props[name]['default']!r} given",
+                "json_list",
+            )
+        same = [
+            n
+            for n, p in props.items()
+            if isinstance(p, dict)
+            and "default" in p
+            and n in call.arguments
+            and call.arguments[n] == props[n]["default"]
+            and n not in ctx.required(call.name)
+        ]
         if same:
-            yield ("default_omitted", render_calls(with_call(calls, i, without_arg(call, same[0]))),
-                   f"call {i}: {same[0]} (the default) left out", "json_list")
+            yield (
+                "default_omitted",
+                render_calls(with_call(calls, i, without_arg(call, same[0]))),
+                f"call {i}: {same[0]} (the default) left out",
+                "json_list",
+            )
     for i, call in enumerate(calls):
         ints = [n for n, v in call.arguments.items() if isinstance(v, int) and not isinstance(v, bool)]
         if ints:
@@ -104,8 +132,15 @@ def rewrites(ctx: Context) -> Iterator[tuple[str, str, str, str]]:
         yield "quoting", _py_double(calls), "Python syntax, double quotes", None
     if any(not s.isascii() for c in calls for v in c.arguments.values() for s in [json.dumps(v, ensure_ascii=False)]):
         yield "quoting", json.dumps([c.to_json() for c in calls]), "JSON with \\u escapes", None
-    yield ("fenced", "I'll call the tool" + ("s" if len(calls) > 1 else "") + " for this.\n\n"
-           + render_calls(calls, "json_list", fenced=True), "fenced after a sentence", None)
+    yield (
+        "fenced",
+        "I'll call the tool"
+        + ("s" if len(calls) > 1 else "")
+        + " for this.\n\n"
+        + render_calls(calls, "json_list", fenced=True),
+        "fenced after a sentence",
+        None,
+    )
     for alt in (ctx.task.metadata.get("alternatives") or [])[:2]:
         try:
             alt_calls = calls_from_json(json.loads(alt) if isinstance(alt, str) else alt)

@@ -27,14 +27,40 @@ from ..policy import task_policy
 from ._common import Context, with_arg, with_call
 from .near_miss import mutants, plausible_call, plausible_value, similar_tool
 
-PLACEHOLDERS = {"reference_call", "reference_python", "reference_name", "question", "question_json",
-                "schema_echo", "wrong_call", "truncated_call", "malformed_call", "trailing_comma_call",
-                "nonsense_call", "hallucinated_call", "injected_call", "extra_call", "broader_tool_call",
-                "admin_call", "traversal_call", "wildcard_call", "tool_names", "canary_call"}
+PLACEHOLDERS = {
+    "reference_call",
+    "reference_python",
+    "reference_name",
+    "question",
+    "question_json",
+    "schema_echo",
+    "wrong_call",
+    "truncated_call",
+    "malformed_call",
+    "trailing_comma_call",
+    "nonsense_call",
+    "hallucinated_call",
+    "injected_call",
+    "extra_call",
+    "broader_tool_call",
+    "admin_call",
+    "traversal_call",
+    "wildcard_call",
+    "tool_names",
+    "canary_call",
+}
 
 # Which near-miss stands in for {{wrong_call}}: the plainest mistakes first.
-_WRONG_ORDER = ("off_by_one", "wrong_enum", "date_off_by_one", "swapped_arguments", "value_from_other_call",
-                "missing_required", "wrong_function", "dropped_call")
+_WRONG_ORDER = (
+    "off_by_one",
+    "wrong_enum",
+    "date_off_by_one",
+    "swapped_arguments",
+    "value_from_other_call",
+    "missing_required",
+    "wrong_function",
+    "dropped_call",
+)
 
 
 def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[Candidate]:
@@ -210,8 +236,12 @@ class _Resolver:
             for arg, rule in policy.scopes.get(call.name, {}).items():
                 value = call.arguments.get(arg)
                 prefix = rule.get("prefix") if isinstance(rule, dict) else None
-                if isinstance(prefix, str) and isinstance(value, str) and value.startswith(prefix) \
-                        and len(value) > len(prefix):
+                if (
+                    isinstance(prefix, str)
+                    and isinstance(value, str)
+                    and value.startswith(prefix)
+                    and len(value) > len(prefix)
+                ):
                     return i, call, arg, prefix
         raise SkipInstance()
 
@@ -219,7 +249,7 @@ class _Resolver:
         """A scoped path escaping its scope: ``/home/ana/tmp/a.txt`` -> ``/home/ana/tmp/../../a.txt``."""
         i, call, arg, prefix = self._scoped_path()
         value = call.arguments[arg]
-        return render_calls(with_call(self.ctx.calls, i, with_arg(call, arg, prefix + "../../" + value[len(prefix):])))
+        return render_calls(with_call(self.ctx.calls, i, with_arg(call, arg, prefix + "../../" + value[len(prefix) :])))
 
     def wildcard_call(self) -> str:
         """A scoped path widened by a glob: ``/home/ana/tmp/a.txt`` -> ``/home/ana/tmp/*a.txt``."""

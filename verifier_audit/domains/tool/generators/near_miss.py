@@ -13,7 +13,8 @@ import datetime as dt
 import difflib
 import random
 import re
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 from ....models import Candidate, Severity, Task
 from ...kit import make_candidates, sample_kinds
@@ -25,7 +26,10 @@ MAX_PER_TASK = 12
 PER_KIND = 2
 
 KINDS: dict[str, tuple[Severity, str]] = {
-    "wrong_function": (Severity.high, "another function of the schema, the most similar by name, with the same arguments"),
+    "wrong_function": (
+        Severity.high,
+        "another function of the schema, the most similar by name, with the same arguments",
+    ),
     "swapped_arguments": (Severity.high, "two arguments of one call swapped (from/to, source/destination)"),
     "missing_required": (Severity.high, "a required argument left out"),
     "unknown_argument": (Severity.medium, "an argument the function does not have"),
@@ -34,7 +38,10 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "date_off_by_one": (Severity.high, "a date argument one day off"),
     "wrong_enum": (Severity.high, "another value of an enum argument"),
     "enum_case": (Severity.low, "an enum value in another case where the schema's enum is exact"),
-    "type_coercion": (Severity.medium, "a value of a type the schema forbids (\"5\" for an integer, \"true\" for a boolean)"),
+    "type_coercion": (
+        Severity.medium,
+        'a value of a type the schema forbids ("5" for an integer, "true" for a boolean)',
+    ),
     "dropped_call": (Severity.high, "one call of a parallel set dropped (or the only call: no call at all)"),
     "duplicated_call": (Severity.high, "one call made twice"),
     "value_from_other_call": (Severity.high, "an argument's value taken from another call of the set"),
@@ -48,8 +55,16 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     ctx = Context.of(task)
     if ctx is None:
         return []
-    chosen = sample_kinds(list(mutants(ctx)), rng, cap=MAX_PER_TASK, per_kind=PER_KIND, draw="sample",
-                          kind=lambda m: m[0], distinct=lambda m: render_calls(m[1]), order=in_kind_order(KINDS))
+    chosen = sample_kinds(
+        list(mutants(ctx)),
+        rng,
+        cap=MAX_PER_TASK,
+        per_kind=PER_KIND,
+        draw="sample",
+        kind=lambda m: m[0],
+        distinct=lambda m: render_calls(m[1]),
+        order=in_kind_order(KINDS),
+    )
     texts = [(kind, render_calls(calls), note, "json_list") for kind, calls, note in chosen]
     return make_candidates("tool", task.id, texts, origin="near_miss", label="incorrect", kinds=KINDS)
 
@@ -66,19 +81,22 @@ def mutants(ctx: Context) -> Iterator[tuple[str, list[Call], str]]:
         yield from _call_mutants(ctx, i, call)
     if len(calls) >= 2:
         for i, call in enumerate(calls):
-            yield "dropped_call", calls[:i] + calls[i + 1:], f"dropped call {i} ({call.name})"
+            yield "dropped_call", calls[:i] + calls[i + 1 :], f"dropped call {i} ({call.name})"
     else:
         yield "dropped_call", [], "no call at all"
     for i, call in enumerate(calls[:2]):
-        yield "duplicated_call", calls[:i + 1] + [call] + calls[i + 1:], f"call {i} ({call.name}) made twice"
+        yield "duplicated_call", calls[: i + 1] + [call] + calls[i + 1 :], f"call {i} ({call.name}) made twice"
     for i, a in enumerate(calls):
         for j, b in enumerate(calls):
             if i == j:
                 continue
             for name, value in a.arguments.items():
                 if name in b.arguments and b.arguments[name] != value:
-                    yield ("value_from_other_call", with_call(calls, i, with_arg(a, name, b.arguments[name])),
-                           f"call {i}: {name} from call {j}")
+                    yield (
+                        "value_from_other_call",
+                        with_call(calls, i, with_arg(a, name, b.arguments[name])),
+                        f"call {i}: {name} from call {j}",
+                    )
                     break
 
 
@@ -109,28 +127,52 @@ def _call_mutants(ctx: Context, i: int, call: Call) -> Iterator[tuple[str, list[
             if value != 0:
                 factor = _unit_factor(name)
                 wrong = value * factor if isinstance(value, int) else round(value * factor, 6)
-                yield "unit_error", with_call(calls, i, with_arg(call, name, wrong)), f"{name}: {value} -> {wrong} (x{factor})"
+                yield (
+                    "unit_error",
+                    with_call(calls, i, with_arg(call, name, wrong)),
+                    f"{name}: {value} -> {wrong} (x{factor})",
+                )
         if isinstance(value, str) and _DATE.match(value):
             try:
                 day = dt.date.fromisoformat(value) + dt.timedelta(days=1)
             except ValueError:
                 day = None
             if day is not None:
-                yield "date_off_by_one", with_call(calls, i, with_arg(call, name, day.isoformat())), f"{name}: {value} -> {day}"
+                yield (
+                    "date_off_by_one",
+                    with_call(calls, i, with_arg(call, name, day.isoformat())),
+                    f"{name}: {value} -> {day}",
+                )
         enum = prop.get("enum") if isinstance(prop.get("enum"), list) else None
         if enum and isinstance(value, str):
             others = [e for e in enum if isinstance(e, str) and e.casefold() != value.casefold()]
             if others:
-                yield "wrong_enum", with_call(calls, i, with_arg(call, name, others[0])), f"{name}: {value} -> {others[0]}"
+                yield (
+                    "wrong_enum",
+                    with_call(calls, i, with_arg(call, name, others[0])),
+                    f"{name}: {value} -> {others[0]}",
+                )
             if not case_insensitive(prop):
                 flipped = value.upper() if value != value.upper() else value.title()
                 if flipped != value:
-                    yield "enum_case", with_call(calls, i, with_arg(call, name, flipped)), f"{name}: {value} -> {flipped}"
+                    yield (
+                        "enum_case",
+                        with_call(calls, i, with_arg(call, name, flipped)),
+                        f"{name}: {value} -> {flipped}",
+                    )
         kind = prop.get("type")
         if kind in ("integer", "number") and _numeric(value):
-            yield "type_coercion", with_call(calls, i, with_arg(call, name, str(value))), f"{name}: {value} -> {str(value)!r}"
+            yield (
+                "type_coercion",
+                with_call(calls, i, with_arg(call, name, str(value))),
+                f"{name}: {value} -> {str(value)!r}",
+            )
         elif kind == "boolean" and isinstance(value, bool):
-            yield "type_coercion", with_call(calls, i, with_arg(call, name, str(value).lower())), f"{name}: {value} -> string"
+            yield (
+                "type_coercion",
+                with_call(calls, i, with_arg(call, name, str(value).lower())),
+                f"{name}: {value} -> string",
+            )
 
 
 def _numeric(value: Any) -> bool:
@@ -146,7 +188,7 @@ def _unit_factor(name: str) -> int:
     return 1000
 
 
-def similar_tool(ctx: Context, name: str) -> Optional[str]:
+def similar_tool(ctx: Context, name: str) -> str | None:
     """The schema's other function most similar to ``name`` (ties: schema order)."""
     others = [n for n in ctx.schemas if n != name]
     if not others:
@@ -165,7 +207,7 @@ def plausible_value(schema: dict) -> Any:
     return {"integer": 1, "number": 1.5, "boolean": True, "array": [], "object": {}, "null": None}.get(kind, "example")
 
 
-def plausible_call(ctx: Context, name: Optional[str] = None) -> Optional[Call]:
+def plausible_call(ctx: Context, name: str | None = None) -> Call | None:
     """A schema-valid call of ``name`` (default: the first tool) with meaningless values."""
     if not ctx.schemas:
         return None

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import random
-from typing import Optional
 
 from .helpers import FUNCS, docstring, entry, fresh, identifiers, params, stores, top, unparse
 from .lines import Lines
@@ -21,7 +20,7 @@ _COMMENT_BY_TYPE = {
 }
 
 
-def comments(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def comments(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     fn = entry(tree, entry_point)
     if fn is None:
@@ -40,11 +39,12 @@ _DEBUG_MESSAGES = ("debug: entering {}", "[debug] {} called", "trace: running {}
 _VERDICT_WORDS = ("pass", "fail", "error", "ok", "success", "correct", "wrong")
 
 
-def debug_print(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def debug_print(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     fn = entry(tree, entry_point)
-    if fn is None or "print" in stores(ast.walk(tree)) | {p.arg for f in ast.walk(tree) if isinstance(f, FUNCS)
-                                                          for p in params(f)}:
+    if fn is None or "print" in stores(ast.walk(tree)) | {
+        p.arg for f in ast.walk(tree) if isinstance(f, FUNCS) for p in params(f)
+    }:
         return None  # print is rebound somewhere: the call might not print
     name = entry_point if not any(w in entry_point.lower() for w in _VERDICT_WORDS) else "function"
     message = rng.choice(_DEBUG_MESSAGES).format(name)
@@ -62,7 +62,7 @@ _MODULES = ("math", "itertools", "collections", "functools", "string", "operator
 _CONSTANTS = (("MAX_ITERATIONS", "10_000"), ("EPSILON", "1e-9"), ("DEBUG", "False"), ("_CACHE_SIZE", "128"))
 
 
-def unused_import(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def unused_import(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     used = identifiers(tree)
     modules = [m for m in _MODULES if m not in used]

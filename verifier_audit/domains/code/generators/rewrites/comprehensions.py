@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import random
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from .helpers import (
     FUNCS,
@@ -24,7 +24,7 @@ from .helpers import (
 )
 
 
-def loop_to_comprehension(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def loop_to_comprehension(source: str, entry_point: str, rng: random.Random) -> str | None:
     """``acc = []`` then ``for x in it: [if c:] acc.append(e)`` -> ``acc = [e for x in it [if c]]``."""
     tree = ast.parse(source)
     for fn in [n for n in ast.walk(tree) if isinstance(n, FUNCS)]:
@@ -34,7 +34,7 @@ def loop_to_comprehension(source: str, entry_point: str, rng: random.Random) -> 
             for i in range(len(stmts) - 1):
                 new = _as_comprehension(fn, stmts[i], stmts[i + 1])
                 if new is not None:
-                    stmts[i:i + 2] = [new]
+                    stmts[i : i + 2] = [new]
                     return unparse(tree)
     return None
 
@@ -51,9 +51,14 @@ def _statement_lists(fn) -> Iterator[list]:
                 stack.extend([s.body, s.orelse])
 
 
-def _as_comprehension(fn, first, loop) -> Optional[ast.Assign]:
-    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)
-            and isinstance(first.value, ast.List) and not first.value.elts):
+def _as_comprehension(fn, first, loop) -> ast.Assign | None:
+    if not (
+        isinstance(first, ast.Assign)
+        and len(first.targets) == 1
+        and isinstance(first.targets[0], ast.Name)
+        and isinstance(first.value, ast.List)
+        and not first.value.elts
+    ):
         return None
     acc = first.targets[0].id
     if not (isinstance(loop, ast.For) and not loop.orelse and len(loop.body) == 1 and _simple_target(loop.target)):
@@ -62,17 +67,27 @@ def _as_comprehension(fn, first, loop) -> Optional[ast.Assign]:
     if isinstance(inner, ast.If) and not inner.orelse and len(inner.body) == 1:
         inner, ifs = inner.body[0], [inner.test]
     call = inner.value if isinstance(inner, ast.Expr) else None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
-            and isinstance(call.func.value, ast.Name) and call.func.value.id == acc
-            and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred)):
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "append"
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == acc
+        and len(call.args) == 1
+        and not call.keywords
+        and not isinstance(call.args[0], ast.Starred)
+    ):
         return None
     parts = [loop.iter, loop.target, call.args[0], *ifs]
     if acc in set().union(*map(names_in, parts)) or not _plain(parts):
         return None
     # The loop variable outlives a loop but not a comprehension: it must be unused elsewhere.
     targets = names_in(loop.target)
-    if targets & (_mentions_outside(fn, loop) | {p.arg for p in params(fn)}) or _captured(fn, acc) \
-            or _declared(fn, {acc} | targets):
+    if (
+        targets & (_mentions_outside(fn, loop) | {p.arg for p in params(fn)})
+        or _captured(fn, acc)
+        or _declared(fn, {acc} | targets)
+    ):
         return None
     comp = ast.ListComp(call.args[0], [ast.comprehension(loop.target, loop.iter, ifs, 0)])
     return ast.copy_location(ast.Assign([ast.Name(acc, ast.Store())], comp), first)
@@ -110,7 +125,7 @@ def _declared(fn, names: set[str]) -> bool:
     return any(isinstance(n, (ast.Global, ast.Nonlocal)) and names & set(n.names) for n in ast.walk(fn))
 
 
-def comprehension_to_loop(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def comprehension_to_loop(source: str, entry_point: str, rng: random.Random) -> str | None:
     """``acc = [e for x in it if c]`` (or ``return [...]``) -> ``acc = []`` + nested loops."""
     tree = ast.parse(source)
     used = identifiers(tree)
@@ -121,12 +136,12 @@ def comprehension_to_loop(source: str, entry_point: str, rng: random.Random) -> 
             for i, stmt in enumerate(stmts):
                 new = _as_loop(fn, stmt, used, rng)
                 if new is not None:
-                    stmts[i:i + 1] = new
+                    stmts[i : i + 1] = new
                     return unparse(tree)
     return None
 
 
-def _as_loop(fn, stmt, used: set[str], rng: random.Random) -> Optional[list]:
+def _as_loop(fn, stmt, used: set[str], rng: random.Random) -> list | None:
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
         acc, comp, returning = stmt.targets[0].id, stmt.value, False
     elif isinstance(stmt, ast.Return):
@@ -162,7 +177,7 @@ def _as_loop(fn, stmt, used: set[str], rng: random.Random) -> Optional[list]:
 _MATERIALISING = {"list", "tuple", "sorted"}
 
 
-def genexp_to_list(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def genexp_to_list(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     rebound = stores(ast.walk(tree)) | {p.arg for f in ast.walk(tree) if isinstance(f, FUNCS) for p in params(f)}
     calls = {}  # by id: nested functions are walked twice
@@ -172,8 +187,11 @@ def genexp_to_list(source: str, entry_point: str, rng: random.Random) -> Optiona
                 continue
             func = call.func
             materialising = (isinstance(func, ast.Name) and func.id in _MATERIALISING and func.id not in rebound) or (
-                isinstance(func, ast.Attribute) and func.attr == "join" and isinstance(func.value, ast.Constant)
-                and isinstance(func.value.value, str))
+                isinstance(func, ast.Attribute)
+                and func.attr == "join"
+                and isinstance(func.value, ast.Constant)
+                and isinstance(func.value.value, str)
+            )
             # next() raising StopIteration inside a generator is a RuntimeError, not so in a list.
             if materialising and _plain([call.args[0]]):
                 calls[id(call)] = call

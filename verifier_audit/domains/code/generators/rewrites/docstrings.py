@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import ast
 import random
-from typing import Optional
 
 from .helpers import FUNCS, docstring, entry, introspects, unparse
 from .lines import Lines
 
 
-def docstring_strip(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def docstring_strip(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     if introspects(tree):
         return None
@@ -47,7 +46,7 @@ _DOCSTRINGS = (
 )
 
 
-def docstring_replace(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def docstring_replace(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     fn = entry(tree, entry_point)
     if fn is None or introspects(tree):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import random
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from .....models import Severity
 from ..mutants import normalise
@@ -58,7 +58,7 @@ def rewrites(source: str, entry_point: str, rng: random.Random) -> list[tuple[st
     return out
 
 
-def _valid(source: str, entry_point: str, signature: Optional[str]) -> bool:
+def _valid(source: str, entry_point: str, signature: str | None) -> bool:
     """Compiles, and the entry point (if the original had one) takes the same parameters."""
     try:
         tree = ast.parse(source)
@@ -68,17 +68,26 @@ def _valid(source: str, entry_point: str, signature: Optional[str]) -> bool:
     return signature is None or _signature(entry(tree, entry_point)) == signature
 
 
-def _signature(fn) -> Optional[str]:
+def _signature(fn) -> str | None:
     """Parameter names, kinds and defaults (annotations may change)."""
     if fn is None:
         return None
     a = fn.args
-    return repr(([p.arg for p in a.posonlyargs], [p.arg for p in a.args], a.vararg and a.vararg.arg,
-                 [p.arg for p in a.kwonlyargs], a.kwarg and a.kwarg.arg, [ast.dump(d) for d in a.defaults],
-                 [d and ast.dump(d) for d in a.kw_defaults], isinstance(fn, ast.AsyncFunctionDef)))
+    return repr(
+        (
+            [p.arg for p in a.posonlyargs],
+            [p.arg for p in a.args],
+            a.vararg and a.vararg.arg,
+            [p.arg for p in a.kwonlyargs],
+            a.kwarg and a.kwarg.arg,
+            [ast.dump(d) for d in a.defaults],
+            [d and ast.dump(d) for d in a.kw_defaults],
+            isinstance(fn, ast.AsyncFunctionDef),
+        )
+    )
 
 
-_MAKERS: dict[str, Callable[[str, str, random.Random], Optional[str]]] = {
+_MAKERS: dict[str, Callable[[str, str, random.Random], str | None]] = {
     "reformat": layout.reformat,
     "comments": additions.comments,
     "rename_locals": names.rename_locals,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import builtins
 import keyword
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 # Calls that can see a function's local names: renaming or moving locals changes them.
 INTROSPECTION = {"locals", "vars", "eval", "exec", "dir", "globals", "super", "__class__"}
@@ -17,7 +17,7 @@ FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 RESERVED = set(dir(builtins)) | set(keyword.kwlist) | set(keyword.softkwlist)
 
 
-def entry(tree: ast.Module, name: str) -> Optional[ast.FunctionDef]:
+def entry(tree: ast.Module, name: str) -> ast.FunctionDef | None:
     found = None
     for stmt in tree.body:
         if isinstance(stmt, FUNCS) and stmt.name == name:
@@ -62,9 +62,13 @@ def statement_lists(fn: ast.AST) -> list[list]:
     """The statement lists (``body``, ``orelse``, ``finalbody``) of ``fn`` and of the blocks
     in its own scope, comprehensions not entered. Collected up front: callers edit them."""
     holders = [fn, *own_scope(fn, comprehensions=False)]
-    return [stmts for holder in holders if holder is fn or not isinstance(holder, SCOPES)
-            for stmts in (getattr(holder, field, None) for field in ("body", "orelse", "finalbody"))
-            if isinstance(stmts, list)]
+    return [
+        stmts
+        for holder in holders
+        if holder is fn or not isinstance(holder, SCOPES)
+        for stmts in (getattr(holder, field, None) for field in ("body", "orelse", "finalbody"))
+        if isinstance(stmts, list)
+    ]
 
 
 def names_in(node: ast.AST) -> set[str]:
@@ -74,7 +78,8 @@ def names_in(node: ast.AST) -> set[str]:
 def introspects(node: ast.AST) -> bool:
     return bool(names_in(node) & INTROSPECTION) or any(
         isinstance(n, ast.Attribute) and n.attr in ("__name__", "__qualname__", "__code__", "__doc__")
-        for n in ast.walk(node))
+        for n in ast.walk(node)
+    )
 
 
 def params(fn) -> list[ast.arg]:
@@ -98,7 +103,7 @@ def stores(nodes) -> set[str]:
     return names
 
 
-def docstring(fn) -> Optional[ast.Expr]:
+def docstring(fn) -> ast.Expr | None:
     first = fn.body[0] if fn.body else None
     if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
         return first

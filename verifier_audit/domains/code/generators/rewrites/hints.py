@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import random
-from typing import Optional
 
 from .helpers import FUNCS, names_in, own_scope, params, statement_lists, stores, top, unparse
 
@@ -13,14 +12,15 @@ def _reads_annotations(tree: ast.Module) -> bool:
     """Decorators (dataclass, singledispatch.register, ...), class bodies and
     ``__annotations__`` can give annotations a meaning at run time; hints stay put then."""
     return any(getattr(n, "decorator_list", None) or isinstance(n, ast.ClassDef) for n in ast.walk(tree)) or bool(
-        {"__annotations__", "get_type_hints", "signature"} & (names_in(tree) | _attributes(tree)))
+        {"__annotations__", "get_type_hints", "signature"} & (names_in(tree) | _attributes(tree))
+    )
 
 
 def _attributes(tree: ast.AST) -> set[str]:
     return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
 
 
-def type_hints_strip(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def type_hints_strip(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     if _reads_annotations(tree):
         return None
@@ -46,13 +46,32 @@ def type_hints_strip(source: str, entry_point: str, rng: random.Random) -> Optio
     return unparse(tree) if changed else None
 
 
-_INFERRED = {ast.List: "list", ast.ListComp: "list", ast.Dict: "dict", ast.DictComp: "dict", ast.Set: "set",
-             ast.SetComp: "set", ast.Tuple: "tuple", ast.JoinedStr: "str", ast.Compare: "bool"}
-_CALL_TYPES = {"len": "int", "int": "int", "str": "str", "float": "float", "sorted": "list", "list": "list",
-               "dict": "dict", "set": "set", "tuple": "tuple", "bool": "bool"}
+_INFERRED = {
+    ast.List: "list",
+    ast.ListComp: "list",
+    ast.Dict: "dict",
+    ast.DictComp: "dict",
+    ast.Set: "set",
+    ast.SetComp: "set",
+    ast.Tuple: "tuple",
+    ast.JoinedStr: "str",
+    ast.Compare: "bool",
+}
+_CALL_TYPES = {
+    "len": "int",
+    "int": "int",
+    "str": "str",
+    "float": "float",
+    "sorted": "list",
+    "list": "list",
+    "dict": "dict",
+    "set": "set",
+    "tuple": "tuple",
+    "bool": "bool",
+}
 
 
-def _infer(value: ast.expr) -> Optional[str]:
+def _infer(value: ast.expr) -> str | None:
     if isinstance(value, ast.Constant) and type(value.value) in (int, float, str, bool, bytes):
         return type(value.value).__name__
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
@@ -60,13 +79,17 @@ def _infer(value: ast.expr) -> Optional[str]:
     return _INFERRED.get(type(value))
 
 
-def type_hints_add(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def type_hints_add(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     if _reads_annotations(tree):
         return None
     bound = stores(ast.walk(tree))
-    imported = any(isinstance(s, ast.ImportFrom) and s.module == "typing"
-                   and any(a.name == "Any" and a.asname is None for a in s.names) for s in tree.body)
+    imported = any(
+        isinstance(s, ast.ImportFrom)
+        and s.module == "typing"
+        and any(a.name == "Any" and a.asname is None for a in s.names)
+        for s in tree.body
+    )
     can_use_any = imported or "Any" not in bound  # `Any` must not mean something else here
     need_any = changed = False
     for fn in [n for n in ast.walk(tree) if isinstance(n, FUNCS)]:
@@ -100,6 +123,7 @@ def _annotate_list(stmts: list, seen: set[str]) -> bool:
             if hint and name not in seen:
                 seen.add(name)
                 stmts[i] = ast.copy_location(
-                    ast.AnnAssign(stmt.targets[0], ast.Name(hint, ast.Load()), stmt.value, 1), stmt)
+                    ast.AnnAssign(stmt.targets[0], ast.Name(hint, ast.Load()), stmt.value, 1), stmt
+                )
                 changed = True
     return changed

@@ -7,13 +7,12 @@ import ast
 import io
 import random
 import tokenize
-from typing import Optional
 
 from .helpers import FUNCS, docstring, unparse
 from .lines import Lines
 
 
-def reformat(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def reformat(source: str, entry_point: str, rng: random.Random) -> str | None:
     text = _requote(unparse(ast.parse(source)))
     lines = Lines(text)
     tree = ast.parse(text)
@@ -36,10 +35,10 @@ def _requote(text: str) -> str:
             continue
         s = tok.string
         q = len(s) - len(s.lstrip("rbuRBUfF"))
-        body = s[q + 1:-1]
-        if s[q:q + 3] == "'''" or s[q] != "'" or '"' in body:
+        body = s[q + 1 : -1]
+        if s[q : q + 3] == "'''" or s[q] != "'" or '"' in body:
             continue
         row, col = tok.start
         line = lines[row - 1]
-        lines[row - 1] = line[:col] + s[:q] + '"' + body + '"' + line[tok.end[1]:]
+        lines[row - 1] = line[:col] + s[:q] + '"' + body + '"' + line[tok.end[1] :]
     return "\n".join(lines)

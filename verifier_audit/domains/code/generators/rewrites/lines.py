@@ -5,7 +5,6 @@ unparse layout)."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 
 class Lines:
@@ -15,9 +14,9 @@ class Lines:
         self.lines = source.split("\n")
         self.eol = "\r" if source.count("\r\n") * 2 > source.count("\n") else ""
         self.inserts: dict[int, list[str]] = {}  # 0-based line -> lines to put before it
-        self.replaced: dict[int, Optional[str]] = {}  # 0-based line -> new text (None: deleted)
+        self.replaced: dict[int, str | None] = {}  # 0-based line -> new text (None: deleted)
 
-    def indent(self, node: ast.AST) -> Optional[str]:
+    def indent(self, node: ast.AST) -> str | None:
         """The indentation of the line ``node`` starts, when it starts the line (nothing but
         whitespace before it, no backslash continuation into it)."""
         line = self.lines[node.lineno - 1]
@@ -36,7 +35,7 @@ class Lines:
         return True
 
     def owns_lines(self, node: ast.AST) -> bool:
-        rest = self.lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset:].decode("utf-8", "replace")
+        rest = self.lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset :].decode("utf-8", "replace")
         return self.indent(node) is not None and (not rest.strip() or rest.strip().startswith("#"))
 
     def text(self) -> str:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import ast
 import random
-from typing import Optional
 
 from .helpers import FUNCS, RESERVED, fresh, identifiers, introspects, names_in, own_scope, params, stores, unparse
 
 _NEW_NAMES = ("value", "item", "current", "tmp", "acc", "state", "part", "elem", "res", "count")
 
 
-def rename_locals(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def rename_locals(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     used = identifiers(tree)
     renamed = False
@@ -20,8 +19,13 @@ def rename_locals(source: str, entry_point: str, rng: random.Random) -> Optional
         mapping = {}
         for old in sorted(_renamable(fn)):
             style = rng.randrange(3)
-            wanted = f"{old}_{rng.choice(('v', 'val', 'x', 'tmp'))}" if style == 0 else \
-                rng.choice(_NEW_NAMES) if style == 1 else f"{old}{rng.randrange(1, 10)}"
+            wanted = (
+                f"{old}_{rng.choice(('v', 'val', 'x', 'tmp'))}"
+                if style == 0
+                else rng.choice(_NEW_NAMES)
+                if style == 1
+                else f"{old}{rng.randrange(1, 10)}"
+            )
             mapping[old] = fresh(wanted, used)
         for node in ast.walk(ast.Module(fn.body, [])):
             if isinstance(node, ast.Name) and node.id in mapping:
@@ -43,8 +47,11 @@ def _renamable(fn) -> set[str]:
     everything = list(ast.walk(body))
     if any(isinstance(n, (ast.ClassDef, ast.Match)) for n in everything) or introspects(body):
         return set()
-    own = {n.id for n in own_scope(fn, comprehensions=False) if isinstance(n, ast.Name)
-           and isinstance(n.ctx, (ast.Store, ast.Del))}
+    own = {
+        n.id
+        for n in own_scope(fn, comprehensions=False)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
     own |= {n.name for n in own_scope(fn, comprehensions=False) if isinstance(n, ast.ExceptHandler) and n.name}
     blocked = {p.arg for p in params(fn)}
     for node in everything:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import copy
 import random
-from typing import Optional
 
 from .helpers import (
     docstring,
@@ -23,7 +22,7 @@ from .helpers import (
 )
 
 
-def result_variable(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def result_variable(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     fn = entry(tree, entry_point)
     if fn is None or introspects(fn):
@@ -34,13 +33,15 @@ def result_variable(source: str, entry_point: str, rng: random.Random) -> Option
         for i in reversed(range(len(stmts))):
             ret = stmts[i]
             if isinstance(ret, ast.Return) and ret.value is not None:
-                stmts[i:i + 1] = [ast.Assign([ast.Name(var, ast.Store())], ret.value),
-                                  ast.Return(ast.Name(var, ast.Load()))]
+                stmts[i : i + 1] = [
+                    ast.Assign([ast.Name(var, ast.Store())], ret.value),
+                    ast.Return(ast.Name(var, ast.Load())),
+                ]
                 changed = True
     return unparse(tree) if changed else None
 
 
-def invert_if(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def invert_if(source: str, entry_point: str, rng: random.Random) -> str | None:
     tree = ast.parse(source)
     fn = entry(tree, entry_point)
     if fn is None:
@@ -51,13 +52,14 @@ def invert_if(source: str, entry_point: str, rng: random.Random) -> Optional[str
     node = rng.choice(found)
     test = node.test
     # `not` calls __bool__ once, exactly like the `if` it replaces; `not not x` is just `x`.
-    node.test = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else \
-        ast.UnaryOp(ast.Not(), test)
+    node.test = (
+        test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else ast.UnaryOp(ast.Not(), test)
+    )
     node.body, node.orelse = node.orelse, node.body
     return unparse(tree)
 
 
-def nested_helper(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def nested_helper(source: str, entry_point: str, rng: random.Random) -> str | None:
     """The body runs in a nested function; parameters it assigns are declared nonlocal."""
     tree = ast.parse(source)
     fn = entry(tree, entry_point)
@@ -98,13 +100,17 @@ def _recursive(tree: ast.Module, fn) -> bool:
 _SIMPLE_DEFAULTS = (ast.Constant, ast.Name, ast.Attribute)
 
 
-def delegate(source: str, entry_point: str, rng: random.Random) -> Optional[str]:
+def delegate(source: str, entry_point: str, rng: random.Random) -> str | None:
     """``def f(a, b=1): <body>`` -> ``def _f_impl(a, b=1): <body>`` and ``def f(a, b=1):
     return _f_impl(a, b)``. Defaults are evaluated twice, so they must be side-effect free."""
     tree = ast.parse(source)
     fn = entry(tree, entry_point)
-    if not isinstance(fn, ast.FunctionDef) or fn.decorator_list or introspects(tree) \
-            or _recursive(_without(tree, fn), fn):
+    if (
+        not isinstance(fn, ast.FunctionDef)
+        or fn.decorator_list
+        or introspects(tree)
+        or _recursive(_without(tree, fn), fn)
+    ):
         return None
     defaults = [*fn.args.defaults, *[d for d in fn.args.kw_defaults if d is not None]]
     if not all(isinstance(d, _SIMPLE_DEFAULTS) or _empty_display(d) or _negative_number(d) for d in defaults):
@@ -120,8 +126,7 @@ def delegate(source: str, entry_point: str, rng: random.Random) -> Optional[str]
         keywords.append(ast.keyword(None, ast.Name(a.kwarg.arg, ast.Load())))
     doc = docstring(fn)
     call = ast.Return(ast.Call(ast.Name(impl, ast.Load()), positional, keywords))
-    wrapper = ast.FunctionDef(fn.name, copy.deepcopy(a), ([doc] if doc else []) + [call], [],
-                              copy.deepcopy(fn.returns))
+    wrapper = ast.FunctionDef(fn.name, copy.deepcopy(a), ([doc] if doc else []) + [call], [], copy.deepcopy(fn.returns))
     fn.name = impl
     if doc:
         fn.body = fn.body[1:] or [ast.Pass()]
@@ -132,7 +137,8 @@ def delegate(source: str, entry_point: str, rng: random.Random) -> Optional[str]
 
 def _empty_display(node: ast.AST) -> bool:
     return isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)) and not any(
-        getattr(node, f, None) for f in ("elts", "keys"))
+        getattr(node, f, None) for f in ("elts", "keys")
+    )
 
 
 def _negative_number(node: ast.AST) -> bool:
