@@ -29,6 +29,7 @@ LAYERS = {
     "metrics": 0,  # rates and intervals over the models: the engine's probes and search use them
     "report.text": 0,  # printable / one_line: plain string helpers for every text output
     "report._html": 0,  # esc, page_head, table: the one escaping path of the three HTML pages (stdlib only)
+    "report.chart": 0,  # the chart descriptions the SVG and the PNG back ends both draw (stdlib; numpy lazily)
     "scores": 0,  # read_score: what training reads from a verifier's return value; loading and frameworks use it
     "isolation": 0,  # the walls (levels, lockdown, limits, seccomp, memory, socket covers, tripwires, witness):
     # standard library and the bottom's canary / cache_dir / environment only (tests/security/

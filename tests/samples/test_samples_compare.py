@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -397,3 +398,44 @@ def test_imported_rl_file_without_logprobs(tmp_path):
     assert not r.kl.available and "records no logprobs" in r.kl.reason
     assert r.entropy.rl.token_low is None and r.entropy.rl.answer_miller_madow is not None
     assert "tokens: n/a" in R.render_text(r)
+
+
+def test_each_png_draws_the_same_description_as_its_svg(run_cli, monkeypatch):
+    """passk, support, entropy (per model and per split) and KL are described once; the SVG
+    and the PNG show the same rows, series, values and marks (before, the PNGs were a
+    second, hand-kept drawing: KL's rows in another order, no token-entropy range)."""
+    pytest.importorskip("matplotlib", reason="the PNGs need matplotlib: pip install 'verifier-audit[plots]'")
+    from chart_support import record_figures
+
+    from verifier_audit.report import _html as H
+
+    _, _, _, tmp = run_cli
+    r = C.CompareReport.model_validate_json((tmp / "cmp.json").read_text(encoding="utf-8"))
+    seen = record_figures(monkeypatch, R)
+    R.write_pngs(r, tmp / "png-again")
+    assert sorted(seen) == ["entropy.png", "kl.png", "passk.png", "support.png"]
+
+    panel, (ax,) = R.passk_panel(r), seen["passk.png"]
+    svg = R.svg_pass_at_k(r)
+    assert ax["title"] == panel.title and ax["marks"] == [r.crossover.k] and f'data-k="{r.crossover.k}"' in svg
+    for line in panel.lines:
+        assert ax["curves"][f"{line.label}: {line.name}"] == list(line.ys)
+        assert f'data-pass1="{H.num(line.ys[0])}" data-passk="{H.num(line.ys[-1])}"' in svg
+
+    chart, (ax,) = R.support_chart(r), seen["support.png"]
+    svg = R.svg_support(r)
+    counts = [row[c] for _, row, _ in chart.rows for c in chart.categories]
+    assert ax["bars"] == counts and ax["legend"] == [chart.label(c) for c in chart.categories]
+    for level, row, _ in chart.rows:
+        for cat, n in row.items():
+            assert f'data-level="{level}" data-category="{cat}" data-count="{n}"' in svg
+
+    for chart, svg, ax in (
+        (R.entropy_chart(r), R.svg_entropy(r), seen["entropy.png"][0]),
+        (R.entropy_splits_chart(r), R.svg_entropy_splits(r), seen["entropy.png"][1]),
+        (R.kl_chart(r), R.svg_kl(r), seen["kl.png"][0]),
+    ):
+        values = [b.value for _, bars in chart.rows for b in bars if b.value is not None]
+        assert ax["title"] == chart.title and ax["yticks"] == [label for label, _ in chart.rows]
+        assert ax["bars"] == pytest.approx(values)
+        assert re.findall(r'data-value="([^"]+)"', svg) == [H.num(v) for v in values]

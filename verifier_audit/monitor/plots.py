@@ -1,8 +1,10 @@
 """The runs' curves as inline SVG, with the alarms at their steps, by the rules of
 report/_html.py (no JavaScript, every string escaped).
 
-``run_plots`` draws one run's panels, ``comparison_plots`` every run on one plot per metric.
-The colours and ``_reduce`` are shared with the PNG files (``png.py``).
+What each plot shows is described once (``run_panels``, ``comparison_panels``: a
+``report.chart.LinePanel`` per plot) and drawn twice from that description: here as SVG
+(``run_plots``, ``comparison_plots``, for the HTML page) and by ``png.py`` with matplotlib.
+The reward-vs-entropy fit (``_fit_plot``) is drawn in the HTML only.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import math
 
 import numpy as np
 
+from ..report.chart import Band, Line, LinePanel, Mark, reduce_points
 from .alarms import Alarm
 from .models import FitInfo
 from .run import REWARD_FN_PREFIX, Run
@@ -27,6 +30,7 @@ SERIES_COLOR = {
     "val_accuracy": "#d35400",
 }
 ALARM_COLOR = "#b02a1a"
+SVG_POINTS = 600  # the most points an SVG curve keeps (report.chart.reduce_points); the PNGs keep 2,000
 
 
 def _h():
@@ -48,19 +52,6 @@ def _nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
         ticks.append(round(t, 12))
         t += step
     return ticks
-
-
-def _reduce(steps: np.ndarray, values: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray, tuple | None]:
-    """At most ``bins`` points: equal-count bins (mean step, mean value) with the bins'
-    min and max as an envelope, so a spike stays visible. Short series pass unchanged."""
-    n = len(values)
-    if n <= bins:
-        return steps, values, None
-    size = -(-n // bins)
-    pad = (-n) % size
-    s = np.concatenate([steps, np.full(pad, np.nan)]).reshape(-1, size)
-    v = np.concatenate([values, np.full(pad, np.nan)]).reshape(-1, size)
-    return np.nanmean(s, axis=1), np.nanmean(v, axis=1), (np.nanmin(v, axis=1), np.nanmax(v, axis=1))
 
 
 class _Frame:
@@ -93,35 +84,25 @@ def _path(xs: np.ndarray, ys: np.ndarray) -> str:
     return "M" + " L".join(f"{x:.1f} {y:.1f}" for x, y in zip(xs, ys))
 
 
-def _svg_plot(
-    plot: str,
-    run_label: str,
-    title: str,
-    lines: list[dict],
-    x_range: tuple[float, float],
-    alarms: list[tuple[str, float, str, str]],
-    bands: list[dict] | None = None,
-    y_label: str = "",
-    extra: str = "",
-    frame: _Frame | None = None,
-) -> str:
-    """One line plot. ``lines``: dicts with series (name), steps, values, color, label,
-    dots (bool: draw points, for sparse series). ``bands``: series, steps, low, high, color.
-    ``alarms``: (kind, step, color, run) drawn as dashed vertical lines with their kind."""
+def _svg_plot(panel: LinePanel) -> str:
+    """One line plot from its description: the lines (reduced to ``SVG_POINTS``, a spike's
+    envelope shaded; dots for sparse series), the bands, the marks as dashed vertical lines
+    with their kind, a legend in the title row when there is more than one line."""
     H = _h()
     e = H.esc
-    values = [np.asarray(d["values"]) for d in lines if len(d["values"])]
-    values += [np.asarray(b["low"]) for b in bands or []] + [np.asarray(b["high"]) for b in bands or []]
+    values = [np.asarray(d.ys) for d in panel.lines if len(d.ys)]
+    values += [np.asarray(b.low) for b in panel.bands] + [np.asarray(b.high) for b in panel.bands]
     allv = np.concatenate(values) if values else np.zeros(1)
     allv = allv[np.isfinite(allv)]
-    fr = frame or _Frame(
+    x_range = panel.x_range or (0.0, 1.0)
+    fr = _Frame(
         x_range[0], x_range[1], float(allv.min()) if len(allv) else 0.0, float(allv.max()) if len(allv) else 1.0
     )
     out = [
-        f'<svg class="vm-plot" xmlns="http://www.w3.org/2000/svg" data-plot="{e(plot, 60)}" '
-        f'data-run="{e(run_label, 200)}" width="{fr.W}" height="{fr.HGT}" viewBox="0 0 {fr.W} {fr.HGT}" '
-        f'role="img"><title>{e(title, 300)}</title>',
-        f'<text x="{fr.LEFT}" y="15" style="font-weight:600">{e(title, 120)}</text>',
+        f'<svg class="vm-plot" xmlns="http://www.w3.org/2000/svg" data-plot="{e(panel.plot, 60)}" '
+        f'data-run="{e(panel.run, 200)}" width="{fr.W}" height="{fr.HGT}" viewBox="0 0 {fr.W} {fr.HGT}" '
+        f'role="img"><title>{e(panel.title, 300)}</title>',
+        f'<text x="{fr.LEFT}" y="15" style="font-weight:600">{e(panel.title, 120)}</text>',
     ]
     for t in _nice_ticks(fr.y0, fr.y1):
         yy = float(fr.y(t))
@@ -132,56 +113,57 @@ def _svg_plot(
     for t in _nice_ticks(fr.x0, fr.x1, 6):
         xx = float(fr.x(t))
         out.append(f'<text x="{xx:.1f}" y="{fr.TOP + fr.ph + 14}" text-anchor="middle">{e(_step(t), 20)}</text>')
-    out.append(f'<text x="{fr.LEFT + fr.pw / 2:.1f}" y="{fr.HGT - 4}" text-anchor="middle">step</text>')
-    if y_label:
+    out.append(
+        f'<text x="{fr.LEFT + fr.pw / 2:.1f}" y="{fr.HGT - 4}" text-anchor="middle">{e(panel.x_label, 40)}</text>'
+    )
+    if panel.y_label:
         out.append(
             f'<text x="12" y="{fr.TOP + fr.ph / 2:.1f}" text-anchor="middle" '
-            f'transform="rotate(-90 12 {fr.TOP + fr.ph / 2:.1f})">{e(y_label, 40)}</text>'
+            f'transform="rotate(-90 12 {fr.TOP + fr.ph / 2:.1f})">{e(panel.y_label, 40)}</text>'
         )
-    for b in bands or []:
-        st, lo, _ = _reduce(np.asarray(b["steps"]), np.asarray(b["low"]), 600)
-        _, hi, _ = _reduce(np.asarray(b["steps"]), np.asarray(b["high"]), 600)
+    for b in panel.bands:
+        st, lo, _ = reduce_points(b.xs, b.low, SVG_POINTS)
+        _, hi, _ = reduce_points(b.xs, b.high, SVG_POINTS)
         if len(st) < 2:
             continue
         pts = [f"{x:.1f},{y:.1f}" for x, y in zip(fr.x(st), fr.y(hi))]
         pts += [f"{x:.1f},{y:.1f}" for x, y in zip(fr.x(st[::-1]), fr.y(lo[::-1]))]
         out.append(
-            f'<polygon class="vm-band" data-series="{e(b["series"], 80)}" fill="{b["color"]}" '
-            f'points="{" ".join(pts)}"><title>{e(b.get("label", ""), 200)}</title></polygon>'
+            f'<polygon class="vm-band" data-series="{e(b.series, 80)}" fill="{b.color}" '
+            f'points="{" ".join(pts)}"><title>{e(b.label, 200)}</title></polygon>'
         )
-    for d in lines:
-        steps, vals = np.asarray(d["steps"]), np.asarray(d["values"])
+    for d in panel.lines:
+        vals = np.asarray(d.ys)
         if not len(vals):
             continue
-        st, va, env = _reduce(steps, vals, 600)
+        st, va, env = reduce_points(d.xs, vals, SVG_POINTS)
         if env is not None:
             pts = [f"{x:.1f},{y:.1f}" for x, y in zip(fr.x(st), fr.y(env[1]))]
             pts += [f"{x:.1f},{y:.1f}" for x, y in zip(fr.x(st[::-1]), fr.y(env[0][::-1]))]
-            out.append(f'<polygon class="vm-env" fill="{d["color"]}" points="{" ".join(pts)}"/>')
+            out.append(f'<polygon class="vm-env" fill="{d.color}" points="{" ".join(pts)}"/>')
         xs, ys = fr.x(st), fr.y(va)
         out.append(
-            f'<path class="vm-line" data-series="{e(d["series"], 80)}" data-points="{len(vals)}" '
+            f'<path class="vm-line" data-series="{e(d.series, 80)}" data-points="{len(vals)}" '
             f'data-first="{H.num(float(vals[0]))}" data-last="{H.num(float(vals[-1]))}" '
-            f'stroke="{d["color"]}" d="{_path(xs, ys)}"><title>{e(d.get("label", d["series"]), 200)}</title></path>'
+            f'stroke="{d.color}" d="{_path(xs, ys)}"><title>{e(d.label, 200)}</title></path>'
         )
-        if d.get("dots"):
+        if d.dots:
             out.append(
                 "".join(
-                    f'<circle class="vm-dot" fill="{d["color"]}" cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
+                    f'<circle class="vm-dot" fill="{d.color}" cx="{x:.1f}" cy="{y:.1f}" r="2.5"/>'
                     for x, y in zip(xs, ys)
                 )
             )
-    for i, (kind, step, color, who) in enumerate(alarms):
-        xx = float(fr.x(min(max(step, fr.x0), fr.x1)))
-        label = kind.replace("_", " ")
+    for i, m in enumerate(panel.marks):
+        xx = float(fr.x(min(max(m.at, fr.x0), fr.x1)))
         out.append(
-            f'<line class="vm-alarm" data-kind="{e(kind, 60)}" data-step="{H.num(step)}" '
-            f'data-run="{e(who, 200)}" x1="{xx:.1f}" y1="{fr.TOP}" x2="{xx:.1f}" y2="{fr.TOP + fr.ph}" '
-            f'style="stroke:{color}"><title>{e(f"{who}: {label} at step {_step(step)}", 300)}</title></line>'
+            f'<line class="vm-alarm" data-kind="{e(m.kind, 60)}" data-step="{H.num(m.at)}" '
+            f'data-run="{e(m.who, 200)}" x1="{xx:.1f}" y1="{fr.TOP}" x2="{xx:.1f}" y2="{fr.TOP + fr.ph}" '
+            f'style="stroke:{m.color}"><title>{e(f"{m.who}: {m.label} at step {_step(m.at)}", 300)}</title></line>'
             f'<text class="vm-alarm-label" x="{xx + 3:.1f}" y="{fr.TOP + 10 + 11 * (i % 4):.1f}">'
-            f"{e(label, 40)}</text>"
+            f"{e(m.label, 40)}</text>"
         )
-    legend = [(d.get("label", d["series"]), d["color"]) for d in lines if len(d["values"])]
+    legend = [(d.label, d.color) for d in panel.lines if len(d.ys)]
     if len(legend) > 1:  # right-aligned in the title row, last entry rightmost
         rx = fr.LEFT + fr.pw
         for label, color in reversed(legend[:6]):
@@ -198,37 +180,38 @@ def _svg_plot(
         f'y2="{fr.TOP + fr.ph}"/><line class="vm-axis" x1="{fr.LEFT}" y1="{fr.TOP}" x2="{fr.LEFT}" '
         f'y2="{fr.TOP + fr.ph}"/>'
     )
-    out.append(extra)
-    out.append("</svg>")
+    out.append("\n</svg>")  # the blank line before </svg>: the pages' bytes as before
     return "\n".join(out)
 
 
-def _marks(
-    alarms: list[Alarm], kinds: tuple[str, ...] | None = None, color: str = ALARM_COLOR
-) -> list[tuple[str, float, str, str]]:
-    return [(a.kind, a.step, color, a.run) for a in alarms if kinds is None or a.kind in kinds]
+def _marks(alarms: list[Alarm], color: str = ALARM_COLOR) -> list[Mark]:
+    return [Mark(a.kind, a.step, color, a.kind.replace("_", " "), a.run) for a in alarms]
 
 
-def _line(run: Run, key: str, color: str | None = None, label: str | None = None, dots: bool = False) -> dict:
+def _line(run: Run, key: str, color: str | None = None, label: str | None = None, dots: bool = False) -> Line:
     s = run.metrics[key]
-    return {
-        "series": key,
-        "steps": s.steps,
-        "values": s.values,
-        "color": color or SERIES_COLOR.get(key, "#333"),
-        "label": label or key,
-        "dots": dots or len(s) <= 40,
-    }
+    return Line(
+        series=key,
+        label=label or key,
+        xs=s.steps,
+        ys=s.values,
+        color=color or SERIES_COLOR.get(key, "#333"),
+        dots=dots or len(s) <= 40,
+    )
 
 
-def run_plots(run: Run, alarms: list[Alarm], fit: FitInfo | None) -> list[str]:
-    """The SVG plots of one run: entropy, reward (its spread as a band, validation), group
-    spread, KL, length, reward terms, entropy vs reward with the fit."""
+def run_panels(run: Run, alarms: list[Alarm]) -> list[LinePanel]:
+    """What one run's plots show: entropy, reward (its spread as a band, validation), group
+    spread, KL, length, reward terms; every alarm of the run marked on each."""
     xr = run.span()
-    out = []
     every = _marks(alarms)
+
+    def panel(plot: str, title: str, lines: list[Line], bands: list[Band] | None = None) -> LinePanel:
+        return LinePanel(plot, title, lines, bands or [], every, x_range=xr, run=run.name)
+
+    out = []
     if run.has("entropy"):
-        out.append(_svg_plot("entropy", run.name, "entropy (nats)", [_line(run, "entropy")], xr, every))
+        out.append(panel("entropy", "entropy (nats)", [_line(run, "entropy")]))
     if run.has("reward") or run.has("val_accuracy"):
         lines, bands = [], []
         if run.has("reward"):
@@ -237,57 +220,30 @@ def run_plots(run: Run, alarms: list[Alarm], fit: FitInfo | None) -> list[str]:
                 r, sd = run.metrics["reward"], run.metrics["reward_std"]
                 common, ir, isd = np.intersect1d(r.steps, sd.steps, assume_unique=True, return_indices=True)
                 if len(common) >= 2:
-                    bands.append(
-                        {
-                            "series": "reward_std",
-                            "steps": common,
-                            "low": r.values[ir] - sd.values[isd],
-                            "high": r.values[ir] + sd.values[isd],
-                            "color": SERIES_COLOR["reward"],
-                            "label": "reward ± group std",
-                        }
-                    )
+                    low, high = r.values[ir] - sd.values[isd], r.values[ir] + sd.values[isd]
+                    bands.append(Band("reward_std", "reward ± group std", common, low, high, SERIES_COLOR["reward"]))
         if run.has("val_accuracy"):
             lines.append(_line(run, "val_accuracy", label="validation accuracy", dots=True))
         title = "reward ± group std, validation" if bands else "reward and validation"
-        out.append(_svg_plot("reward", run.name, title, lines, xr, every, bands))
-    spread = [k for k in ("reward_std", "frac_reward_zero_std") if run.has(k)]
-    if spread:
-        out.append(
-            _svg_plot(
-                "spread",
-                run.name,
-                "group reward spread",
-                [
-                    _line(
-                        run,
-                        k,
-                        label={"reward_std": "group reward std", "frac_reward_zero_std": "fraction of zero-std groups"}[
-                            k
-                        ],
-                    )
-                    for k in spread
-                ],
-                xr,
-                every,
-            )
-        )
+        out.append(panel("reward", title, lines, bands))
+    spread = {"reward_std": "group reward std", "frac_reward_zero_std": "fraction of zero-std groups"}
+    if any(run.has(k) for k in spread):
+        lines = [_line(run, k, label=label) for k, label in spread.items() if run.has(k)]
+        out.append(panel("spread", "group reward spread", lines))
     if run.has("kl"):
-        out.append(_svg_plot("kl", run.name, "KL to the reference", [_line(run, "kl")], xr, every))
+        out.append(panel("kl", "KL to the reference", [_line(run, "kl")]))
     if run.has("length"):
-        out.append(_svg_plot("length", run.name, "completion length (tokens)", [_line(run, "length")], xr, every))
+        out.append(panel("length", "completion length (tokens)", [_line(run, "length")]))
     fns = [f for f in run.reward_functions() if run.has(REWARD_FN_PREFIX + f)]
     if fns:
-        out.append(
-            _svg_plot(
-                "reward_fns",
-                run.name,
-                "reward terms (mean per function)",
-                [_line(run, REWARD_FN_PREFIX + f, PALETTE[i % len(PALETTE)], f) for i, f in enumerate(fns)],
-                xr,
-                every,
-            )
-        )
+        lines = [_line(run, REWARD_FN_PREFIX + f, PALETTE[i % len(PALETTE)], f) for i, f in enumerate(fns)]
+        out.append(panel("reward_fns", "reward terms (mean per function)", lines))
+    return out
+
+
+def run_plots(run: Run, alarms: list[Alarm], fit: FitInfo | None) -> list[str]:
+    """The SVG plots of one run: its panels (``run_panels``) and entropy vs reward with the fit."""
+    out = [_svg_plot(p) for p in run_panels(run, alarms)]
     if fit is not None and run.has("entropy") and run.has("reward"):
         out.append(_fit_plot(run, fit))
     return out
@@ -355,24 +311,29 @@ def _fit_plot(run: Run, fit: FitInfo) -> str:
     return "\n".join(out)
 
 
-def comparison_plots(runs: list[Run], fired: dict[str, list[Alarm]]) -> list[str]:
-    """One plot per metric with every run that logged it, each run in its colour, its
+def comparison_panels(runs: list[Run], fired: dict[str, list[Alarm]]) -> list[LinePanel]:
+    """One panel per metric with every run that logged it, each run in its colour, its
     alarms as dashed lines in the same colour."""
     out = []
     lo = min(r.span()[0] for r in runs)
     hi = max(r.span()[1] for r in runs)
-    for key, title, kinds in (
-        ("entropy", "entropy (nats)", None),
-        ("reward", "training reward", None),
-        ("reward_std", "group reward std", None),
-        ("kl", "KL to the reference", None),
-        ("length", "completion length", None),
-        ("val_accuracy", "validation accuracy", None),
+    for key, title in (
+        ("entropy", "entropy (nats)"),
+        ("reward", "training reward"),
+        ("reward_std", "group reward std"),
+        ("kl", "KL to the reference"),
+        ("length", "completion length"),
+        ("val_accuracy", "validation accuracy"),
     ):
         have = [(i, r) for i, r in enumerate(runs) if r.has(key)]
         if not have:
             continue
         lines = [_line(r, key, PALETTE[i % len(PALETTE)], r.name) for i, r in have]
-        marks = [m for i, r in have for m in _marks(fired.get(r.name, []), kinds, PALETTE[i % len(PALETTE)])]
-        out.append(_svg_plot(key, "all", title, lines, (lo, hi), marks))
+        marks = [m for i, r in have for m in _marks(fired.get(r.name, []), PALETTE[i % len(PALETTE)])]
+        out.append(LinePanel(key, title, lines, [], marks, x_range=(lo, hi), run="all"))
     return out
+
+
+def comparison_plots(runs: list[Run], fired: dict[str, list[Alarm]]) -> list[str]:
+    """The SVG of ``comparison_panels``."""
+    return [_svg_plot(p) for p in comparison_panels(runs, fired)]

@@ -1,13 +1,16 @@
 """How a ``CompareReport`` is shown: plain text, one self-contained HTML page (inline SVG
 plots, no JavaScript) and PNGs (matplotlib, optional). The figures themselves are computed
-in ``pipeline``; nothing here changes them."""
+in ``pipeline``; nothing here changes them. Each plot is described once (``passk_panel``,
+``support_chart``, ``entropy_chart``, ``entropy_splits_chart``, ``kl_chart``) and drawn from
+that description as SVG here and as PNG by ``report.png``."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
-from ...report.png import pyplot
+from ...report.chart import Band, Bar, BarChart, Line, LinePanel, Mark, StackedBars
+from ...report.png import draw_bars, draw_lines, draw_stacked, pyplot, save
 from .. import metrics as M
 from .models import CompareReport, Figure, ModelEntropy
 from .verdict import signed_points
@@ -267,121 +270,191 @@ def _svg_open(plot: str, width: int, height: int, title: str) -> str:
     )
 
 
-def svg_pass_at_k(r: CompareReport) -> str:
+# What each plot shows, said once (``report.chart``): the SVG functions below and
+# ``write_pngs`` draw these descriptions, nothing else.
+
+SERIES_NAMES = {"base": "base", "rl": "RL"}
+
+
+def passk_panel(r: CompareReport) -> LinePanel:
     """Both pass@k curves with their 95% bootstrap bands on a log2 k axis; the crossover
-    as a dashed vertical line."""
+    as a mark."""
+    p = r.pass_at_k
+    sides = (("base", r.base.model, p.base, p.base_low, p.base_high), ("rl", r.rl.model, p.rl, p.rl_low, p.rl_high))
+    kmax = max(p.ks)
+    return LinePanel(
+        plot="passk",
+        title="pass@k with 95% bootstrap bands, log k axis",
+        lines=[Line(s, SERIES_NAMES[s], p.ks, mean, COLORS[s], name=model) for s, model, mean, _, _ in sides],
+        bands=[Band(s, f"{SERIES_NAMES[s]}, 95% band", p.ks, lo, hi, COLORS[s]) for s, _, _, lo, hi in sides],
+        marks=[] if r.crossover.k is None else [Mark("crossover", r.crossover.k, "#555", f"k* = {r.crossover.k}")],
+        x_label="k (samples per problem, log scale)",
+        y_label="pass@k",
+        x_ticks=shown_ks(kmax),
+        log2_x=kmax > 1,
+        y_range=(0.0, 1.0),
+    )
+
+
+def support_chart(r: CompareReport) -> StackedBars:
+    """The four support categories stacked, for problems and for answers, with each level's NSCR."""
+    rows = []
+    for level, sc in (("problems", r.support.problems), ("answers", r.support.answers)):
+        nscr = "n/a" if sc.nscr.value is None else f"{sc.nscr.value:+.3f}"
+        rows.append((level, {c: getattr(sc, c) for c in M.CATEGORIES}, f"NSCR {nscr}"))
+    return StackedBars(
+        plot="support",
+        title="empirical support: preservation, shrinkage, expansion, out of support",
+        categories={c: SEGMENTS[c] for c in M.CATEGORIES},
+        rows=rows,
+        caption=f"alpha {r.support.alpha:g}, rule {r.support.rule}",
+    )
+
+
+def _bars(plot: str, title: str, rows: list[tuple[str, list[Bar]]]) -> BarChart:
+    return BarChart(plot, title, rows, "nats", SERIES_NAMES, COLORS)
+
+
+def entropy_chart(r: CompareReport) -> BarChart:
+    """Answer entropy (plug-in, Miller-Madow) and token entropy (its bounds) per model."""
+    eb, er = r.entropy.base, r.entropy.rl
+
+    def tok(e: ModelEntropy, series: str) -> Bar:
+        if e.token_low is None:
+            return Bar(series, None)
+        if e.token_exact:
+            return Bar(series, e.token_low)
+        low = e.token_low if e.token_high is not None else None
+        return Bar(series, e.token_low, low, e.token_high, e.token_high is None)
+
+    rows = [
+        ("answers, plug-in", [Bar("base", eb.answer_plugin), Bar("rl", er.answer_plugin)]),
+        ("answers, Miller-Madow", [Bar("base", eb.answer_miller_madow), Bar("rl", er.answer_miller_madow)]),
+        ("tokens (lower bound, range)", [tok(eb, "base"), tok(er, "rl")]),
+    ]
+    return _bars("entropy", "entropy in nats: answer level (mean over problems) and token level (bounds)", rows)
+
+
+def entropy_splits_chart(r: CompareReport) -> BarChart:
+    rows = [(s.split, [Bar("base", s.answer_entropy_base), Bar("rl", s.answer_entropy_rl)]) for s in r.splits]
+    return _bars("entropy-splits", "answer entropy (Miller-Madow, nats) per split", rows)
+
+
+def kl_chart(r: CompareReport) -> BarChart:
+    k3, k1 = r.kl.per_token_k3, r.kl.per_token_k1
+    rows = [
+        ("all, k3 per token", [Bar("rl", k3.value, k3.low, k3.high)]),
+        ("all, k1 per token", [Bar("rl", k1.value, k1.low, k1.high)]),
+    ]
+    rows += [(f"{s.split}, k3 per token", [Bar("rl", s.kl_k3_per_token)]) for s in r.splits]
+    return _bars("kl", "KL(RL || base) per token, nats", rows)
+
+
+def svg_pass_at_k(r: CompareReport) -> str:
+    """``passk_panel`` as SVG: fixed 0-100% grid, the legend at the right with each model's
+    name shortened (in full in its tooltip)."""
     H = _h()
+    panel = passk_panel(r)
     W, Hh, left, right, top, bottom = 800, 360, 56, 190, 16, 44
     pw, ph = W - left - right, Hh - top - bottom
-    p = r.pass_at_k
-    kmax = max(p.ks)
-    span = math.log2(kmax) if kmax > 1 else 1.0
+    kmax = max(max(line.xs) for line in panel.lines)
+    span = math.log2(kmax) if panel.log2_x else 1.0
 
     def x(k: float) -> float:
-        return left + pw * (math.log2(k) / span if kmax > 1 else 0.5)
+        return left + pw * (math.log2(k) / span if panel.log2_x else 0.5)
 
     def y(v: float) -> float:
         return top + ph * (1 - min(max(v, 0.0), 1.0))
 
-    out = [_svg_open("passk", W, Hh, "pass@k with 95% bootstrap bands, log k axis")]
+    out = [_svg_open(panel.plot, W, Hh, panel.title)]
     for t in (0.0, 0.25, 0.5, 0.75, 1.0):
         out.append(
             f'<line class="vc-grid" x1="{left}" y1="{y(t):.1f}" x2="{left + pw}" y2="{y(t):.1f}"/>'
             f'<text x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{100 * t:.0f}%</text>'
         )
-    for k in shown_ks(kmax):
+    for k in panel.x_ticks or []:
         out.append(
             f'<line class="vc-grid" x1="{x(k):.1f}" y1="{top}" x2="{x(k):.1f}" y2="{top + ph}"/>'
             f'<text x="{x(k):.1f}" y="{top + ph + 16}" text-anchor="middle">{k}</text>'
         )
-    out.append(
-        f'<text x="{left + pw / 2:.1f}" y="{Hh - 6}" text-anchor="middle">k (samples per problem, log scale)</text>'
-    )
-    for series, mean, lo, hi in (("base", p.base, p.base_low, p.base_high), ("rl", p.rl, p.rl_low, p.rl_high)):
-        pts_hi = [f"{x(k):.1f},{y(v):.1f}" for k, v in zip(p.ks, hi)]
-        pts_lo = [f"{x(k):.1f},{y(v):.1f}" for k, v in zip(reversed(p.ks), reversed(lo))]
+    out.append(f'<text x="{left + pw / 2:.1f}" y="{Hh - 6}" text-anchor="middle">{H.esc(panel.x_label, 80)}</text>')
+    for band, line in zip(panel.bands, panel.lines):
+        pts_hi = [f"{x(k):.1f},{y(v):.1f}" for k, v in zip(band.xs, band.high)]
+        pts_lo = [f"{x(k):.1f},{y(v):.1f}" for k, v in zip(reversed(band.xs), reversed(band.low))]
         out.append(
-            f'<polygon class="vc-band vc-{series}" data-series="{series}" points="{" ".join(pts_hi + pts_lo)}"/>'
+            f'<polygon class="vc-band vc-{band.series}" data-series="{band.series}" '
+            f'points="{" ".join(pts_hi + pts_lo)}"/>'
         )
-        d = "M" + " L".join(f"{x(k):.1f} {y(v):.1f}" for k, v in zip(p.ks, mean))
+        d = "M" + " L".join(f"{x(k):.1f} {y(v):.1f}" for k, v in zip(line.xs, line.ys))
         out.append(
-            f'<path class="vc-line vc-{series}" data-series="{series}" data-points="{len(p.ks)}" '
-            f'data-pass1="{H.num(mean[0])}" data-passk="{H.num(mean[-1])}" d="{d}"/>'
+            f'<path class="vc-line vc-{line.series}" data-series="{line.series}" data-points="{len(line.xs)}" '
+            f'data-pass1="{H.num(line.ys[0])}" data-passk="{H.num(line.ys[-1])}" d="{d}"/>'
         )
-    if r.crossover.k is not None:
-        xc = x(r.crossover.k)
+    for m in panel.marks:
+        xc = x(m.at)
         out.append(
-            f'<line class="vc-cross" data-k="{r.crossover.k}" x1="{xc:.1f}" y1="{top}" x2="{xc:.1f}" '
-            f'y2="{top + ph}"><title>crossover k* = {r.crossover.k}</title></line>'
+            f'<line class="vc-cross" data-k="{m.at}" x1="{xc:.1f}" y1="{top}" x2="{xc:.1f}" '
+            f'y2="{top + ph}"><title>crossover {m.label}</title></line>'
         )
     out.append(
         f'<line class="vc-axis" x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}"/>'
         f'<line class="vc-axis" x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}"/>'
     )
-    for i, (series, name) in enumerate((("base", r.base.model), ("rl", r.rl.model))):
-        ly = top + 14 + 20 * i
+    for i, line in enumerate(panel.lines):
+        ly, name = top + 14 + 20 * i, line.name
         out.append(
-            f'<rect class="vc-{series}" x="{left + pw + 10}" y="{ly - 9}" width="12" height="10"/>'
-            f'<text x="{left + pw + 26}" y="{ly}">{"base" if series == "base" else "RL"}: '
+            f'<rect class="vc-{line.series}" x="{left + pw + 10}" y="{ly - 9}" width="12" height="10"/>'
+            f'<text x="{left + pw + 26}" y="{ly}">{line.label}: '
             f"{H.esc(name if len(name) <= 24 else name[:23] + '…', 40)}<title>{H.esc(name, 300)}</title></text>"
         )
-    if r.crossover.k is not None:
-        out.append(f'<text x="{left + pw + 10}" y="{top + 60}">k* = {r.crossover.k}</text>')
+    for m in panel.marks:
+        out.append(f'<text x="{left + pw + 10}" y="{top + 60}">{m.label}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
 
 def svg_support(r: CompareReport) -> str:
-    """Stacked bars of the four support categories, for problems and for answers."""
+    """``support_chart`` as SVG: the legend on top, the count in each wide enough segment."""
     H = _h()
+    chart = support_chart(r)
     W, label_w, bar_w, row_h, top = 760, 90, 520, 30, 28
-    rows = (("problems", r.support.problems), ("answers", r.support.answers))
-    Hh = top + row_h * len(rows) + 30
-    out = [_svg_open("support", W, Hh, "empirical support: preservation, shrinkage, expansion, out of support")]
-    for i, cat in enumerate(M.CATEGORIES):
+    Hh = top + row_h * len(chart.rows) + 30
+    out = [_svg_open(chart.plot, W, Hh, chart.title)]
+    for i, cat in enumerate(chart.categories):
         lx = label_w + i * 150
         out.append(
             f'<rect class="vc-seg-{cat}" x="{lx}" y="6" width="12" height="10"/>'
-            f'<text x="{lx + 16}" y="15">{cat.replace("_", " ")}</text>'
+            f'<text x="{lx + 16}" y="15">{chart.label(cat)}</text>'
         )
-    for j, (level, sc) in enumerate(rows):
+    for j, (level, counts, note) in enumerate(chart.rows):
         y = top + j * row_h
-        counts = {c: getattr(sc, c) for c in M.CATEGORIES}
         total = sum(counts.values())
         out.append(f'<text x="{label_w - 8}" y="{y + 16}" text-anchor="end">{level}</text>')
         xpos = float(label_w)
-        for cat in M.CATEGORIES:
+        for cat in chart.categories:
             w = bar_w * counts[cat] / total if total else 0.0
             out.append(
                 f'<rect class="vc-seg vc-seg-{cat}" data-level="{level}" data-category="{cat}" '
                 f'data-count="{counts[cat]}" x="{xpos:.1f}" y="{y + 3}" width="{w:.1f}" height="{row_h - 8}">'
-                f"<title>{level}: {cat.replace('_', ' ')} {counts[cat]}</title></rect>"
+                f"<title>{level}: {chart.label(cat)} {counts[cat]}</title></rect>"
             )
             if w >= 22:
                 out.append(
                     f'<text x="{xpos + w / 2:.1f}" y="{y + 17}" text-anchor="middle" fill="#fff">{counts[cat]}</text>'
                 )
             xpos += w
-        nscr = "n/a" if sc.nscr.value is None else f"{sc.nscr.value:+.3f}"
-        out.append(f'<text x="{label_w + bar_w + 8}" y="{y + 16}">NSCR {nscr}</text>')
-    out.append(
-        f'<text x="{label_w}" y="{Hh - 6}">{H.esc(f"alpha {r.support.alpha:g}, rule {r.support.rule}", 80)}'
-        f"</text></svg>"
-    )
+        out.append(f'<text x="{label_w + bar_w + 8}" y="{y + 16}">{note}</text>')
+    out.append(f'<text x="{label_w}" y="{Hh - 6}">{H.esc(chart.caption, 80)}</text></svg>')
     return "\n".join(out)
 
 
-def _svg_hbars(
-    plot: str,
-    title: str,
-    rows: list[tuple[str, list[tuple[str, float | None, float | None, float | None, bool]]]],
-    unit: str,
-) -> str:
-    """Grouped horizontal bars: rows of (label, [(series, value, low, high, unbounded)]).
-    ``low``/``high`` draw a whisker; ``unbounded`` a dashed whisker to the edge."""
+def _svg_hbars(chart: BarChart) -> str:
+    """A ``BarChart`` as SVG: grouped horizontal bars, a whisker for an interval, a dashed
+    whisker to the edge for an unknown upper bound."""
     H = _h()
     W, label_w, bar_w, bar_h, gap, top = 760, 190, 470, 12, 10, 24
-    values = [v for _, bars in rows for (_, val, lo, hi, _) in bars for v in (val, lo, hi) if v is not None]
+    rows = chart.rows
+    values = [v for _, bars in rows for b in bars for v in (b.value, b.low, b.high) if v is not None]
     vmax = max([v for v in values if math.isfinite(v)] + [1e-9]) * 1.1
     n_bars = max((len(b) for _, b in rows), default=1)
     row_h = n_bars * (bar_h + 2) + gap
@@ -390,12 +463,11 @@ def _svg_hbars(
     def x(v: float) -> float:
         return label_w + bar_w * min(max(v, 0.0), vmax) / vmax
 
-    out = [_svg_open(plot, W, Hh, title)]
-    present = {series for _, bars in rows for (series, *_) in bars}
-    for i, (series, name) in enumerate((s, n) for s, n in (("base", "base"), ("rl", "RL")) if s in present):
+    out = [_svg_open(chart.plot, W, Hh, chart.title)]
+    for i, series in enumerate(chart.series()):
         out.append(
             f'<rect class="vc-{series}" x="{label_w + 120 * i}" y="6" width="12" height="10"/>'
-            f'<text x="{label_w + 16 + 120 * i}" y="15">{name}</text>'
+            f'<text x="{label_w + 16 + 120 * i}" y="15">{chart.names[series]}</text>'
         )
     for t in range(5):
         v = vmax * t / 4
@@ -403,23 +475,25 @@ def _svg_hbars(
     for j, (label, bars) in enumerate(rows):
         y0 = top + j * row_h
         out.append(f'<text x="{label_w - 8}" y="{y0 + bar_h + 2}" text-anchor="end">{H.esc(label, 60)}</text>')
-        for i, (series, val, lo, hi, unbounded) in enumerate(bars):
+        for i, b in enumerate(bars):
             y = y0 + i * (bar_h + 2)
-            if val is None:
-                out.append(f'<text x="{label_w + 4}" y="{y + bar_h - 2}" data-series="{series}">n/a</text>')
+            if b.value is None:
+                out.append(f'<text x="{label_w + 4}" y="{y + bar_h - 2}" data-series="{b.series}">n/a</text>')
                 continue
+            val = b.value
             out.append(
-                f'<rect class="vc-bar vc-{series}" data-series="{series}" data-row="{H.esc(label, 60)}" '
+                f'<rect class="vc-bar vc-{b.series}" data-series="{b.series}" data-row="{H.esc(label, 60)}" '
                 f'data-value="{H.num(val)}" x="{label_w}" y="{y}" width="{x(val) - label_w:.1f}" '
-                f'height="{bar_h}"><title>{H.esc(label, 60)}, {series}: {val:.4g} {unit}</title></rect>'
+                f'height="{bar_h}"><title>{H.esc(label, 60)}, {b.series}: {val:.4g} {chart.unit}</title></rect>'
             )
             mid = y + bar_h / 2
-            if lo is not None and hi is not None:
+            if b.low is not None and b.high is not None:
+                lo, hi = b.low, b.high
                 out.append(
                     f'<path class="vc-whisker" d="M{x(lo):.1f} {mid:.1f}H{x(hi):.1f}M{x(lo):.1f} {mid - 4:.1f}'
                     f'V{mid + 4:.1f}M{x(hi):.1f} {mid - 4:.1f}V{mid + 4:.1f}"/>'
                 )
-            elif unbounded:
+            elif b.unbounded:
                 out.append(
                     f'<path class="vc-unbounded" d="M{x(val):.1f} {mid:.1f}H{label_w + bar_w:.1f}">'
                     f"<title>upper bound unknown (no vocabulary size)</title></path>"
@@ -430,53 +504,15 @@ def _svg_hbars(
 
 
 def svg_entropy(r: CompareReport) -> str:
-    eb, er = r.entropy.base, r.entropy.rl
-
-    def tok(e: ModelEntropy, series: str):
-        if e.token_low is None:
-            return (series, None, None, None, False)
-        if e.token_exact:
-            return (series, e.token_low, None, None, False)
-        return (
-            series,
-            e.token_low,
-            e.token_low if e.token_high is not None else None,
-            e.token_high,
-            e.token_high is None,
-        )
-
-    rows = [
-        (
-            "answers, plug-in",
-            [("base", eb.answer_plugin, None, None, False), ("rl", er.answer_plugin, None, None, False)],
-        ),
-        (
-            "answers, Miller-Madow",
-            [("base", eb.answer_miller_madow, None, None, False), ("rl", er.answer_miller_madow, None, None, False)],
-        ),
-        ("tokens (lower bound, range)", [tok(eb, "base"), tok(er, "rl")]),
-    ]
-    return _svg_hbars(
-        "entropy", "entropy in nats: answer level (mean over problems) and token level (bounds)", rows, "nats"
-    )
+    return _svg_hbars(entropy_chart(r))
 
 
 def svg_entropy_splits(r: CompareReport) -> str:
-    rows = [
-        (s.split, [("base", s.answer_entropy_base, None, None, False), ("rl", s.answer_entropy_rl, None, None, False)])
-        for s in r.splits
-    ]
-    return _svg_hbars("entropy-splits", "answer entropy (Miller-Madow, nats) per split", rows, "nats")
+    return _svg_hbars(entropy_splits_chart(r))
 
 
 def svg_kl(r: CompareReport) -> str:
-    kl = r.kl
-    rows = [
-        ("all, k3 per token", [("rl", kl.per_token_k3.value, kl.per_token_k3.low, kl.per_token_k3.high, False)]),
-        ("all, k1 per token", [("rl", kl.per_token_k1.value, kl.per_token_k1.low, kl.per_token_k1.high, False)]),
-    ]
-    rows += [(f"{s.split}, k3 per token", [("rl", s.kl_k3_per_token, None, None, False)]) for s in r.splits]
-    return _svg_hbars("kl", "KL(RL || base) per token, nats", rows, "nats")
+    return _svg_hbars(kl_chart(r))
 
 
 def render_html(r: CompareReport) -> str:
@@ -662,90 +698,25 @@ def render_html(r: CompareReport) -> str:
 
 
 def write_pngs(r: CompareReport, out_dir) -> list[Path]:
-    """The HTML's plots as PNG files in ``out_dir``: passk.png, support.png, entropy.png
-    and, when KL was computed, kl.png. Raises InputError when matplotlib is missing."""
+    """The HTML's plots as PNG files in ``out_dir``, drawn from the same descriptions:
+    passk.png, support.png, entropy.png (per model, then per split) and, when KL was
+    computed, kl.png. Raises InputError when matplotlib is missing."""
     plt = pyplot()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-
-    def save(fig, name: str) -> None:
-        path = out_dir / name
-        fig.tight_layout()
-        fig.savefig(path, dpi=110, metadata={"Software": None})
-        plt.close(fig)
-        written.append(path)
-
-    p = r.pass_at_k
     fig, ax = plt.subplots(figsize=(7, 4))
-    for series, label, mean, lo, hi in (
-        ("base", f"base: {r.base.model}", p.base, p.base_low, p.base_high),
-        ("rl", f"RL: {r.rl.model}", p.rl, p.rl_low, p.rl_high),
-    ):
-        ax.fill_between(p.ks, lo, hi, color=COLORS[series], alpha=0.2, linewidth=0)
-        ax.plot(p.ks, mean, color=COLORS[series], label=label)
-    if r.crossover.k is not None:
-        ax.axvline(r.crossover.k, color="#555", linestyle="--", linewidth=1, label=f"k* = {r.crossover.k}")
-    if max(p.ks) > 1:
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(shown_ks(max(p.ks)), [str(k) for k in shown_ks(max(p.ks))])
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("k")
-    ax.set_ylabel("pass@k")
-    ax.set_title("pass@k with 95% bootstrap bands")
-    ax.legend(loc="lower right")
-    save(fig, "passk.png")
-
+    draw_lines(ax, passk_panel(r))
+    written.append(save(fig, out_dir / "passk.png", dpi=110))
     fig, ax = plt.subplots(figsize=(7, 2.6))
-    levels = (("problems", r.support.problems), ("answers", r.support.answers))
-    for j, (_level, sc) in enumerate(levels):
-        left = 0
-        for cat in M.CATEGORIES:
-            v = getattr(sc, cat)
-            ax.barh(j, v, left=left, color=SEGMENTS[cat], label=cat.replace("_", " ") if j == 0 else None)
-            left += v
-    ax.set_yticks(range(len(levels)), [lv for lv, _ in levels])
-    ax.set_xlabel("count")
-    ax.set_title(f"empirical support (alpha {r.support.alpha:g})")
-    ax.legend(ncol=4, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.35))
-    save(fig, "support.png")
-
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
-    names = ["answers plug-in", "answers Miller-Madow", "tokens (lower)"]
-    eb, er = r.entropy.base, r.entropy.rl
-    for i, (series, en) in enumerate((("base", eb), ("rl", er))):
-        vals = [en.answer_plugin, en.answer_miller_madow, en.token_low]
-        a1.bar(
-            [j + 0.38 * i for j in range(3)],
-            [v or 0.0 for v in vals],
-            width=0.38,
-            color=COLORS[series],
-            label="base" if series == "base" else "RL",
-        )
-        if en.token_low is not None and en.token_high is not None and not en.token_exact:
-            a1.errorbar(
-                [2 + 0.38 * i], [en.token_low], yerr=[[0], [en.token_high - en.token_low]], color="#222", capsize=3
-            )
-    a1.set_xticks([j + 0.19 for j in range(3)], names, fontsize=8)
-    a1.set_ylabel("nats")
-    a1.set_title("entropy")
-    a1.legend()
-    for i, series in enumerate(("base", "rl")):
-        vals = [(s.answer_entropy_base if series == "base" else s.answer_entropy_rl) or 0.0 for s in r.splits]
-        a2.bar([j + 0.38 * i for j in range(len(r.splits))], vals, width=0.38, color=COLORS[series])
-    a2.set_xticks([j + 0.19 for j in range(len(r.splits))], [s.split for s in r.splits])
-    a2.set_title("answer entropy per split (Miller-Madow)")
-    save(fig, "entropy.png")
-
+    draw_stacked(ax, support_chart(r))
+    written.append(save(fig, out_dir / "support.png", dpi=110))
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5.6))
+    draw_bars(a1, entropy_chart(r))
+    draw_bars(a2, entropy_splits_chart(r))
+    written.append(save(fig, out_dir / "entropy.png", dpi=110))
     if r.kl.available:
         fig, ax = plt.subplots(figsize=(7, 3))
-        labels = ["all k1", "all k3"] + [f"{s.split} k3" for s in r.splits]
-        vals = [r.kl.per_token_k1.value or 0.0, r.kl.per_token_k3.value or 0.0] + [
-            s.kl_k3_per_token or 0.0 for s in r.splits
-        ]
-        ax.bar(range(len(vals)), vals, color=COLORS["rl"])
-        ax.set_xticks(range(len(vals)), labels, fontsize=8)
-        ax.set_ylabel("nats per token")
-        ax.set_title("KL(RL || base)")
-        save(fig, "kl.png")
+        draw_bars(ax, kl_chart(r))
+        written.append(save(fig, out_dir / "kl.png", dpi=110))
     return written
