@@ -166,7 +166,11 @@ def _item(base: str, key: str, imports: Imports) -> str | None:
     return None
 
 
-def build_module(path: Path, display: str, text: str, tree: ast.Module) -> ModuleInfo:
+def build_module(
+    path: Path, display: str, text: str, tree: ast.Module, passed: dict[str, dict[str, set[str]]] | None = None
+) -> ModuleInfo:
+    """The facts of a parsed file. ``passed``: top-level function -> parameter -> labels
+    that a caller in another file passes it (the scan following an import, ``_imports.py``)."""
     imports = Imports(tree)
     constants: dict[str, ast.expr] = {}
     for stmt in tree.body:
@@ -195,7 +199,7 @@ def build_module(path: Path, display: str, text: str, tree: ast.Module) -> Modul
         top_level=top_level,
         callers=callers,
     )
-    _analyse_all(module)
+    _analyse_all(module, passed or {})
     return module
 
 
@@ -218,9 +222,10 @@ def _functions(body: list[ast.stmt], prefix: str, top: str | None) -> Iterator[F
                 yield from _functions(handler.body, prefix, top)
 
 
-def _analyse_all(module: ModuleInfo) -> None:
+def _analyse_all(module: ModuleInfo, from_outside: dict[str, dict[str, set[str]]]) -> None:
     """Labels for every function: first from parameter names, then once more with what the
-    module's own calls pass to its top-level functions (one level deep)."""
+    module's own calls pass to its top-level functions (one level deep), and what a caller
+    in another file passes them (``from_outside``)."""
     by_name = {f.qualname: f for f in module.functions}
 
     def seeds_for(fn: FunctionInfo, extra: dict[str, set[str]]) -> dict[str, Labels]:
@@ -238,8 +243,11 @@ def _analyse_all(module: ModuleInfo) -> None:
         return seeds
 
     for fn in module.functions:
-        analyse(fn, seeds_for(fn, {}))
+        analyse(fn, seeds_for(fn, from_outside))
     passed = _call_site_labels(module)
+    for name, params in from_outside.items():
+        for param, labels in params.items():
+            passed.setdefault(name, {}).setdefault(param, set()).update(labels)
     if passed:
         for fn in module.functions:
             fn.assigned = {}
@@ -256,15 +264,24 @@ def _call_site_labels(module: ModuleInfo) -> dict[str, dict[str, set[str]]]:
             ):
                 continue
             callee = module.top_level[node.func.id]
-            positional = [p.arg for p in (*callee.args.posonlyargs, *callee.args.args)]
-            pairs = [
-                (positional[i], arg)
-                for i, arg in enumerate(node.args)
-                if i < len(positional) and not isinstance(arg, ast.Starred)
-            ]
-            pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
-            for param, arg in pairs:
-                labels = fn.labels_of(arg)
-                if labels:
-                    out.setdefault(callee.name, {}).setdefault(param, set()).update(labels)
+            for param, labels in passed_to(callee, node, fn).items():
+                out.setdefault(callee.name, {}).setdefault(param, set()).update(labels)
+    return out
+
+
+def passed_to(callee: FunctionNode, call: ast.Call, caller: FunctionInfo) -> dict[str, Labels]:
+    """Parameter of ``callee`` -> the labels ``call`` (in ``caller``) passes it, positionally
+    or by keyword; parameters passed nothing labelled are left out."""
+    positional = [p.arg for p in (*callee.args.posonlyargs, *callee.args.args)]
+    pairs = [
+        (positional[i], arg)
+        for i, arg in enumerate(call.args)
+        if i < len(positional) and not isinstance(arg, ast.Starred)
+    ]
+    pairs += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
+    out: dict[str, Labels] = {}
+    for param, arg in pairs:
+        labels = caller.labels_of(arg)
+        if labels:
+            out[param] = out.get(param, EMPTY) | labels
     return out

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
-from .._handlers import branch_pays, pays_after, try_statements
+from .._handlers import against_gold, branch_pays, pays_after, try_statements
 from .._rule import Hit, Rule
 from .._syntax import snippet
 from .._taint import GOLD, has
@@ -89,7 +89,7 @@ def _from_tries(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
         if parse is None:
             continue
         for handler in try_node.handlers:
-            paid = pays_after(handler, try_node, fn)
+            paid = pays_after(handler, try_node, fn, against_gold(fn))
             if paid is not None:
                 where, how = paid
                 yield Hit(
@@ -110,7 +110,7 @@ def _from_tests(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
         when = _parsed_when_true(node.test, parsed)
         if when is None:
             continue
-        paid = branch_pays(node.orelse if when else node.body, fn)
+        paid = branch_pays(node.orelse if when else node.body, fn, against_gold(fn))
         if paid is not None:
             where, how = paid
             yield Hit(
