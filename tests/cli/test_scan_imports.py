@@ -275,8 +275,12 @@ def test_an_installed_verl_grader_is_scanned_through_its_import(tmp_path):
     assert str(graders / "prime_math" / "__init__.py") in prime.files
     assert str(graders / "prime_math" / "grader.py") in prime.files  # a relative import, followed
     execs = [f for f in prime.findings if f.rule == "exec-model-output"]
-    # math_equal parse_expr()s and eval()s the extracted answer (docs/real-verifiers.md)
-    assert {(Path(f.file).name, f.function) for f in execs} == {("grader.py", "math_equal")}
+    # math_equal parse_expr()s and eval()s the extracted answer, and symbolic_equal's _parse
+    # tries parse_expr on it in a loop (docs/real-verifiers.md)
+    assert {(Path(f.file).name, f.function) for f in execs} == {
+        ("grader.py", "math_equal"),
+        ("grader.py", "symbolic_equal._parse"),
+    }
     assert any("reaches eval" in f.message for f in execs)
     assert all(f.via == f"{wrapper}:prime" for f in prime.findings)
     dapo = scan_target(f"{wrapper}:dapo")
@@ -297,3 +301,20 @@ def test_the_command_follows_the_imports_of_a_wrapper_file(tmp_path, capsys, mon
     )
     assert all(line.endswith("(reached from reward.py:deepscaler_reward_fn)") for line in out[:-1])
     assert out[-1].endswith(f"; read reward.py, {grader}")
+
+
+def test_a_package_reexport_and_a_decorator_are_followed(tmp_path):
+    # `from math_verify import verify` names math_verify/__init__.py, which only re-exports
+    # it from grader.py; there verify() is wrapped in @timeout, whose wrapper arms SIGALRM.
+    pytest.importorskip("math_verify")
+    wrapper = tmp_path / "mv_reward.py"
+    wrapper.write_text(
+        "from math_verify import parse, verify\n\n\n"
+        "def score(solution_str, ground_truth):\n"
+        "    return float(verify(parse(ground_truth), parse(solution_str)))\n"
+    )
+    scan = scan_target(f"{wrapper}:score")
+    assert [Path(f).name for f in scan.files] == ["mv_reward.py", "grader.py", "parser.py", "utils.py"]
+    (alarm,) = [f for f in scan.findings if f.rule == "signal-alarm"]
+    assert alarm.file.endswith("math_verify/utils.py") and alarm.function == "timeout.decorator.wrapper"
+    assert alarm.via == f"{wrapper}:score"

@@ -100,6 +100,6 @@ def test_a_deepscaler_shaped_reward_is_audited_without_errors(tmp_path, monkeypa
     path.write_text(DEEPSCALER_LIKE)
     spec = resolve(f"{path}:deepscaler_reward_fn")
     assert spec.style == "pair"
-    report = audit(f"{path}:deepscaler_reward_fn", suite=GSM, limit=2, probe_sample=0, workers=1, cache=False)
+    report = audit(f"{path}:deepscaler_reward_fn", suite=GSM, limit=1, probe_sample=0, workers=1, cache=False)
     assert report.style == "pair"
     assert report.n_candidates > 0 and report.errors == 0 and report.error_rate == 0.0

@@ -12,7 +12,7 @@ imports (``from .grader import math_equal``) from the importing file's package.
 
 Not followed: the standard library, the libraries the rules know by their calls
 (``_LIBRARIES``: sympy's ``parse_expr`` is a sink to flag where a grader calls it, not a
-grader to read), this package itself (the audit's oracle is not the code under review),
+grader to read; sqlglot and duckdb are the engines a SQL grader runs, not its logic), this package itself (the audit's oracle is not the code under review),
 and a module the code imports but never references.
 """
 
@@ -44,6 +44,9 @@ _LIBRARIES = frozenset(
         "transformers",
         "datasets",
         "pydantic",
+        "sqlglot",
+        "sqlparse",
+        "duckdb",
         "verifier_audit",
     }
 )
@@ -67,7 +70,9 @@ def references(module: ModuleInfo, functions: list[FunctionInfo], search: list[s
     the order first referenced; ``search``: the folders to look in before ``sys.path``."""
     found: dict[tuple[Path, str], Reference] = {}
     for fn in functions:
-        for node in fn.nodes:
+        # Its decorators too: Math-Verify's @timeout (math_verify/utils.py) arms SIGALRM.
+        decorators = getattr(fn.node, "decorator_list", [])
+        for node in [*fn.nodes, *(n for d in decorators for n in ast.walk(d))]:
             if not isinstance(node, (ast.Name, ast.Attribute)) or isinstance(getattr(node, "ctx", None), ast.Store):
                 continue
             resolved = _resolve(node, module, search)
@@ -81,6 +86,18 @@ def references(module: ModuleInfo, functions: list[FunctionInfo], search: list[s
                 if isinstance(call, ast.Call) and call.func is node:
                     ref.calls.append((call, fn))
     return list(found.values())
+
+
+def reexported(module: ModuleInfo, ref: Reference, search: list[str]) -> Reference | None:
+    """Where ``ref`` really is when ``module`` only imports it (a package's ``__init__.py``:
+    ``from math_verify import verify`` is math_verify/grader.py's ``verify``); else None."""
+    if "." in ref.qualname:
+        return None
+    resolved = _resolve(ast.Name(id=ref.qualname, ctx=ast.Load()), module, search)
+    if resolved is None:
+        return None
+    path, qualname, name = resolved
+    return Reference(path, qualname, name, ref.line, ref.top, ref.calls)
 
 
 def _dotted(expr: ast.AST, module: ModuleInfo) -> tuple[int, str] | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..models import SourceFinding
 from ._facts import FunctionInfo, ModuleInfo, build_module, passed_to
-from ._imports import MAX_DEPTH, MAX_FILES, Reference, references
+from ._imports import MAX_DEPTH, MAX_FILES, Reference, reexported, references
 from ._rule import Hit, Rule
 from ._rules import RULES
 from ._targets import ScanError, resolve_target, shown
@@ -55,7 +55,9 @@ def scan_target(path_or_module: str, follow_imports: bool = True) -> Scan:
     followed: set[Path] = set()
     while follow_imports and queue:
         module, selected, via, depth = queue.pop(0)
-        for ref in references(module, selected, search):
+        refs = references(module, selected, search)
+        while refs:
+            ref = refs.pop(0)
             key = (ref.path.resolve(), ref.qualname)
             if key in read or key[0] in {r[0] for r in read if r[1] is None}:
                 continue
@@ -67,7 +69,12 @@ def scan_target(path_or_module: str, follow_imports: bool = True) -> Scan:
             imported = _parse(_read(ref.path, display), display, ref.path, ref)
             chosen = _selected(imported, ref.qualname, missing_ok=True)
             if not chosen:
-                continue  # not a function or class of that file (a constant, a re-export)
+                # Not a function or class of that file: a re-export (a package's __init__.py)
+                # is followed to its home at the same hop; anything else (a constant) is no code.
+                moved = reexported(imported, ref, search)
+                if moved is not None:
+                    refs.insert(0, moved)
+                continue
             origin = via or (f"{module.display}:{ref.top}" if ref.top else module.display)
             _add(findings, [f.model_copy(update={"via": origin}) for f in _check(imported, chosen)])
             if key[0] not in followed:
