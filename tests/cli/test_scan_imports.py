@@ -191,6 +191,32 @@ def test_no_false_unparseable_gold_on_a_sound_fallback():
     assert {f.rule for f in findings} == {"exec-model-output"}
 
 
+def test_a_zero_difference_is_not_a_failed_parse_of_the_gold():
+    # The shape of the MATH/PRM800K grader's are_equal_under_sympy, kept by verl prime_math
+    # and DeepScaleR: `simplified == 0` means the answers are equal. It was read as "the
+    # gold's parse is empty" (like `len(gold_parsed) == 0`), paying: a false
+    # unparseable-gold-rewarded on verl/utils/reward_score/prime_math/__init__.py.
+    findings = scan_text(
+        textwrap.dedent("""
+        import sympy
+        from sympy.parsing.sympy_parser import parse_expr
+
+        def equal_under_sympy(reference, completion):
+            same = False
+            try:
+                difference = parse_expr(f"({reference})-({completion})")
+                simplified = sympy.simplify(difference)
+                if simplified == 0:
+                    same = True
+            except Exception:
+                pass
+            return same
+        """),
+        "grader.py",
+    )
+    assert [f.rule for f in findings] == ["exec-model-output"]  # `len(gold_parsed) == 0` is still one: test_scan.py
+
+
 def test_a_fallback_that_pays_everyone_is_still_flagged():
     findings = scan_text(
         textwrap.dedent("""
