@@ -415,6 +415,10 @@ class SourceFinding(BaseModel):
     scope: list[str] = Field(default_factory=list)
     # "low" when the rule matched the shape but could not trace model output into it.
     confidence: Literal["high", "low"] = "high"
+    # 1.8 (issue 33): "" for the scanned target's own code; for code the scan reached by
+    # following its imports, the target's file and function that led there ("reward.py:score"):
+    # a report of that function speaks for it.
+    via: str = ""
 
 
 class Report(BaseModel):
@@ -455,6 +459,8 @@ class Report(BaseModel):
     search: SearchSummary | None = None  # 1.5; only with --search
     # 1.6; None: no source to read (a server, a judge, reasoning-gym); []: read, nothing found
     source_findings: list[SourceFinding] | None = None
+    # 1.8 (issue 33): the files that scan read, the verifier's own first, then those its imports led to
+    source_files: list[str] = Field(default_factory=list)
     out_of_range: OutOfRange = Field(default_factory=OutOfRange)  # 1.7
     remote: RemoteHealth | None = None  # 1.8; a remote style's requests; None for a local one
 

@@ -26,7 +26,7 @@ from verifier_audit.suites import load_suite
 
 VERIFIERS = {
     "three.py": "def f(a, b, c):\n    return 1.0\n",
-    # picked as verl by its parameter name, but written for two arguments
+    # written for two arguments: auto picks pair (issue 33); --style verl cannot call it
     "verl_two.py": "def compute_score(solution_str, ground_truth):\n"
     "    return float(solution_str.strip() == ground_truth.strip())\n",
     "trl_column.py": "def reward(completions, difficulty, **kwargs):\n    return [1.0 for _ in completions]\n",
@@ -66,9 +66,13 @@ def test_three_parameters_under_pair(cli, here):
     assert f"{here}/three.py line 1" in err and "Fix: " in err and "wrapper" in err
 
 
-def test_verl_picked_by_name_with_two_parameters(cli, here):
-    err = _usage_error(cli("run", "--limit", "2", "--no-progress", "--verifier", f"{here}/verl_two.py:compute_score"))
-    assert "style verl, picked by its parameter name solution_str" in err
+def test_verl_given_for_two_parameters(cli, here):
+    err = _usage_error(
+        cli(
+            "run", "--limit", "2", "--no-progress", "--style", "verl", "--verifier", f"{here}/verl_two.py:compute_score"
+        )
+    )
+    assert "style verl, given with --style" in err
     assert "4 positional arguments (data_source, solution_str, ground_truth, extra_info)" in err
     assert "its signature is compute_score(solution_str, ground_truth): too many positional arguments" in err
     assert "Fix: --style pair" in err  # the style that calls it as written

@@ -210,7 +210,7 @@ def test_the_scan_line_never_says_unknown_beside_findings(code):
     scanned = [f for f in code.report["source_findings"] or [] if f["rule"] == "exec-model-output"]
     assert scanned, "the grader execs model output: the scan flags it"
     assert all(f["confirmed"] is True for f in scanned), scanned
-    source = code.stdout.split("source (verifier-audit scan)")[1].split("\n\n")[0]
+    source = code.stdout.split("source (verifier-audit scan")[1].split("\n\n")[0]
     assert "unknown" not in source and "no canary category" not in source
 
 

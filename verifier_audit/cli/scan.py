@@ -38,7 +38,8 @@ def _arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE_OR_MODULE",
         help="a .py file, a directory, or an importable module name (found, not imported); "
         "FILE.py:function or package.module:function scans that function and the module's "
-        "functions it calls",
+        "functions it calls; the functions and classes of other files it references through imports are "
+        "scanned too (not the standard library or sympy/numpy/torch)",
     )
     p.add_argument("--json", type=Path, metavar="PATH", help="also write the findings here, as a JSON list")
     p.add_argument(
@@ -63,16 +64,18 @@ def run(args) -> int:
     from ..errors import InputError
     from ..models import SEVERITY_WEIGHT
     from ..report.diff import load_reports
-    from ..scan import confirm, scan_source
+    from ..scan import confirm, scan_target
     from ..scan._text import to_text
 
-    findings = [f for target in args.targets for f in scan_source(target)]
+    scans = [scan_target(target) for target in args.targets]
+    findings = [f for scan in scans for f in scan.findings]
+    files = list(dict.fromkeys(name for scan in scans for name in scan.files))
     reports = list(load_reports(args.report).values()) if args.report is not None else None
     floor = SEVERITY_WEIGHT[Severity(args.min_severity)]
     findings = [f for f in findings if SEVERITY_WEIGHT[f.severity] >= floor]
     if reports:
         findings = [confirm([f], _report_for(f, reports))[0] for f in findings]
-    sys.stdout.write(to_text(findings, args.targets, args.report))
+    sys.stdout.write(to_text(findings, args.targets, args.report, files))
     sys.stdout.flush()
     if args.json is not None:
         try:

@@ -17,28 +17,45 @@ from collections.abc import Callable
 from typing import Any
 
 from ..models import Task
-from ._binding import Call
+from ._binding import Call, bind_error
 
 #: What verl passes: positionally one sample at a time, by keyword when batched.
 SINGLE = ("data_source", "solution_str", "ground_truth", "extra_info")
 BATCHED = ("data_sources", "solution_strs", "ground_truths", "extra_infos")
-#: The parameter names that make ``auto`` pick this style.
-_DETECTED_BY = ("data_source", "solution_str", "solution_strs")
 
 
 def detect(target: Any) -> bool:
+    """By signature first, then by name (issue 33): verl's call must bind. One sample is
+    four positional arguments, so ``compute_score(data_source, solution_str, ...)`` -- or a
+    function whose second positional parameter is ``solution_str`` -- is verl when the four
+    bind; batched, ``solution_strs`` with the four keyword lists binding. A name alone
+    decides nothing: DeepScaleR's ``deepscaler_reward_fn(solution_str, ground_truth,
+    enable_llm=False)`` and verl's own ``gsm8k.compute_score(solution_str, ground_truth,
+    ...)`` take the pair call, and picked as verl every call raised TypeError."""
     return bool(_detected_by(target))
 
 
-def _detected_by(target: Any) -> list[str]:
-    names = _names(target)
-    return [n for n in _DETECTED_BY if n in names]
+def _detected_by(target: Any) -> str:
+    """How the signature fits verl's call, in words; "" when it does not."""
+    try:
+        sig = inspect.signature(target) if callable(target) else None
+    except (TypeError, ValueError):
+        sig = None
+    if sig is None:
+        return ""
+    params = sig.parameters.values()
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if "solution_strs" in sig.parameters and bind_error(sig, Call(keywords=BATCHED)) is None:
+        return "the keyword lists " + ", ".join(BATCHED)
+    if positional[:1] == ["data_source"] or positional[1:2] == ["solution_str"]:
+        if bind_error(sig, Call(positional=SINGLE)) is None:
+            return f"four positional arguments, {', '.join(positional[:2])} first"
+    return ""
 
 
 def detect_reason(target: Any) -> str:
     """How ``auto`` picked this style, for the call-boundary check's message."""
-    names = _detected_by(target)
-    return f"picked by its parameter name{'s' if len(names) > 1 else ''} {', '.join(names)} (verl's)"
+    return f"picked by its signature (it takes verl's call: {_detected_by(target)})"
 
 
 def _names(target: Any) -> set[str]:

@@ -394,7 +394,7 @@ def assemble_report(
         remote=remote,
     )
     # The source is read after the verdicts, so each finding can say whether they confirm it.
-    report.source_findings = source_findings(spec, report)
+    report.source_findings, report.source_files = source_findings(spec, report)
     return report
 
 

@@ -7,6 +7,7 @@ import inspect
 
 from ..loading import VerifierSpec
 from ..models import Report, SourceFinding
+from .text import printable
 
 
 def scan_targets(spec: VerifierSpec) -> list[str]:
@@ -32,25 +33,29 @@ def scan_targets(spec: VerifierSpec) -> list[str]:
     return [spec.spec]
 
 
-def source_findings(spec: VerifierSpec, report: Report) -> list[SourceFinding] | None:
-    """The findings in the verifier's source, held against ``report``; None when there is
-    no source to read. A target that names no function (a list of TRL rewards, an object)
-    is scanned as its whole file."""
-    from ..scan import ScanError, confirm, scan_source
+def source_findings(spec: VerifierSpec, report: Report) -> tuple[list[SourceFinding] | None, list[str]]:
+    """The findings in the verifier's source, held against ``report``, and the files read
+    (the verifier's own, then those its imports led to: scan/_imports.py); (None, []) when
+    there is no source to read. A target that names no function (a list of TRL rewards, an
+    object) is scanned as its whole file."""
+    from ..scan import ScanError, confirm, scan_target
 
     targets = scan_targets(spec)
     if not targets:
-        return None
+        return None, []
     found: list[SourceFinding] = []
+    files: list[str] = []
     for target in targets:
         try:
-            found += scan_source(target)
+            scan = scan_target(target)
         except ScanError:
             try:
-                found += scan_source(target.rpartition(":")[0])
+                scan = scan_target(target.rpartition(":")[0])
             except ScanError:
-                return None
-    return confirm(found, report)
+                return None, []
+        found += scan.findings
+        files += [f for f in scan.files if f not in files]
+    return confirm(found, report), files
 
 
 def finding_status(finding: SourceFinding, report: Report) -> str:
@@ -67,12 +72,16 @@ def source_lines(report: Report, limit: int = 10) -> list[str]:
     found = report.source_findings
     if found is None:
         return []
+    # Which files "nothing flagged" covers: the wrapper alone said nothing of the grader it
+    # imports (issue 33); the scan follows imports and names what it read.
+    of = f" of {printable(', '.join(report.source_files))}" if report.source_files else ""
     if not found:
-        return ["source (verifier-audit scan): nothing flagged", ""]
+        return [f"source (verifier-audit scan{of}): nothing flagged", ""]
     confirmed = sum(1 for f in found if f.confirmed)
-    out = [f"source (verifier-audit scan): {len(found)} finding(s), {confirmed} confirmed by the audit"]
+    out = [f"source (verifier-audit scan{of}): {len(found)} finding(s), {confirmed} confirmed by the audit"]
     for f in found[:limit]:
-        out.append(f"  {f.file}:{f.line}: {f.rule} [{f.severity.value}] {finding_status(f, report)}: {f.message}")
+        via = f" (reached from {f.via})" if f.via else ""
+        out.append(f"  {f.file}:{f.line}: {f.rule} [{f.severity.value}] {finding_status(f, report)}: {f.message}{via}")
         if f.evidence:
             out.append(f"      {f.evidence}")
     if len(found) > limit:

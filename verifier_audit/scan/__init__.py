@@ -16,17 +16,19 @@ from ..models import SourceFinding
 from ._confirm import confirm
 from ._rule import Rule
 from ._rules import RULES, RULES_BY_ID
-from ._scanner import scan_file, scan_source, scan_text
+from ._scanner import Scan, scan_file, scan_source, scan_target, scan_text
 from ._targets import ScanError
 
 __all__ = [
     "RULES",
     "RULES_BY_ID",
     "Rule",
+    "Scan",
     "ScanError",
     "SourceFinding",
     "confirm",
     "scan_file",
     "scan_source",
+    "scan_target",
     "scan_text",
 ]

@@ -130,20 +130,26 @@ def _threads(report: Report) -> Part:
 
 def audits_elsewhere(report: Report, finding: SourceFinding) -> str | None:
     """Why the report cannot speak for this finding's code, or None when it can: the report
-    audits a function in the finding's file whose call runs that code."""
+    audits a function in the finding's file whose call runs that code. Code the scan
+    reached through imports (``finding.via``: "reward.py:score") is held against the
+    target's file and function that led there."""
+    file, scope = finding.file, finding.scope
+    if finding.via:
+        where, sep, top = finding.via.rpartition(":")
+        file, scope = (where, [top]) if sep and not finding.via.endswith(".py") else (finding.via, [])
     target, sep, name = report.verifier.rpartition(":")
     if not sep or not target:
         return f"the report audits {report.verifier!r}, which names no Python function"
     if target.endswith(".py") or "/" in target:
-        same = _same_file(target, finding.file)
+        same = _same_file(target, file)
     elif target.replace(".", "").replace("_", "").isalnum():
-        same = _module_is_file(target, finding.file)
+        same = _module_is_file(target, file)
     else:
         return f"the report audits {report.verifier!r}, which names no Python file"
     if not same:
-        return f"the report audits {report.verifier}, not code in {finding.file}"
+        return f"the report audits {report.verifier}, not code in {file}"
     top = name.split(".")[0]
-    if finding.scope and top not in finding.scope:
+    if scope and top not in scope:
         where = f"{finding.function}()" if finding.function else "this code"
         return f"the report audits {name}(), and {where} is neither in it nor in a function it calls"
     return None

@@ -166,7 +166,11 @@ def _item(base: str, key: str, imports: Imports) -> str | None:
     return None
 
 
-def build_module(path: Path, display: str, text: str, tree: ast.Module) -> ModuleInfo:
+def build_module(
+    path: Path, display: str, text: str, tree: ast.Module, passed: dict[str, dict[str, set[str]]] | None = None
+) -> ModuleInfo:
+    """The facts of a parsed file. ``passed``: top-level function -> parameter -> labels
+    that a caller in another file passes it (the scan following an import, ``_imports.py``)."""
     imports = Imports(tree)
     constants: dict[str, ast.expr] = {}
     for stmt in tree.body:
@@ -195,7 +199,7 @@ def build_module(path: Path, display: str, text: str, tree: ast.Module) -> Modul
         top_level=top_level,
         callers=callers,
     )
-    _analyse_all(module)
+    _analyse_all(module, passed or {})
     return module
 
 
@@ -218,9 +222,10 @@ def _functions(body: list[ast.stmt], prefix: str, top: str | None) -> Iterator[F
                 yield from _functions(handler.body, prefix, top)
 
 
-def _analyse_all(module: ModuleInfo) -> None:
-    """Labels for every function: first from parameter names, then once more with what the
-    module's own calls pass to its top-level functions (one level deep)."""
+def _analyse_all(module: ModuleInfo, from_outside: dict[str, dict[str, set[str]]]) -> None:
+    """Labels for every function: first from parameter names, then with what the module's
+    own calls pass to its functions (two rounds: a helper's helper, a closure), and what a
+    caller in another file passes them (``from_outside``)."""
     by_name = {f.qualname: f for f in module.functions}
 
     def seeds_for(fn: FunctionInfo, extra: dict[str, set[str]]) -> dict[str, Labels]:
@@ -238,33 +243,58 @@ def _analyse_all(module: ModuleInfo) -> None:
         return seeds
 
     for fn in module.functions:
-        analyse(fn, seeds_for(fn, {}))
-    passed = _call_site_labels(module)
-    if passed:
+        analyse(fn, seeds_for(fn, from_outside))
+    before: dict[str, dict[str, set[str]]] = {}
+    # Twice at most: a closure called with what its function was passed (``symbolic_equal(a,
+    # b)`` runs ``_parse(a)``) needs the second round; deeper chains are not followed.
+    for _ in range(2):
+        passed = _call_site_labels(module)
+        for name, params in from_outside.items():
+            for param, labels in params.items():
+                passed.setdefault(name, {}).setdefault(param, set()).update(labels)
+        if not passed or passed == before:
+            break
+        before = passed
         for fn in module.functions:
             fn.assigned = {}
             analyse(fn, seeds_for(fn, passed))
 
 
 def _call_site_labels(module: ModuleInfo) -> dict[str, dict[str, set[str]]]:
-    """top-level function -> parameter -> labels its callers in this module pass to it."""
+    """function -> parameter -> labels its callers in this module pass to it: a top-level
+    function, or one nested in the caller (``def _parse(s): ...`` then ``_parse(answer)``,
+    Qwen2.5-Math's and verl prime_math's ``symbolic_equal``)."""
     out: dict[str, dict[str, set[str]]] = {}
+    by_name = {f.qualname: f for f in module.functions}
     for fn in module.functions:
         for node in fn.nodes:
-            if not (
-                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in module.top_level
-            ):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
                 continue
-            callee = module.top_level[node.func.id]
-            positional = [p.arg for p in (*callee.args.posonlyargs, *callee.args.args)]
-            pairs = [
-                (positional[i], arg)
-                for i, arg in enumerate(node.args)
-                if i < len(positional) and not isinstance(arg, ast.Starred)
-            ]
-            pairs += [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
-            for param, arg in pairs:
-                labels = fn.labels_of(arg)
-                if labels:
-                    out.setdefault(callee.name, {}).setdefault(param, set()).update(labels)
+            nested = by_name.get(f"{fn.qualname}.{node.func.id}") if fn.qualname else None
+            if nested is not None and isinstance(nested.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name, callee = nested.qualname, nested.node
+            elif node.func.id in module.top_level:
+                name, callee = node.func.id, module.top_level[node.func.id]
+            else:
+                continue
+            for param, labels in passed_to(callee, node, fn).items():
+                out.setdefault(name, {}).setdefault(param, set()).update(labels)
+    return out
+
+
+def passed_to(callee: FunctionNode, call: ast.Call, caller: FunctionInfo) -> dict[str, Labels]:
+    """Parameter of ``callee`` -> the labels ``call`` (in ``caller``) passes it, positionally
+    or by keyword; parameters passed nothing labelled are left out."""
+    positional = [p.arg for p in (*callee.args.posonlyargs, *callee.args.args)]
+    pairs = [
+        (positional[i], arg)
+        for i, arg in enumerate(call.args)
+        if i < len(positional) and not isinstance(arg, ast.Starred)
+    ]
+    pairs += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
+    out: dict[str, Labels] = {}
+    for param, arg in pairs:
+        labels = caller.labels_of(arg)
+        if labels:
+            out[param] = out.get(param, EMPTY) | labels
     return out

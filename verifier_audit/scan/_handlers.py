@@ -7,14 +7,20 @@ Three shapes turn a caught exception into a positive score:
   or appends one to the list of rewards: ``except: rewards.append(1.0)``;
 * it does nothing and execution falls through to a paying return: ``score = 1.0; try:
   check(...) except: pass; return score``, or ``try: assert ok except: pass; return True``.
+
+A pay under a test that holds model output against the reference (``except: if answer ==
+reference: return 1.0``) is none of these: that is the sound fallback, comparing the raw
+text when a parse fails (``against_gold``).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from ._facts import FunctionInfo
 from ._syntax import snippet
+from ._taint import GOLD, MODEL, has
 
 _SCORE_KEYS = ("score", "reward", "acc", "accuracy", "correct")
 _LOGGING = frozenset({"debug", "info", "warning", "warn", "error", "exception", "log", "print", "print_exc"})
@@ -88,10 +94,59 @@ def _positive_before(name: str, block: list[ast.stmt], index: int) -> ast.stmt |
     return None
 
 
-def branch_pays(stmts: list[ast.stmt], fn: FunctionInfo) -> tuple[ast.AST, str] | None:
+Guard = Callable[[ast.expr], bool]
+
+
+def against_gold(fn: FunctionInfo) -> Guard:
+    """A test that holds model output against the reference (``if answer.strip() ==
+    reference.strip():``): a pay under it is a comparison, as a fallback after a failed
+    parse should be, not a gift to every completion. A test of model output alone (``if
+    completion:``) is no such guard."""
+
+    def reads(test: ast.expr, kind: str) -> bool:
+        return any(has(fn.labels_of(n), kind) for n in ast.walk(test) if isinstance(n, ast.expr))
+
+    return lambda test: reads(test, MODEL) and reads(test, GOLD)
+
+
+def _exits(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+
+def _unguarded(stmts: list[ast.stmt], guard: Guard | None) -> list[ast.AST]:
+    """The nodes of ``stmts`` that run whatever a ``guard``-ed test decides: not those in the
+    branches of an ``if``/``while`` whose test ``guard`` holds for, nor, after such an
+    ``if`` whose branch leaves (``if answer != gold: return 0.0``), the rest of its block."""
+    if guard is None:
+        return [n for stmt in stmts for n in ast.walk(stmt)]
+    out: list[ast.AST] = []
+    for stmt in stmts:
+        if isinstance(stmt, (ast.If, ast.While)) and guard(stmt.test):
+            if _exits(stmt.body) or _exits(stmt.orelse):
+                break  # what follows runs only when the test decided so
+            continue
+        out.append(stmt)
+        for _, value in ast.iter_fields(stmt):
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                if isinstance(item, ast.stmt):
+                    continue  # a block: below, as a whole list
+                if isinstance(item, (ast.ExceptHandler, ast.match_case)):
+                    out += _unguarded(item.body, guard)
+                elif isinstance(item, ast.AST):
+                    out += list(ast.walk(item))
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                out += _unguarded(value, guard)
+    return out
+
+
+def branch_pays(stmts: list[ast.stmt], fn: FunctionInfo, guard: Guard | None = None) -> tuple[ast.AST, str] | None:
     """(where, how) when running these statements hands out a positive score: a return of
-    one, a score the function returns set to one, one appended to a list of rewards."""
-    nodes = [n for stmt in stmts for n in ast.walk(stmt)]
+    one, a score the function returns set to one, one appended to a list of rewards. With
+    ``guard`` (``against_gold``), a pay under a test it holds for is not one: a pay only
+    when the completion matches the raw gold is a comparison, not a gift (issue 33: a
+    sound fallback was flagged unparseable-gold-rewarded and swallowed-exception)."""
+    nodes = _unguarded(stmts, guard)
     for node in nodes:
         if isinstance(node, ast.Return) and positive_reward(node.value):
             return node, f"returns `{snippet(node.value, 30)}`"
@@ -112,11 +167,14 @@ def branch_pays(stmts: list[ast.stmt], fn: FunctionInfo) -> tuple[ast.AST, str] 
     return None
 
 
-def pays_after(handler: ast.ExceptHandler, try_node: ast.Try, fn: FunctionInfo) -> tuple[ast.AST, str] | None:
-    """(where, how) when catching an exception here leads to a positive score; else None."""
+def pays_after(
+    handler: ast.ExceptHandler, try_node: ast.Try, fn: FunctionInfo, guard: Guard | None = None
+) -> tuple[ast.AST, str] | None:
+    """(where, how) when catching an exception here leads to a positive score; else None
+    (``guard``: as in ``branch_pays``)."""
     if any(isinstance(n, ast.Raise) for stmt in handler.body for n in ast.walk(stmt)):
         return None
-    paid = branch_pays(handler.body, fn)
+    paid = branch_pays(handler.body, fn, guard)
     if paid is not None:
         return paid
     if not _does_nothing(handler.body) or try_node.finalbody:

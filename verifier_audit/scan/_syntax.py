@@ -24,6 +24,9 @@ class Imports:
 
     def __init__(self, tree: ast.Module):
         self.names: dict[str, str] = {}
+        # ``from .grader import math_equal`` -> {"math_equal": (1, "grader.math_equal")}: kept
+        # apart (a rule reads ``names``; the scan follows these to the package's own files).
+        self.relative: dict[str, tuple[int, str]] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -34,6 +37,11 @@ class Imports:
                 for alias in node.names:
                     if alias.name != "*":
                         self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        dotted = f"{node.module}.{alias.name}" if node.module else alias.name
+                        self.relative[alias.asname or alias.name] = (node.level, dotted)
 
     def qualname(self, expr: ast.AST) -> str | None:
         """``np.isclose`` -> ``numpy.isclose``; ``sympify`` (from sympy) -> ``sympy.sympify``;

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.machinery import PathFinder
 from pathlib import Path
@@ -76,15 +77,17 @@ def _python_files(directory: Path) -> list[Path]:
     return found
 
 
-def module_location(name: str) -> tuple[str | None, list[str]]:
+def module_location(name: str, first: Sequence[str] = ()) -> tuple[str | None, list[str]]:
     """(origin file, package directories) of module ``name``, found on sys.path (and the
-    working directory) without running any of its code; (None, []) when not found."""
+    working directory) without running any of its code; (None, []) when not found.
+    ``first``: folders searched before sys.path (the scanned wrapper's own)."""
     search: list[str] | None = None
     spec = None
     parts = name.split(".")
     for i in range(len(parts)):
         prefix = ".".join(parts[: i + 1])
-        spec = PathFinder.find_spec(prefix, search)
+        spec = PathFinder.find_spec(prefix, list(first)) if i == 0 and first else None
+        spec = spec or PathFinder.find_spec(prefix, search)
         if spec is None and i == 0:
             spec = PathFinder.find_spec(prefix, [os.getcwd(), *sys.path])
         if spec is None:
@@ -113,16 +116,16 @@ def _module_files(name: str, text: str) -> tuple[SourceFile, ...]:
         )
     if package_dirs and not _split_function(text)[1]:
         # A package: every file in it, named as they lie on disk.
-        files = [SourceFile(p, _shown(p)) for d in package_dirs for p in _python_files(Path(d))]
+        files = [SourceFile(p, shown(p)) for d in package_dirs for p in _python_files(Path(d))]
         if not files:
             raise ScanError(f"{text}: package {name} holds no .py file")
         return tuple(files)
     if origin is None:
         raise ScanError(f"{text}: {name} is a namespace package (no __init__.py): name one of its modules")
-    return (SourceFile(Path(origin), _shown(Path(origin))),)
+    return (SourceFile(Path(origin), shown(Path(origin))),)
 
 
-def _shown(path: Path) -> str:
+def shown(path: Path) -> str:
     """A path relative to the working directory when it is under it, else absolute."""
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))

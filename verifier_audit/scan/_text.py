@@ -14,15 +14,30 @@ from ..report.text import printable as _printable
 _STATUS = {True: "confirmed", False: "not confirmed", None: "unknown"}
 
 
-def to_text(findings: list[SourceFinding], targets: Sequence[str], report: Path | None = None) -> str:
+def to_text(
+    findings: list[SourceFinding], targets: Sequence[str], report: Path | None = None, files: Sequence[str] = ()
+) -> str:
+    """``files``: every file read (the targets' and those their imports led to), named on
+    the summary line when the scan read more than the targets name."""
     lines = []
     for f in findings:
         confidence = ", low confidence" if f.confidence == "low" else ""
-        lines.append(_printable(f"{f.file}:{f.line}:{f.col}: {f.rule} [{f.severity.value}{confidence}] {f.message}"))
+        via = f" (reached from {f.via})" if f.via else ""
+        lines.append(
+            _printable(f"{f.file}:{f.line}:{f.col}: {f.rule} [{f.severity.value}{confidence}] {f.message}{via}")
+        )
         if report is not None:
             lines.append("    " + _printable(f.evidence or _STATUS[f.confirmed]))
-    lines.append(_summary(findings, targets, report))
+    lines.append(_summary(findings, targets, report) + _printable(read_files(files)))
     return "\n".join(lines) + "\n"
+
+
+def read_files(files: Sequence[str], limit: int = 6) -> str:
+    """ "; read a.py, graders/b.py": the files a scan read, for a summary line ("" for none)."""
+    if not files:
+        return ""
+    shown = ", ".join(files[:limit]) + (f" and {len(files) - limit} more" if len(files) > limit else "")
+    return f"; read {shown}"
 
 
 def _summary(findings: list[SourceFinding], targets: Sequence[str], report: Path | None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from ...models import Severity
+from ...models import SEVERITY_WEIGHT, Severity
 from .._facts import FunctionInfo, ModuleInfo
 from .._rule import Hit, Rule
 from .._syntax import snippet
@@ -33,6 +33,10 @@ _SYMPY_EVAL = frozenset({"sympify", "parse_expr"})
 # sympy's LaTeX parser does not call eval (sympy 1.14), but it is a parser of hostile text
 # whose result graders hand on: reported at a lower severity.
 _SYMPY_PARSE = frozenset({"parse_latex"})
+# latex2sympy (latex2sympy2, latex2sympy2_extended, the copies graders vendor, as
+# QwenLM/Qwen2.5-Math evaluation/parser.py imports it): the same tier, from any module. It
+# did not eval a payload in latex2sympy2_extended 1.11; what it returns goes on to sympy.
+_LATEX_PARSERS = frozenset({"latex2sympy"})
 
 
 _RUNS_CODE = "a completion can run code in the grader"
@@ -51,12 +55,12 @@ def _sink(qualname: str | None) -> tuple[str, Severity, str] | None:
         return qualname, Severity.critical, _RUNS_CODE
     if last in _SYMPY_EVAL and from_sympy:
         return f"{qualname} (sympy documents that it uses eval)", Severity.critical, _RUNS_CODE
-    if last in _SYMPY_PARSE and from_sympy:
+    if (last in _SYMPY_PARSE and from_sympy) or last in _LATEX_PARSERS:
         return (
             qualname,
             Severity.medium,
             (
-                "sympy's LaTeX parser does not eval, but hostile LaTeX (deep nesting, huge "
+                "a LaTeX parser (sympy's, latex2sympy) does not eval, but hostile LaTeX (deep nesting, huge "
                 "powers) can hang or crash it, and what it returns often goes on to sympify"
             ),
         )
@@ -70,6 +74,24 @@ def _inputs(call: ast.Call, qualname: str) -> list[ast.expr]:
     return call.args[:1] or [k.value for k in call.keywords[:1]]
 
 
+def _looped(call: ast.Call, fn: FunctionInfo, module: ModuleInfo) -> str | None:
+    """The most dangerous function a loop variable called here takes, when the loop runs
+    over a literal list of functions (``for f in [parse_latex, parse_expr, latex2sympy]``)."""
+    if not isinstance(call.func, ast.Name):
+        return None
+    named = [
+        module.imports.qualname(element)
+        for loop in fn.nodes
+        if isinstance(loop, (ast.For, ast.comprehension))
+        and isinstance(loop.target, ast.Name)
+        and loop.target.id == call.func.id
+        and isinstance(loop.iter, (ast.List, ast.Tuple))
+        for element in loop.iter.elts
+    ]
+    sinks = [(found[1], name) for name in named if (found := _sink(name)) is not None]
+    return max(sinks, key=lambda pair: SEVERITY_WEIGHT[pair[0]])[1] if sinks else None
+
+
 def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
     for node in fn.nodes:
         qualname = module.imports.call(node)
@@ -77,7 +99,10 @@ def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
         inputs = _inputs(node, qualname) if sink is not None else []
         if sink is None and isinstance(node, ast.Call):
             # The name built, not written: getattr(builtins, "ev" + "al"), run = eval, ...
+            # or each parser of a literal list in turn (``for f in [parse_latex, parse_expr]:
+            # f(s)``: Qwen2.5-Math's symbolic_equal, verl prime_math's grader).
             built = module.callee(node, fn)
+            built = built if _sink(built) is not None else _looped(node, fn, module) or built
             if built in ("map", "builtins.map") and len(node.args) >= 2:
                 # map(eval, answers): the function is a value, called on every element.
                 qualname, how, inputs = module.resolve(node.args[0], fn), "passed to map()", node.args[1:]

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
-from .._handlers import is_broad, pays_after, try_statements
+from .._handlers import against_gold, is_broad, pays_after, try_statements
 from .._rule import Hit, Rule
 
 
@@ -15,7 +15,7 @@ def check(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
         for handler in try_node.handlers:
             if not is_broad(handler):
                 continue  # a named exception is a decision; a blanket one catches what nobody expected
-            paid = pays_after(handler, try_node, fn)
+            paid = pays_after(handler, try_node, fn, against_gold(fn))
             if paid is None:
                 continue
             where, how = paid

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 
 from ...models import Severity
 from .._facts import FunctionInfo, ModuleInfo
-from .._handlers import branch_pays, pays_after, try_statements
+from .._handlers import against_gold, branch_pays, pays_after, try_statements
 from .._rule import Hit, Rule
 from .._syntax import snippet
-from .._taint import GOLD, has
+from .._taint import is_gold_only
 
 # Calls that turn text into a value and raise (or return nothing) when they cannot, by
 # the last part of their name.
@@ -45,7 +45,9 @@ def _gold_parse(fn: FunctionInfo, module: ModuleInfo, node: ast.AST) -> bool:
     return (
         bool(qualname)
         and qualname.rsplit(".", 1)[-1] in _PARSERS
-        and any(has(fn.labels_of(arg), GOLD) for arg in node.args)
+        # The gold alone: a parse of ``f"({gold})-({answer})"`` fails on what the completion
+        # wrote too (verl prime_math's and DeepScaleR's are_equal_under_sympy).
+        and any(is_gold_only(fn.labels_of(arg)) for arg in node.args)
     )
 
 
@@ -68,12 +70,18 @@ def _parsed_when_true(test: ast.expr, parsed: set[str]) -> bool | None:
         if isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
             return isinstance(op, (ast.IsNot, ast.NotEq))
         return None
-    if isinstance(right, ast.Constant) and right.value == 0:
+    if isinstance(right, ast.Constant) and right.value == 0 and _is_len(test.left):
+        # ``len(g) == 0`` asks whether the parse found anything; a bare ``g == 0`` compares
+        # its value (``simplify(gold - answer) == 0``: equal answers, not a failed parse).
         if isinstance(op, (ast.NotEq, ast.Gt)):
             return True
         if isinstance(op, (ast.Eq, ast.LtE)):
             return False
     return None
+
+
+def _is_len(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len"
 
 
 def _is_parsed(expr: ast.expr, parsed: set[str]) -> bool:
@@ -89,7 +97,7 @@ def _from_tries(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
         if parse is None:
             continue
         for handler in try_node.handlers:
-            paid = pays_after(handler, try_node, fn)
+            paid = pays_after(handler, try_node, fn, against_gold(fn))
             if paid is not None:
                 where, how = paid
                 yield Hit(
@@ -110,7 +118,7 @@ def _from_tests(fn: FunctionInfo, module: ModuleInfo) -> Iterator[Hit]:
         when = _parsed_when_true(node.test, parsed)
         if when is None:
             continue
-        paid = branch_pays(node.orelse if when else node.body, fn)
+        paid = branch_pays(node.orelse if when else node.body, fn, against_gold(fn))
         if paid is not None:
             where, how = paid
             yield Hit(
