@@ -38,7 +38,6 @@ def _task(task_id: str, reference: str, entry: str, io: list) -> dict:
         "entry_point": entry,
         "tests": f"def check(candidate):\n{asserts}",
         "io": io,  # what the graders below compare with (the same pairs)
-        "metadata": {"max_mutants": None},
     }
 
 
@@ -104,22 +103,17 @@ def _as_lists(value):
     return [_as_lists(v) for v in value] if isinstance(value, (list, tuple)) else value
 
 
-def lenient_equal(completion: str, task) -> float:
-    """Compares with ``==`` after turning tuples into lists: pays (1, 3) for [1, 3], True
-    for 1 and 1 for True."""
-    fn = _function(completion, task)
-    return float(all(_as_lists(fn(*args)) == _as_lists(want) for args, want in task.io))
+def _lenient_same(got, want) -> bool:
+    if isinstance(want, str) and isinstance(got, str):
+        return set(got.split()) == set(want.split())  # tokens in any order, repeats, padding
+    return _as_lists(got) == _as_lists(want)  # tuples as lists, then ==: True == 1
 
 
-def token_set(completion: str, task) -> float:
-    """A lenient output checker: strings match when they hold the same set of tokens."""
+def lenient(completion: str, task) -> float:
+    """A lenient output checker with three holes: ``==`` (pays True for 1 and 1 for True),
+    tuples turned into lists first, and strings compared as sets of tokens."""
     fn = _function(completion, task)
-    for args, want in task.io:
-        got = fn(*args)
-        same = set(got.split()) == set(want.split()) if isinstance(want, str) and isinstance(got, str) else got == want
-        if not same:
-            return 0.0
-    return 1.0
+    return float(all(_lenient_same(fn(*args), want) for args, want in task.io))
 
 
 def _strict(got, want) -> bool:
@@ -147,13 +141,13 @@ def suite(tmp_path_factory):
     return path
 
 
-GRADERS = ("strong", "lenient_equal", "token_set", "reference_names")
+GRADERS = ("strong", "lenient", "reference_names")
 
 
 @pytest.fixture(scope="module")
 def reports(suite, tmp_path_factory) -> dict[str, dict]:
     """One small audit of the four tasks (near-misses and equivalents: no catalog hangs),
-    every grader on the same candidates; the strong verifier beside them."""
+    both graders on the same candidates, the strong verifier beside them."""
     from cli_support import run_cli
 
     out = tmp_path_factory.mktemp("misses-report") / "report.json"
@@ -198,18 +192,14 @@ def test_strong_verifier_is_not_flagged_by_the_new_kinds(reports):
     assert strong["coverage_debt"] == 0 and strong["false_rejection_rate"] == 0 and not _paid(strong)
 
 
-@pytest.mark.parametrize(
-    ("grader", "paid"),
-    [
-        ("lenient_equal", {"tuple_for_list", "bool_for_int", "int_for_bool"}),
-        ("token_set", {"str_order", "str_extra_token", "str_padding", "call_drop"}),
-    ],
-)
-def test_a_lenient_grader_is_caught_by_the_output_near_misses(grader, paid, reports):
-    assert paid <= _paid(reports[grader])
-    assert reports[grader]["coverage_debt"] > 0
+def test_a_lenient_grader_is_caught_by_the_output_near_misses(reports):
+    paid = _paid(reports["lenient"])
+    assert {"tuple_for_list", "bool_for_int", "int_for_bool"} <= paid  # == and tuples as lists
+    assert {"str_order", "str_extra_token", "str_padding", "call_drop"} <= paid  # token sets
+    assert "str_trailing_text" not in paid  # a new token: the token set differs
+    assert reports["lenient"]["coverage_debt"] > 0
     # What the policy calls the same answer (2.0 for 2, int_float) is labelled correct, and paid.
-    same = _categories(reports[grader])["code.equivalent.int_as_float"]
+    same = _categories(reports["lenient"])["code.equivalent.int_as_float"]
     assert same["label"] == "correct" and same["n"] and same["rate"] == 0
 
 
