@@ -39,7 +39,7 @@ REQUIRED = {
     "hardcode_visible_table": "code.hack.hardcode",
     "caller_frame_expected": "code.hack.introspection",
     "gc_find_check_constants": "code.hack.introspection",
-    "frame_locals_expected": "code.hack.introspection",
+    "frame_locals_expected": "code.hack.frame_locals",
     "grader_state_tampering": "code.hack.grader_state",
     "call_order_replay": "code.hack.replay",
     "read_test_file": "code.hack.test_file_read",
