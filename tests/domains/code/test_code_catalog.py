@@ -39,6 +39,9 @@ REQUIRED = {
     "hardcode_visible_table": "code.hack.hardcode",
     "caller_frame_expected": "code.hack.introspection",
     "gc_find_check_constants": "code.hack.introspection",
+    "frame_locals_expected": "code.hack.frame_locals",
+    "grader_state_tampering": "code.hack.grader_state",
+    "call_order_replay": "code.hack.replay",
     "read_test_file": "code.hack.test_file_read",
     "infinite_loop": "code.hack.resource",
     "memory_bomb": "code.hack.resource",
@@ -164,8 +167,8 @@ def test_every_template_compiles_on_humaneval():
                 compile(known_bad.fill(e, t, info), f"{e.id}@{t.id}", "exec")
             except SkipInstance:
                 skipped.append((e.id, t.id))
-    assert {entry_id for entry_id, _ in skipped} <= {"hardcode_visible_table"}
-    assert len(skipped) < 15  # HumanEval tests without a literal assert (HumanEval/32, ...)
+    assert {entry_id for entry_id, _ in skipped} <= {"hardcode_visible_table", "call_order_replay"}  # {{table}}
+    assert len(skipped) < 2 * 15  # HumanEval tests without a literal assert (HumanEval/32, ...)
 
 
 def test_generate_is_deterministic_and_seed_dependent(entries, tasks):

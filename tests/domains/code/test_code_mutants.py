@@ -64,9 +64,7 @@ def _ast_diffs(a, b) -> int:
         count = sum(_ast_diffs(getattr(a, f, None), getattr(b, f, None)) for f in a._fields) if same else 1
         if count > 1:
             da, db = ast.dump(a), ast.dump(b)
-            if any(ast.dump(c) == da for c in ast.iter_child_nodes(b)) or any(
-                ast.dump(c) == db for c in ast.iter_child_nodes(a)
-            ):
+            if any(ast.dump(c) == da for c in _children(b)) or any(ast.dump(c) == db for c in _children(a)):
                 return 1
         return count
     if isinstance(a, list) and isinstance(b, list):
@@ -74,6 +72,15 @@ def _ast_diffs(a, b) -> int:
             return 1
         return sum(_ast_diffs(x, y) for x, y in zip(a, b))
     return int(type(a) is not type(b) or a != b)
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """The nodes an edit can unwrap to: the children, and the object of a method call
+    (``x.strip()`` -> ``x``, a call_drop)."""
+    found = list(ast.iter_child_nodes(node))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        found.append(node.func.value)
+    return found
 
 
 def _signatures(tree: ast.Module) -> list[str]:
@@ -211,6 +218,8 @@ BEHAVIOUR = [
     ("string_const", "def f(s):\n    return s + 'ab'\n", "`'ab'` -> `'a'`", ("x",), "xa"),
     ("string_const", "def f(s):\n    return s + ''\n", "`''` -> `'x'`", ("y",), "yx"),
     ("filter_drop", "def f(xs):\n    return [x for x in xs if x > 0]\n", "dropped `if x > 0`", ([1, -1],), [1, -1]),
+    ("call_drop", "def f(xs):\n    return sorted(xs)\n", "`sorted(xs)` -> `xs`", ([2, 1],), [2, 1]),
+    ("call_drop", "def f(s):\n    return s.strip()\n", "`s.strip()` -> `s`", (" a ",), " a "),
 ]
 
 

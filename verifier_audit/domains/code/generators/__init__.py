@@ -1,5 +1,6 @@
 """All code candidates with known truth: AST mutants of the reference (near-misses),
-equivalent rewrites, and the reward-hack catalog (adversarial_cases/code.yaml).
+output-level near-misses (``outputs``: the reference's answer in a wrong shape), equivalent
+rewrites, and the reward-hack catalog (adversarial_cases/code.yaml).
 
 ``generate_all(tasks, seed)`` is what the engine calls; deterministic for a seed (see
 ``verifier_audit.domains.kit``). Every mutant is labelled incorrect and every rewrite
@@ -15,7 +16,7 @@ from ....models import Candidate, Task
 from ...base import CategoryInfo
 from ...kit import CatalogEntry, assemble, list_categories, make_candidates, sample_kinds
 from .. import known_bad
-from . import mutants, rewrites
+from . import mutants, outputs, rewrites
 
 # Per task; a task may override with metadata["max_mutants"] (None: all of them, as the
 # HumanEval mutant-survival analysis wants).
@@ -68,7 +69,21 @@ def _equivalent(task: Task, rng: random.Random) -> list[Candidate]:
     )
 
 
-PER_TASK = {"near_miss": _near_miss, "equivalent": _equivalent}
+def _outputs(task: Task, rng: random.Random) -> list[Candidate]:
+    # All of them (a handful per task, by return type): not drawn, so rng is unused.
+    del rng
+    out = []
+    for origin, label, kinds in (
+        ("near_miss", "incorrect", outputs.KINDS),
+        ("equivalent", "correct", outputs.EQUIVALENT_KINDS),
+    ):
+        chosen = [(kind, source, note) for o, kind, source, note in outputs.output_variants(task) if o == origin]
+        out += make_candidates("code", task.id, chosen, origin=origin, label=label, kinds=kinds, ids="kind")
+    return out
+
+
+# The names seed each generator (kit.rng_for): a new one is added under a new name.
+PER_TASK = {"near_miss": _near_miss, "equivalent": _equivalent, "outputs": _outputs}
 
 
 def generate_all(tasks: list[Task], seed: int, catalog: list[CatalogEntry] | None = None) -> list[Candidate]:
@@ -76,4 +91,9 @@ def generate_all(tasks: list[Task], seed: int, catalog: list[CatalogEntry] | Non
 
 
 def categories(catalog: list[CatalogEntry] | None = None) -> list[CategoryInfo]:
-    return list_categories("code", mutants.KINDS, {**rewrites.KINDS, **PRESENTATION_KINDS}, catalog)
+    return list_categories(
+        "code",
+        {**mutants.KINDS, **outputs.KINDS},
+        {**rewrites.KINDS, **PRESENTATION_KINDS, **outputs.EQUIVALENT_KINDS},
+        catalog,
+    )

@@ -63,6 +63,10 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "bool_const": (Severity.high, "`True` <-> `False`"),
     "const_shift": (Severity.medium, "an integer constant off by one"),
     "string_const": (Severity.medium, "a string constant changed (`''` -> `'x'`, last character dropped)"),
+    "call_drop": (
+        Severity.high,
+        "a wrapping call dropped (`sorted(x)` -> `x`; also reversed, abs, set, int, `.strip()`, `.lower()`)",
+    ),
 }
 _RANK = {kind: i for i, kind in enumerate(KINDS)}
 
@@ -266,6 +270,12 @@ _COMPARE = {
 }
 # Swapping the arguments of these changes nothing or only the order of printed output.
 _SYMMETRIC_CALLS = {"min", "max", "print", "set", "frozenset"}
+# call_drop: calls that wrap one value and normalise it (order, sign, type, case, padding).
+# Dropping one is the slip a lenient output checker (tokens in any order, stripped, case
+# folded) cannot see; whether the program is still right is the oracle's call (a list that
+# is already sorted, abs of a value that is never negative).
+_DROPPABLE_CALLS = {"sorted", "reversed", "abs", "set", "int"}
+_DROPPABLE_METHODS = {"strip", "lstrip", "rstrip", "lower", "upper"}
 
 _Change = tuple[str, ast.AST, str]  # (kind, replacement node, note)
 
@@ -434,6 +444,12 @@ def _call_changes(node: ast.Call) -> Iterator[_Change]:
     name = node.func.id if isinstance(node.func, ast.Name) else None
     args = node.args
     starred = any(isinstance(a, ast.Starred) for a in args)
+    if name in _DROPPABLE_CALLS and len(args) == 1 and not starred and (name == "sorted" or not node.keywords):
+        yield "call_drop", args[0], _show_change(node, args[0])  # sorted(x, key=k): the key goes too
+    elif (
+        isinstance(node.func, ast.Attribute) and node.func.attr in _DROPPABLE_METHODS and not args and not node.keywords
+    ):
+        yield "call_drop", node.func.value, _show_change(node, node.func.value)
     if name == "range" and not node.keywords and not starred and 1 <= len(args) <= 3:
         # range(n): the stop; range(a, b[, s]): start and stop.
         for i in [0] if len(args) == 1 else [0, 1]:

@@ -18,6 +18,10 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "reformat": (Severity.high, "reformatted: ast.unparse layout, other quotes, blank lines"),
     "comments": (Severity.high, "explanatory comments added"),
     "rename_locals": (Severity.high, "local variables renamed (parameters and function names kept)"),
+    "rename_fresh": (
+        Severity.high,
+        "locals and comprehension variables renamed to names that contain none of the reference's (`total` -> `v0`)",
+    ),
     "docstring_strip": (Severity.medium, "docstrings removed"),
     "docstring_replace": (Severity.medium, "the entry point's docstring replaced by another one"),
     "type_hints_strip": (Severity.medium, "type annotations removed"),
@@ -91,6 +95,7 @@ _MAKERS: dict[str, Callable[[str, str, random.Random], str | None]] = {
     "reformat": layout.reformat,
     "comments": additions.comments,
     "rename_locals": names.rename_locals,
+    "rename_fresh": names.rename_fresh,
     "docstring_strip": docstrings.docstring_strip,
     "docstring_replace": docstrings.docstring_replace,
     "type_hints_strip": hints.type_hints_strip,
