@@ -17,7 +17,15 @@ from hypothesis import strategies as st
 
 from verifier_audit import domains
 from verifier_audit.domains import get_domain
-from verifier_audit.domains.base import CategoryInfo, Domain, DomainPackage, OracleLabel, Suite, SuiteScheme
+from verifier_audit.domains.base import (
+    CallAuthority,
+    CategoryInfo,
+    Domain,
+    DomainPackage,
+    OracleLabel,
+    Suite,
+    SuiteScheme,
+)
 from verifier_audit.engine import formats as engine_formats
 from verifier_audit.engine.search import supports_search
 from verifier_audit.engine.slices import task_slices, with_slices
@@ -42,6 +50,7 @@ FLAG_HOOKS = {
     "sandboxes_calls": ("isolate_verifier_calls",),
     "private_view": ("verifier_view",),
     "guards_fixtures": ("after_call",),
+    "calls_tools": ("call_authority",),
 }
 
 
@@ -130,6 +139,7 @@ def test_the_defaults_run():
     assert d.answer_span("the answer is 42") == ""
     assert d.canonical_answer(" 4\n2 ", task) == "4 2" and d.canonical_answer(" \n", task) is None
     assert d.task_slices(task) == [] and d.search_operators() == {} and d.lazy_policies(task) == {}
+    assert d.call_authority(task)("[]") == CallAuthority()
     assert d.default_timeout == 10.0 and d.survival_verifier is None
     assert not any(getattr(d, flag) for flag in FLAGS)
 
