@@ -118,6 +118,14 @@ class Domain:
     #: policy's samples (samples/authority.py)
     calls_tools: bool = False
 
+    def warm_modules(self) -> list[str]:
+        """The modules the clean workers' server imports once, before it forks the workers
+        that call verifiers (engine/clean_server.py, engine/clean_preload.py), so that a
+        fresh worker starts warm; trusted code only, never the verifier under audit. A
+        module that fails to import only makes the workers slower. Default: the modules
+        of the domain's ``reference_verifiers`` (and so what they import)."""
+        return list(dict.fromkeys(spec.partition(":")[0] for spec in self.reference_verifiers.values()))
+
     # -- tasks and the oracle
     def check_task(self, task: Task) -> str | None:
         """Why this task's reference is unusable (unparseable gold), or None when it is fine.
