@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from verifier_audit import domains
 from verifier_audit.domains import get_domain
 from verifier_audit.domains.base import (
     CallAuthority,
@@ -151,6 +152,21 @@ def test_each_builtin_domain_satisfies_the_contract(name):
     assert domain.reference_verifiers and domain.categories()
     # the clean workers' server warms the reference verifiers' module, as it always has
     assert domain.warm_modules() == [f"{domain.package}.verifiers"]
+
+
+def test_the_builtin_domains_are_declared_once():
+    """``domains._BUILTIN`` is the one declaration of the built-in domains (every package
+    under ``domains/`` with a ``DOMAIN``); pyproject.toml's entry points are for plugins,
+    so an installed package lists them in the same order as a source tree."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert "verifier_audit.domains" not in project.get("entry-points", {})
+    packages = {p.parent.name for p in (PACKAGE / "domains").glob("*/__init__.py") if "DOMAIN =" in p.read_text()}
+    assert list(domains._BUILTIN) == list(BUILTIN) and set(BUILTIN) == packages
 
 
 def test_the_capabilities_of_the_builtin_domains():
