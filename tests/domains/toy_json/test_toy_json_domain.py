@@ -177,6 +177,32 @@ def test_the_suite_scheme_and_the_contract_defaults(toy):
     assert toy.warm_modules() == ["toy_json_domain.verifiers"] and not toy.calls_tools
 
 
+def test_the_samples_layer_reads_a_plugin_domain_through_the_contract(toy, tasks, monkeypatch):
+    """``score``/``compare`` read a sample's tool-call authority through
+    ``Domain.call_authority`` when ``calls_tools`` is set: none for the toy as it is, and
+    a plugin's own reader (here: every key of the object a "call") once it declares it."""
+    from verifier_audit.domains.base import CallAuthority, UnreadableCalls
+    from verifier_audit.samples import authority as A
+
+    assert A.authority_reader(tasks[0]) is None
+
+    def call_authority(self, task):
+        def read(text):
+            try:
+                keys = tuple(json.loads(text))
+            except ValueError as exc:
+                raise UnreadableCalls(f"no object: {exc}") from None
+            return CallAuthority(tools=tuple((k, "read") for k in keys), highest="read" if keys else "none")
+
+        return read
+
+    monkeypatch.setattr(type(toy), "calls_tools", True)
+    monkeypatch.setattr(type(toy), "call_authority", call_authority)
+    got = A.texts_authority(tasks[0], [tasks[0].reference, "{", "{}"])
+    assert [a.parsed for a in got] == [True, False, True] and got[1].reason.startswith("no object")
+    assert [a.highest for a in got] == ["read", None, "none"] and got[0].tools[0] == ("name", "read")
+
+
 def _report() -> Report:
     ci = Interval(low=0.0, high=0.5)
     cat = CategoryResult(
