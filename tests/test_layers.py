@@ -264,14 +264,19 @@ def _domain_named(module: str, domains: set[str]) -> str | None:
     return parts[1] if len(parts) > 1 and parts[0] == "domains" and parts[1] in domains else None
 
 
-def _engine_naming_a_domain(graph: dict[str, dict[str, str]], domains: set[str]) -> list[str]:
+def _part_naming_a_domain(graph: dict[str, dict[str, str]], domains: set[str], part: str) -> list[str]:
+    """The imports of a named domain by a module of ``part`` (``engine``, ``samples``)."""
     return [
         f"{where}: {a} imports {b} (the {_domain_named(b, domains)} domain)"
         for a in sorted(graph)
-        if _short(a) == "engine" or _short(a).startswith("engine.")
+        if _short(a) == part or _short(a).startswith(f"{part}.")
         for b, where in sorted(graph[a].items())
         if _domain_named(b, domains)
     ]
+
+
+def _engine_naming_a_domain(graph: dict[str, dict[str, str]], domains: set[str]) -> list[str]:
+    return _part_naming_a_domain(graph, domains, "engine")
 
 
 def test_the_engine_names_no_domain():
@@ -281,6 +286,44 @@ def test_the_engine_names_no_domain():
     plugin domain a second-class one. The walls both need live in ``isolation/``."""
     found = _engine_naming_a_domain(_graph(), _domain_names())
     assert not found, "the engine imports a specific domain:\n" + "\n".join(found)
+
+
+def test_the_samples_layer_names_no_domain():
+    """``score`` and ``compare`` read a domain's samples through the contract (the
+    authority of tool calls: ``Domain.call_authority``; canonical answers:
+    ``Domain.canonical_answer``), so a plugin domain's samples are read as a built-in's.
+    Neither an import of ``verifier_audit.domains.<name>`` nor a test of a task's domain
+    against a built-in domain's name (``task.domain == "tool"``) is in ``samples/``."""
+    found = _part_naming_a_domain(_graph(), _domain_names(), "samples")
+    assert not found, "the samples layer imports a specific domain:\n" + "\n".join(found)
+    named = _domain_name_compared(PACKAGE / "samples", _domain_names())
+    assert not named, "the samples layer compares with a domain's name:\n" + "\n".join(named)
+
+
+def _domain_name_compared(folder: Path, domains: set[str]) -> list[str]:
+    """Comparisons (``==``, ``!=``, ``in``) with a string that is a built-in domain's name."""
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                strings = [
+                    n.value
+                    for n in ast.walk(node)
+                    if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in domains
+                ]
+                found += [f"{path.relative_to(folder.parent)}:{node.lineno}: {s!r}" for s in strings]
+    return found
+
+
+def test_the_samples_check_sees_a_domain_named(tmp_path):
+    """The two checks above fail on what samples/ did before the contract's
+    ``call_authority`` (samples/authority.py, score/label.py, compare/pipeline.py)."""
+    graph = {"verifier_audit.samples.score.label": {"verifier_audit.domains.tool.policy": "samples/score/label.py:85"}}
+    assert _part_naming_a_domain(graph, _domain_names(), "samples") == [
+        "samples/score/label.py:85: verifier_audit.samples.score.label imports verifier_audit.domains.tool.policy (the tool domain)"
+    ]
+    (tmp_path / "authority.py").write_text('def is_tool_task(task):\n    return task.domain == "tool"\n')
+    assert [f.split(": ")[1] for f in _domain_name_compared(tmp_path, _domain_names())] == ["'tool'"]
 
 
 def test_the_domain_check_sees_a_domain_import():

@@ -17,12 +17,15 @@ from hypothesis import strategies as st
 
 from verifier_audit import domains
 from verifier_audit.domains import get_domain
-from verifier_audit.domains.base import CategoryInfo, Domain, DomainPackage, OracleLabel, Suite, SuiteScheme
+from verifier_audit.domains.base import (
+    CallAuthority,
+    Domain,
+    DomainPackage,
+)
 from verifier_audit.engine import formats as engine_formats
-from verifier_audit.engine.search import supports_search
 from verifier_audit.engine.slices import task_slices, with_slices
 from verifier_audit.errors import InputError
-from verifier_audit.models import Candidate, CategoryResult, GateResult, Interval, Report, Severity, Task
+from verifier_audit.models import Candidate, Severity, Task
 from verifier_audit.samples.compare.facts import canonical_answer
 from verifier_audit.suites import load_suite, suite_schemes
 
@@ -42,6 +45,7 @@ FLAG_HOOKS = {
     "sandboxes_calls": ("isolate_verifier_calls",),
     "private_view": ("verifier_view",),
     "guards_fixtures": ("after_call",),
+    "calls_tools": ("call_authority",),
 }
 
 
@@ -130,6 +134,8 @@ def test_the_defaults_run():
     assert d.answer_span("the answer is 42") == ""
     assert d.canonical_answer(" 4\n2 ", task) == "4 2" and d.canonical_answer(" \n", task) is None
     assert d.task_slices(task) == [] and d.search_operators() == {} and d.lazy_policies(task) == {}
+    assert d.call_authority(task)("[]") == CallAuthority()
+    assert d.warm_modules() == []
     assert d.default_timeout == 10.0 and d.survival_verifier is None
     assert not any(getattr(d, flag) for flag in FLAGS)
 
@@ -144,6 +150,23 @@ def test_each_builtin_domain_satisfies_the_contract(name):
         assert getattr(domain, flag) == overrides, (name, flag)
     assert domain.search_operators(), f"{name} takes part in the search"
     assert domain.reference_verifiers and domain.categories()
+    # the clean workers' server warms the reference verifiers' module, as it always has
+    assert domain.warm_modules() == [f"{domain.package}.verifiers"]
+
+
+def test_the_builtin_domains_are_declared_once():
+    """``domains._BUILTIN`` is the one declaration of the built-in domains (every package
+    under ``domains/`` with a ``DOMAIN``); pyproject.toml's entry points are for plugins,
+    so an installed package lists them in the same order as a source tree."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert "verifier_audit.domains" not in project.get("entry-points", {})
+    packages = {p.parent.name for p in (PACKAGE / "domains").glob("*/__init__.py") if "DOMAIN =" in p.read_text()}
+    assert list(domains._BUILTIN) == list(BUILTIN) and set(BUILTIN) == packages
 
 
 def test_the_capabilities_of_the_builtin_domains():
@@ -154,82 +177,29 @@ def test_the_capabilities_of_the_builtin_domains():
     assert get_domain("code").default_timeout == 4.0 and get_domain("code").survival_verifier == "visible_tests"
 
 
-# ------------------------------------------------------------- a minimal domain, registered
+# A whole domain registered by entry point, through every part of an audit, is the toy
+# JSON domain of tests/domains/toy_json/ (test_toy_json_domain.py, test_toy_json_e2e.py).
 
 
-class Toy(Domain):
-    """JSON extraction in miniature: the answer is the reference's text. Only the hooks an
-    audit cannot do without (and one scheme, and one search operator) are defined."""
-
-    name = "toy"
-    suite_schemes = (SuiteScheme("toy:", f"{__name__}:toy_suite", "N"),)
-
-    def generate(self, tasks, seed):
-        for t in tasks:
-            yield Candidate(
-                id=f"{t.id}/toy.wrong/0",
-                task_id=t.id,
-                text=t.reference + "!",
-                origin="near_miss",
-                category="toy.near_miss.bang",
-                severity=Severity.low,
-                label="incorrect",
-            )
-
-    def label(self, text, task):
-        return OracleLabel("correct" if text.strip() == task.reference else "incorrect")
-
-    def categories(self):
-        return [CategoryInfo("toy.near_miss.bang", "near_miss", Severity.low, "an exclamation mark")]
-
-    def search_operators(self):
-        return {"bang": lambda text, rng: text + "!"}
-
-
-def toy_suite(spec, *, fields=None, fmt="jsonl", domain=None) -> Suite:
-    n = int(spec[len("toy:") :] or 1)
-    tasks = [Task(id=f"toy-{i}", domain="toy", prompt="?", reference=f'{{"a": {i}}}') for i in range(n)]
-    return Suite(name=spec, path=Path(spec), tasks=tasks, content_hash="0" * 16)
-
-
-TOY = Toy()
-
-
-def _clear():
-    for cached in (domains.available, domains.suite_formats, domains.suite_datasets, domains.suite_schemes):
-        cached.cache_clear()
-
-
-@pytest.fixture
-def toy(monkeypatch):
-    """The toy domain in the registry, as an entry point would put it there."""
-    monkeypatch.setitem(domains._BUILTIN, "toy", f"{__name__}:TOY")
-    _clear()
-    yield TOY
-    monkeypatch.delitem(domains._BUILTIN, "toy")
-    _clear()
-
-
-def test_a_minimal_domain_works_through_the_defaults(toy):
-    task = Task(id="t", domain="toy", prompt="?", reference='{"a": 1}')
-    cands = list(toy.generate([task], 0))
-    # slices: none of its own, a suite's named slice still wins
-    assert task_slices(toy, task) == [] and with_slices(toy, [task], cands) == cands
-    assert task_slices(toy, task.model_copy(update={"metadata": {"slice": "easy"}})) == ["slice:easy"]
-    # formats: none, so the probe is skipped and the candidates stay as they are
-    assert not engine_formats.supports_formats(toy) and engine_formats.annotate(toy, cands) == cands
-    # compare: the contract's default canonical answer
-    assert canonical_answer('{"a":  1}\n', task) == '{"a": 1}'
-    # search: found through the domain, so a plugin domain searches
-    assert supports_search("toy") and toy.search_operators()["bang"]("x", random.Random(0)) == "x!"
-    assert toy.label('{"a": 1}', task).label == "correct"
-
-
-def test_a_domain_owns_a_suite_scheme(toy):
-    suite = load_suite("toy:3")
-    assert [t.id for t in suite.tasks] == ["toy-0", "toy-1", "toy-2"] and suite.domain == "toy"
-    with pytest.raises(InputError, match=r"toy:N"):
-        load_suite("no-such-suite")
+def test_the_engine_runs_a_domain_without_formats_or_slices():
+    """A domain that overrides neither: the format probe is skipped, the candidates stay as
+    they are, and a suite's own named slice still works."""
+    bare = Domain()
+    task = Task(id="t", domain="", prompt="?", reference="42")
+    cands = [
+        Candidate(
+            id="t/x.near_miss.k/0",
+            task_id="t",
+            text="41",
+            origin="near_miss",
+            category="x.near_miss.k",
+            severity=Severity.low,
+            label="incorrect",
+        )
+    ]
+    assert task_slices(bare, task) == [] and with_slices(bare, [task], cands) == cands
+    assert task_slices(bare, task.model_copy(update={"metadata": {"slice": "easy"}})) == ["slice:easy"]
+    assert not engine_formats.supports_formats(bare) and engine_formats.annotate(bare, cands) == cands
 
 
 def test_the_schemes_are_declared_not_named_by_the_suite_reader():
@@ -268,52 +238,3 @@ def test_the_default_canonical_answer_ignores_layout(name, text):
     once = canonical_answer(text, task)
     assert once == canonical_answer(re.sub(r"\s", "  \n", text), task)
     assert once is None or canonical_answer(once, task) == once
-
-
-def _toy_report() -> Report:
-    ci = Interval(low=0.0, high=0.5)
-    cat = CategoryResult(
-        name="toy.near_miss.bang",
-        origin="near_miss",
-        severity=Severity.low,
-        label="incorrect",
-        n=4,
-        accepted=0,
-        rate=0.0,
-        ci=ci,
-    )
-    return Report(
-        tool_version="0",
-        verifier="v.py:f",
-        style="native",
-        suite="toy:4",
-        seed=0,
-        threshold=0.5,
-        n_candidates=4,
-        coverage_debt=0.0,
-        coverage_debt_ci=ci,
-        false_acceptance_rate=0.0,
-        false_acceptance_ci=ci,
-        false_rejection_rate=0.0,
-        false_rejection_ci=ci,
-        error_rate=0.0,
-        errors=0,
-        categories=[cat],
-        gate=GateResult(passed=True),
-    )
-
-
-def test_the_checklist_reads_the_flags_not_the_hooks(toy, monkeypatch):
-    """A plugin domain's report gets the checklist items its flags declare: the
-    runtime_authority item when its completions call tools, the sandbox's reading of the
-    isolation item when its calls run in a sandbox of its own."""
-    from verifier_audit.report.checklist import evaluate
-
-    plain = {i.key: i for i in evaluate(_toy_report())}
-    assert "runtime_authority" not in plain
-    assert "not run in the audit's sandbox" in plain["isolation_holds"].evidence
-    monkeypatch.setattr(Toy, "calls_tools", True)
-    monkeypatch.setattr(Toy, "sandboxes_calls", True)
-    flagged = {i.key: i for i in evaluate(_toy_report())}
-    assert "runtime_authority" in flagged
-    assert "not run in the audit's sandbox" not in flagged["isolation_holds"].evidence

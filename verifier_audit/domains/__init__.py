@@ -1,7 +1,9 @@
-"""Domain registry. Domains register under the ``verifier_audit.domains`` entry point, so a
-new one (sql, code, a plugin's own) is added without touching the engine; the suite file
-formats and named datasets they declare (``Domain.suite_formats``, ``suite_datasets``) are
-looked up here, so a new one is added without touching the suite reader either."""
+"""Domain registry. The built-in domains are declared once, in ``_BUILTIN``; a domain of
+another distribution registers under the ``verifier_audit.domains`` entry point
+(docs/architecture.md, "Adding things", has a worked example), so a new one is added
+without touching the engine; the suite file formats and named datasets they declare
+(``Domain.suite_formats``, ``suite_datasets``) are looked up here, so a new one is added
+without touching the suite reader either."""
 
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ from importlib.metadata import entry_points
 from ..errors import InputError
 from .base import Domain, FormatSign, SuiteScheme
 
-# Used when the package runs from a source tree that was never installed.
+# The built-in domains, in the order every listing shows them (``--format``, ``catalog``):
+# the one line a built-in domain has outside its folder besides its data (its catalog and
+# suite). They are no entry points, so an installed package and a source tree that was
+# never installed see the same domains in the same order.
 _BUILTIN = {
     "math": "verifier_audit.domains.math:DOMAIN",
     "sql": "verifier_audit.domains.sql:DOMAIN",
@@ -24,6 +29,8 @@ _BUILTIN = {
 
 @cache
 def available() -> dict[str, str]:
+    """domain name -> spec (``"package.module:DOMAIN"``): the built-in domains, then every
+    plugin's entry point."""
     found = dict(_BUILTIN)
     for ep in entry_points(group="verifier_audit.domains"):
         found[ep.name] = ep.value

@@ -36,6 +36,29 @@ class CategoryInfo:
     reference: str = ""  # public source for catalog entries
 
 
+#: privilege levels of a tool call, lowest first (``CallAuthority``; the tool domain's policy)
+PRIVILEGE_LEVELS = ("read", "write", "delete", "admin")
+#: ``CallAuthority.highest`` of a completion that makes no call
+NO_CALL = "none"
+
+
+class UnreadableCalls(ValueError):
+    """A completion whose calls cannot be read (``Domain.call_authority``'s reader raises
+    it, or a subclass, with the reason): samples/authority.py counts the sample as
+    unreadable with that reason, never drops it."""
+
+
+@dataclass(frozen=True)
+class CallAuthority:
+    """The authority one completion's tool calls use under its task's policy
+    (``Domain.call_authority``), as ``score`` and ``compare`` report it."""
+
+    tools: tuple[tuple[str, str], ...] = ()  # (tool, level in PRIVILEGE_LEVELS) per call, in order
+    highest: str = NO_CALL  # the highest level of its calls; NO_CALL for none
+    above_policy: bool = False  # ``highest`` is above the task's maximum privilege
+    violations: tuple[str, ...] = ()  # why each call is outside the policy, in words
+
+
 class Domain:
     """The whole contract between a domain and the rest of the package, in one place (as
     pytest's ``hookspec.py``): every hook the engine, the suite reader, the report and the
@@ -90,9 +113,18 @@ class Domain:
     #: ``after_call`` checks the resources a call was given and restores them (sql: the
     #: fixture database): the checklist's fixture item reads its findings
     guards_fixtures: bool = False
-    #: a completion is a list of tool calls under the task's policy (tool): the checklist
-    #: lists the runtime_authority item, read from the policy's samples (samples/authority.py)
+    #: a completion is a list of tool calls under the task's policy (tool): ``call_authority``
+    #: reads them, and the checklist lists the runtime_authority item, read from the
+    #: policy's samples (samples/authority.py)
     calls_tools: bool = False
+
+    def warm_modules(self) -> list[str]:
+        """The modules the clean workers' server imports once, before it forks the workers
+        that call verifiers (engine/clean_server.py, engine/clean_preload.py), so that a
+        fresh worker starts warm; trusted code only, never the verifier under audit. A
+        module that fails to import only makes the workers slower. Default: the modules
+        of the domain's ``reference_verifiers`` (and so what they import)."""
+        return list(dict.fromkeys(spec.partition(":")[0] for spec in self.reference_verifiers.values()))
 
     # -- tasks and the oracle
     def check_task(self, task: Task) -> str | None:
@@ -125,6 +157,15 @@ class Domain:
         """Every category the generators and catalogs can produce, for `verifier-audit catalog`
         and the checklist. Default: none."""
         return []
+
+    def call_authority(self, task: Task) -> Callable[[str], CallAuthority]:
+        """When ``calls_tools`` is set: the reader of the authority a completion of ``task``
+        uses (its tools, their privilege, the calls outside the task's policy), the policy
+        read once; ``score`` and ``compare`` call it on every sample of the task
+        (samples/authority.py), in the parent, on model output, so it must never evaluate
+        the text. It raises ``UnreadableCalls`` for a completion whose calls it cannot read.
+        Set ``calls_tools`` when overriding. Default: a reader that finds no call."""
+        return lambda text: CallAuthority()
 
     # -- resources (sql: DuckDB fixtures; code: test cases and the sandbox)
     def prepare_tasks(self, tasks: list[Task], seed: int, cache_dir: Path) -> list[Task]:

@@ -6,6 +6,7 @@ from ..domains import available, get_domain
 
 for _name in available():
     try:
-        __import__(f"{get_domain(_name).package}.verifiers")
+        for _module in get_domain(_name).warm_modules():
+            __import__(_module)
     except Exception:  # noqa: BLE001 - a broken plugin domain only makes its workers slower
         pass

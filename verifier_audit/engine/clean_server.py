@@ -129,7 +129,7 @@ def warm_clean_server(domains: list[str] | None = None) -> None:
     if domains is not None and getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
         from ..domains import get_domain
 
-        _preload = [f"{get_domain(d).package}.verifiers" for d in domains]
+        _preload = [module for d in domains for module in get_domain(d).warm_modules()]
     clean_context()
     _short_socket_dir()
     with without_main_module():

@@ -9,8 +9,10 @@ environments: a file store, a calendar, a bank), ``oracle``, ``generators``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...models import Task
-from ..base import DomainPackage, SuiteScheme, verifier_specs
+from ..base import CallAuthority, DomainPackage, SuiteScheme, verifier_specs
 
 
 class ToolDomain(DomainPackage):
@@ -21,7 +23,7 @@ class ToolDomain(DomainPackage):
     )
     # The Berkeley Function Calling Leaderboard's data in bfcl-eval: --suite bfcl:simple
     suite_schemes = (SuiteScheme("bfcl:", f"{__name__}.bfcl:bfcl_suite", "CATEGORY"),)
-    calls_tools = True  # the checklist's runtime_authority item
+    calls_tools = True  # call_authority; the checklist's runtime_authority item
     # compare's canonical answer is the base's explicit default (whitespace collapsed): two
     # call lists that differ in layout only are one answer.
 
@@ -34,6 +36,11 @@ class ToolDomain(DomainPackage):
         from .oracle import check_input
 
         return check_input(task)
+
+    def call_authority(self, task: Task) -> Callable[[str], CallAuthority]:
+        from .policy import authority_reader
+
+        return authority_reader(task)
 
 
 DOMAIN = ToolDomain()

@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..base import UnreadableCalls
+
 MAX_TEXT = 200_000  # longer completions are not parsed (a policy does not need more)
 SYNTAXES = ("json", "json_list", "openai", "python", "hermes")
 
@@ -34,8 +36,9 @@ _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)\n?```", re.DOTALL)
 _HERMES = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 
 
-class CallParseError(ValueError):
-    """The completion states no call we can read; the message says why."""
+class CallParseError(UnreadableCalls):
+    """The completion states no call we can read; the message says why (a ValueError: the
+    contract's ``UnreadableCalls``, which samples/authority.py counts as unreadable)."""
 
 
 @dataclass(frozen=True)

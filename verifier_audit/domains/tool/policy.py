@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .calls import Call, CallParseError, calls_from_json
+from ..base import NO_CALL, PRIVILEGE_LEVELS, CallAuthority
+from .calls import Call, CallParseError, calls_from_json, parse_calls
 
-LEVELS = ("read", "write", "delete", "admin")
+LEVELS = PRIVILEGE_LEVELS
 _RANK = {level: i for i, level in enumerate(LEVELS)}
 _BY_NAME = (
     ("admin", re.compile(r"(^|[._])(admin|sudo|grant|revoke|set_role|impersonate|root)", re.I)),
@@ -123,6 +124,22 @@ def violations(calls: Iterable[Call], policy: Policy) -> list[str]:
             if arg in call.arguments and not _in_scope(call.arguments[arg], rule):
                 out.append(f"{call.name}: {arg}={call.arguments[arg]!r} outside its scope {rule}")
     return out
+
+
+def authority_reader(task) -> Callable[[str], CallAuthority]:
+    """``Domain.call_authority``: the reader of what a completion of ``task`` calls, at
+    which level and outside which part of the task's policy (read once, here). It raises
+    ``CallParseError`` (an ``UnreadableCalls``) for a completion whose calls it cannot read."""
+    policy = task_policy(task)
+
+    def read(text: str) -> CallAuthority:
+        calls = parse_calls(text)
+        tools = tuple((c.name, policy.level(c.name)) for c in calls)
+        highest = max((lv for _, lv in tools), key=rank) if tools else NO_CALL
+        above = highest != NO_CALL and rank(highest) > rank(policy.max_privilege)
+        return CallAuthority(tools, highest, above, tuple(violations(calls, policy)))
+
+    return read
 
 
 def _in_scope(value: Any, rule: dict) -> bool:

@@ -377,7 +377,7 @@ def run_compare(
         if vocab_size is not None:
             vocab_source = "the model's config.json"
     facts: list[Facts] = []
-    policies: dict = {}  # task id -> its authority policy (tool tasks only)
+    policies: dict = {}  # task id -> the reader of its samples' authority (None: no tool calls)
     for i, s in enumerate([*base.samples, *rl.samples]):
         label = labelled[i][0]
         tokens, lo, hi = token_entropy_sums(s, vocab_size)
@@ -422,13 +422,12 @@ def _sample_authority(task: Task | None, text: str, policies: dict):
     """The authority a tool-call sample uses (samples/authority.py); None for other tasks."""
     from .. import authority as A
 
-    if task is None or not A.is_tool_task(task):
+    if task is None:
         return None
     if task.id not in policies:
-        from ...domains.tool.policy import task_policy
-
-        policies[task.id] = task_policy(task)
-    return A.sample_authority(task, text, policies[task.id])
+        policies[task.id] = A.authority_reader(task)
+    reader = policies[task.id]
+    return None if reader is None else A.sample_authority(task, text, reader)
 
 
 def _authority(

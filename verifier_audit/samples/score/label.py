@@ -80,11 +80,11 @@ def label_samples(
 
     out = Labelled(spill=spill)
     models = out.models
-    tool_ids = {t for t, task in task_map.items() if A.is_tool_task(task)}
+    # task id -> the reader of its samples' authority (its domain's call_authority), for
+    # the tasks whose completions are tool calls
+    readers = {t: read for t, task in task_map.items() if (read := A.authority_reader(task)) is not None}
+    tool_ids = set(readers)
     if tool_ids:
-        from ...domains.tool.policy import task_policy
-
-        policies = {t: task_policy(task_map[t]) for t in tool_ids}
         out.authority = GroupedFigures()
         memo = _Lru(LABEL_CACHE)
     total = sum(f.samples for f in files)
@@ -178,7 +178,7 @@ def label_samples(
                     mk = _text_key(task_id, text)
                     a = memo.get_recent(mk)
                     if a is None:
-                        a = A.sample_authority(task_map[task_id], text, policies[task_id])
+                        a = A.sample_authority(task_map[task_id], text, readers[task_id])
                         memo.put(mk, a)
                     out.authority.add(key, split, models[key].role, task_id, a)
                 label, reason = labels[(task_id, text)]
