@@ -59,7 +59,8 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "matrix_entry": (Severity.high, "one matrix entry changed by one"),
     "transposed": (Severity.high, "the transpose of a non-symmetric matrix"),
     "wrong_text": (Severity.high, "a different weekday, the opposite yes/no, another option letter"),
-    # issue 33: holes real graders showed (Qwen2.5-Math evaluation/grader.py and parser.py)
+    # issue 33: holes real graders showed (Qwen2.5-Math evaluation/grader.py and parser.py,
+    # openai/prm800k prm800k/grading/grader.py as verl's prime_math has it)
     "near_integer": (Severity.low, "an integer answer off by 1e-7 (42 -> 42.0000001): tolerance on integers"),
     "improper_mixed": (
         Severity.medium,
@@ -72,8 +73,10 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "unit_truncation": (Severity.medium, "a unit word cut off a text answer (Monday -> Mon): unit stripping pays"),
 }
 
-# Words Qwen2.5-Math's strip_string removes as units (evaluation/parser.py, unit_texts);
-# a text answer ending in one ("Monday") is paid when only its stem ("Mon") is written.
+# Unit words graders remove from answers: PRM800K's grader with re.sub anywhere in the
+# answer (openai/prm800k prm800k/grading/grader.py _normalize, also verl's
+# utils/reward_score/prime_math), Qwen2.5-Math's strip_string (evaluation/parser.py,
+# unit_texts). A text answer ending in one ("Monday") is then paid for its stem ("Mon").
 _UNIT_WORDS = ("day", "hour", "minute", "second", "week", "month", "year", "meter", "mile", "inch", "foot")
 
 
@@ -197,7 +200,7 @@ def _number_mutants(answer: Answer, reference: str) -> Iterator[Mutant]:
 def _near_integer_mutants(v, reference: str) -> Iterator[Mutant]:
     """42 -> 42.0000001 and 41.9999999: not the integer, but within an absolute 1e-6 and any
     relative tolerance (math_equal's isclose with rel_tol 1e-4 in Qwen2.5-Math's
-    evaluation/grader.py pays both). Only below 10^4: from 10^5 on, 1e-7 is inside the
+    evaluation/grader.py pays both; PRM800K's _normalize rounds a float close to an integer). Only below 10^4: from 10^5 on, 1e-7 is inside the
     oracle's 1e-12 relative slack for decimals (docs/math-oracle.md)."""
     for off in (Rational(1, 10**7), -Rational(1, 10**7)):
         text = decimal_string(v + off)
@@ -208,7 +211,8 @@ def _near_integer_mutants(v, reference: str) -> Iterator[Mutant]:
 def _improper_mixed_mutants(v, reference: str) -> Iterator[Mutant]:
     """7/2 -> 2\\frac{3}{2} and "2 3/2": the whole part one less and an improper fraction.
     A mixed number's fraction is proper by definition, so neither is 7/2 (the oracle refuses
-    the form); a grader that adds the parts pays it."""
+    the form); a grader that adds the parts pays it (PRM800K's _inject_implicit_mixed_number
+    turns "2 3/2" into 2+3/2; Math-Verify adds 2\\frac{3}{2})."""
     whole = int(sympy.floor(v)) - 1
     rest = v - whole
     for text in (f"{whole}\\frac{{{rest.p}}}{{{rest.q}}}", f"{whole} {rest.p}/{rest.q}"):
