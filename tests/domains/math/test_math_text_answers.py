@@ -32,7 +32,7 @@ def _case(word: str, flips: list[bool]) -> str:
 
 
 @given(answers, wrappers, wrappers, layers)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_brace_layers_and_wrappers_do_not_change_the_label(word, gold_wrap, cand_wrap, n):
     gold = gold_wrap.format(word)
     completion = f"So the answer is $\\boxed{{{_braced(cand_wrap.format(word), n)}}}$."
@@ -40,7 +40,7 @@ def test_brace_layers_and_wrappers_do_not_change_the_label(word, gold_wrap, cand
 
 
 @given(answers, wrappers, st.sampled_from(SIGNS), layers)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_a_sign_on_a_text_answer_makes_it_another_answer(word, wrap, sign, n):
     gold = wrap.format(word)
     for inner in (sign + wrap.format(word), wrap.format(sign + word) if wrap != "{}" else sign + word):
@@ -49,7 +49,7 @@ def test_a_sign_on_a_text_answer_makes_it_another_answer(word, wrap, sign, n):
 
 
 @given(answers, wrappers, st.lists(st.booleans(), max_size=10))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 def test_text_compares_without_case(word, wrap, flips):
     # a bare (or \mathrm) lowercase letter is math, not a choice: e is Euler's number
     assume(not (wrap in ("{}", "\\mathrm{{{}}}") and word in LETTERS))
