@@ -200,8 +200,9 @@ def _number_mutants(answer: Answer, reference: str) -> Iterator[Mutant]:
 def _near_integer_mutants(v, reference: str) -> Iterator[Mutant]:
     """42 -> 42.0000001 and 41.9999999: not the integer, but within an absolute 1e-6 and any
     relative tolerance (math_equal's isclose with rel_tol 1e-4 in Qwen2.5-Math's
-    evaluation/grader.py pays both; PRM800K's _normalize rounds a float close to an integer). Only below 10^4: from 10^5 on, 1e-7 is inside the
-    oracle's 1e-12 relative slack for decimals (docs/math-oracle.md)."""
+    evaluation/grader.py pays both; PRM800K's _normalize rounds a float close to an
+    integer). Only below 10^4: from 10^5 on, 1e-7 is inside the oracle's 1e-12 relative
+    slack for decimals (docs/math-oracle.md)."""
     for off in (Rational(1, 10**7), -Rational(1, 10**7)):
         text = decimal_string(v + off)
         if text is not None:
@@ -590,6 +591,8 @@ def _text_mutants(value: str, reference: str) -> Iterator[Mutant]:
         for other in ("B" if letter == "A" else "A", "D" if letter == "C" else "C"):
             if other != letter:
                 yield Mutant("wrong_text", f"\\text{{{other}}}", f"another option: {reference} -> {other}")
+        if letter > "J":  # a letter past the options (x, y) is no choice
+            return
         # every option, the gold last (a last-letter grader pays) and first (a first-letter one)
         others = [chr(c) for c in range(ord("A"), max(ord("D"), ord(letter)) + 1) if chr(c) != letter]
         for text in (f"\\text{{{', '.join([*others, letter])}}}", " ".join([letter, *others])):
