@@ -1,5 +1,8 @@
 """Find the final answer(s) in a whole model completion.
 
+Only the response is read: the text after the first ``</think>`` when there is one
+(``response``; a guess in the think block is scratch work, not an answer).
+
 Preference order (the first method that finds something wins)::
 
     boxed         \\boxed{...} / \\fbox{...}, every outermost box, braces balanced
@@ -26,6 +29,7 @@ from itertools import islice
 MAX_ANSWER_CHARS = 10_000  # the parser refuses longer answers anyway
 MAX_ANSWERS = 1_000  # more stated answers than this is a conflict without looking further
 
+THINK_CLOSE = "</think>"  # ends a reasoning model's scratch work (``response``)
 _BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _BRACE = re.compile(r"\\[{}]|[{}]")
 _BOX_BARE = re.compile(r"\\boxed[ \t]+([^\s{$][^\s$]*)")
@@ -123,7 +127,9 @@ def stated_answers(completion: str) -> tuple[list[str], str]:
     against each other: no parser runs, so this is safe on hostile text in any process."""
     if not isinstance(completion, str) or not completion.strip():
         return [], "none"
-    text = completion
+    text = response(completion)
+    if not text.strip():
+        return [], "none"
     boxes = [(c.strip(), end) for c, end in _boxes(text)]
     boxes = [(c, end) for c, end in boxes if c]  # an empty \boxed{} is no answer
     if boxes:
@@ -144,6 +150,19 @@ def stated_answers(completion: str) -> tuple[list[str], str]:
     if lines:
         return [_clean(lines[-1])], "last_line"
     return [], "none"
+
+
+def response(completion: str) -> str:
+    """What a completion answers with: the text after its first ``</think>``, or all of it.
+
+    The think block is scratch work (DeepSeek-R1's format, arXiv:2501.12948: the reasoning
+    in ``<think>...</think>``, then the answer), so a guess made there and dropped is no
+    answer. Everything after the first ``</think>`` is the response, a stray second
+    ``</think>`` included: a right box, ``</think>``, a wrong box is two answers (a
+    conflict), however a grader that reads only up to the second tag sees it (issue 33).
+    """
+    close = completion.find(THINK_CLOSE)
+    return completion if close < 0 else completion[close + len(THINK_CLOSE) :]
 
 
 def _cleaned(matches) -> list[str]:

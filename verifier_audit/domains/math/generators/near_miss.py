@@ -59,7 +59,25 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "matrix_entry": (Severity.high, "one matrix entry changed by one"),
     "transposed": (Severity.high, "the transpose of a non-symmetric matrix"),
     "wrong_text": (Severity.high, "a different weekday, the opposite yes/no, another option letter"),
+    # issue 33: holes real graders showed (Qwen2.5-Math evaluation/grader.py and parser.py,
+    # openai/prm800k prm800k/grading/grader.py as verl's prime_math has it)
+    "near_integer": (Severity.low, "an integer answer off by 1e-7 (42 -> 42.0000001): tolerance on integers"),
+    "improper_mixed": (
+        Severity.medium,
+        "an improper 'mixed number' (7/2 -> 2\\frac{3}{2}, 2 3/2): no mixed number, a grader that adds the parts pays",
+    ),
+    "choice_listing": (
+        Severity.high,
+        "every option letter listed (B -> \\text{A, C, D, B}, B A C D): a last- or first-letter grader pays",
+    ),
+    "unit_truncation": (Severity.medium, "a unit word cut off a text answer (Monday -> Mon): unit stripping pays"),
 }
+
+# Unit words graders remove from answers: PRM800K's grader with re.sub anywhere in the
+# answer (openai/prm800k prm800k/grading/grader.py _normalize, also verl's
+# utils/reward_score/prime_math), Qwen2.5-Math's strip_string (evaluation/parser.py,
+# unit_texts). A text answer ending in one ("Monday") is then paid for its stem ("Mon").
+_UNIT_WORDS = ("day", "hour", "minute", "second", "week", "month", "year", "meter", "mile", "inch", "foot")
 
 
 @dataclass(frozen=True)
@@ -165,6 +183,10 @@ def _number_mutants(answer: Answer, reference: str) -> Iterator[Mutant]:
             yield m(kind, off, f"relative error {float(rel):g}: {reference} -> {text}", text)
     else:
         yield from _irrational_mutants(v, reference, write)
+    if v.is_Integer and not answer.approximate and not answer.percent and abs(v) < 10**4:
+        yield from _near_integer_mutants(v, reference)
+    if v.is_Rational and not v.is_Integer and v > 1 and v.q <= 1000 and not answer.percent:
+        yield from _improper_mixed_mutants(v, reference)
     if v.is_Rational and not answer.percent:
         base = write(v)
         extra = f"{base}\\sqrt{{2}}" if v.is_Integer else f"{base} \\cdot \\sqrt{{2}}"
@@ -173,6 +195,29 @@ def _number_mutants(answer: Answer, reference: str) -> Iterator[Mutant]:
         magnitude = write(abs(v))
         magnitude = f"({magnitude})" if isinstance(abs(v), sympy.Add) else magnitude
         yield m("pm_one_sign", None, f"plus-or-minus: {reference} -> \\pm {magnitude}", f"\\pm {magnitude}")
+
+
+def _near_integer_mutants(v, reference: str) -> Iterator[Mutant]:
+    """42 -> 42.0000001 and 41.9999999: not the integer, but within an absolute 1e-6 and any
+    relative tolerance (math_equal's isclose with rel_tol 1e-4 in Qwen2.5-Math's
+    evaluation/grader.py pays both; PRM800K's _normalize rounds a float close to an
+    integer). Only below 10^4: from 10^5 on, 1e-7 is inside the oracle's 1e-12 relative
+    slack for decimals (docs/math-oracle.md)."""
+    for off in (Rational(1, 10**7), -Rational(1, 10**7)):
+        text = decimal_string(v + off)
+        if text is not None:
+            yield Mutant("near_integer", text, f"off by {float(off):g}: {reference} -> {text}")
+
+
+def _improper_mixed_mutants(v, reference: str) -> Iterator[Mutant]:
+    """7/2 -> 2\\frac{3}{2} and "2 3/2": the whole part one less and an improper fraction.
+    A mixed number's fraction is proper by definition, so neither is 7/2 (the oracle refuses
+    the form); a grader that adds the parts pays it (PRM800K's _inject_implicit_mixed_number
+    turns "2 3/2" into 2+3/2; Math-Verify adds 2\\frac{3}{2})."""
+    whole = int(sympy.floor(v)) - 1
+    rest = v - whole
+    for text in (f"{whole}\\frac{{{rest.p}}}{{{rest.q}}}", f"{whole} {rest.p}/{rest.q}"):
+        yield Mutant("improper_mixed", text, f"improper mixed number: {reference} -> {text}")
 
 
 def _percent_mutants(answer: Answer, reference: str) -> Iterator[Mutant]:
@@ -546,3 +591,20 @@ def _text_mutants(value: str, reference: str) -> Iterator[Mutant]:
         for other in ("B" if letter == "A" else "A", "D" if letter == "C" else "C"):
             if other != letter:
                 yield Mutant("wrong_text", f"\\text{{{other}}}", f"another option: {reference} -> {other}")
+        if letter > "J":  # a letter past the options (x, y) is no choice
+            return
+        # every option, the gold last (a last-letter grader pays) and first (a first-letter one)
+        others = [chr(c) for c in range(ord("A"), max(ord("D"), ord(letter)) + 1) if chr(c) != letter]
+        for text in (f"\\text{{{', '.join([*others, letter])}}}", " ".join([letter, *others])):
+            yield Mutant("choice_listing", text, f"every option listed: {reference} -> {text}")
+    yield from _unit_truncations(value, reference)
+
+
+def _unit_truncations(value: str, reference: str) -> Iterator[Mutant]:
+    """Monday -> Mon: the answer with a trailing unit word cut off (see _UNIT_WORDS)."""
+    for unit in _UNIT_WORDS:
+        stem = value[: -len(unit)]
+        if value.endswith(unit) and stem.isalpha() and len(stem) >= 2:
+            text = f"\\text{{{stem.capitalize()}}}"
+            yield Mutant("unit_truncation", text, f"unit word '{unit}' cut off: {reference} -> {text}")
+            return

@@ -193,7 +193,15 @@ class _Parser(_AtomsMixin):
                         for x in self.toks[frac_start : self.i]
                     )
                 ):
-                    # a mixed number: 2\frac{1}{2} is 5/2, as written in school answers
+                    # a mixed number: 2\frac{1}{2} is 5/2, as written in school answers. Its
+                    # fraction is proper by definition; 2\frac{3}{2} is no mixed number (a
+                    # grader that adds the parts pays it for 7/2) and, as a product, no
+                    # answer anyone means: refused as ambiguous (docs/math-oracle.md).
+                    if not 0 < v < 1:
+                        raise ParseError(
+                            f"{self.toks[start].text}\\frac{{..}}: no mixed number, the fraction {v} is not"
+                            " proper and a product is ambiguous; write one fraction (\\frac{7}{2}) or use \\cdot"
+                        )
                     current = _scalar(_val(current) + v)
                     approximate |= right.approximate
                     continue

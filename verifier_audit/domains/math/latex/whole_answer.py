@@ -57,9 +57,48 @@ def _hedge(toks: list[_Tok]) -> Answer:
     return Answer(Kind.HEDGE, items=tuple(items))
 
 
+def _without_brace_layers(toks: list[_Tok]) -> list[_Tok]:
+    """``{{\\text{A}}}`` is ``\\text{A}``: a group around the whole answer changes nothing
+    (issue 33: the extra layer made a right letter choice "unparseable"). Only layers that
+    wrap everything are peeled, so ``{a}{b}`` is left as it is."""
+    while len(toks) >= 2 and _is_op(toks[0], "{") and _is_op(toks[-1], "}") and _wraps_all(toks):
+        toks = toks[1:-1]
+    return toks
+
+
+def _is_op(t: _Tok, *texts: str) -> bool:
+    return t.kind == "op" and t.text in texts
+
+
+def _is_cmd(t: _Tok, *names: str) -> bool:
+    return t.kind == "cmd" and t.text in names
+
+
+def _wraps_all(toks: list[_Tok]) -> bool:
+    """Does the opening brace at toks[0] close at toks[-1] (and not earlier)?"""
+    depth = 0
+    for i, t in enumerate(toks):
+        if _is_op(t, "{", "}"):
+            depth += 1 if t.text == "{" else -1
+            if depth == 0:
+                return i == len(toks) - 1
+    return False
+
+
 def _text_answer(norm: str, toks: list[_Tok]) -> Answer | None:
-    """A letter choice ('(B)', '\\text{(b)}') or prose ('Monday', 'yes'), lowercased."""
-    core = [t for t in toks if not (t.kind == "op" and t.text in ".:!")]
+    """A letter choice ('(B)', '\\text{(b)}') or prose ('Monday', 'yes'), lowercased.
+
+    Text compares without case ('sunday' is 'Sunday'). A sign in front of the text
+    ('-\\text{Sunday}', '\\pm\\text{A}', '+A') is refused: it is not the word, nor a number
+    (the candidate is then unparseable, so wrong)."""
+    core = [t for t in _without_brace_layers(toks) if not (t.kind == "op" and t.text in ".:!")]
+    signs = 0
+    while signs < len(core) and (_is_op(core[signs], "+", "-") or _is_cmd(core[signs], "pm", "mp")):
+        signs += 1  # a loop, not a recursion: '------5' is 9,000 signs deep
+    if signs:
+        if signs < len(core) and _text_answer(norm, core[signs:]) is not None:  # no sign left there
+            raise ParseError(f"a sign before the text answer {norm!r}: no text answer has one; write the text alone")
+        return None
     plain = " ".join(re.sub(r"[^a-z0-9]+", " ", _LATEX_CMD.sub(" ", norm).lower()).split())
     if (
         len(core) >= 3
