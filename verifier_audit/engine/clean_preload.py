@@ -3,9 +3,11 @@ installed domains' reference verifiers and what they import (sympy, DuckDB, sqlg
 that a fresh worker starts warm. Trusted code only: never the verifier under audit."""
 
 from ..domains import available, get_domain
+from .clean_server import reference_modules
 
 for _name in available():
     try:
-        __import__(f"{get_domain(_name).package}.verifiers")
+        for _module in reference_modules(get_domain(_name)):
+            __import__(_module)
     except Exception:  # noqa: BLE001 - a broken plugin domain only makes its workers slower
         pass

@@ -11,7 +11,10 @@ import os
 import pickle
 import sys
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..domains.base import Domain
 
 
 class CleanStart:
@@ -34,7 +37,7 @@ class CleanStart:
         mp.set_start_method(self.start_method, force=True)
         # The server's own scratch directory for multiprocessing (its socket lives there) is
         # not this worker's: a verifier's Manager or Pool makes a fresh one where it can.
-        mp.current_process()._config.pop("tempdir", None)
+        mp.current_process()._config.pop("tempdir", None)  # type: ignore[attr-defined]  # CPython's private attribute, not in typeshed
         os.chdir(self.cwd)
         os.environ.clear()
         os.environ.update(self.env)
@@ -90,11 +93,19 @@ def let_go_of_the_server() -> None:
 
     fd = getattr(forkserver._forkserver, "_forkserver_alive_fd", None)
     if fd is not None:
-        forkserver._forkserver._forkserver_alive_fd = None
+        forkserver._forkserver._forkserver_alive_fd = None  # type: ignore[attr-defined]  # CPython's private attribute, not in typeshed
         try:
             os.close(fd)
         except OSError:
             pass
+
+
+def reference_modules(domain: Domain) -> list[str]:
+    """The modules of ``domain``'s reference verifiers (each spec's part before the colon),
+    which the clean server imports ahead of the workers. From the contract's
+    ``reference_verifiers``, which every domain has (a plugin domain need not be a
+    ``DomainPackage`` with a ``package``); none for a domain without reference verifiers."""
+    return list(dict.fromkeys(spec.partition(":")[0] for spec in domain.reference_verifiers.values()))
 
 
 # What the clean server imports before it forks a worker (see _clean_context); None: every
@@ -129,7 +140,7 @@ def warm_clean_server(domains: list[str] | None = None) -> None:
     if domains is not None and getattr(forkserver._forkserver, "_forkserver_pid", None) is None:
         from ..domains import get_domain
 
-        _preload = [f"{get_domain(d).package}.verifiers" for d in domains]
+        _preload = [m for d in domains for m in reference_modules(get_domain(d))]
     clean_context()
     _short_socket_dir()
     with without_main_module():
@@ -148,7 +159,7 @@ def _short_socket_dir() -> None:
     import shutil
     from multiprocessing import util
 
-    config = mp.current_process()._config
+    config = mp.current_process()._config  # type: ignore[attr-defined]  # CPython's private attribute, not in typeshed
     made = config.get("tempdir")  # multiprocessing's own, where it made one already
     longest = len(made) if made else len(tempfile.gettempdir()) + _PYMP
     if longest + _LISTENER <= _SOCKET_PATH_MAX or not os.path.isdir("/tmp"):
