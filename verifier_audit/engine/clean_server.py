@@ -189,4 +189,4 @@ def light_clean_server():
     try:
         yield
     finally:
-        server._stop()
+        server._stop()  # type: ignore[attr-defined]  # CPython's private method, not in typeshed
