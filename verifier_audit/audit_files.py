@@ -43,6 +43,7 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
+from typing import Literal, overload
 
 from .errors import InputError
 
@@ -97,6 +98,15 @@ def _read_key_file(path: Path) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+# A fresh key is made or an InputError raised: never None (engine/store.py's _new_key).
+@overload
+def folder_key(folder: str | os.PathLike, name: str, *, create: bool = False, fresh: Literal[True]) -> bytes: ...
+
+
+@overload
+def folder_key(folder: str | os.PathLike, name: str, *, create: bool = False, fresh: bool = False) -> bytes | None: ...
 
 
 def folder_key(folder: str | os.PathLike, name: str, *, create: bool = False, fresh: bool = False) -> bytes | None:

@@ -24,6 +24,8 @@ Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
 Origin = Literal["near_miss", "known_bad", "equivalent", "sampled", "search"]
 Label = Literal["correct", "incorrect"]
+# What a search exploit shows: a wrong answer paid, or a right answer refused.
+SearchDirection = Literal["false_acceptance", "false_rejection"]
 
 
 class Severity(str, Enum):
@@ -180,7 +182,7 @@ class SearchFamily(BaseModel):
     name: str  # "last_digit", "grow@near_miss"
     category: str  # "math.search.last_digit"; "math.search.rejects.<family>" for false rejection
     # false_acceptance: wrong answers it pays; false_rejection: right answers it refuses
-    direction: Literal["false_acceptance", "false_rejection"] = "false_acceptance"
+    direction: SearchDirection = "false_acceptance"
     operators: list[str]  # the shrunk chain, in order
     start: str  # what the chain starts from: "reference", or the category of a wrong candidate
     task_id: str

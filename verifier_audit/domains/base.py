@@ -190,10 +190,11 @@ class Domain:
         ``verifier_view`` made. Set ``guards_fixtures`` when overriding. Default: nothing."""
         return []
 
-    def isolate_verifier_calls(self, score: Callable[[int], float]):
+    def isolate_verifier_calls(self, score: Callable[[int], object]):
         """In a worker, once, when ``sandboxes_calls`` is set: a started object whose
         ``call(index, timeout=, memory_mb=)`` runs ``score(index)`` isolated and returns a
-        result with ``ok``, ``value``, ``kind``, ``error``, ``escapes``. Verifier functions
+        result with ``ok``, ``value`` (what ``score`` returned: builtin data, which the
+        sandbox hands back), ``kind``, ``error``, ``escapes``. Verifier functions
         with the attribute ``runs_candidates_sandboxed`` are called directly. Default: None,
         the calls are not isolated beyond the worker's own walls."""
 

@@ -417,7 +417,7 @@ def audit_verdicts(prepared: Prepared, verifiers: list[VerifierSpec], options: A
     tasks = {t.id: t for t in prepared.tasks}
     # Per verifier: the candidates it is shown (rewritten into a format it reads, when it
     # does not read the generators' own) and what its format probe found.
-    shown: dict[str, tuple[Prepared, object]] = {}
+    shown: dict[str, tuple[Prepared, Formats | None]] = {}
     try:
         for spec in verifiers:
             shown[spec.name] = formats_for(prepared, spec, options) if options.answer_formats else (prepared, None)

@@ -34,7 +34,7 @@ class CleanStart:
         mp.set_start_method(self.start_method, force=True)
         # The server's own scratch directory for multiprocessing (its socket lives there) is
         # not this worker's: a verifier's Manager or Pool makes a fresh one where it can.
-        mp.current_process()._config.pop("tempdir", None)
+        mp.current_process()._config.pop("tempdir", None)  # type: ignore[attr-defined]  # CPython's private attribute, not in typeshed
         os.chdir(self.cwd)
         os.environ.clear()
         os.environ.update(self.env)
@@ -90,7 +90,7 @@ def let_go_of_the_server() -> None:
 
     fd = getattr(forkserver._forkserver, "_forkserver_alive_fd", None)
     if fd is not None:
-        forkserver._forkserver._forkserver_alive_fd = None
+        forkserver._forkserver._forkserver_alive_fd = None  # type: ignore[attr-defined]  # CPython's private attribute, not in typeshed
         try:
             os.close(fd)
         except OSError:
@@ -148,7 +148,7 @@ def _short_socket_dir() -> None:
     import shutil
     from multiprocessing import util
 
-    config = mp.current_process()._config
+    config = mp.current_process()._config  # type: ignore[attr-defined]  # CPython's private attribute, not in typeshed
     made = config.get("tempdir")  # multiprocessing's own, where it made one already
     longest = len(made) if made else len(tempfile.gettempdir()) + _PYMP
     if longest + _LISTENER <= _SOCKET_PATH_MAX or not os.path.isdir("/tmp"):
@@ -178,4 +178,4 @@ def light_clean_server():
     try:
         yield
     finally:
-        server._stop()
+        server._stop()  # type: ignore[attr-defined]  # CPython's private method, not in typeshed

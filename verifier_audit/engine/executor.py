@@ -9,7 +9,7 @@ so it is not part of the results file's fingerprint and ``--resume`` works acros
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from typing import Any
 
 from ..argtypes import EXECUTORS
@@ -24,7 +24,7 @@ def check_executor(executor: str) -> str:
 
 def run_calls(
     job: Any, items: Iterable[int], *, executor: str = "local", ray_address: str | None = None, **pool_kwargs
-) -> Iterator[pool.Outcome]:
+) -> Generator[pool.Outcome, None, None]:
     """``pool.run(job, items, **pool_kwargs)`` on the chosen executor. With ``ray``, the
     calls run on every CPU of the cluster: ``workers`` (sized for this machine) is not
     passed on, but for ``bounded`` jobs (calls to a server: ``--workers`` is the load it
@@ -41,7 +41,7 @@ def run_calls(
 
 def run_lanes(
     lanes: Sequence[pool.Lane], *, executor: str = "local", ray_address: str | None = None, **pool_kwargs
-) -> Iterator[tuple[int, pool.Outcome]]:
+) -> Generator[tuple[int, pool.Outcome], None, None]:
     """``pool.run_lanes(lanes, **pool_kwargs)`` on the chosen executor: (lane, Outcome) for
     every item. On Ray the lanes run one after another, each on the whole cluster."""
     if check_executor(executor) == "local":

@@ -141,6 +141,7 @@ def probe(
     outcomes, stopped = run_until_failure(job, list(range(len(shown))), options, options.timeout)
     tally: dict[str, Counter] = {f.name: Counter() for f in formats}
     for i, c in enumerate(shown):
+        assert c.format is not None  # probe_candidates names each one's format
         n = tally[c.format]
         n["planned"] += 1
         out = outcomes.get(i)
@@ -244,7 +245,7 @@ def rewrite_candidates(
     """The candidates as shown in ``fmt`` (see the module's step 3) and the counts."""
     tasks = {t.id: t for t in prepared.tasks}
     in_scope = tasks_in_scope(prepared, fmt, options, domain)
-    shown: list[Candidate | None] = []
+    shown: list[Candidate] = []
     to_label: list[Candidate] = []
     kept = left_out = 0
     for c in prepared.candidates:

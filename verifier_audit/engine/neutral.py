@@ -43,6 +43,7 @@ import importlib.util
 import os
 import sys
 from collections.abc import Mapping
+from types import FrameType
 
 PACKAGE = "verifier_audit"
 NEUTRAL_ARGV = ("train.py",)  # sys.argv of `python train.py`: a training script's
@@ -79,7 +80,7 @@ def _imported_by(stash: dict) -> bool:
     """Whether the import being found was asked for by one of the stashed modules: the first
     frame above the import machinery runs with that very module's globals (a copy of the
     package the verifier imported afresh has globals of its own, and imports afresh)."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_IMPORT_MACHINERY):
         frame = frame.f_back
     if frame is None:

@@ -31,7 +31,7 @@ import signal
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Protocol
@@ -48,8 +48,9 @@ class Job(Protocol):
     def setup(self) -> None:
         """Runs once in each fresh worker (imports the verifier, warms caches)."""
 
-    def __call__(self, item: int) -> Any:
-        """Runs one call; its return value is sent back to the parent (must pickle)."""
+    def __call__(self, item: int, /) -> Any:
+        """Runs one call; its return value is sent back to the parent (must pickle). The
+        item is passed by position, so a job may name it as it likes (``index``)."""
 
     # Optional: ``after(item) -> list[str]`` runs after every call, ok or not, and returns
     # security findings ("kind:detail") to report with the call's outcome.
@@ -327,7 +328,7 @@ def run(
     tree_memory: bool = False,
     bounded: bool = False,
     **settings,
-) -> Iterator[Outcome]:
+) -> Generator[Outcome, None, None]:
     """Yield an Outcome for every item (in completion order), whatever the calls do.
 
     ``clean``: start the workers from a clean server instead of forking this process (the
@@ -359,7 +360,7 @@ def run_lanes(
     spare: int | None = None,
     file_mb: int | None = FILE_MB,
     max_processes: int | None = MAX_PROCESSES,
-) -> Iterator[tuple[int, Outcome]]:
+) -> Generator[tuple[int, Outcome], None, None]:
     """Yield (lane, Outcome) for every item of every lane (in completion order), whatever
     the calls do. Lanes start in order: the next one when those before it have handed out
     every item (their last calls still running).

@@ -61,7 +61,7 @@ import sys
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -369,7 +369,7 @@ def run(
     address: str | None = None,
     file_mb: int | None = FILE_MB,
     max_processes: int | None = MAX_PROCESSES,
-) -> Iterator[Outcome]:
+) -> Generator[Outcome, None, None]:
     """Yield an Outcome for every item (in completion order), whatever the calls do, running
     them on a Ray cluster (``address``: as ``connect``). As ``pool.run``, except:
     ``workers``: chunks in flight at most (None: the cluster's CPUs, followed as nodes join

@@ -48,7 +48,7 @@ class SliceWeights:
 def weights_of(tasks: list[Task], domain, source: str, *, field: str = DEFAULT_FIELD) -> SliceWeights:
     """The share of each primary slice among ``tasks`` (the user's own, read from
     ``source``: ``plan.load_weights`` reads them)."""
-    primary = Counter()
+    primary: Counter[str] = Counter()
     for task in tasks:
         found = task_slices(domain, task, field)
         if found:

@@ -166,6 +166,8 @@ class VerifierJob:
     def _score(self, index: int) -> float:
         """The score training would read (the value a float subclass stores, not what its
         ``__float__`` says), a plain float; what reading it found is kept for ``after``."""
+        if self.call is None:
+            raise RuntimeError("VerifierJob: setup() loads the verifier before the first call")
         task_id, text = self.items[index]
         view = self._view(self.tasks[task_id])
         self._unseen_again()  # what building the view imported by name is out of sight again

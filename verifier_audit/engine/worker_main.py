@@ -13,6 +13,7 @@ import signal
 import socket
 import sys
 import time
+from typing import NoReturn
 
 from ..isolation import Tripwires, hand_off_to_witness, serve_as_witness
 from .clean_server import CleanStart, let_go_of_the_server
@@ -152,39 +153,47 @@ def _let_go(*held) -> None:
             thing.close()
 
 
-def _be_init(worker: int, status_w: int, witness=None, link: socket.socket | None = None) -> None:
+def _be_init(worker: int, status_w: int, witness=None, link: socket.socket | None = None) -> NoReturn:
     """PID 1 of the worker's namespace: reap orphans until the worker ends, hand its wait
     status to the shell, and exit (which takes the whole namespace down). With a
     ``witness`` pipe, it is the worker's witness too (isolation/_witness.py)."""
     try:
         low = 3
-        for fd in sorted({status_w} | ({witness.fileno(), link.fileno()} if witness is not None else set())):
+        for fd in sorted(
+            {status_w} | ({witness.fileno(), link.fileno()} if witness is not None and link is not None else set())
+        ):
             os.closerange(low, fd)
             low = fd + 1
         os.closerange(low, _max_fd())
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
-        if witness is not None:
+        if witness is not None and link is not None:
             serve_as_witness(worker, status_w, witness, link)
-            return
-        while True:
-            signal.sigwait({signal.SIGCHLD})
-            while True:
-                try:
-                    pid, status = os.waitpid(-1, os.WNOHANG)
-                except ChildProcessError:
-                    pid, status = 0, 0
-                if pid == 0:
-                    break
-                if pid == worker:
-                    os.write(status_w, str(status).encode())
-                    return
+        else:
+            _reap_until_the_worker_ends(worker, status_w)
     finally:
         os._exit(0)
 
 
-def _exit_like(raw: bytes) -> None:
+def _reap_until_the_worker_ends(worker: int, status_w: int) -> None:
+    """The plain init's loop: reap orphans as they end, and hand the worker's wait status to
+    the shell when it is the one that ended."""
+    while True:
+        signal.sigwait({signal.SIGCHLD})
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                pid, status = 0, 0
+            if pid == 0:
+                break
+            if pid == worker:
+                os.write(status_w, str(status).encode())
+                return
+
+
+def _exit_like(raw: bytes) -> NoReturn:
     """Exit as the worker did: with its exit code, or killed by its signal."""
     try:
         status = int(raw)
@@ -294,7 +303,7 @@ def worker_main(
         )
         if modules:
             sys.path.append(modules)
-        if locked:
+        if lock is not None:
             from ..isolation import worker_uid
 
             if own_userns:

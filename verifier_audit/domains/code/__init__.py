@@ -73,7 +73,7 @@ class CodeDomain(DomainPackage):
         except (SyntaxError, ValueError, RecursionError):
             return code.strip()
 
-    def isolate_verifier_calls(self, score: Callable[[int], float]):
+    def isolate_verifier_calls(self, score: Callable[[int], object]):
         """A started sandbox whose runs call ``score(index)`` in an isolated fork of the
         calling worker (the engine's hook for verifiers that run candidate code)."""
         from .sandbox import Sandbox

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...domains.kit import rng_for
+from ...models import SearchDirection
 from ._calls import Calls
 
 Chain = tuple[tuple[str, int], ...]  # (operator, seed of its Random), applied in order
@@ -51,7 +52,7 @@ class Node:
 class Exploit:
     node: Node
     found_after: int  # verifier calls spent when it was found
-    direction: str = "false_acceptance"  # or "false_rejection": a right answer refused
+    direction: SearchDirection = "false_acceptance"  # or "false_rejection": a right answer refused
 
 
 def replay(start: Start, chain: Chain, operators: dict[str, Callable], task=None) -> str | None:
@@ -75,7 +76,7 @@ def explore(
     first = [(s.task_id, s.text) for s in starts]
     for s, scored in zip(starts, calls.score(first)):
         seen.add((s.task_id, s.text))
-        if scored.ok:
+        if scored.score is not None:
             beams[s] = [Node(s, (), s.text, scored.score)]
     exploits: list[Exploit] = []
     gains: dict[Start, Counter] = {s: Counter() for s in beams}
@@ -103,11 +104,11 @@ def explore(
         if not children:
             break
         children = children[: max(0, stop_at - calls.spent)]
-        scored = calls.score([(n.start.task_id, n.text) for n in children])
+        scores = calls.score([(n.start.task_id, n.text) for n in children])
         kept = []
-        for node, s in zip(children, scored):
-            if s.ok:
-                node.score = s.score
+        for node, got in zip(children, scores):
+            if got.score is not None:
+                node.score = got.score
                 kept.append(node)
                 if node.score > node.parent_score:
                     gains[node.start].update(name for name, _ in node.chain[-2:])

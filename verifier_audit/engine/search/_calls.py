@@ -9,8 +9,10 @@ import math
 from dataclasses import dataclass, field
 
 from ...domains import get_domain
+from ...loading import VerifierSpec
 from ...models import Candidate, Task
 from .. import pool
+from ..options import AuditOptions, Prepared
 from ..oracle_job import OracleJob
 from ..verifier_job import VerifierJob
 
@@ -22,7 +24,9 @@ MAX_ERRORS, MAX_ERROR_SHARE = 10, 0.2
 
 @dataclass
 class Scored:
-    ok: bool
+    """One verifier call's score: a finite float, or None when the call failed (``error``
+    says why: the verifier's error, a timeout, or "budget" for a call never made)."""
+
     score: float | None = None
     error: str | None = None
 
@@ -31,9 +35,9 @@ class Scored:
 class Calls:
     """The verifier and the oracle, for one search; counts what it spends."""
 
-    prepared: object  # engine.audit.Prepared
-    spec: object  # loading.VerifierSpec
-    options: object  # engine.audit.AuditOptions
+    prepared: Prepared
+    spec: VerifierSpec
+    options: AuditOptions
     budget: int
     spent: int = 0
     errors: int = 0
@@ -53,9 +57,9 @@ class Calls:
 
     def score(self, items: list[tuple[str, str]]) -> list[Scored]:
         """The verifier's score of each (task id, text), at most ``left`` of them (the rest
-        are not scored: ``Scored(ok=False, error="budget")``)."""
+        are not scored: ``Scored(error="budget")``)."""
         todo = items[: self.left]
-        out = [Scored(ok=False, error="budget") for _ in items]
+        out = [Scored(error="budget") for _ in items]
         if not todo:
             return out
         candidates = [_candidate(i, task_id, text) for i, (task_id, text) in enumerate(todo)]
@@ -77,13 +81,13 @@ class Calls:
         ):
             value = r.value if r.ok else None
             if r.ok and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-                out[r.index] = Scored(ok=True, score=float(value))
+                out[r.index] = Scored(score=float(value))
             else:
                 error = r.error if not r.ok else f"TypeError: the worker returned {type(value).__name__}, not a score"
                 kind = "timeout" if (error or "").startswith("timeout") else (r.error_kind or "exception")
                 self.errors += 1
                 self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
-                out[r.index] = Scored(ok=False, error=error)
+                out[r.index] = Scored(error=error)
         self.spent += len(todo)
         return out
 

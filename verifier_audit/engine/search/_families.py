@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...domains.kit import rng_for
+from ...models import SearchDirection
 from ._beam import Chain, Exploit, Start, replay
 from ._calls import Calls
 
@@ -23,10 +24,10 @@ class Family:
     text: str
     score: float
     found_after: int
-    direction: str = "false_acceptance"
+    direction: SearchDirection = "false_acceptance"
 
 
-def misjudged(direction: str, score: float, label, threshold: float) -> bool:
+def misjudged(direction: SearchDirection, score: float, label, threshold: float) -> bool:
     """Paid and wrong (false acceptance), or refused and right (false rejection)."""
     if direction == "false_rejection":
         return score < threshold and label == "correct"
@@ -91,7 +92,7 @@ def shrink(
         kept = [
             (k, c, t, s.score)
             for (k, c, t), s in zip(tries, scored)
-            if s.ok and (s.score >= threshold) == (k[0] == "false_acceptance")
+            if s.score is not None and (s.score >= threshold) == (k[0] == "false_acceptance")
         ]
         labels = calls.label([(current[k][0].task_id, t) for k, _, t, _ in kept])
         shrunk = set()
@@ -141,7 +142,7 @@ def reach(
     truth = "correct" if family.direction == "false_rejection" else "incorrect"
     kept = [m for m, label in zip(made, labels) if label == truth]
     scored = calls.score(kept)
-    return [(t, text, s.score if s.ok else None, s.error) for (t, text), s in zip(kept, scored) if s.error != "budget"]
+    return [(t, text, s.score, s.error) for (t, text), s in zip(kept, scored) if s.error != "budget"]
 
 
 def lazy(
@@ -158,7 +159,7 @@ def lazy(
     out = []
     for name in sorted(set(owners)):
         mine = [s for o, s in zip(owners, scored) if o == name and s.error != "budget"]
-        ok = [s.score for s in mine if s.ok]
+        ok = [s.score for s in mine if s.score is not None]
         n_tasks = len({items[i][0] for i, o in enumerate(owners) if o == name})
         out.append(
             (
