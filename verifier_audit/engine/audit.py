@@ -54,7 +54,7 @@ __all__ = [
 _VerifierJob = VerifierJob  # the name other modules knew it by
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
-CANDIDATES_VERSION = "5"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments
+CANDIDATES_VERSION = "6"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments; 6: sql slow-query entries, sql candidates in the task's dialect (--dialect)
 
 
 _OracleJob = OracleJob  # the name other modules knew it by
