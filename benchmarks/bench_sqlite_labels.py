@@ -72,6 +72,8 @@ def main() -> None:
         worst = sorted((c for c in report.categories if c.accepted and c.label == "incorrect"), key=lambda c: c.name)
         for c in worst:
             print(f"  paid: {c.name} {c.accepted}/{c.n}")
+        for c in sorted((c for c in report.categories if c.errors), key=lambda c: c.name):
+            print(f"  errors: {c.name} {c.errors} {dict(c.error_kinds)} (measured {c.n})")
 
 
 if __name__ == "__main__":

@@ -16,10 +16,15 @@ Conversion policy (SQLite is loosely typed, Spider and BIRD data is dirty):
   DOUBLE when the values are numbers; anything else, or a column holding a value that does
   not fit (``'N/A'`` in an INTEGER column), becomes VARCHAR with the values as text.
   Dates stay text, as SQLite stores them and as the dataset's queries compare them.
-* Primary keys are declared when the data satisfies them (no NULL, no duplicate),
-  otherwise dropped; foreign keys become ``references t(c)`` column comments (read back by
+* Primary keys, NOT NULL and single-column UNIQUE constraints are declared when the data
+  satisfies them (SQLite enforces NOT NULL and UNIQUE, so it nearly always does), otherwise
+  dropped: fuzzing reads them back, so a fuzzed row never breaks what the dataset's own
+  database guarantees (issue 33: COUNT(*) vs COUNT(col) on a NOT NULL column); foreign keys become ``references t(c)`` column comments (read back by
   ``fixtures.schema_from_database``), never constraints.
-* The gold is kept as written when it runs on the converted database; when it does not,
+* ``--dialect sqlite`` (the default): the task's gold is the dataset's, judged in SQLite on
+  the SQLite file (``dialects``); its DuckDB form below goes to ``metadata['duckdb_reference']``
+  for fuzzing and the generators. ``--dialect duckdb``: that form is the gold.
+* The DuckDB form is the gold as written when it runs on the converted database; when it does not,
   its sqlglot SQLite -> DuckDB transpilation is used if that runs (``metadata['gold_dialect']``
   says which). A gold that runs neither way is kept as written, with ``metadata['gold_error']``;
   the oracle's gold check reports it.
