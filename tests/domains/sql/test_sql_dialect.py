@@ -1,6 +1,6 @@
 """A SQLite scorer's tasks judged in SQLite (issue 33, item 1; ``--dialect``, ``--format bird``).
 
-Ten BIRD-layout tasks over two small SQLite databases the fixture builds (tests/fixtures/
+Six BIRD-layout tasks over two small SQLite databases the fixture builds (tests/fixtures/
 sqlite_recheck.py), prepared as an audit prepares them (fuzzing, generators, the oracle's
 confirmation), then checked: every label against an independent ``sqlite3`` run on the
 original and the fuzzed SQLite files, and one test per false alarm the issue reported.
@@ -33,7 +33,7 @@ from verifier_audit.suites import load_suite
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "fixtures"))
 from sqlite_recheck import bird_dataset, disputed  # noqa: E402
 
-N_TASKS = 10
+N_TASKS = 6
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,7 @@ def test_no_label_is_disputed_by_an_independent_sqlite_recheck(audited):
     assert all(p.endswith(".sqlite") for paths in judged for p in paths)
     assert sum(len(paths) > 1 for paths in judged) >= N_TASKS // 2  # fuzzed SQLite copies exist
     labelled = [c for c in prepared.candidates if c.label in ("correct", "incorrect")]
-    assert len(labelled) > 50
+    assert len(labelled) > 40
     assert disputed(prepared.tasks, prepared.candidates) == []
 
 
@@ -101,11 +101,11 @@ def test_sqlite_casts_a_text_prefix_to_its_number(audited):
 def test_no_postgres_substring_is_offered_as_an_equivalent_for_sqlite(audited):
     prepared, _ = audited
     rewrites = [c for c in prepared.candidates if c.task_id == "school-3" and c.origin == "equivalent"]
-    assert rewrites
-    for cand in rewrites:
-        assert " FOR " not in cand.text.upper()
+    assert rewrites and not any(" FOR " in c.text.upper() for c in rewrites)
+    # Every near-miss and equivalent is one query SQLite's dialect reads.
+    for cand in (c for c in prepared.candidates if c.origin in ("near_miss", "equivalent")):
         sql = cand.text.split("```sql\n")[-1].split("```")[0] if "```" in cand.text else cand.text
-        assert len(sqlglot.parse(sql.strip().rstrip(";"), read="sqlite")) == 1
+        assert len(sqlglot.parse(sql.strip().rstrip(";"), read="sqlite")) == 1, cand.id
     assert transpiled('SELECT SUBSTRING("hired" FROM 1 FOR 4) FROM "teacher"', "sqlite") == (
         'SELECT SUBSTRING("hired", 1, 4) FROM "teacher"'
     )
