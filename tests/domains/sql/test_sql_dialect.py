@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,16 @@ def test_bird_layout_and_dialect_choices(tmp_path):
         load_suite(str(spider), fmt="bird")
     with pytest.raises(InputError, match="--dialect sqlite: only for a dataset format"):
         load_suite("sql", dialect="sqlite")
+
+
+def test_a_deadline_belongs_to_its_own_thread(audited):
+    # The thread-safety probe calls verifiers (the strong one runs the oracle) from several
+    # threads: one query's deadline must not stop, or spare, another's.
+    _, tasks = audited
+    path = tasks["school-0"].metadata["sqlite_file"]
+    spin = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT max(n) FROM r"
+    with ThreadPoolExecutor(4) as pool:
+        slow = [pool.submit(run_query, path, spin, timeout=0.3) for _ in range(2)]
+        quick = [pool.submit(run_query, path, "SELECT count(*) FROM course", timeout=30.0) for _ in range(2)]
+    assert all(f.result().timed_out for f in slow)
+    assert all(f.result().rows == [(5,)] for f in quick)

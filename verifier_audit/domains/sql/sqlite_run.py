@@ -18,14 +18,15 @@ files. What protects the audit here, outermost first:
    (unlike a thread-based timeout, which returns and leaves the query running).
 5. At most ``max_rows`` rows fetched.
 
-One connection per file and process (opening one costs ~50 us, but the schema is parsed on
-first use); the files are read-only, so nothing a query does survives it.
+One connection per file, process and thread (the schema is parsed once per connection);
+the files are read-only, so nothing a query does survives it.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 
 PROGRESS_STEPS = 1000  # VM instructions between deadline checks (~10 us)
@@ -35,7 +36,7 @@ _ALLOWED = {
     sqlite3.SQLITE_FUNCTION,
     getattr(sqlite3, "SQLITE_RECURSIVE", 33),
 }
-_CONNECTIONS: dict[tuple[int, str], sqlite3.Connection] = {}
+_CONNECTIONS: dict[tuple[int, int, str], sqlite3.Connection] = {}
 
 
 def _authorize(action: int, *_args) -> int:
@@ -43,24 +44,20 @@ def _authorize(action: int, *_args) -> int:
 
 
 def _connect(path: str) -> sqlite3.Connection:
-    key = (os.getpid(), path)  # a connection is never shared with a forked child
+    # Never shared with a forked child, nor between threads: the progress handler that holds
+    # a query's deadline is per connection (the thread-safety probe calls from several).
+    key = (os.getpid(), threading.get_ident(), path)
     con = _CONNECTIONS.get(key)
     if con is None:
         if not os.path.isfile(path):
             raise FileNotFoundError(f"no database file {path}")
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         con.text_factory = lambda raw: raw.decode("utf-8", errors="replace")  # BIRD has invalid UTF-8
         if hasattr(con, "setlimit"):
             con.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         con.set_authorizer(_authorize)
         _CONNECTIONS[key] = con
     return con
-
-
-def close_all() -> None:
-    """Close this process's SQLite connections (before files are rewritten or removed)."""
-    for key in [k for k in _CONNECTIONS if k[0] == os.getpid()]:
-        _CONNECTIONS.pop(key).close()
 
 
 def execute(path: str | os.PathLike, sql: str, *, timeout: float, max_rows: int):
