@@ -66,6 +66,7 @@ def audit(
     max_processes: int | None = MAX_PROCESSES,
     format: str = "jsonl",
     db_dir: str | Path | None = None,
+    dialect: str | None = None,
     domain: str | None = None,
     oracle_timeout: float = 10.0,
     memory_mb: int | None = 4096,
@@ -85,7 +86,8 @@ def audit(
     (tests/cli/test_settings.py holds them together).
 
     ``format``: the suite file's format (``gsm8k``, ``math``, ``spider``, ``humaneval``, ...;
-    as ``--format``) and ``db_dir`` the spider format's database folder; ``domain``: the
+    as ``--format``) and ``db_dir`` the spider format's database folder; ``dialect``: the
+    engine a spider/bird file's labels are computed in (``sqlite`` by default, or ``duckdb``); ``domain``: the
     domain of a suite file's tasks when its lines do not say. ``probe_sample``: candidates
     rescored to check determinism and thread and process safety (``report.checks``); 0
     skips the probes; ``answer_formats=False`` skips the answer-format probe.

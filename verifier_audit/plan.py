@@ -52,9 +52,19 @@ class SuiteChoice:
     fields: list[str] = field(default_factory=list)
     domain: str | None = None
     db_dir: str | None = None
+    dialect: str | None = None
 
     def key(self) -> tuple:
-        return (self.suite, self.format, self.split, self.limit, tuple(self.fields), self.domain, self.db_dir)
+        return (
+            self.suite,
+            self.format,
+            self.split,
+            self.limit,
+            tuple(self.fields),
+            self.domain,
+            self.db_dir,
+            self.dialect,
+        )
 
     def reading(self) -> dict:
         """How the suite file is read, for the results' fingerprint (``Prepared.reading``):
@@ -63,6 +73,7 @@ class SuiteChoice:
             "format": self.format,
             "fields": list(self.fields),
             "db_dir": str(Path(self.db_dir).resolve()) if self.db_dir else None,
+            "dialect": self.dialect,
         }
 
 
@@ -126,6 +137,7 @@ def suite_choice(
         fields=field_mapping(given, config),
         domain=_first(given.get("domain"), c.domain),
         db_dir=_first(given.get("db_dir"), c.resolve_path(c.db_dir) if c.db_dir else None),  # relative to the file
+        dialect=_first(given.get("dialect"), c.dialect),
     )
 
 
@@ -331,7 +343,12 @@ def audit(prepared: Prepared, verifiers: list[VerifierSpec], options: AuditOptio
 
 def prepare_group(choice: SuiteChoice, options: AuditOptions) -> Prepared:
     suite = load_suite(
-        choice.suite, fields=choice.fields, fmt=choice.format, domain=choice.domain, db_dir=choice.db_dir
+        choice.suite,
+        fields=choice.fields,
+        fmt=choice.format,
+        domain=choice.domain,
+        db_dir=choice.db_dir,
+        dialect=choice.dialect,
     )
     if choice.limit is not None and choice.limit < 1:
         raise InputError(f"--limit {choice.limit}: must be at least 1")

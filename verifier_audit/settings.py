@@ -150,7 +150,7 @@ AUDIT_SETTINGS = (
         fronts=_SUITE,
         group="suite",
         help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution; "
-        "spider: Spider/BIRD JSON with SQLite databases)",
+        "spider: Spider/BIRD JSON with SQLite databases; bird: BIRD's dev.json and dev_databases/)",
     ),
     Setting(
         "db_dir",
@@ -159,6 +159,16 @@ AUDIT_SETTINGS = (
         fronts=_SUITE,
         group="suite",
         help="spider format: folder of <db_id>/<db_id>.sqlite (default: beside the JSON)",
+    ),
+    Setting(
+        "dialect",
+        "--dialect",
+        "from the format: sqlite for spider and bird files",
+        fronts=_SUITE,
+        group="suite",
+        choices=("sqlite", "duckdb"),
+        help="spider/bird formats: the engine gold and candidates are judged in, on the same databases "
+        "(default: sqlite, as their scorers run; duckdb: on the converted copy)",
     ),
     Setting(
         "fields",

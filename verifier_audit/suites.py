@@ -63,6 +63,7 @@ def load_suite(
     fmt: str = "jsonl",
     domain: str | None = None,
     db_dir: str | None = None,
+    dialect: str | None = None,
 ) -> Suite:
     for scheme in suite_schemes():
         if name_or_path.startswith(scheme.prefix) and not Path(name_or_path).is_file():
@@ -85,7 +86,14 @@ def load_suite(
         formats = ", ".join(["jsonl", *loaders])
         raise InputError(f"--format {fmt!r}: expected one of {formats}")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    source = SuiteFile(path=path, fields=fields or [], domain=domain, db_dir=db_dir, cache_dir=_cache_dir)
+    if dialect is not None and fmt == "jsonl":
+        raise InputError(
+            f"--dialect {dialect}: only for a dataset format with databases of its own (--format spider, "
+            "bird); a JSONL suite's SQL tasks run on DuckDB fixtures"
+        )
+    source = SuiteFile(
+        path=path, fields=fields or [], domain=domain, db_dir=db_dir, cache_dir=_cache_dir, dialect=dialect
+    )
     tasks = _our_jsonl(source) if fmt == "jsonl" else domains.resolve(loaders[fmt])(source)
     return Suite(name=name, path=path, tasks=tasks, content_hash=digest)
 

@@ -54,7 +54,7 @@ __all__ = [
 _VerifierJob = VerifierJob  # the name other modules knew it by
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
-CANDIDATES_VERSION = "7"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments; 6: code output near-misses (tuple/list, bool/int, strings), call_drop mutants, rename_fresh rewrites, three catalog hacks (frame locals, grader state, call-order replay); 7: math near-misses near_integer, improper_mixed, choice_listing, unit_truncation, </think> catalog entries, the math oracle reads the response after </think>
+CANDIDATES_VERSION = "8"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments; 6: code output near-misses (tuple/list, bool/int, strings), call_drop mutants, rename_fresh rewrites, three catalog hacks (frame locals, grader state, call-order replay); 7: math near-misses near_integer, improper_mixed, choice_listing, unit_truncation, </think> catalog entries, the math oracle reads the response after </think>; 8: sql slow-query entries, sql candidates in the task's dialect (--dialect)
 
 
 _OracleJob = OracleJob  # the name other modules knew it by
@@ -277,6 +277,7 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         "format": reading.get("format"),
         "fields": reading.get("fields"),
         "db_dir": reading.get("db_dir"),
+        "dialect": reading.get("dialect"),
         "tasks_hash": reading.get("tasks_hash") or tasks_hash(prepared.tasks),
         "databases": sorted({Path(t.database).name for t in prepared.tasks if t.database}) or None,
         # How the answers are read, and what else the verifier is shown.

@@ -68,6 +68,7 @@ SETTING_SOURCES = {
     "format": "--format",
     "fields": "--field",
     "db_dir": "--db-dir",
+    "dialect": "--dialect",
     "tasks_hash": "the tasks as read: the suite through --field and --format, its databases",
     "threshold": "--threshold",
     "answer_formats": "--no-format-probe",

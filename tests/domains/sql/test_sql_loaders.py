@@ -66,16 +66,22 @@ def test_load_spider_converts_and_builds_tasks(dataset):
     assert tasks[0].metadata["db_id"] == "concert"
     assert {t.metadata["database_file"] for t in tasks} == {database}  # converted once
     assert stat.S_IMODE((cache / "spider").joinpath(database.rsplit("/", 1)[-1]).stat().st_mode) == 0o444
-    # SQLite's double-quoted string literal is repaired for DuckDB, the original kept.
-    assert tasks[1].reference == "SELECT Name FROM singer WHERE Country = 'France'"
+    # Judged in SQLite by default: the gold as the dataset wrote it; SQLite's double-quoted
+    # string literal repaired for DuckDB in the form fuzzing and the generators edit.
+    assert tasks[1].reference == 'SELECT Name FROM singer WHERE Country = "France"'
+    assert tasks[1].metadata["dialect"] == "sqlite"
+    assert tasks[1].metadata["duckdb_reference"] == "SELECT Name FROM singer WHERE Country = 'France'"
     assert tasks[1].metadata["gold_dialect"] == "sqlite_double_quoted_strings"
     assert tasks[1].metadata["original_query"] == 'SELECT Name FROM singer WHERE Country = "France"'
+    duck = load_spider(path, db_dir, cache, dialect="duckdb")  # --dialect duckdb: the repaired gold is the gold
+    assert duck[1].reference == "SELECT Name FROM singer WHERE Country = 'France'" and "dialect" not in duck[1].metadata
     # BIRD fields: SQL, evidence as a hint, question_id.
     assert tasks[2].reference == "SELECT avg(Net_Worth) FROM singer"
     assert tasks[2].prompt.endswith("Hint: net worth is in millions")
     assert tasks[2].metadata["source"] == "bird" and tasks[2].metadata["difficulty"] == "simple"
     assert run_query(database, tasks[0].reference).rows == [(3,)]
-    assert sorted(run_query(database, tasks[1].reference).rows) == [("Bo",), ("Joe",)]
+    assert sorted(run_query(database, tasks[1].metadata["duckdb_reference"]).rows) == [("Bo",), ("Joe",)]
+    assert sorted(run_query(tasks[1].metadata["sqlite_file"], tasks[1].reference).rows) == [("Bo",), ("Joe",)]
     assert fixture_path(tasks[0], cache) == fixture_path(tasks[2], cache)
 
 

@@ -216,10 +216,10 @@ def _unpack(result: Any) -> tuple[list | None, list]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse_one(sql: str) -> exp.Expression | None:
+def _parse_one(sql: str, dialect: str = "duckdb") -> exp.Expression | None:
     """The single statement of ``sql`` (cached: callers copy before changing it)."""
     try:
-        parsed = [e for e in sqlglot.parse(sql, read="duckdb") if e is not None]
+        parsed = [e for e in sqlglot.parse(sql, read=dialect) if e is not None]
     except Exception:  # noqa: BLE001
         return None
     return parsed[0] if len(parsed) == 1 else None
@@ -295,10 +295,11 @@ def order_key_positions(sql: str, columns: Sequence[str]) -> list[int] | None:
     return positions
 
 
-def with_order_keys(sql: str) -> tuple[str, int] | None:
+def with_order_keys(sql: str, dialect: str = "duckdb") -> tuple[str, int] | None:
     """The gold rewritten to also return its ORDER BY keys as extra last columns, and how
-    many were added; None when that cannot be done safely (set operations, DISTINCT)."""
-    root = _parse_one(sql)
+    many were added; None when that cannot be done safely (set operations, DISTINCT).
+    ``dialect``: the one the gold is written in and the rewrite is run in."""
+    root = _parse_one(sql, dialect)
     if root is None:
         return None
     top = _top_query(root)
@@ -317,4 +318,4 @@ def with_order_keys(sql: str) -> tuple[str, int] | None:
         keys.append(key.copy())
     for i, key in enumerate(keys):
         top.select(exp.alias_(key, f"__va_order_key_{i}"), copy=False)
-    return top.sql("duckdb"), len(keys)
+    return top.sql(dialect), len(keys)

@@ -69,7 +69,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from . import limits
+from . import limits, sqlite_run
 
 THREADS = 1
 MEMORY_LIMIT = "512MB"
@@ -380,6 +380,14 @@ def _refusal(sql: str, parse_check: bool) -> str | None:
 _cached_refusal = functools.lru_cache(maxsize=8192)(_refusal)
 
 
+def refusal_on(path: str | os.PathLike, sql: str) -> str | None:
+    """``refusal`` for a query bound for ``path``: a SQLite file gets the size limits here
+    and SQLite's own gate when it runs (DuckDB's parser would refuse SQLite's syntax)."""
+    if is_sqlite(path):
+        return limits.too_long(sql) or limits.shape_refusal(sql)
+    return refusal(sql)
+
+
 # ---------------------------------------------------------------------------------------
 # deadlines
 # ---------------------------------------------------------------------------------------
@@ -554,7 +562,10 @@ def run_query(
 
     Never raises for anything the query does: refusals, errors, timeouts, memory over the
     bound and oversized results come back as ``Result.error``. ``parse_check``: see
-    ``refusal``."""
+    ``refusal``. A ``.sqlite`` file is queried in SQLite itself (``sqlite_run``: the
+    verifier's dialect), behind the same size limits."""
+    if is_sqlite(path):
+        return _run_sqlite(path, sql, timeout, max_rows)
     reason = refusal(sql, parse_check=parse_check)
     if reason is not None:
         return Result(error=f"refused: {reason}")
@@ -584,3 +595,27 @@ def run_query(
     if len(rows) > max_rows:
         return Result(columns=columns, error=f"too many rows (more than {max_rows})")
     return Result(columns=columns, rows=rows)
+
+
+def is_sqlite(path: str | os.PathLike) -> bool:
+    """True for a SQLite file (``.sqlite``, ``.db``): queried by ``sqlite_run``, not DuckDB."""
+    return os.fspath(path).endswith(SQLITE_SUFFIXES)
+
+
+SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+def dialect_of(path: str | os.PathLike) -> str:
+    """The SQL dialect the database file is queried in: sqlglot's name for it."""
+    return "sqlite" if is_sqlite(path) else "duckdb"
+
+
+def _run_sqlite(path: str | os.PathLike, sql: str, timeout: float, max_rows: int) -> Result:
+    # The size limits first (parsing a 10 MB statement is slow in any engine); the statement
+    # gate is SQLite's own (one statement) and sqlite_run's authorizer (reads only).
+    reason = refusal_on(path, sql)
+    if reason is not None:
+        return Result(error=f"refused: {reason}")
+    with _MEMORY:
+        columns, rows, error, timed_out = sqlite_run.execute(path, sql, timeout=timeout, max_rows=max_rows)
+    return Result(columns=columns, rows=rows, error=error, timed_out=timed_out)

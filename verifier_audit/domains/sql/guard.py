@@ -179,13 +179,14 @@ def private_view(task: Task, workdir: str) -> Task:
         watched.append(lite)
         meta.update(sqlite_file=str(lite), db_dir=str(lite.parent.parent))
         watched += _watch_original(state, task, Path(staged))
-    for shared in task.metadata.get("databases", []):
+    # The fuzzed SQLite copies (--dialect sqlite) are shared and read-only like the DuckDB ones.
+    for shared in [*task.metadata.get("databases", []), *task.metadata.get("sqlite_databases", [])]:
         path = Path(shared)
         if path not in state.watched and integrity.is_regular(path):
             state.watched[path] = _Watched(
                 path,
                 f"the shared distilled database {path.name}",
-                "duckdb",
+                "sqlite" if path.suffix == ".sqlite" else "duckdb",
                 Seal(integrity.content_hash(path) or ""),
                 None,
             )

@@ -16,10 +16,15 @@ Conversion policy (SQLite is loosely typed, Spider and BIRD data is dirty):
   DOUBLE when the values are numbers; anything else, or a column holding a value that does
   not fit (``'N/A'`` in an INTEGER column), becomes VARCHAR with the values as text.
   Dates stay text, as SQLite stores them and as the dataset's queries compare them.
-* Primary keys are declared when the data satisfies them (no NULL, no duplicate),
-  otherwise dropped; foreign keys become ``references t(c)`` column comments (read back by
+* Primary keys, NOT NULL and single-column UNIQUE constraints are declared when the data
+  satisfies them (SQLite enforces NOT NULL and UNIQUE, so it nearly always does), otherwise
+  dropped: fuzzing reads them back, so a fuzzed row never breaks what the dataset's own
+  database guarantees (issue 33: COUNT(*) vs COUNT(col) on a NOT NULL column); foreign keys become ``references t(c)`` column comments (read back by
   ``fixtures.schema_from_database``), never constraints.
-* The gold is kept as written when it runs on the converted database; when it does not,
+* ``--dialect sqlite`` (the default): the task's gold is the dataset's, judged in SQLite on
+  the SQLite file (``dialects``); its DuckDB form below goes to ``metadata['duckdb_reference']``
+  for fuzzing and the generators. ``--dialect duckdb``: that form is the gold.
+* The DuckDB form is the gold as written when it runs on the converted database; when it does not,
   its sqlglot SQLite -> DuckDB transpilation is used if that runs (``metadata['gold_dialect']``
   says which). A gold that runs neither way is kept as written, with ``metadata['gold_error']``;
   the oracle's gold check reports it.
@@ -50,7 +55,9 @@ from ..suite_files import SuiteFile, check_limits, read_text
 from . import integrity
 from .fixtures import insert_rows, quote, sql_string, write_database
 
-CONVERTER_VERSION = 2  # part of the cache key: bump when the conversion policy changes (2: content hashes recorded)
+# part of the cache key: bump when the conversion policy changes (2: content hashes recorded;
+# 3: NOT NULL and single-column UNIQUE kept)
+CONVERTER_VERSION = 3
 DB_DIR_NAMES = ("database", "databases", "dev_databases", "train_databases", "test_databases")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -120,10 +127,16 @@ def guess_db_dir(json_path: str | Path) -> Path:
     )
 
 
-def spider_row(row: dict, *, db_dir: str | Path, cache_dir: str | Path, check_gold: bool = True) -> dict:
+def spider_row(
+    row: dict, *, db_dir: str | Path, cache_dir: str | Path, check_gold: bool = True, dialect: str = "sqlite"
+) -> dict:
     """One dataset entry -> our task fields (``prompt``, ``reference``, ``metadata``,
     ``domain``). Raises ``ValueError`` for an entry that does not fit (the caller adds the
-    file and the entry index), like the math loaders' row functions."""
+    file and the entry index), like the math loaders' row functions.
+
+    ``dialect`` (``dialects.DIALECTS``): ``sqlite`` keeps the gold as written and judges it
+    in SQLite (its DuckDB form in ``metadata['duckdb_reference']`` for fuzzing and the
+    generators); ``duckdb`` makes the DuckDB form the gold, judged on the conversion."""
     question = row.get("question")
     if not isinstance(question, str) or not question.strip():
         raise ValueError(f"no 'question' text (fields present: {', '.join(row) or 'none'})")
@@ -152,10 +165,14 @@ def spider_row(row: dict, *, db_dir: str | Path, cache_dir: str | Path, check_go
     for key in ("difficulty", "hardness", "evidence"):
         if row.get(key) is not None:
             metadata[key] = row[key]
-    reference = gold.strip().rstrip(";").strip()
+    reference = duck = gold.strip().rstrip(";").strip()
     if check_gold:
-        reference, notes = duckdb_gold(reference, database)
+        duck, notes = duckdb_gold(reference, database)
         metadata.update(notes)
+    if dialect == "sqlite":
+        metadata.update(dialect="sqlite", duckdb_reference=duck)
+    else:
+        reference = duck
     fields = {"domain": "sql", "prompt": prompt, "reference": reference, "metadata": metadata}
     if row.get("question_id") is not None:
         fields["id"] = f"{db_id}-{row['question_id']}"
@@ -171,12 +188,22 @@ def load_spider(
     *,
     split: str | None = None,
     check_gold: bool = True,
+    dialect: str = "sqlite",
+    required: tuple[str, ...] = (),
 ) -> list[Task]:
-    """Tasks of a Spider/BIRD JSON file; SQLite databases converted to DuckDB (cached)."""
+    """Tasks of a Spider/BIRD JSON file; SQLite databases converted to DuckDB (cached),
+    judged in ``dialect``. ``required``: fields every entry must have (BIRD's)."""
     path = Path(json_path)
     rows = spider_rows(path)  # the file's own errors (not UTF-8, not JSON) before its databases'
+    for index, row in rows:
+        missing = [name for name in required if name not in row]
+        if missing:
+            raise InputError(
+                f"{path}: entry {index}: no {', '.join(repr(m) for m in missing)} field: not BIRD's layout "
+                f"(question_id, db_id, question, evidence, SQL, difficulty); use --format spider for Spider's"
+            )
     db_dir = Path(db_dir) if db_dir is not None else guess_db_dir(path)
-    to_fields = partial(spider_row, db_dir=db_dir, cache_dir=cache_dir, check_gold=check_gold)
+    to_fields = partial(spider_row, db_dir=db_dir, cache_dir=cache_dir, check_gold=check_gold, dialect=dialect)
     tasks, seen = [], {}
     for index, row in rows:
         try:
@@ -200,8 +227,31 @@ def load_spider(
 
 def spider_suite(source: SuiteFile) -> list[Task]:
     """``--format spider`` (``SqlDomain.suite_formats``): converted databases are cached
-    under the cache root's ``sql``; ``--field`` does not apply."""
-    return load_spider(source.path, source.db_dir, source.cache_dir() / "sql")
+    under the cache root's ``sql``; ``--field`` does not apply; ``--dialect`` defaults to
+    SQLite, the engine Spider's evaluation runs."""
+    return load_spider(source.path, source.db_dir, source.cache_dir() / "sql", dialect=_dialect(source))
+
+
+BIRD_FIELDS = ("question_id", "db_id", "question", "evidence", "SQL")
+
+
+def bird_suite(source: SuiteFile) -> list[Task]:
+    """``--format bird``: BIRD's ``dev.json`` (question_id, db_id, question, evidence, SQL,
+    difficulty) with ``dev_databases/<db_id>/<db_id>.sqlite`` beside it. ``evidence`` (the
+    external knowledge BIRD hands the model) goes into the prompt as a hint and stays in
+    the metadata; the task id is ``<db_id>-<question_id>``. Judged in SQLite by default."""
+    return load_spider(
+        source.path, source.db_dir, source.cache_dir() / "sql", dialect=_dialect(source), required=BIRD_FIELDS
+    )
+
+
+def _dialect(source: SuiteFile) -> str:
+    from .dialects import DIALECTS
+
+    dialect = source.dialect or "sqlite"
+    if dialect not in DIALECTS:
+        raise InputError(f"--dialect {dialect!r}: expected one of {', '.join(DIALECTS)}")
+    return dialect
 
 
 def duckdb_gold(sql: str, database: Path) -> tuple[str, dict]:
@@ -323,15 +373,36 @@ def _read_sqlite(source: sqlite3.Connection, path: Path) -> list[dict]:
         info = source.execute(f"PRAGMA table_info({quote(name)})").fetchall()
         rows = source.execute(f"SELECT * FROM {quote(name)}").fetchall()
         foreign = source.execute(f"PRAGMA foreign_key_list({quote(name)})").fetchall()
+        unique = _unique_columns(source, name)
         columns = []
         for cid, column, declared, notnull, _default, pk in info:
             duck_type, convert = _column_type(declared or "", [row[cid] for row in rows])
-            columns.append({"name": column, "type": duck_type, "convert": convert, "not_null": bool(notnull), "pk": pk})
+            columns.append(
+                {
+                    "name": column,
+                    "type": duck_type,
+                    "convert": convert,
+                    "not_null": bool(notnull),
+                    "unique": column in unique,
+                    "pk": pk,
+                }
+            )
         rows = [tuple(col["convert"](value) for col, value in zip(columns, row)) for row in rows]
         tables.append(
             {"name": name, "columns": columns, "rows": rows, "foreign": [(f[3], f[2], f[4]) for f in foreign]}
         )  # (from, table, to)
     return tables
+
+
+def _unique_columns(source: sqlite3.Connection, table: str) -> set[str]:
+    """Columns a single-column UNIQUE constraint or unique index covers (not partial)."""
+    out = set()
+    for _seq, index, unique, _origin, is_partial in source.execute(f"PRAGMA index_list({quote(table)})").fetchall():
+        if unique and not is_partial:
+            members = source.execute(f"PRAGMA index_info({quote(index)})").fetchall()
+            if len(members) == 1 and members[0][2] is not None:
+                out.add(members[0][2])
+    return out
 
 
 def _affinity(declared: str) -> str:
@@ -388,7 +459,7 @@ def _column_type(declared: str, values: list):
 def _write_tables(con: duckdb.DuckDBPyConnection, tables: list[dict]) -> None:
     by_lower = {t["name"].lower(): t for t in tables}
     for table in tables:
-        lines = [f"{quote(c['name'])} {c['type']}" for c in table["columns"]]
+        lines = [f"{quote(c['name'])} {c['type']}{_constraints(table, c)}" for c in table["columns"]]
         key = [c for c in sorted(table["columns"], key=lambda c: c["pk"]) if c["pk"]]
         if key and _key_holds(table, key):
             lines.append(f"PRIMARY KEY ({', '.join(quote(c['name']) for c in key)})")
@@ -414,12 +485,31 @@ def _write_tables(con: duckdb.DuckDBPyConnection, tables: list[dict]) -> None:
                 con.execute(f"COMMENT ON COLUMN {quote(table['name'])}.{quote(own)} IS {sql_string(comment)}")
 
 
-def _key_holds(table: dict, key: list[dict]) -> bool:
+def _constraints(table: dict, column: dict) -> str:
+    """The column's declared NOT NULL and UNIQUE, kept when the data satisfies them (SQLite
+    enforces both, so it nearly always does): fuzzing reads them back and never puts a
+    NULL into a NOT NULL column (``COUNT(*)`` vs ``COUNT(col)`` would then differ where the
+    verifier's database says they cannot) nor a duplicate into a unique one."""
+    out = ""
+    if column["not_null"] and _key_holds(table, [column], nulls_only=True):
+        out += " NOT NULL"
+    if column["unique"] and not column["pk"] and _key_holds(table, [column], nulls_ok=True):
+        out += " UNIQUE"
+    return out
+
+
+def _key_holds(table: dict, key: list[dict], *, nulls_only: bool = False, nulls_ok: bool = False) -> bool:
     positions = [table["columns"].index(c) for c in key]
     seen = set()
     for row in table["rows"]:
         value = tuple(row[i] for i in positions)
-        if None in value or value in seen:
+        if None in value:
+            if nulls_ok:
+                continue
+            return False
+        if nulls_only:
+            continue
+        if value in seen:
             return False
         seen.add(value)
     return True

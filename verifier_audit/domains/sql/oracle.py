@@ -33,7 +33,7 @@ from .compare import (
     results_equal,
     with_order_keys,
 )
-from .database import Result, refusal, run_query
+from .database import Result, dialect_of, refusal_on, run_query
 from .extract import extract_sql
 
 GOLD_TIMEOUT = 5.0
@@ -91,7 +91,7 @@ def _order_keys(gold: str, database: str, result: Result, timeout: float) -> lis
     positions = order_key_positions(gold, result.columns)
     if positions is not None:
         return [tuple(row[p] for p in positions) for row in result.rows]
-    augmented = with_order_keys(gold)
+    augmented = with_order_keys(gold, dialect_of(database))
     if augmented is None:
         return None
     sql, n = augmented
@@ -116,7 +116,8 @@ def _limit_cuts_tie(gold: str, database: str, result: Result, timeout: float) ->
     """True when the gold's top-level LIMIT/OFFSET boundary falls inside a group of rows
     tied on its ORDER BY keys (or it limits without ordering and more rows exist), so an
     equivalent query may legitimately return other rows."""
-    root = _parse_one(gold)
+    dialect = dialect_of(database)
+    root = _parse_one(gold, dialect)
     if root is None:
         return False
     top = _top_query(root)
@@ -128,7 +129,7 @@ def _limit_cuts_tie(gold: str, database: str, result: Result, timeout: float) ->
     unlimited = top.copy()
     unlimited.set("limit", None)
     unlimited.set("offset", None)
-    sql = unlimited.sql("duckdb")
+    sql = unlimited.sql(dialect)
     whole = run_query(database, sql, timeout=timeout)
     if not whole.ok:
         return False
@@ -148,18 +149,23 @@ def _limit_cuts_tie(gold: str, database: str, result: Result, timeout: float) ->
 
 
 def databases_of(task: Task) -> list[str]:
-    """The base database first, then the distilled fuzzed ones."""
+    """The base database first, then the distilled fuzzed ones: for a task judged in SQLite
+    (``metadata['dialect']``), the SQLite files (the dataset's own and the fuzzed ones
+    written as SQLite), else the DuckDB files."""
+    if task.metadata.get("dialect") == "sqlite" and task.metadata.get("sqlite_file"):
+        return [str(task.metadata["sqlite_file"])] + [str(p) for p in task.metadata.get("sqlite_databases") or []]
     return [task.database] + [str(p) for p in task.metadata.get("databases") or []] if task.database else []
 
 
 def check_gold(task: Task) -> str | None:
     """Why the task's gold cannot be used, or None when it runs on its base database."""
-    if not task.database:
+    databases = databases_of(task)
+    if not databases:
         return "the task has no database (fixtures were not prepared)"
-    reason = refusal(task.reference)
+    reason = refusal_on(databases[0], task.reference)
     if reason is not None:
         return f"the gold is not a single read-only query: {reason}"
-    answer = gold_answer(task.reference, task.database)
+    answer = gold_answer(task.reference, databases[0])
     if not answer.result.ok:
         return f"the gold fails on the base database: {answer.result.error}"
     if answer.ambiguous:
@@ -174,12 +180,12 @@ def label_completion(text: str, task: Task) -> OracleLabel:
     if len(statements) > 1:
         return OracleLabel("incorrect", f"{len(statements)} statements; one query expected")
     sql = statements[0]
-    reason = refusal(sql)
-    if reason is not None:
-        return OracleLabel("incorrect", f"refused: {reason}")
     databases = databases_of(task)
     if not databases:
         return OracleLabel(None, "the task has no database")
+    reason = refusal_on(databases[0], sql)
+    if reason is not None:
+        return OracleLabel("incorrect", f"refused: {reason}")
     golds = [gold_answer(task.reference, db) for db in databases]
     for i, gold in enumerate(golds):
         if not gold.result.ok:

@@ -5,7 +5,8 @@
 * ``exact_match`` (pair): the candidate's sqlglot-normalised text equals the gold's
   (keyword case, whitespace, identifier case, comments ignored) — the strict "exact match"
   grader, which rejects every equivalent rewrite.
-* ``single_db_set`` (native): run candidate and gold on ``task.database`` only and compare
+* ``single_db_set`` (native): run candidate and gold on the task's base database only (the
+  SQLite file for a task judged in SQLite) and compare
   the results as SETS (order and duplicates ignored) — the BIRD-style grader. A missing
   DISTINCT, a wrong ORDER BY, and any near-miss that happens to agree on this one
   database pass.
@@ -98,16 +99,18 @@ def single_db_set(completion: str, task: Task) -> bool:
     """BIRD-style: the candidate's result equals the gold's as a set of rows, on the one
     database the task names."""
     from .database import run_query
+    from .oracle import databases_of
 
     if not task.database:
         raise ValueError(f"task {task.id} has no database: the SQL domain sets task.database")
     candidate = _single_statement(completion)
     if candidate is None:
         return False
-    gold = run_query(task.database, task.reference)
+    base = databases_of(task)[0]  # the SQLite file for a task judged in SQLite (--dialect)
+    gold = run_query(base, task.reference)
     if not gold.ok:
         return False  # an unusable gold never pays
-    got = run_query(task.database, candidate)
+    got = run_query(base, candidate)
     return got.ok and _as_set(got.rows) == _as_set(gold.rows)
 
 

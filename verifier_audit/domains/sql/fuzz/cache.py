@@ -16,7 +16,7 @@ from .constants import Constants
 from .distil import FALLBACK_SIZE, MIN_DATABASES
 from .pool import POOL_SIZE
 
-FUZZ_VERSION = 2  # 2: every cached database carries its content hash (integrity.record_hash)
+FUZZ_VERSION = 3  # 2: every cached database carries its content hash (integrity.record_hash); 3: NOT NULL / UNIQUE of converted databases respected, SQLite copies
 
 
 def digest(*parts: Any) -> str:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from ...kit import DomainGenerators
 from . import equivalent, known_bad, near_miss
+from ._dialect import in_target_dialect
 
 _GENERATORS = DomainGenerators("sql", near_miss, equivalent, known_bad)
-generate_all = _GENERATORS.generate_all
+generate_all = in_target_dialect(_GENERATORS.generate_all)  # --dialect sqlite: SQLite queries
 categories = _GENERATORS.categories
 
 __all__ = ["generate_all", "categories", "near_miss", "equivalent", "known_bad"]
