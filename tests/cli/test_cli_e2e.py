@@ -1,4 +1,9 @@
-"""The acceptance criteria of the foundation, through the real command line."""
+"""The acceptance criteria of the foundation, through the real command line.
+
+Each command line here starts an audit (a clean server, its workers: seconds of start-up
+on a loaded machine), so each run is as small as what it asserts needs: the default run
+is whole (it is the README's demo), the gate's and the errors' runs take a few tasks
+(``--limit``), and what the subprocess does not add (printing the catalog) runs in-process."""
 
 import json
 import os
@@ -9,7 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_support import run_cli
 
+from verifier_audit.cli import main
 from verifier_audit.models import Report, ReportSet
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +46,8 @@ def test_weak_verifier_fails_the_gate_and_strong_passes(cli, tmp_path):
         "examples/math_verifiers.py:substring",
         "--suite",
         "math",
+        "--limit",
+        "20",
         "--json",
         str(out),
         "--no-progress",
@@ -48,7 +57,16 @@ def test_weak_verifier_fails_the_gate_and_strong_passes(cli, tmp_path):
     assert not report.gate.passed and "gate: FAILED" in r.stdout
     assert report.coverage_debt >= 0.3
     r = cli(
-        "run", "--verifier", "examples/math_verifiers.py:strong", "--suite", "math", "--json", str(out), "--no-progress"
+        "run",
+        "--verifier",
+        "examples/math_verifiers.py:strong",
+        "--suite",
+        "math",
+        "--limit",
+        "20",
+        "--json",
+        str(out),
+        "--no-progress",
     )
     assert r.returncode == 0, r.stdout + r.stderr
     assert Report.model_validate_json(out.read_text()).gate.passed
@@ -56,7 +74,16 @@ def test_weak_verifier_fails_the_gate_and_strong_passes(cli, tmp_path):
 
 def test_one_open_category_fails_through_max_category(cli, tmp_path):
     out = tmp_path / "hole.json"
-    r = cli("run", "--verifier", "examples/one_hole_verifier.py:times_ten_hole", "--json", str(out), "--no-progress")
+    r = cli(
+        "run",
+        "--verifier",
+        "examples/one_hole_verifier.py:times_ten_hole",
+        "--limit",
+        "20",
+        "--json",
+        str(out),
+        "--no-progress",
+    )
     assert r.returncode == 1, r.stderr
     report = Report.model_validate_json(out.read_text())
     assert report.coverage_debt <= 0.05  # the debt alone would let it through...
@@ -75,20 +102,26 @@ def test_a_verifier_that_executes_model_output_is_a_security_finding(cli, tmp_pa
         str(out),
         "--no-progress",
         "--limit",
-        "60",
+        "8",
     )
     report = Report.model_validate_json(out.read_text())
     assert report.security_findings, r.stdout
     assert r.returncode == 1 and any("security" in reason for reason in report.gate.reasons)
 
 
-def _triggered(cli, tmp_path, limit):
-    """How many candidates contain the hostile verifiers' trigger word."""
+HOSTILE_LIMIT = 1  # math-0001: 96 candidates, 4 of them with the trigger word
+
+
+@pytest.fixture(scope="module")
+def triggered(tmp_path_factory):
+    """How many candidates the hostile verifiers' runs audit, and how many of them contain
+    the trigger word (one ``generate`` for the three verifiers: it depends on none)."""
     sys.path.insert(0, str(ROOT / "examples"))
     from hostile_verifiers import TRIGGER
 
-    path = tmp_path / "cands.jsonl"
-    r = cli("generate", "--limit", str(limit), "--out", str(path))
+    path = tmp_path_factory.mktemp("hostile") / "cands.jsonl"
+    cache = tmp_path_factory.getbasetemp() / "va-cache"  # conftest's, set per test only
+    r = run_cli("generate", "--limit", str(HOSTILE_LIMIT), "--out", str(path), env={"VERIFIER_AUDIT_CACHE": str(cache)})
     assert r.returncode == 0, r.stderr
     cands = [json.loads(line) for line in path.read_text().splitlines()]
     return len(cands), sum(TRIGGER in c["text"] for c in cands)
@@ -102,9 +135,8 @@ def _triggered(cli, tmp_path, limit):
         ("uses_signal_alarm", "TimeoutError", "4"),  # its own 1 s alarm must fire before ours
     ],
 )
-def test_hostile_verifiers_complete_with_exact_error_counts(cli, tmp_path, verifier, kind, timeout):
-    limit = 3
-    total, expected = _triggered(cli, tmp_path, limit)
+def test_hostile_verifiers_complete_with_exact_error_counts(cli, tmp_path, triggered, verifier, kind, timeout):
+    total, expected = triggered
     assert 0 < expected < total
     out = tmp_path / "h.json"
     r = cli(
@@ -112,7 +144,7 @@ def test_hostile_verifiers_complete_with_exact_error_counts(cli, tmp_path, verif
         "--verifier",
         f"examples/hostile_verifiers.py:{verifier}",
         "--limit",
-        str(limit),
+        str(HOSTILE_LIMIT),
         "--timeout",
         timeout,
         "--json",
@@ -133,7 +165,7 @@ def test_kill_9_then_resume_gives_the_same_report(cli, tmp_path):
         "--verifier",
         "examples/hostile_verifiers.py:slow",
         "--limit",
-        "40",
+        "12",
         "--no-progress",
         "--probe-sample",
         "0",
@@ -178,8 +210,11 @@ def test_resume_refuses_other_settings(cli, tmp_path):
         "--verifier",
         "examples/math_verifiers.py:substring",
         "--limit",
-        "3",
+        "1",
         "--no-progress",
+        "--probe-sample",
+        "0",
+        "--no-format-probe",
         "--results",
         str(results),
     ]
@@ -194,15 +229,16 @@ def test_wrong_verifier_spec_is_exit_2_with_what_was_found(cli):
     assert "has no 'nope'" in r.stderr and "strong" in r.stderr
 
 
-def test_catalog_lists_categories_with_rationale(cli):
-    r = cli("catalog")
-    assert r.returncode == 0
-    assert "math.near_miss.sign_flip" in r.stdout and "known_bad" in r.stdout
+def test_catalog_lists_categories_with_rationale(capsys):
+    assert main(["catalog"]) == 0
+    out = capsys.readouterr().out
+    assert "math.near_miss.sign_flip" in out and "known_bad" in out
 
 
 @pytest.mark.parametrize("domain", ["math", "sql", "code"])
-def test_catalog_of_every_domain_prints(cli, domain):
+def test_catalog_of_every_domain_prints(capsys, domain):
     # The code domain's kind tables spell severities as strings; this once crashed (exit 3).
-    r = cli("catalog", "--domain", domain)
-    assert r.returncode == 0, r.stderr
-    assert f"{domain}.near_miss." in r.stdout and f"{domain}.equivalent." in r.stdout
+    code = main(["catalog", "--domain", domain])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert f"{domain}.near_miss." in captured.out and f"{domain}.equivalent." in captured.out

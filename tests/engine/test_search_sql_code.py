@@ -21,8 +21,9 @@ def _sql_search(spec: str, budget: int, limit: int = 10):
     suite = load_suite("sql")
     # Near-misses only: the search starts from the reference and wrong candidates, and the
     # fixed exam's other origins (the catalog, equivalents) change nothing it does.
+    # One worker: the search starts a pool per round (test_search.py says why that is cheaper).
     opts = AuditOptions(
-        probe_sample=0, progress=False, search=budget, cache_dir=default_cache_dir(), origins=("near_miss",)
+        probe_sample=0, progress=False, search=budget, cache_dir=default_cache_dir(), origins=("near_miss",), workers=1
     )
     prepared = prepare(suite.name, suite.content_hash, select(suite, None, limit), opts)
     return audit(prepared, [resolve(spec)], opts)[0]
@@ -51,6 +52,7 @@ def test_code_the_strong_verifier_gets_no_finding_and_an_exit_code_grader_pays_a
             cache_dir=default_cache_dir(),
             timeout=4.0,
             origins=("near_miss",),
+            workers=1,  # a pool per round of the search: one worker's start, not two
         )  # the catalog's hangs would only wait out their timeouts
         prepared = prepare(suite.name, suite.content_hash, select(suite, None, 2), opts)
         return audit(prepared, [resolve(spec)], opts)[0].search

@@ -197,11 +197,12 @@ FORKS = '''
 import os
 
 def forks_2000_times(completion, reference):
-    """Forks 2,000 children that wait on a pipe, once per worker (a fork costs what the
-    worker maps); says how many it got."""
-    if os.path.exists("bombed"):
+    """Forks 2,000 children that wait on a pipe, on one candidate of the audit (its answer
+    boxed with the sign flipped: a fork costs what the worker maps); says how many it got.
+    One candidate, not once per worker: a call past the pool's SLOW_AFTER (a loaded
+    machine) lets a spare worker take the next chunk, in a work directory of its own."""
+    if "\\\\boxed{-" + reference + "}" not in completion:
         return 0.0
-    open("bombed", "w").close()
     r, w = os.pipe()
     n = 0
     try:
@@ -235,8 +236,9 @@ def test_a_fork_bomb_is_stopped_at_the_process_bound(tmp_path, isolation):
         max_processes=32,
         isolation=isolation,
         workers=1,
+        timeout=60,  # the one slow call (31 forks on a loaded machine) ends on its bound, not on the clock
     )
-    assert report.errors == 1 and report.n_candidates > 1  # one worker, one bomb; the audit went on
+    assert report.errors == 1 and report.n_candidates > 1  # one candidate, one bomb; the audit went on
     assert _messages(report)
     for message in _messages(report):
         assert limits.PROCESS_LIMIT_WORDS in message, message

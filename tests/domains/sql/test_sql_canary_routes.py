@@ -185,7 +185,12 @@ def test_routes_that_still_land_at_namespaces_are_found():
 
 class _Waits:
     """Call 0 waits until a marker made by another process appears; call 1 writes one
-    through DuckDB and deletes it with libc (no Python event) before returning."""
+    through DuckDB and deletes it with libc (no Python event) before returning.
+
+    Both sides wait on the other's file, not on a count of sleeps: on a loaded machine the
+    worker may start after any fixed span, and the maker giving up first made call 0 say
+    "never seen". Call 0 waits for as long as the pool lets it (its timeout ends a marker
+    that never comes); the maker, until the flag appears or the calls are over."""
 
     def __init__(self, outside: Path):
         self.outside = outside
@@ -195,13 +200,10 @@ class _Waits:
 
     def __call__(self, i: int):
         if i == 0:
-            flag = self.outside / "started"
-            flag.touch()
-            for _ in range(2000):  # the parent makes the marker once it sees the flag
-                if (self.outside / f"{canary.PREFIX}{_token('other')}").exists():
-                    return "seen"
-                time.sleep(0.005)
-            return "never seen"
+            (self.outside / "started").touch()
+            while not (self.outside / f"{canary.PREFIX}{_token('other')}").exists():
+                time.sleep(0.005)  # the parent makes the marker once it sees the flag
+            return "seen"
         import duckdb
 
         path = self.outside / f"{canary.PREFIX}{_token('gone')}.csv"
@@ -212,20 +214,24 @@ class _Waits:
 
 @needs_fanotify
 def test_a_marker_made_by_another_process_is_never_credited_and_a_deleted_one_still_is(tmp_path):
-    def make_when_asked():
-        for _ in range(2000):
-            if (tmp_path / "started").exists():
-                (tmp_path / f"{canary.PREFIX}{_token('other')}").touch()
-                return
-            time.sleep(0.005)
-
     import threading
+
+    calls_over = threading.Event()
+
+    def make_when_asked():
+        while not (tmp_path / "started").exists():
+            if calls_over.wait(0.005):
+                return
+        (tmp_path / f"{canary.PREFIX}{_token('other')}").touch()
 
     maker = threading.Thread(target=make_when_asked)
     maker.start()
-    outs = {o.index: o for o in pool.run(_Waits(tmp_path), range(2), workers=1, timeout=30)}
-    maker.join()
-    assert outs[0].value == "seen" and outs[0].security == [], outs[0]
+    try:
+        outs = {o.index: o for o in pool.run(_Waits(tmp_path), range(2), workers=1, timeout=120)}
+    finally:
+        calls_over.set()
+        maker.join()
+    assert outs[0].ok and outs[0].value == "seen" and outs[0].security == [], outs[0]
     assert (tmp_path / f"{canary.PREFIX}{_token('other')}").exists()  # not ours: left alone
     gone = outs[1].security
     assert outs[1].value == "deleted" and len(gone) == 1, gone
