@@ -32,6 +32,25 @@ def scan_targets(spec: VerifierSpec) -> list[str]:
     return [spec.spec]
 
 
+def compared_literals(spec: VerifierSpec) -> list[tuple[str, str]]:
+    """The literals ``spec``'s source compares completions against (``scan/_literals.py``),
+    for the exploit search's source-guided operators; [] when there is no source to read.
+    Read from the files, never imported: the search runs in the parent."""
+    from ..scan import MAX_LITERALS, ScanError
+    from ..scan import compared_literals as read
+
+    found: list[tuple[str, str]] = []
+    for target in scan_targets(spec):
+        try:
+            found += read(target)
+        except ScanError:
+            try:
+                found += read(target.rpartition(":")[0])
+            except ScanError:
+                continue
+    return list(dict.fromkeys(found))[:MAX_LITERALS]
+
+
 def source_findings(spec: VerifierSpec, report: Report) -> list[SourceFinding] | None:
     """The findings in the verifier's source, held against ``report``; None when there is
     no source to read. A target that names no function (a list of TRL rewards, an object)
