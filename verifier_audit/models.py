@@ -191,6 +191,9 @@ class SearchFamily(BaseModel):
     reach_tasks: int  # tasks the family's edit applies to (and gives a wrong answer, by the oracle)
     reach_misjudged: int  # of those, the tasks misjudged: paid (false acceptance) or refused (false rejection)
     found_after: int  # verifier calls spent when the first exploit of the family was found
+    # False: the budget ran out before the reach was measured (reach_tasks is then 0, not a
+    # measurement); the search keeps back what the reach of the families it finds needs
+    reach_measured: bool = True
 
 
 class LazyPolicy(BaseModel):

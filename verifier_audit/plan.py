@@ -30,6 +30,7 @@ from .engine.audit import (
     run_settings,
 )
 from .engine.inspection import resolve_many
+from .engine.search import set_literal_reader
 from .engine.slices import DEFAULT_FIELD as DEFAULT_SLICE_FIELD
 from .engine.slices import SliceWeights, weights_of
 from .engine.store import fingerprint
@@ -39,8 +40,13 @@ from .isolation import FILE_MB, MAX_PROCESSES, resolve_level
 from .loading import VerifierSpec, with_parts
 from .models import GateConfig, Report
 from .report.build import build_reports
+from .report.source import compared_literals
 from .settings import AUDIT_SETTINGS, RANGES, default
 from .suites import load_suite, select
+
+# The exploit search's source-guided operators read the verifier's source through the scan,
+# a layer above the engine: named here, where every front end's audit goes through.
+set_literal_reader(compared_literals)
 
 
 @dataclass

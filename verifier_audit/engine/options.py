@@ -54,6 +54,9 @@ class AuditOptions:
     # Verifier calls the exploit search may spend per verifier (engine/search); 0: none. Its
     # verdicts stay outside the results file (a resumed audit searches again, same seed).
     search: int = 0
+    # The search also inserts the literals the verifier's source compares completions
+    # against (engine/search/_source.py); False: the domain's own operators only.
+    source_guided: bool = True
     # Where the oracle's and the verifier's calls run (engine/executor.py): "local", this
     # machine's worker pool, or "ray", the same pool on each node of a Ray cluster at
     # ``ray_address`` (None: RAY_ADDRESS, else a local cluster; docs/ray.md). Not in the

@@ -33,6 +33,25 @@ def scan_targets(spec: VerifierSpec) -> list[str]:
     return [spec.spec]
 
 
+def compared_literals(spec: VerifierSpec) -> list[tuple[str, str]]:
+    """The literals ``spec``'s source compares completions against (``scan/_literals.py``),
+    for the exploit search's source-guided operators; [] when there is no source to read.
+    Read from the files, never imported: the search runs in the parent."""
+    from ..scan import MAX_LITERALS, ScanError
+    from ..scan import compared_literals as read
+
+    found: list[tuple[str, str]] = []
+    for target in scan_targets(spec):
+        try:
+            found += read(target)
+        except ScanError:
+            try:
+                found += read(target.rpartition(":")[0])
+            except ScanError:
+                continue
+    return list(dict.fromkeys(found))[:MAX_LITERALS]
+
+
 def source_findings(spec: VerifierSpec, report: Report) -> tuple[list[SourceFinding] | None, list[str]]:
     """The findings in the verifier's source, held against ``report``, and the files read
     (the verifier's own, then those its imports led to: scan/_imports.py); (None, []) when

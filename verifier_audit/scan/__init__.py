@@ -14,18 +14,21 @@ docs/scan.md describes each rule, its limits and the command.
 
 from ..models import SourceFinding
 from ._confirm import confirm
+from ._literals import MAX_LITERALS, compared_literals
 from ._rule import Rule
 from ._rules import RULES, RULES_BY_ID
 from ._scanner import Scan, scan_file, scan_source, scan_target, scan_text
 from ._targets import ScanError
 
 __all__ = [
+    "MAX_LITERALS",
     "RULES",
     "RULES_BY_ID",
     "Rule",
     "Scan",
     "ScanError",
     "SourceFinding",
+    "compared_literals",
     "confirm",
     "scan_file",
     "scan_source",

@@ -15,17 +15,19 @@ the built-in ones have them in their ``search`` module), so a plugin domain sear
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ...domains import get_domain
 from ...domains.kit import rng_for
 from ...metrics import _clip
 from ...models import Candidate, LazyPolicy, SearchFamily, SearchSummary, Severity, Verdict
-from ._beam import Start, explore
+from ._beam import Exploit, Start, explore
 from ._calls import Calls
 from ._families import lazy, reach, shrink, slug
+from ._source import set_literal_reader, source_operators, verifier_literals
 
-__all__ = ["SearchOutcome", "search", "supports_search"]
+__all__ = ["SearchOutcome", "search", "set_literal_reader", "supports_search"]
 
 SEARCH_TASKS = 12  # tasks explored (reach goes over all of them)
 MAX_FAMILIES = 5  # per direction (false acceptance, false rejection)
@@ -48,7 +50,10 @@ def supports_search(domain_name: str) -> bool:
 def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
     if not options.search:
         return SearchOutcome()
-    operators = get_domain(prepared.domain).search_operators()
+    domain = get_domain(prepared.domain)
+    operators = dict(domain.search_operators())
+    if options.source_guided:  # what the verifier's own source compares completions against
+        operators.update(source_operators(verifier_literals(spec), domain.answer_span))
     if not operators:  # said, never silently skipped: the report must not read as "searched, nothing found"
         return SearchOutcome(
             summary=SearchSummary(
@@ -59,7 +64,6 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
         )
     calls = Calls(prepared, spec, options, budget=options.search)
     threshold, seed = options.threshold, options.seed
-    domain = calls.domain
     used = {c.task_id for c in prepared.candidates}
     tasks = [t for t in prepared.tasks if t.id in used]
     rng_for(seed, "search", "tasks").shuffle(tasks)
@@ -67,16 +71,22 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
     explored = tasks[:SEARCH_TASKS]
     starts = [s for t in explored for s in _explored_starts(starts_by_task[t.id], seed)]
     # Kept back for the reach of every family and the lazy policies, so that a family found
-    # late is still measured on every task.
+    # late is still measured on every task: a share of the budget, and at least what the
+    # families found so far need (``_Reserve``), which grows as exploration finds them.
     reserve = min(int(options.search * (1 - EXPLORE_SHARE) / 2), 2 * MAX_FAMILIES * len(tasks) + LAZY_CALLS)
     explore_budget = min(int(options.search * EXPLORE_SHARE), options.search - reserve)
-    exploits, found = explore(calls, starts, operators, explore_budget, seed, threshold)
-    families = shrink(calls, exploits, operators, threshold, MAX_FAMILIES, stop_at=options.search - reserve)
+    needs = _Reserve(starts_by_task)
+    exploits, found = explore(calls, starts, operators, explore_budget, seed, threshold, keep=needs.explore)
+    stop_at = options.search - max(reserve, needs.reach(exploits))
+    families = shrink(calls, exploits, operators, threshold, MAX_FAMILIES, stop_at=stop_at)
     outcome = SearchOutcome()
     reported = []
     slices_of = {c.task_id: c.slices for c in prepared.candidates}
     for fam in families:
-        rows = reach(calls, fam, starts_by_task, operators, seed, threshold)
+        # Measured on every task it applies to, or not at all: a reach cut short by the
+        # budget would read as a smaller one.
+        measured = calls.left >= needs.kinds[fam.start.kind] and not calls.failing
+        rows = reach(calls, fam, starts_by_task, operators, seed, threshold) if measured else []
         category = f"{prepared.domain}.search.{slug(fam.name)}"
         rejects = fam.direction == "false_rejection"
         misjudged = 0
@@ -114,6 +124,7 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
                 score=fam.score,
                 reach_tasks=len(rows),
                 reach_misjudged=misjudged,
+                reach_measured=measured,
                 found_after=fam.found_after,
                 direction=fam.direction,
             )
@@ -124,7 +135,7 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
     stopped = None
     if calls.failing:
         stopped = f"{calls.errors} of {calls.spent} calls errored: the search stopped (errors measure nothing)"
-    elif any(not f.reach_tasks for f in reported):
+    elif any(not f.reach_measured for f in reported):
         stopped = "the budget ran out before the reach of every family was measured (a larger --search measures it)"
     outcome.summary = SearchSummary(
         budget=options.search,
@@ -142,6 +153,35 @@ def search(prepared, spec, options, verifier_name: str) -> SearchOutcome:
         ],
     )
     return outcome
+
+
+class _Reserve:
+    """What measuring the reach of the exploits found so far needs: a family is measured
+    on every task that has a start of its kind, one call each (at most), for the first
+    MAX_FAMILIES chains per direction."""
+
+    def __init__(self, starts_by_task: dict[str, dict[str, Start]]):
+        self.kinds = Counter(kind for starts in starts_by_task.values() for kind in starts)
+
+    def _groups(self, exploits: list[Exploit]) -> list[Exploit]:
+        firsts: dict[tuple, Exploit] = {}
+        for e in exploits:
+            firsts.setdefault((e.direction, e.node.start.kind, tuple(n for n, _ in e.node.chain)), e)
+        out = []
+        for direction in ("false_acceptance", "false_rejection"):
+            out += [e for e in firsts.values() if e.direction == direction][:MAX_FAMILIES]
+        return out
+
+    def reach(self, exploits: list[Exploit]) -> int:
+        return sum(self.kinds[e.node.start.kind] for e in self._groups(exploits))
+
+    def explore(self, exploits: list[Exploit]) -> int:
+        """What exploring keeps: the reach, the shrinking, and one more family's reach (a
+        batch of children may find a new one after the last look)."""
+        groups = self._groups(exploits)
+        return sum(self.kinds[e.node.start.kind] + 2 * len(e.node.chain) for e in groups) + max(
+            self.kinds.values(), default=0
+        )
 
 
 def _starts(task, prepared, domain, seed: int) -> dict[str, Start]:

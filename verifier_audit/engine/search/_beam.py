@@ -30,6 +30,7 @@ BEAM_WIDTH = 3
 CHILDREN = 3
 MAX_CHAIN = 8
 WRONG_STARTS = 2  # wrong candidates per task the search also starts from
+MIN_BATCH = 16  # children scored at once near the end of exploration
 
 
 @dataclass(frozen=True)
@@ -65,12 +66,19 @@ def replay(start: Start, chain: Chain, operators: dict[str, Callable], task=None
 
 
 def explore(
-    calls: Calls, starts: list[Start], operators: dict[str, Callable], budget: int, seed: int, threshold: float
+    calls: Calls,
+    starts: list[Start],
+    operators: dict[str, Callable],
+    budget: int,
+    seed: int,
+    threshold: float,
+    keep: Callable[[list[Exploit]], int] = lambda exploits: 0,
 ) -> tuple[list[Exploit], int]:
-    """Exploits found within ``budget`` verifier calls; and how many distinct paid, wrong
-    texts were met (every exploit, before grouping)."""
+    """Exploits found within ``budget`` verifier calls, leaving at least ``keep(exploits
+    found so far)`` of the search's calls unspent (what measuring them needs); and how many
+    distinct paid, wrong texts were met (every exploit, before grouping)."""
     names = sorted(operators)
-    stop_at = calls.spent + budget
+    budget_end = calls.spent + budget
     seen: set[tuple[str, str]] = set()
     beams: dict[Start, list[Node]] = {}
     first = [(s.task_id, s.text) for s in starts]
@@ -81,7 +89,10 @@ def explore(
     exploits: list[Exploit] = []
     gains: dict[Start, Counter] = {s: Counter() for s in beams}
     round_ = 0
-    while beams and calls.spent < stop_at and not calls.failing:
+    while beams and not calls.failing:
+        stop_at = min(budget_end, calls.budget - keep(exploits))
+        if calls.spent >= stop_at:
+            break
         round_ += 1
         children: list[Node] = []
         for start, beam in beams.items():
@@ -103,28 +114,48 @@ def explore(
                     children.append(Node(start, chain, text, 0.0, member.score))
         if not children:
             break
-        children = children[: max(0, stop_at - calls.spent)]
-        scores = calls.score([(n.start.task_id, n.text) for n in children])
-        kept = []
-        for node, got in zip(children, scores):
-            if got.score is not None:
-                node.score = got.score
-                kept.append(node)
-                if node.score > node.parent_score:
-                    gains[node.start].update(name for name, _ in node.chain[-2:])
-        paid = [n for n in kept if n.score >= threshold]
-        # The other direction: edits of the reference the verifier refuses; the oracle says
-        # which of them are still right (false rejections).
-        refused = [n for n in kept if n.score < threshold and n.start.kind == "reference"]
-        labels = calls.label([(n.start.task_id, n.text) for n in paid + refused])
-        exploits += [Exploit(n, calls.spent) for n, label in zip(paid, labels) if label == "incorrect"]
-        exploits += [
-            Exploit(n, calls.spent, "false_rejection")
-            for n, label in zip(refused, labels[len(paid) :])
-            if label == "correct"
-        ]
+        kept: list[Node] = []
+        todo = children
+        while todo and not calls.failing:
+            # Near the stop, in smaller batches: what a batch finds raises what must be kept.
+            room = min(budget_end, calls.budget - keep(exploits)) - calls.spent
+            if room <= 0:
+                break
+            size = len(todo) if len(todo) <= room // 2 else max(min(MIN_BATCH, room), room // 2)
+            part, todo = todo[:size], todo[size:]
+            found = _score(calls, part, gains)
+            kept += found
+            exploits += _misjudged(calls, found, threshold)
         for node in kept:
             beams[node.start].append(node)
         for start in list(beams):
             beams[start] = sorted(beams[start], key=lambda n: (-n.score, len(n.chain), n.text))[:BEAM_WIDTH]
     return exploits, len({(e.node.start.task_id, e.node.text) for e in exploits if e.direction == "false_acceptance"})
+
+
+def _score(calls: Calls, children: list[Node], gains: dict[Start, Counter]) -> list[Node]:
+    """The children the verifier scored, with their scores; the edits that raised a beam's
+    score count for the operators' draw."""
+    kept = []
+    for node, s in zip(children, calls.score([(n.start.task_id, n.text) for n in children])):
+        if s.score is not None:
+            node.score = s.score
+            kept.append(node)
+            if node.score > node.parent_score:
+                gains[node.start].update(name for name, _ in node.chain[-2:])
+    return kept
+
+
+def _misjudged(calls: Calls, kept: list[Node], threshold: float) -> list[Exploit]:
+    """The paid children the oracle says are wrong; and the other direction: edits of the
+    reference the verifier refuses that the oracle says are still right (false rejections)."""
+    paid = [n for n in kept if n.score >= threshold]
+    refused = [n for n in kept if n.score < threshold and n.start.kind == "reference"]
+    labels = calls.label([(n.start.task_id, n.text) for n in paid + refused])
+    out = [Exploit(n, calls.spent) for n, label in zip(paid, labels) if label == "incorrect"]
+    out += [
+        Exploit(n, calls.spent, "false_rejection")
+        for n, label in zip(refused, labels[len(paid) :])
+        if label == "correct"
+    ]
+    return out
