@@ -10,6 +10,7 @@ benchmarks/bench_sqlite_labels.py runs the same check on 60 tasks.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -181,3 +182,26 @@ def test_a_deadline_belongs_to_its_own_thread(audited):
         quick = [pool.submit(run_query, path, "SELECT count(*) FROM course", timeout=30.0) for _ in range(2)]
     assert all(f.result().timed_out for f in slow)
     assert all(f.result().rows == [(5,)] for f in quick)
+
+
+def _open_paths() -> set[str]:
+    fds = Path("/proc/self/fd")
+    return {os.path.realpath(fds / fd) for fd in os.listdir(fds) if (fds / fd).is_symlink()}
+
+
+def test_close_all_lets_the_cached_sqlite_connections_go(tmp_path):
+    # The auditing process caches one read-only connection per file and thread; close_all
+    # (before files are rewritten or removed, and between in-process guard checks) closes
+    # them as it closes DuckDB's.
+    from verifier_audit.domains.sql import sqlite_run
+    from verifier_audit.domains.sql.database import close_all
+
+    path = tmp_path / "one.sqlite"
+    made = sqlite3.connect(path)
+    made.execute("CREATE TABLE t (x INTEGER NOT NULL)")
+    made.close()
+    assert str(path) not in _open_paths()
+    assert sqlite_run.execute(path, "SELECT count(*) FROM t", timeout=5, max_rows=10)[1] == [(0,)]
+    assert str(path) in _open_paths()
+    close_all()
+    assert str(path) not in _open_paths()

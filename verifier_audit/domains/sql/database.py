@@ -293,10 +293,12 @@ def release(directory: str | os.PathLike) -> None:
 
 
 def close_all() -> None:
-    """Close this process's cached connections (before files are rewritten or removed)."""
+    """Close this process's cached connections, DuckDB's and SQLite's (before files are
+    rewritten or removed)."""
     with _HUBS_LOCK:
         while _HUBS:
             _HUBS.popitem()[1].close()
+    sqlite_run.close_all()
 
 
 # ---------------------------------------------------------------------------------------

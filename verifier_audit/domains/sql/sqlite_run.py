@@ -19,7 +19,9 @@ files. What protects the audit here, outermost first:
 5. At most ``max_rows`` rows fetched.
 
 One connection per file, process and thread (the schema is parsed once per connection);
-the files are read-only, so nothing a query does survives it.
+the files are read-only, so nothing a query does survives it. ``database.close_all``
+closes them with DuckDB's (a worker forked from the auditing process inherits them; the
+SQL guard discounts the parent's open files).
 """
 
 from __future__ import annotations
@@ -51,13 +53,25 @@ def _connect(path: str) -> sqlite3.Connection:
     if con is None:
         if not os.path.isfile(path):
             raise FileNotFoundError(f"no database file {path}")
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # check_same_thread off only so close_all may close it from any thread; each
+        # connection is still used by the one thread of its key.
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         con.text_factory = lambda raw: raw.decode("utf-8", errors="replace")  # BIRD has invalid UTF-8
         if hasattr(con, "setlimit"):
             con.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         con.set_authorizer(_authorize)
         _CONNECTIONS[key] = con
     return con
+
+
+def close_all() -> None:
+    """Close this process's cached connections (``database.close_all``)."""
+    for con in list(_CONNECTIONS.values()):
+        try:
+            con.close()
+        except sqlite3.Error:
+            pass
+    _CONNECTIONS.clear()
 
 
 def execute(path: str | os.PathLike, sql: str, *, timeout: float, max_rows: int):
