@@ -63,7 +63,7 @@ def fn(name, description, properties, required=(), privilege=None):
 
 
 S = {"type": "string"}
-I = {"type": "integer"}
+I = {"type": "integer"}  # noqa: E741 - S, I, N: the schema types, read as a table
 N = {"type": "number"}
 
 
@@ -772,13 +772,13 @@ def build_math(b: Builder):
             [c("calculate_tip", **args)],
             tools=["calculate_tip"],
         )
-    for k, (amount, a, z) in enumerate(((250, "USD", "EUR"), (1000, "JPY", "GBP"), (99.99, "EUR", "USD"))):
+    for _k, (amount, a, z) in enumerate(((250, "USD", "EUR"), (1000, "JPY", "GBP"), (99.99, "EUR", "USD"))):
         b.add(
             "math",
             f"How many {z} is {amount} {a}?",
             [c("convert_currency", amount=amount, from_currency=a, to_currency=z)],
         )
-    for k, (p, r, y) in enumerate(((250000, 6.5, 30), (18000, 4.9, 5))):
+    for _k, (p, r, y) in enumerate(((250000, 6.5, 30), (18000, 4.9, 5))):
         b.add(
             "math",
             f"What's the monthly payment on a ${p} loan at {r}% for {y} years?",
@@ -899,7 +899,7 @@ def build_travel(b: Builder):
             [c("search_flights", **args)],
             tools=["search_flights"] if k % 2 == 0 else None,
         )
-    for k, (city, date, nights, rooms) in enumerate(
+    for _k, (city, date, nights, rooms) in enumerate(
         (("Lisbon", "2025-05-02", 3, 1), ("Kyoto", "2025-10-10", 5, 2), ("Cape Town", "2025-12-20", 7, 1))
     ):
         args = {"city": city, "check_in": date, "nights": nights, **({"rooms": rooms} if rooms != 1 else {})}
@@ -908,7 +908,7 @@ def build_travel(b: Builder):
             f"Book {rooms} hotel room{'s' if rooms > 1 else ''} in {city} from {date} for {nights} nights.",
             [c("book_hotel", **args)],
         )
-    for k, (a, z, mode) in enumerate(
+    for _k, (a, z, mode) in enumerate(
         (
             ("Union Station", "Griffith Observatory", "transit"),
             ("Museumplein", "Dam Square", "walking"),
@@ -959,10 +959,10 @@ def build_shopping(b: Builder):
             [c("search_products", **args)],
             tools=["search_products"] if k % 2 == 0 else None,
         )
-    for k, (pid, qty) in enumerate((("B00X4WHP5E", 2), ("P-7781", 1), ("SKU-2024-55", 3))):
+    for _k, (pid, qty) in enumerate((("B00X4WHP5E", 2), ("P-7781", 1), ("SKU-2024-55", 3))):
         args = {"product_id": pid, **({"quantity": qty} if qty != 1 else {})}
         b.add("shopping", f"Add {qty} of product {pid} to my cart.", [c("add_to_cart", **args)])
-    for k, oid in enumerate(("ORD-5531", "ORD-7719")):
+    for _k, oid in enumerate(("ORD-5531", "ORD-7719")):
         b.add("shopping", f"Where is my order {oid}?", [c("get_order_status", order_id=oid)])
     b.add("shopping", "Cancel order ORD-1200.", [c("cancel_order", order_id="ORD-1200")])
     b.add(

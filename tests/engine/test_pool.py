@@ -238,10 +238,10 @@ def test_a_parent_late_to_read_judges_by_what_the_worker_did_not_by_its_deadline
             held = time.monotonic()
             if how == "exit":
                 (worker,) = _children() - before  # ended, not yet reaped (WNOWAIT): the pool's to collect
-                _wait_for(lambda: os.waitid(os.P_PID, worker, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None)
+                _wait_for(lambda: os.waitid(os.P_PID, worker, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None)  # noqa: B023 - called in this iteration
             else:
                 _wait_for(mark.exists)
-            _wait_for(lambda: time.monotonic() > held + timeout)  # call 1's deadline has passed
+            _wait_for(lambda: time.monotonic() > held + timeout)  # noqa: B023 - call 1's deadline has passed (called in this iteration)
     assert sorted(outs) == [0, 1, 2]
     assert (outs[1].error, outs[0].ok, outs[2].ok) == (error, True, True)
 

@@ -177,7 +177,7 @@ def test_exploitable_tasks_count_tasks_with_a_paid_wrong_answer(audit):
     assert every.tasks == len({c.task_id for c in wrong_ok})
     assert every.exploitable == len({c.task_id for c in wrong_ok if verdicts[c.id].accepted})
     assert "equivalent" not in rows
-    for origin, e in rows.items():
+    for _origin, e in rows.items():
         assert e.exploitable <= e.tasks and e.exploitable <= every.exploitable and e.tasks <= every.tasks
 
 

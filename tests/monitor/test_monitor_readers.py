@@ -423,7 +423,7 @@ def _big_jsonl(path, n=3000, layouts=2, cut=False, nested=False):
     rng = np.random.default_rng(3)
     lines = []
     steps = list(range(n)) + list(range(n - 100, n + 50))  # a resumed run re-logs 100 steps
-    for i, s in enumerate(steps):
+    for _i, s in enumerate(steps):
         d = {
             "step": s,
             "critic/score/mean": round(float(rng.random()), 6),

@@ -46,7 +46,7 @@ def audits(tmp_path_factory):
 
 
 def test_junit_has_one_case_per_category(audits):
-    for name, (js, xml) in audits.items():
+    for _name, (js, xml) in audits.items():
         report = json.loads(js.read_text())
         root = ET.parse(xml).getroot()
         suite = root.find("testsuite")

@@ -53,7 +53,7 @@ def test_every_expression_form_fires_once_and_evaluates_to_zero(entry, task):
         text = canary.payload(token, form)
 
         def run(d):
-            assert eval(text) == 0  # noqa: S307 - the payload only makes a marker in d
+            assert eval(text) == 0  # noqa: S307, B023 - the payload only makes a marker in d; run in this iteration
             return canary.fired(d), os.listdir(d)
 
         assert _in_dir(run) == ([token], []), form

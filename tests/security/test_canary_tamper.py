@@ -363,7 +363,7 @@ def test_whatever_the_worker_reports_every_canary_the_witness_saw_stays_once(see
     candidate), and merging the worker's findings -- any subset, any evidence, forged
     duplicates -- with the witness's keeps exactly one finding per token the witness saw."""
     tokens = [canary.make_token(seed, form) for seed, form in seeds]
-    for (seed, form), token in zip(seeds, tokens):
+    for (_seed, form), token in zip(seeds, tokens):
         assert canary.tokens_in(f"The answer is $\\boxed{{{canary.payload(token, form)}}}$") == {token}
     names = [f"{canary.MODULE_PREFIX if form == 'import' else canary.PREFIX}{t}" for (_, form), t in zip(seeds, tokens)]
     seen = [f"executes_model_output:{n}: created in /w (fanotify)" for n in names]

@@ -357,7 +357,7 @@ def test_candidate_shape(candidates, suite):
         assert c.category.startswith(f"sql.{c.origin}.") or c.origin == "known_bad"
         assert c.label == ("correct" if c.origin == "equivalent" else "incorrect")
         per_task[(c.task_id, c.origin)][c.category] += 1
-    for (task_id, origin), counts in per_task.items():
+    for (_task_id, origin), counts in per_task.items():
         if origin == "near_miss":
             assert sum(counts.values()) <= near_miss.MAX_PER_TASK
             assert max(counts.values()) <= near_miss.MAX_PER_KIND
