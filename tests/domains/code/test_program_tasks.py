@@ -56,6 +56,9 @@ def test_a_program_run_reads_its_stdin_and_hands_back_stdout_and_exit_status():
         assert raised.exit_status == 1 and "ValueError: bad input" in raised.stderr
         spin = box.run_program("while True:\n    pass\n", "", cpu_timeout=0.2)
         assert spin.kind == "timeout" and spin.exit_status is not None and spin.exit_status < 0
+        # the same walls as every run: the host's files are out of reach, the input is all it reads
+        escape = box.run_program("open('/etc/va-program-probe', 'w').write('x')", "")
+        assert escape.exit_status == 1 and ("Read-only" in escape.stderr or "Permission" in escape.stderr)
 
 
 def test_the_oracle_labels_a_wrong_program_wrong_and_a_whitespace_variant_right():
