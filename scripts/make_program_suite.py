@@ -6,7 +6,10 @@ programming datasets code RL trains on (APPS, CodeContests): ``prompt`` states t
 and the input and output formats, ``reference`` is the program (a ``main()`` the AST mutants
 can reach), and ``metadata.cases`` holds 2 visible cases (what a prompt shows) and 4 hidden
 ones, each ``{"input", "output"}`` (docs/code-domain.md, "Program tasks"). Float tasks
-carry ``metadata.float_tolerance`` (1e-6).
+carry ``metadata.float_tolerance`` (1e-6); a task with many right answers its special
+judge (``metadata.checker = "special"``, ``metadata.judge``) and another right program
+(``metadata.alternatives``), both validated: the judge accepts every expected output and
+refuses a wrong one, the alternative passes the judge on every case.
 
 Every task is VALIDATED before anything is written, and the script fails loudly otherwise:
 each case's expected output is computed by a second, independent solution written here in
@@ -20,10 +23,11 @@ deterministic. Rerun after changing a task:
 
 Splits: ``train`` and ``heldout`` share the families arith, lists, strings and floats
 (every third task of a family is heldout); ``shifted`` holds families absent from both:
-grids (two-dimensional input) and formatted output (``Case #i:`` prefixes, ``word count``
-lines), so a verifier tuned on train first meets those output shapes there.
+grids (two-dimensional input), formatted output (``Case #i:`` prefixes, ``word count``
+lines) and a task with many right answers (a special judge), so a verifier tuned on train
+first meets those output shapes there.
 
-16 tasks for now; issue 35 asks for at least 80.
+17 tasks for now (one with a special judge: ``pair_sum``); issue 35 asks for at least 80.
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ class Spec:
     generate: Callable[[random.Random], str]
     float_tolerance: float | None = None
     split: str = ""
+    judge: str | None = None  # a special judge's source: def judge(input, expected, output) -> bool
+    alternatives: tuple[str, ...] = ()  # other right programs (other right answers)
 
 
 def _ints(text: str) -> list[int]:
@@ -282,6 +288,59 @@ SPECS = [
 ]
 
 
+PAIR_JUDGE = """def judge(input, expected, output):
+    head, values = input.split("\\n", 1)
+    n, target = map(int, head.split())
+    a = list(map(int, values.split()))
+    parts = output.split()
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return False
+    i, j = int(parts[0]), int(parts[1])
+    return 1 <= i < j <= n and a[i - 1] + a[j - 1] == target
+"""
+
+
+def _first_pair(s: str) -> str:
+    head, values = s.split("\n", 1)
+    n, target = map(int, head.split())
+    a = _ints(values)
+    return next(f"{i + 1} {j + 1}\n" for i in range(n) for j in range(i + 1, n) if a[i] + a[j] == target)
+
+
+def _pair_input(rng: random.Random) -> str:
+    """At least two pairs with the target sum, so that more than one answer is right."""
+    target = rng.randint(5, 30)
+    values = [rng.randint(0, target) for _ in range(rng.randint(3, 6))]
+    for _ in range(2):
+        x = rng.randint(0, target)
+        values.insert(rng.randrange(len(values) + 1), x)
+        values.insert(rng.randrange(len(values) + 1), target - x)
+    return f"{len(values)} {target}\n" + " ".join(map(str, values)) + "\n"
+
+
+SPECS.append(
+    Spec(
+        "pair_sum",
+        "special",
+        "The first line holds n and a target t, the second n integers a_1 ... a_n. Print two indices i < j "
+        "(from 1) with a_i + a_j = t; one exists. Any such pair is accepted.",
+        "def main():\n    n, t = map(int, input().split())\n    a = list(map(int, input().split()))\n"
+        "    for i in range(n):\n        for j in range(i + 1, n):\n            if a[i] + a[j] == t:\n"
+        "                print(i + 1, j + 1)\n                return" + MAIN,
+        _first_pair,
+        ("4 5\n1 4 2 3\n", "5 10\n5 5 1 9 0\n"),
+        _pair_input,
+        split="shifted",
+        judge=PAIR_JUDGE,
+        alternatives=(
+            "def main():\n    n, t = map(int, input().split())\n    a = list(map(int, input().split()))\n"
+            "    seen = {}\n    for j in range(n):\n        if t - a[j] in seen:\n"
+            "            print(seen[t - a[j]] + 1, j + 1)\n            return\n        seen.setdefault(a[j], j)" + MAIN,
+        ),
+    )
+)
+
+
 def _splits() -> None:
     seen: dict[str, int] = {}
     for spec in SPECS:
@@ -306,6 +365,10 @@ def rows() -> list[dict]:
         }
         if spec.float_tolerance is not None:
             metadata["float_tolerance"] = spec.float_tolerance
+        if spec.judge is not None:
+            metadata.update(checker="special", judge=spec.judge)
+        if spec.alternatives:
+            metadata["alternatives"] = list(spec.alternatives)
         out.append(
             {
                 "id": f"programs/{spec.id}",
@@ -335,8 +398,27 @@ def validate(rows: list[dict]) -> None:
                             f"{row['id']}: {which} case {n}: status {r.exit_status} ({r.error}), "
                             f"printed {r.stdout!r}, expected {case['output']!r} {r.stderr[-300:]}"
                         )
+            for program in row["metadata"].get("alternatives", []):
+                for n, case in enumerate(cases["visible"] + cases["hidden"], 1):
+                    r = box.run_program(program, case["input"], timeout=5.0, cpu_timeout=1.0)
+                    if not (r.exit_status == 0 and _judged(box, row, case, r.stdout)):
+                        problems.append(f"{row['id']}: an alternative fails case {n}: printed {r.stdout!r}")
+            if "judge" in row["metadata"]:
+                for n, case in enumerate(cases["visible"] + cases["hidden"], 1):
+                    if not _judged(box, row, case, case["output"]):
+                        problems.append(f"{row['id']}: the judge refuses the expected output of case {n}")
+                    if _judged(box, row, case, "0 0\n"):
+                        problems.append(f"{row['id']}: the judge accepts a wrong output on case {n}")
     if problems:
         raise SystemExit("invalid tasks:\n" + "\n".join(problems))
+
+
+def _judged(box, row: dict, case: dict, output: str) -> bool:
+    """The row's special judge on one output; without a judge, the exact expected output."""
+    if "judge" not in row["metadata"]:
+        return output == case["output"]
+    r = box.run(row["metadata"]["judge"], call="judge", args=(case["input"], case["output"], output), timeout=5.0)
+    return r.ok and r.value is True
 
 
 def render() -> str:

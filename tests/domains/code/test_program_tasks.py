@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from verifier_audit.domains import get_domain
+from verifier_audit.domains.code.programs import verifiers
 from verifier_audit.domains.code.programs.cases import check_layout
 from verifier_audit.domains.code.programs.checker import token_set_equal, tokens_equal
 from verifier_audit.domains.code.programs.generators.near_miss import visible_lookup
@@ -39,6 +40,7 @@ def test_the_suite_file_is_what_its_script_makes(monkeypatch):
     rows = module.rows()
     assert module.jsonl(rows) == (ROOT / "suites" / "programs" / "tasks.jsonl").read_text(encoding="utf-8")
     assert 12 <= len(rows) <= 20 and {r["split"] for r in rows} == {"train", "heldout", "shifted"}
+    assert [r["id"] for r in rows if r["metadata"].get("checker") == "special"] == ["programs/pair_sum"]
     for row in rows:
         cases = row["metadata"]["cases"]
         assert len(cases["visible"]) == 2 and len(cases["hidden"]) == 4, row["id"]
@@ -86,9 +88,22 @@ def test_a_task_without_cases_or_with_a_special_judge_is_dropped_with_the_reason
     task = _task("sum_pairs")
     no_cases = task.model_copy(update={"metadata": {}})
     assert "no metadata.cases" in check_layout(no_cases)
-    judge = task.model_copy(update={"metadata": {**task.metadata, "checker": "special"}})
-    assert "special judges are not supported yet" in get_domain("program").check_task(judge)
+    no_judge = task.model_copy(update={"metadata": {**task.metadata, "checker": "special"}})
+    assert "needs metadata.judge" in get_domain("program").check_task(no_judge)
+    other = task.model_copy(update={"metadata": {**task.metadata, "checker": "lines"}})
+    assert "expected one of tokens, exact, special" in get_domain("program").check_task(other)
     assert get_domain("program").check_task(task) is None
+
+
+def test_a_special_judge_accepts_another_right_answer_that_an_output_comparison_refuses():
+    task = _task("pair_sum")
+    assert task.metadata["checker"] == "special" and get_domain("program").check_task(task) is None
+    (alternative,) = task.metadata["alternatives"]
+    assert verifiers.strong(alternative, task) and not verifiers.exact_string(alternative, task)
+    assert not verifiers.tokens(alternative, task)
+    reversed_pair = wrapped(task.reference, '_text = " ".join(reversed(_text.split())) + "\\n"')
+    assert label_completion(reversed_pair, task).label == "incorrect"  # i < j is part of the answer
+    assert verifiers.token_set(reversed_pair, task)
 
 
 _TOKEN = st.text(alphabet="abcxyz0123456789.-", min_size=1, max_size=6)

@@ -7,8 +7,13 @@ writes stdout, and in ``metadata``:
 * ``cases``: ``{"visible": [{"input": "...", "output": "..."}, ...], "hidden": [...]}``,
   the (stdin, expected stdout) pairs; ``visible`` are the ones a prompt shows (a grader
   that runs only those is the ``visible_only`` verifier), ``hidden`` the rest;
-* ``checker``: ``"tokens"`` (default) or ``"exact"`` (checker.py);
-* ``float_tolerance``: a number, absolute or relative, for tasks whose answers are floats.
+* ``checker``: ``"tokens"`` (default) or ``"exact"`` (checker.py), or ``"special"``: a
+  special judge for tasks with many right answers, ``metadata.judge``, the source of a
+  Python function ``judge(input, expected, output) -> bool`` that runs in the sandbox (task
+  code never runs in the parent), once per case, in a run of its own;
+* ``float_tolerance``: a number, absolute or relative, for tasks whose answers are floats;
+* ``alternatives``: other right programs (on a special-judge task, ones that print another
+  right answer): equivalent candidates.
 
 Every run goes through the code domain's sandbox (``Sandbox.run_program``: the run's stdin
 is the case's input, its stdout comes back as data), and its output is compared here, in
@@ -17,11 +22,12 @@ the parent: the program never sees an expected output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ....models import Task
 from ..cases import process_sandbox
-from ..extract import extract_code
+from ..extract import defines, extract_code
 from ..sandbox import SandboxResult
 from .checker import CHECKERS, Same, checker_of
 
@@ -60,9 +66,35 @@ def float_tolerance(task: Task) -> float | None:
     return None if value is None else float(value)
 
 
-def task_checker(task: Task) -> Same:
-    """The task's own comparison (its checker and float tolerance)."""
-    return checker_of(task.metadata.get("checker", "tokens"), float_tolerance(task))
+# Whether a program's output is right for a case: (output, case) -> bool.
+Check = Callable[[str, "Case"], bool]
+
+
+def by_output(same: Same) -> Check:
+    """A check that compares the output with the case's expected output only."""
+    return lambda got, case: same(got, case.output)
+
+
+def task_checker(task: Task) -> Check:
+    """The task's own check: its special judge, or its checker and float tolerance."""
+    if task.metadata.get("checker") == "special":
+        source = str(task.metadata.get("judge") or "")
+        return lambda got, case: special_judge(source, case, got)
+    return by_output(checker_of(task.metadata.get("checker", "tokens"), float_tolerance(task)))
+
+
+def special_judge(source: str, case: Case, output: str) -> bool:
+    """The task's ``judge(input, expected, output)``, run in the sandbox: right only when it
+    returns True itself (a bool, handed back as data), within the limits of a program run."""
+    result = process_sandbox().run(
+        source,
+        call="judge",
+        args=(case.input, case.output, output),
+        timeout=WALL_LIMIT,
+        cpu_timeout=CPU_LIMIT,
+        memory_mb=MEMORY_MB,
+    )
+    return result.ok and result.value is True
 
 
 def check_layout(task: Task) -> str | None:
@@ -79,8 +111,13 @@ def check_layout(task: Task) -> str | None:
     if not all_cases(task):
         return "metadata.cases: no case"
     checker = task.metadata.get("checker", "tokens")
-    if checker not in CHECKERS:
-        return f"metadata.checker {checker!r}: expected one of {', '.join(CHECKERS)} (special judges are not supported yet)"
+    if checker not in (*CHECKERS, "special"):
+        return f"metadata.checker {checker!r}: expected one of {', '.join(CHECKERS)}, special"
+    if checker == "special" and not defines(str(task.metadata.get("judge") or ""), "judge"):
+        return "metadata.checker 'special' needs metadata.judge: the source of def judge(input, expected, output)"
+    alternatives = task.metadata.get("alternatives", [])
+    if not isinstance(alternatives, list) or not all(isinstance(a, str) for a in alternatives):
+        return "metadata.alternatives: expected a list of programs (strings)"
     tolerance = task.metadata.get("float_tolerance")
     if tolerance is not None and (not isinstance(tolerance, (int, float)) or tolerance < 0):
         return f"metadata.float_tolerance {tolerance!r}: expected a number >= 0"
@@ -100,14 +137,14 @@ def run_case(program: str, case: Case) -> SandboxResult:
     )
 
 
-def judge(program: str, cases: list[Case], same: Same) -> Verdict:
-    """Run ``program`` on each case, in order, until one fails: the output compared with
-    ``same``, a status other than 0 (an exception, ``sys.exit(1)``, a signal, the clock or
+def judge(program: str, cases: list[Case], check: Check) -> Verdict:
+    """Run ``program`` on each case, in order, until one fails: the output judged by
+    ``check``, a status other than 0 (an exception, ``sys.exit(1)``, a signal, the clock or
     the memory limit) a failure whatever it printed."""
     for number, case in enumerate(cases, 1):
         result = run_case(program, case)
         if result.exit_status != 0:
             return Verdict(False, f"case {number}: {result.kind}: {result.error}")
-        if not same(result.stdout, case.output):
+        if not check(result.stdout, case):
             return Verdict(False, f"case {number}: wrong output {result.stdout[:80]!r}")
     return Verdict(True, f"{len(cases)} cases passed")

@@ -18,6 +18,9 @@ differ in which cases they run and how they compare:
   too few digits pays;
 * ``strong``: the oracle, every case with the task's own checker.
 
+The four that compare with the expected output (``exact_string``, ``tokens``,
+``token_set``, ``float_wide``) ignore a task's special judge, as a grader that compares
+outputs does on a task with many right answers: another right answer is a rejection.
 None of them looks at the exit status beyond what ``judge`` does (a status other than 0
 fails the case), so exit-code tricks are the catalog's, later.
 """
@@ -26,34 +29,34 @@ from __future__ import annotations
 
 from ....models import Task
 from ..verifiers import runs_candidates_sandboxed
-from .cases import Case, all_cases, cases_of, judge, program_of, task_checker
-from .checker import Same, exact_equal, token_set_equal, tokens_equal
+from .cases import Case, Check, all_cases, by_output, cases_of, judge, program_of, task_checker
+from .checker import exact_equal, token_set_equal, tokens_equal
 
 # The too-wide tolerance of ``float_wide``: a hundred times what 2 decimals are off by.
 WIDE_TOLERANCE = 1e-2
 
 
-def _grade(completion: str, cases: list[Case], same: Same) -> bool:
+def _grade(completion: str, cases: list[Case], check: Check) -> bool:
     program = program_of(completion)
-    return program is not None and judge(program, cases, same).correct
+    return program is not None and judge(program, cases, check).correct
 
 
 @runs_candidates_sandboxed
 def exact_string(completion: str, task: Task) -> bool:
     """Every case; pay when the output is the expected output, byte for byte."""
-    return _grade(completion, all_cases(task), exact_equal)
+    return _grade(completion, all_cases(task), by_output(exact_equal))
 
 
 @runs_candidates_sandboxed
 def tokens(completion: str, task: Task) -> bool:
     """Every case; pay when the tokens are the same, in order (no float tolerance)."""
-    return _grade(completion, all_cases(task), tokens_equal)
+    return _grade(completion, all_cases(task), by_output(tokens_equal))
 
 
 @runs_candidates_sandboxed
 def token_set(completion: str, task: Task) -> bool:
     """Every case; pay when the output has the same set of tokens (any order, repeats)."""
-    return _grade(completion, all_cases(task), token_set_equal)
+    return _grade(completion, all_cases(task), by_output(token_set_equal))
 
 
 @runs_candidates_sandboxed
@@ -65,7 +68,7 @@ def visible_only(completion: str, task: Task) -> bool:
 @runs_candidates_sandboxed
 def float_wide(completion: str, task: Task) -> bool:
     """Every case; tokens, numbers within a tolerance of 1e-2."""
-    return _grade(completion, all_cases(task), lambda got, want: tokens_equal(got, want, WIDE_TOLERANCE))
+    return _grade(completion, all_cases(task), by_output(lambda got, want: tokens_equal(got, want, WIDE_TOLERANCE)))
 
 
 @runs_candidates_sandboxed

@@ -4,7 +4,8 @@
   ``MAX_MUTANTS`` per task, spread over the kinds;
 * output-level near misses (``wrap.py``): the reference's own output with two lines or two
   tokens swapped, a token repeated or dropped, the last line dropped, trailing text, floats
-  cut to 2 decimals (tasks with a float tolerance), the first half then ``sys.exit(0)``;
+  cut to 2 decimals (tasks with a float tolerance), a ``Case #i:`` prefix dropped (tasks
+  whose outputs have one), the first half then ``sys.exit(0)``;
 * ``visible_lookup``: a program that knows only the visible cases (their outputs looked up
   by the input) and prints ``0`` for any other input.
 
@@ -19,7 +20,7 @@ import random
 from .....models import Candidate, Severity, Task
 from ....kit import make_candidates, sample_kinds
 from ...generators import mutants
-from ..cases import cases_of, float_tolerance
+from ..cases import all_cases, cases_of, float_tolerance
 from .wrap import FLOAT, wrapped
 
 MAX_MUTANTS = 8
@@ -92,6 +93,13 @@ _sys.exit(0)
         Severity.high,
         "the first half of the output, then sys.exit(0)",
     ),
+    "case_prefix_missing": (
+        """
+_text = _re.sub(r"Case #\\d+: ?", "", _text)
+""",
+        Severity.high,
+        "the `Case #i: ` prefix of each line left out (tasks whose outputs have one)",
+    ),
     "float_precision": (
         f"""
 _text = _re.sub(r"{FLOAT}", lambda _m: "%.2f" % float(_m.group()), _text)
@@ -131,6 +139,8 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     chosen = [(m.kind, m.source, m.description) for m in found]
     for kind, (change, _, what) in OUTPUT_CHANGES.items():
         if kind == "float_precision" and float_tolerance(task) is None:
+            continue
+        if kind == "case_prefix_missing" and not any("Case #" in c.output for c in all_cases(task)):
             continue
         chosen.append((kind, wrapped(task.reference, change), what))
     lookup = visible_lookup(task)
