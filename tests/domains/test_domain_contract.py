@@ -32,7 +32,7 @@ from verifier_audit.suites import load_suite, suite_schemes
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "verifier_audit"
 BASE = PACKAGE / "domains" / "base.py"
-BUILTIN = ("math", "sql", "code", "tool")
+BUILTIN = ("math", "sql", "code", "tool", "program")
 
 # The issue's acceptance check, as a regular expression over the source.
 PROBE = re.compile(r"(getattr|hasattr)\((domain|dom|pkg|package)")
@@ -165,12 +165,17 @@ def test_the_builtin_domains_are_declared_once():
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert "verifier_audit.domains" not in project.get("entry-points", {})
-    packages = {p.parent.name for p in (PACKAGE / "domains").glob("*/__init__.py") if "DOMAIN =" in p.read_text()}
-    assert list(domains._BUILTIN) == list(BUILTIN) and set(BUILTIN) == packages
+    # The program tasks' domain lives in the code domain's folder (domains/code/programs).
+    packages = {
+        "verifier_audit." + ".".join(p.parent.relative_to(PACKAGE).parts) + ":DOMAIN"
+        for p in (PACKAGE / "domains").rglob("__init__.py")
+        if "DOMAIN =" in p.read_text()
+    }
+    assert list(domains._BUILTIN) == list(BUILTIN) and set(domains._BUILTIN.values()) == packages
 
 
 def test_the_capabilities_of_the_builtin_domains():
-    assert [n for n in BUILTIN if get_domain(n).sandboxes_calls] == ["code"]
+    assert [n for n in BUILTIN if get_domain(n).sandboxes_calls] == ["code", "program"]
     assert [n for n in BUILTIN if get_domain(n).guards_fixtures] == ["sql"]
     assert [n for n in BUILTIN if get_domain(n).prepares_tasks] == ["sql", "code"]
     assert [n for n in BUILTIN if get_domain(n).calls_tools] == ["tool"]

@@ -24,6 +24,8 @@ _BUILTIN = {
     "sql": "verifier_audit.domains.sql:DOMAIN",
     "code": "verifier_audit.domains.code:DOMAIN",
     "tool": "verifier_audit.domains.tool:DOMAIN",
+    # The code domain's program tasks (stdin/stdout): a domain of their own for their verifiers.
+    "program": "verifier_audit.domains.code.programs:DOMAIN",
 }
 
 

@@ -13,6 +13,8 @@ import struct
 from typing import Any
 
 STDOUT_CAP = 64 * 1024
+# A program run's stdout (its answer, compared in the parent): a longer one is cut here.
+PROGRAM_OUTPUT_CAP = 4 * 1024 * 1024
 RESULT_CAP = 32 * 1024 * 1024
 MAX_DEPTH = 200
 

@@ -95,6 +95,11 @@ class SandboxResult:
     # (None when the run ended before the first sample).
     memory_guard: str = ""
     memory_peak_mb: float | None = None
+    # program runs (``run_program``): ``stdout`` is the program's stdout alone, ``stderr`` what
+    # it wrote there, ``exit_status`` its status (negative: killed by that signal; None: not a
+    # program run). ``ok`` is a clean exit with status 0.
+    stderr: str = ""
+    exit_status: int | None = None
 
 
 def available_levels() -> list[str]:
@@ -306,6 +311,34 @@ class Sandbox:
         )
         return self._request(req, timeout)
 
+    def run_program(
+        self,
+        source: str,
+        stdin: str,
+        *,
+        timeout: float = 5.0,
+        memory_mb: int = 512,
+        cpu_timeout: float | None = None,
+    ) -> SandboxResult:
+        """Run ``source`` as a whole program, as ``python prog.py < input > output``: fd 0
+        reads ``stdin``, the result's ``stdout`` is what it wrote to fd 1 (its stderr apart),
+        ``exit_status`` its status. Same walls, clocks and memory bound as ``run``; the
+        output is compared by the caller, never in the run."""
+        if self.target is not None:
+            raise RuntimeError("this Sandbox calls a target function: use call()")
+        req = dict(
+            source=source,
+            stdin=str(stdin),
+            call=None,
+            args=(),
+            batch=None,
+            timeout=float(timeout),
+            memory_mb=int(memory_mb),
+            item_timeout=None,
+            cpu_timeout=None if cpu_timeout is None else float(cpu_timeout),
+        )
+        return self._request(req, timeout)
+
     def call(self, *args: Any, timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:
         """Call the target in a fresh isolated process; its return value must be builtin data."""
         if self.target is None:
@@ -332,6 +365,9 @@ def _result(raw: bytes, level: str) -> SandboxResult:
         result.memory_guard = str(resp.get("memory_guard") or "")
         peak = resp.get("memory_peak")
         result.memory_peak_mb = round(peak / 2**20, 1) if isinstance(peak, int) else None
+        status = resp.get("exit_status")
+        result.exit_status = status if isinstance(status, int) else None
+        result.stderr = str(resp.get("stderr") or "")
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         return SandboxResult(False, None, f"malformed result: {type(exc).__name__}", "crash", level=level)
     return result

@@ -44,7 +44,7 @@ from typing import Any
 
 from ....isolation import LISTENER_PORT, HostTables, Walls, memory, seccomp
 from ....isolation import confine as isolation
-from .codec import RESULT_CAP, STDOUT_CAP, encode_value, recv, send
+from .codec import PROGRAM_OUTPUT_CAP, RESULT_CAP, STDOUT_CAP, encode_value, recv, send
 
 
 class Config:
@@ -67,7 +67,9 @@ class Config:
 # --------------------------------------------------------------------------- in the run
 
 
-def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) -> None:
+def _prepare_run(
+    req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str, program_fds: tuple[int, int] | None = None
+) -> None:
     try:
         os.setsid()
     except OSError:
@@ -76,6 +78,9 @@ def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) ->
     os.dup2(out_fd, 2)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
+    if program_fds is not None:  # a program run: its stdin is the case's input, its stdout a file of its own
+        os.dup2(program_fds[0], 0)
+        os.dup2(program_fds[1], 1)
     if isolation.prctl(isolation.PR_GET_DUMPABLE, 0) == 0:
         # A zygote forked from a worker in a user namespace of its own is not dumpable, so
         # its /proc files are the host root's and the run could not write its own
@@ -98,8 +103,12 @@ def _prepare_run(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) ->
         if cfg.uid is not None:
             isolation.drop_privileges(cfg.uid)
     isolation.prctl(isolation.PR_SET_PDEATHSIG, signal.SIGKILL)  # cleared by setuid: set after
-    sys.stdout = open(1, "w", buffering=1, closefd=False)
+    # A program's stdout is block-buffered, as ``python prog.py > out`` has it: output still
+    # in the buffer at an ``os._exit`` is lost there too.
+    sys.stdout = open(1, "w", buffering=-1 if program_fds is not None else 1, closefd=False)
     sys.stderr = open(2, "w", buffering=1, closefd=False)
+    if program_fds is not None:
+        sys.stdin = open(0, closefd=False)
 
 
 class _InputTimeout(BaseException):
@@ -128,9 +137,54 @@ def _outcome(fn: Callable, args: tuple) -> dict:
             return {"kind": "exception", "error": type(exc).__name__}
 
 
-def _run_main(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) -> None:
+def _exit_status(code: object) -> int:
+    """The status ``sys.exit(code)`` gives a Python program: None is 0, an int its low byte,
+    anything else is printed to stderr and is 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        print(code, file=sys.stderr)
+    except BaseException:  # noqa: BLE001 - a hostile __str__
+        pass
+    return 1
+
+
+def _program_main(source: str, emit: Callable[[dict], None]) -> None:
+    """A whole program, run as ``python prog.py < input > output`` runs it: ``__name__`` is
+    ``"__main__"``, an uncaught exception prints its traceback and is status 1,
+    ``sys.exit(n)`` is status n, and what is still buffered on stdout is flushed at the end.
+    Status 0 is the harness's one result line, then ``os._exit(0)``; any other status ends
+    the run with it (the zygote reads it from the kernel). Never returns."""
+    status = 0
+    try:
+        sys.argv = ["solution.py"]
+        exec(compile(source, "<program>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except BaseException:  # noqa: BLE001 - the program's failure is its exit status
+        try:
+            import traceback
+
+            traceback.print_exc()
+        except BaseException:  # noqa: BLE001
+            pass
+        status = 1
+    try:
+        sys.stdout.flush()
+    except BaseException:  # noqa: BLE001 - as the interpreter does when the last flush fails
+        status = status or 120
+    if status == 0:
+        emit({"kind": "ok", "value": None})
+    os._exit(status)
+
+
+def _run_main(
+    req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str, program_fds: tuple[int, int] | None = None
+) -> None:
     """In the forked run. Each message is one JSON line on ``wfd``. Never returns."""
-    _prepare_run(req, cfg, wfd, out_fd, workdir)
+    _prepare_run(req, cfg, wfd, out_fd, workdir, program_fds)
     out = os.fdopen(wfd, "wb", closefd=True)
 
     def emit(msg: dict) -> None:
@@ -142,6 +196,11 @@ def _run_main(req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str) -> No
         out.write(data + b"\n")
         out.flush()
 
+    if program_fds is not None:
+        try:
+            _program_main(req["source"], emit)
+        finally:
+            os._exit(70)
     try:
         if cfg.target is not None:
             emit(_outcome(cfg.target, req["args"]))
@@ -263,13 +322,22 @@ def run_one(req: dict, cfg: Config) -> bytes:
     guard = cfg.guard
     guard.before_run(req["memory_mb"])
     out_file = tempfile.TemporaryFile(dir=cfg.workroot)
+    # A program run (``stdin`` given): its input and its stdout are unlinked files outside
+    # its working directory, like ``out_file``; it reaches them only as fds 0 and 1.
+    program = req.get("stdin") is not None and cfg.target is None
+    in_file = tempfile.TemporaryFile(dir=cfg.workroot) if program else None
+    program_out = tempfile.TemporaryFile(dir=cfg.workroot) if program else None
+    if in_file is not None:
+        in_file.write(req["stdin"].encode("utf-8", "surrogateescape"))
+        in_file.seek(0)
+    program_fds = None if in_file is None or program_out is None else (in_file.fileno(), program_out.fileno())
     rfd, wfd = os.pipe()
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(rfd)
-            _run_main(req, cfg, wfd, out_file.fileno(), workdir)
+            _run_main(req, cfg, wfd, out_file.fileno(), workdir, program_fds)
         finally:
             os._exit(70)
     os.close(wfd)
@@ -333,7 +401,16 @@ def run_one(req: dict, cfg: Config) -> bytes:
     stdout = out_file.read(STDOUT_CAP).decode("utf-8", "replace")
     out_file.close()
     shutil.rmtree(workdir, ignore_errors=True)
+    extra: dict[str, Any] = {}
+    if in_file is not None and program_out is not None:
+        in_file.close()
+        program_out.seek(0)
+        # The program's stdout is the result; what it wrote to stderr is kept beside it.
+        extra = {"stderr": stdout, "exit_status": _status_code(status)}
+        stdout = program_out.read(PROGRAM_OUTPUT_CAP).decode("utf-8", "replace")
+        program_out.close()
     resp: dict[str, Any] = {
+        **extra,
         "stdout": stdout,
         "seconds": seconds,
         "level": cfg.level,
@@ -342,6 +419,11 @@ def run_one(req: dict, cfg: Config) -> bytes:
         "memory_peak": peak,
     }
     return _reply(req, cfg, bytes(data), status, timed_out, over_memory or went_over, resp, over_cpu)
+
+
+def _status_code(status: int) -> int:
+    """The run's exit status as a shell shows it, but a signal is negative (as ``subprocess``)."""
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status) if os.WIFSIGNALED(status) else -1
 
 
 def _reply(

@@ -1,0 +1,150 @@
+"""A program task's layout, and running a program on its cases.
+
+A program task (docs/code-domain.md, "Program tasks"): ``domain`` is ``"program"``,
+``prompt`` the problem statement, ``reference`` a whole Python program that reads stdin and
+writes stdout, and in ``metadata``:
+
+* ``cases``: ``{"visible": [{"input": "...", "output": "..."}, ...], "hidden": [...]}``,
+  the (stdin, expected stdout) pairs; ``visible`` are the ones a prompt shows (a grader
+  that runs only those is the ``visible_only`` verifier), ``hidden`` the rest;
+* ``checker``: ``"tokens"`` (default) or ``"exact"`` (checker.py), or ``"special"``: a
+  special judge for tasks with many right answers, ``metadata.judge``, the source of a
+  Python function ``judge(input, expected, output) -> bool`` that runs in the sandbox (task
+  code never runs in the parent), once per case, in a run of its own;
+* ``float_tolerance``: a number, absolute or relative, for tasks whose answers are floats;
+* ``alternatives``: other right programs (on a special-judge task, ones that print another
+  right answer): equivalent candidates.
+
+Every run goes through the code domain's sandbox (``Sandbox.run_program``: the run's stdin
+is the case's input, its stdout comes back as data), and its output is compared here, in
+the parent: the program never sees an expected output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ....models import Task
+from ..cases import process_sandbox
+from ..extract import defines, extract_code
+from ..sandbox import SandboxResult
+from .checker import CHECKERS, Same, checker_of
+
+# CPU time per case: the suite's references take a few ms; a spinning mutant ends here
+# (read from the run's CPU clock by the zygote, whatever signals it ignores). The wall
+# clock is the backstop for a program that waits (a blocked read, a sleep).
+CPU_LIMIT = 0.5
+WALL_LIMIT = 3.0
+MEMORY_MB = 256
+
+
+@dataclass(frozen=True)
+class Case:
+    input: str
+    output: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool
+    reason: str = ""
+
+
+def cases_of(task: Task, which: str) -> list[Case]:
+    """The task's ``"visible"`` or ``"hidden"`` cases."""
+    rows = (task.metadata.get("cases") or {}).get(which) or []
+    return [Case(str(r["input"]), str(r["output"])) for r in rows]
+
+
+def all_cases(task: Task) -> list[Case]:
+    return cases_of(task, "visible") + cases_of(task, "hidden")
+
+
+def float_tolerance(task: Task) -> float | None:
+    value = task.metadata.get("float_tolerance")
+    return None if value is None else float(value)
+
+
+# Whether a program's output is right for a case: (output, case) -> bool.
+Check = Callable[[str, "Case"], bool]
+
+
+def by_output(same: Same) -> Check:
+    """A check that compares the output with the case's expected output only."""
+    return lambda got, case: same(got, case.output)
+
+
+def task_checker(task: Task) -> Check:
+    """The task's own check: its special judge, or its checker and float tolerance."""
+    if task.metadata.get("checker") == "special":
+        source = str(task.metadata.get("judge") or "")
+        return lambda got, case: special_judge(source, case, got)
+    return by_output(checker_of(task.metadata.get("checker", "tokens"), float_tolerance(task)))
+
+
+def special_judge(source: str, case: Case, output: str) -> bool:
+    """The task's ``judge(input, expected, output)``, run in the sandbox: right only when it
+    returns True itself (a bool, handed back as data), within the limits of a program run."""
+    result = process_sandbox().run(
+        source,
+        call="judge",
+        args=(case.input, case.output, output),
+        timeout=WALL_LIMIT,
+        cpu_timeout=CPU_LIMIT,
+        memory_mb=MEMORY_MB,
+    )
+    return result.ok and result.value is True
+
+
+def check_layout(task: Task) -> str | None:
+    """Why the task cannot be audited as a program task, or None."""
+    cases = task.metadata.get("cases")
+    if not isinstance(cases, dict):
+        return 'no metadata.cases (a program task has {"visible": [...], "hidden": [...]} of {"input", "output"})'
+    for which in ("visible", "hidden"):
+        rows = cases.get(which) or []
+        if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("input"), str) and isinstance(r.get("output"), str) for r in rows
+        ):
+            return f'metadata.cases.{which}: expected a list of {{"input": str, "output": str}}'
+    if not all_cases(task):
+        return "metadata.cases: no case"
+    checker = task.metadata.get("checker", "tokens")
+    if checker not in (*CHECKERS, "special"):
+        return f"metadata.checker {checker!r}: expected one of {', '.join(CHECKERS)}, special"
+    if checker == "special" and not defines(str(task.metadata.get("judge") or ""), "judge"):
+        return "metadata.checker 'special' needs metadata.judge: the source of def judge(input, expected, output)"
+    alternatives = task.metadata.get("alternatives", [])
+    if not isinstance(alternatives, list) or not all(isinstance(a, str) for a in alternatives):
+        return "metadata.alternatives: expected a list of programs (strings)"
+    tolerance = task.metadata.get("float_tolerance")
+    if tolerance is not None and (not isinstance(tolerance, (int, float)) or tolerance < 0):
+        return f"metadata.float_tolerance {tolerance!r}: expected a number >= 0"
+    if program_of(task.reference) is None:
+        return "the reference is no parseable Python program"
+    return None
+
+
+def program_of(text: str) -> str | None:
+    """The program in a completion (a fenced block, or the whole text when it parses)."""
+    return extract_code(text, "")
+
+
+def run_case(program: str, case: Case) -> SandboxResult:
+    return process_sandbox().run_program(
+        program, case.input, timeout=WALL_LIMIT, cpu_timeout=CPU_LIMIT, memory_mb=MEMORY_MB
+    )
+
+
+def judge(program: str, cases: list[Case], check: Check) -> Verdict:
+    """Run ``program`` on each case, in order, until one fails: the output judged by
+    ``check``, a status other than 0 (an exception, ``sys.exit(1)``, a signal, the clock or
+    the memory limit) a failure whatever it printed."""
+    for number, case in enumerate(cases, 1):
+        result = run_case(program, case)
+        if result.exit_status != 0:
+            return Verdict(False, f"case {number}: {result.kind}: {result.error}")
+        if not check(result.stdout, case):
+            return Verdict(False, f"case {number}: wrong output {result.stdout[:80]!r}")
+    return Verdict(True, f"{len(cases)} cases passed")
