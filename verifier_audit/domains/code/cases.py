@@ -28,7 +28,7 @@ from ...models import Task
 from .compare import TypePolicy, values_equal
 from .sandbox import Sandbox, decode_value, encode_value
 
-CASES_VERSION = "4"
+CASES_VERSION = "5"  # 5: inputs outside the task's contract kept apart (inputs/contract.py)
 N_GENERATED = 60  # Hypothesis inputs per task, on top of the visible ones
 REFERENCE_TIMEOUT = 10.0
 # An input the reference needs longer than this for is dropped: every candidate (and every
@@ -39,6 +39,7 @@ SLOW_INPUT = 0.05
 # input is slow (HumanEval/75 loops 100^3 times) then runs on fewer inputs.
 CASE_BUDGET = 0.25
 MIN_CASES = 10
+MAX_OUTSIDE = 20  # inputs outside the contract kept (apart) per task: enough to say a program differs there
 POLICY_ENV = "VERIFIER_AUDIT_TYPE_POLICY"
 
 _SANDBOX: tuple[int, Sandbox] | None = None
@@ -107,6 +108,7 @@ def _cache_key(task: Task, seed: int) -> str:
 
 def _compute(task: Task, seed: int, box: Sandbox) -> dict:
     from .inputs import generate_inputs
+    from .inputs.contract import infer_contract, outside
 
     inputs = generate_inputs(task, n=N_GENERATED, seed=seed)
     batch = [tuple(a) for a in inputs if _encodable(a)]
@@ -116,6 +118,11 @@ def _compute(task: Task, seed: int, box: Sandbox) -> dict:
         for i, (args, item) in enumerate(zip(batch, result.items))
         if item.ok and item.seconds <= SLOW_INPUT
     ]
+    # Inputs outside the task's contract ("positive", "non-empty", ...) are not cases: a
+    # program that differs there is not wrong. They are kept apart, to say so.
+    contract = infer_contract(task)
+    apart = [row for row in usable if outside(contract, row[1])][:MAX_OUTSIDE]
+    usable = [row for row in usable if not outside(contract, row[1])]
     chosen, spent = usable[:MIN_CASES], sum(item.seconds for _, _, item in usable[:MIN_CASES])
     for row in sorted(usable[MIN_CASES:], key=lambda r: r[2].seconds):
         if spent + row[2].seconds > CASE_BUDGET:
@@ -126,7 +133,9 @@ def _compute(task: Task, seed: int, box: Sandbox) -> dict:
     cases = [[encode_value(args), encode_value(item.value)] for args, item in kept]
     return {
         "cases": cases,
+        "outside_cases": [[encode_value(args), encode_value(item.value)] for _, args, item in apart],
         "generated": len(batch),
+        "outside_contract": len(apart),
         "reference_raised": sum(1 for i in result.items if not i.ok),
         "slow_dropped": sum(1 for i in result.items if i.ok and i.seconds > SLOW_INPUT),
         "budget_dropped": len(usable) - len(kept),
@@ -168,9 +177,10 @@ def prepare_cases(tasks: list[Task], seed: int, cache_dir: Path, workers: int = 
     out = []
     for task in tasks:
         data = found[task.id]
-        stats = {k: v for k, v in data.items() if k != "cases"}
+        stats = {k: v for k, v in data.items() if k not in ("cases", "outside_cases")}
         stats["cases"] = len(data["cases"])
-        out.append(task.model_copy(update={"metadata": {**task.metadata, "cases": data["cases"], "case_stats": stats}}))
+        meta = {**task.metadata, "cases": data["cases"], "outside_cases": data["outside_cases"], "case_stats": stats}
+        out.append(task.model_copy(update={"metadata": meta}))
     return out
 
 
@@ -185,6 +195,17 @@ def decoded_cases(task: Task) -> tuple[list[tuple], list[Any]]:
         rows = task.metadata.get("cases") or []
         _DECODED[task.id] = ([decode_value(a) for a, _ in rows], [decode_value(e) for _, e in rows])
     return _DECODED[task.id]
+
+
+_OUTSIDE: dict[str, tuple[list[tuple], list[Any]]] = {}
+
+
+def decoded_outside(task: Task) -> tuple[list[tuple], list[Any]]:
+    """(inputs, expected outputs) outside the task's contract, decoded once per process."""
+    if task.id not in _OUTSIDE:
+        rows = task.metadata.get("outside_cases") or []
+        _OUTSIDE[task.id] = ([decode_value(a) for a, _ in rows], [decode_value(e) for _, e in rows])
+    return _OUTSIDE[task.id]
 
 
 @dataclass(frozen=True)
