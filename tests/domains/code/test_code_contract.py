@@ -53,6 +53,25 @@ def test_docstring_words_make_clauses():
     assert not outside(lists, ([5, -2], "xy"))
 
 
+def test_symbols_duplicates_and_brackets():
+    bound = infer_contract(_task('def f(n, xs):\n    """Assume n > 1 and 2 <= len(xs)."""\n    return n\n', "f"))
+    assert bound.clauses == [{"min": ("gt", 1)}, {"min_len": 2}]
+    assert outside(bound, (1, [1, 2])) and outside(bound, (2, [1])) and not outside(bound, (2, [1, 2]))
+    distinct = infer_contract(
+        _task('def f(arr):\n    """The given array will not contain\n    duplicate values."""\n    return 0\n', "f")
+    )
+    assert outside(distinct, ([1, 2, 1],)) and not outside(distinct, ([1, 2, 3],))
+    shown = "def check(candidate):\n    assert candidate('(()) ()') == 0\n    assert candidate('[()]') == 0\n"
+    brackets = infer_contract(_task("def f(s):\n    return 0\n", "f", tests=shown))
+    # every visible string, and every group of it, is balanced; and single-spaced
+    assert brackets.clauses[0] == {"min_len": 1, "balanced": "words"}
+    assert outside(brackets, ("(()",)) and outside(brackets, (")(",)) and outside(brackets, ("(( ))",))
+    assert not outside(brackets, ("(()) []",))
+    spaced = "def check(candidate):\n    assert candidate('(()) ()') == 0\n    assert candidate('() []') == 0\n"
+    words = infer_contract(_task("def f(s):\n    return 0\n", "f", tests=spaced))
+    assert outside(words, ("()  ()",)) and outside(words, (" ()",)) and not outside(words, ("() () ()",))
+
+
 def test_words_about_the_result_and_broken_by_visible_inputs_bind_nothing():
     result_only = _task('def f(n):\n    """Return a positive number."""\n    return abs(n) + 1\n', "f")
     assert not infer_contract(result_only)

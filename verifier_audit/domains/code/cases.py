@@ -40,6 +40,7 @@ SLOW_INPUT = 0.05
 CASE_BUDGET = 0.25
 MIN_CASES = 10
 MAX_OUTSIDE = 20  # inputs outside the contract kept (apart) per task: enough to say a program differs there
+REFILL = 3  # where inputs fall outside the contract, this many times N_GENERATED are drawn
 POLICY_ENV = "VERIFIER_AUDIT_TYPE_POLICY"
 
 _SANDBOX: tuple[int, Sandbox] | None = None
@@ -110,19 +111,25 @@ def _compute(task: Task, seed: int, box: Sandbox) -> dict:
     from .inputs import generate_inputs
     from .inputs.contract import infer_contract, outside
 
-    inputs = generate_inputs(task, n=N_GENERATED, seed=seed)
-    batch = [tuple(a) for a in inputs if _encodable(a)]
+    # Inputs outside the task's contract ("positive", "non-empty", ...) are not cases: a
+    # program that differs there is not wrong. They are run apart (at most MAX_OUTSIDE),
+    # and more inputs are drawn so that as many as before lie inside.
+    contract = infer_contract(task)
+    inputs = [tuple(a) for a in generate_inputs(task, n=N_GENERATED, seed=seed) if _encodable(a)]
+    wanted = len(inputs)
+    if any(outside(contract, a) for a in inputs):
+        inputs = [tuple(a) for a in generate_inputs(task, n=REFILL * N_GENERATED, seed=seed) if _encodable(a)]
+    inside = [a for a in inputs if not outside(contract, a)][:wanted]
+    apart = [a for a in inputs if outside(contract, a)][:MAX_OUTSIDE]
+    batch = inside + apart
     result = box.run(task.reference, call=entry_point(task), batch=batch, timeout=REFERENCE_TIMEOUT, memory_mb=1024)
-    usable = [
+    rows = [
         (i, args, item)
         for i, (args, item) in enumerate(zip(batch, result.items))
         if item.ok and item.seconds <= SLOW_INPUT
     ]
-    # Inputs outside the task's contract ("positive", "non-empty", ...) are not cases: a
-    # program that differs there is not wrong. They are kept apart, to say so.
-    contract = infer_contract(task)
-    apart = [row for row in usable if outside(contract, row[1])][:MAX_OUTSIDE]
-    usable = [row for row in usable if not outside(contract, row[1])]
+    usable = [row for row in rows if row[0] < len(inside)]
+    kept_apart = [row for row in rows if row[0] >= len(inside)]
     chosen, spent = usable[:MIN_CASES], sum(item.seconds for _, _, item in usable[:MIN_CASES])
     for row in sorted(usable[MIN_CASES:], key=lambda r: r[2].seconds):
         if spent + row[2].seconds > CASE_BUDGET:
@@ -133,9 +140,9 @@ def _compute(task: Task, seed: int, box: Sandbox) -> dict:
     cases = [[encode_value(args), encode_value(item.value)] for args, item in kept]
     return {
         "cases": cases,
-        "outside_cases": [[encode_value(args), encode_value(item.value)] for _, args, item in apart],
+        "outside_cases": [[encode_value(args), encode_value(item.value)] for _, args, item in kept_apart],
         "generated": len(batch),
-        "outside_contract": len(apart),
+        "outside_contract": len(kept_apart),
         "reference_raised": sum(1 for i in result.items if not i.ok),
         "slow_dropped": sum(1 for i in result.items if i.ok and i.seconds > SLOW_INPUT),
         "budget_dropped": len(usable) - len(kept),

@@ -14,7 +14,13 @@ contracts); here they are inferred, per parameter, as clauses:
 * ``sorted``: a list sorted ascending, when the docstring says "sorted" of it;
 * ``lowercase``: no upper-case letter in a string (or in a list's strings), when the
   docstring says "lowercase";
-* ``int_elements``: "list of integers" (or ``list[int]``): no float, no bool in the list.
+* ``int_elements``: "list of integers" (or ``list[int]``): no float, no bool in the list;
+* ``unique``: "distinct", "exactly once", "no duplicates": no element twice (a grid's
+  cells counted together);
+* from symbols: "n > 1", "0 <= x", "1 <= len(arr)" (a ``min`` or a ``min_len``);
+* from the visible strings alone: ``balanced`` brackets (every visible string, or every
+  space-separated group of it, balanced) and ``single_spaced`` words (two visible strings
+  or more have spaces, and no visible string has one leading, trailing or doubled).
 
 A docstring clause binds the parameters its sentence names (or, when it names none, every
 parameter of a kind it can bind), never a sentence's words after "return" (they describe
@@ -47,7 +53,14 @@ _WORDS: list[tuple[re.Pattern[str], str, Any]] = [
     (re.compile(r"\bsorted\b", re.I), "sorted", True),
     (re.compile(r"\blower[- ]?case\b", re.I), "lowercase", True),
     (re.compile(r"\blists? of integers\b|\blists? of ints\b", re.I), "int_elements", True),
+    (re.compile(r"\bexactly once\b|\b(?:no|not contain|without) duplicates?\b|\bdistinct\b", re.I), "unique", True),
 ]
+# "n > 1", "0 <= x", "1 <= len(arr)": a bound stated in symbols
+_NAME = r"(len\(\s*\w+\s*\)|\w+)"
+_NUM = r"(-?\d+(?:\.\d+)?)"
+_BOUND_AFTER = re.compile(rf"{_NAME}\s*(>=|>|=>)\s*{_NUM}")
+_BOUND_BEFORE = re.compile(rf"{_NUM}\s*(<=|<|=<)\s*{_NAME}")
+_BRACKETS = {")": "(", "]": "[", "}": "{"}
 _RETURN = re.compile(r"\breturns?\b|\boutputs?\b", re.I)
 
 
@@ -86,7 +99,21 @@ def infer_contract(task: Any) -> Contract:
         sized = [v for v in seen if isinstance(v, (str, list, tuple, dict))]
         if len(sized) >= 2 and len(sized) == len(seen) and all(len(v) for v in sized):
             _add(contract, i, "min_len", 1, "visible tests")
-    for sentence in _sentences(_docstring(task)):
+        bracketed = [v for v in seen if isinstance(v, str) and any(c in "([{" for c in v)]
+        if len(bracketed) >= 2 and len(bracketed) == len(seen) and all(_balanced(v) for v in bracketed):
+            # "(()) ()": every group balanced, or only the whole string
+            per_word = all(_balanced(w) for v in bracketed for w in v.split())
+            _add(contract, i, "balanced", "words" if per_word else True, "visible tests")
+        texts = [v for v in seen if isinstance(v, str)]
+        spaced = [v for v in texts if " " in v]
+        if len(spaced) >= 2 and len(texts) == len(seen) and all(_single_spaced(v) for v in texts):
+            _add(contract, i, "single_spaced", True, "visible tests")
+    doc = _docstring(task)
+    for key, i, value in _symbol_bounds(doc, names):
+        clause = {key: value}
+        if _binds(key, types[i], [a[i] for a in cases]) and all(not _breaks(clause, a[i]) for a in cases):
+            _add(contract, i, key, value, "docstring")
+    for sentence in _sentences(doc):
         claim = _RETURN.split(sentence, maxsplit=1)[0]  # words about the result are not about inputs
         spots = {i: [m.span() for m in re.finditer(rf"\b{re.escape(n)}\b", claim)] for i, n in enumerate(names)}
         for pattern, key, value in _WORDS:
@@ -129,11 +156,57 @@ def describe(contract: Contract, names: list[str] | None = None) -> list[str]:
     return lines
 
 
+def _symbol_bounds(doc: str, names: list[str]) -> list[tuple[str, int, Any]]:
+    """Bounds stated in symbols anywhere in the docstring: ("min", i, ("gt", 1)) for
+    "n > 1", ("min_len", i, 1) for "1 <= len(arr)"."""
+    out = []
+    found = [(m[1], m[2], m[3]) for m in _BOUND_AFTER.finditer(doc)]
+    found += [(m[3], {"<": ">", "<=": ">=", "=<": ">="}[m[2]], m[1]) for m in _BOUND_BEFORE.finditer(doc)]
+    for name, op, number in found:
+        is_len = name.startswith("len")
+        bare = name[4:-1].strip() if is_len else name
+        if bare not in names:
+            continue
+        bound = float(number) if "." in number else int(number)
+        strict = op == ">"
+        if is_len:
+            least = int(bound) + (1 if strict else 0)
+            if least >= 1:
+                out.append(("min_len", names.index(bare), least))
+        elif bound >= 0 or not strict:
+            out.append(("min", names.index(bare), ("gt" if strict else "ge", bound)))
+    return out
+
+
+def _balanced(text: str) -> bool:
+    stack: list[str] = []
+    for c in text:
+        if c in "([{":
+            stack.append(c)
+        elif c in _BRACKETS:
+            if not stack or stack.pop() != _BRACKETS[c]:
+                return False
+    return not stack
+
+
+def _single_spaced(text: str) -> bool:
+    """Words separated by one space: no leading, trailing or repeated whitespace, no tab."""
+    return text == " ".join(text.split(" ")) and text == " ".join(text.split())
+
+
 def _add(contract: Contract, i: int, key: str, value: Any, source: str) -> None:
-    if key == "min" and contract.clauses[i].get("min") == ("gt", 0):
-        return  # positive already: >= 0 adds nothing
+    have = contract.clauses[i].get(key)
+    if key == "min" and have is not None and _tighter(have, value):
+        return  # "n > 1" already: "n >= 0" adds nothing
+    if key == "min_len" and have is not None and have >= value:
+        return
     contract.clauses[i][key] = value
     contract.sources[i][key] = source
+
+
+def _tighter(a: tuple, b: tuple) -> bool:
+    """Whether lower bound ``a`` rules out at least what ``b`` does."""
+    return a[1] > b[1] or (a[1] == b[1] and (a[0] == "gt" or b[0] == "ge"))
 
 
 def _binds(key: str, t: tuple, seen: list) -> bool:
@@ -146,7 +219,9 @@ def _binds(key: str, t: tuple, seen: list) -> bool:
         return bool(kinds & {"int", "float", "list", "tuplev"}) and (kind != "any" or any(_numbers(v) for v in seen))
     if key == "min_len":
         return bool(kinds & {"str", "list", "tuplev", "dict"})
-    if key in ("sorted", "int_elements"):
+    if key in ("balanced", "single_spaced"):
+        return bool(kinds & {"str"})
+    if key in ("sorted", "int_elements", "unique"):
         return bool(kinds & {"list", "tuplev"})
     if key == "lowercase":
         return bool(kinds & {"str", "list"}) and (kind != "any" or any(_strings(v) for v in seen))
@@ -167,8 +242,18 @@ def _breaks(clauses: Mapping[str, Any], v: Any) -> list[str]:
         bad = [x for x in _numbers(v) if (x <= bound if op == "gt" else x < bound)]
         if bad:
             out.append(f"{bad[0]!r} is not {'>' if op == 'gt' else '>='} {bound}")
-    if clauses.get("min_len") and isinstance(v, (str, list, tuple, dict)) and not v:
-        out.append("empty")
+    if clauses.get("min_len") and isinstance(v, (str, list, tuple, dict)) and len(v) < clauses["min_len"]:
+        out.append("empty" if not v else f"shorter than {clauses['min_len']}")
+    if clauses.get("balanced") and isinstance(v, str):
+        parts = v.split() if clauses["balanced"] == "words" else [v]
+        if not all(_balanced(p) for p in parts):
+            out.append("unbalanced brackets")
+    if clauses.get("single_spaced") and isinstance(v, str) and not _single_spaced(v):
+        out.append("not single-spaced words")
+    if clauses.get("unique") and isinstance(v, (list, tuple)):
+        flat = _numbers(v) or _strings(v)
+        if len(set(map(repr, flat))) < len(flat):
+            out.append("repeats an element")
     if clauses.get("sorted") and isinstance(v, (list, tuple)):
         try:
             if list(v) != sorted(v):
@@ -222,4 +307,4 @@ def _sentences(text: str) -> list[str]:
     prose, and their literals would read as words)."""
     prose = text.split(">>>", 1)[0]
     prose = re.split(r"\n\s*(?:for )?examples?:?\s*\n", prose, maxsplit=1, flags=re.I)[0]
-    return [s for s in re.split(r"(?<=[.!?;])\s+|\n\s*\n", prose) if s.strip()]
+    return [" ".join(s.split()) for s in re.split(r"(?<=[.!?;])\s+|\n\s*\n", prose) if s.strip()]
