@@ -114,11 +114,15 @@ def _compute(task: Task, seed: int, box: Sandbox) -> dict:
     # Inputs outside the task's contract ("positive", "non-empty", ...) are not cases: a
     # program that differs there is not wrong. They are run apart (at most MAX_OUTSIDE),
     # and more inputs are drawn so that as many as before lie inside.
+    # The first draw's inside inputs stay first (a task with nothing outside keeps the very
+    # cases it had), the refill only adds.
     contract = infer_contract(task)
     inputs = [tuple(a) for a in generate_inputs(task, n=N_GENERATED, seed=seed) if _encodable(a)]
     wanted = len(inputs)
     if any(outside(contract, a) for a in inputs):
-        inputs = [tuple(a) for a in generate_inputs(task, n=REFILL * N_GENERATED, seed=seed) if _encodable(a)]
+        seen = {repr(a) for a in inputs}
+        more = [tuple(a) for a in generate_inputs(task, n=REFILL * N_GENERATED, seed=seed) if _encodable(a)]
+        inputs += [a for a in more if repr(a) not in seen]
     inside = [a for a in inputs if not outside(contract, a)][:wanted]
     apart = [a for a in inputs if outside(contract, a)][:MAX_OUTSIDE]
     batch = inside + apart
