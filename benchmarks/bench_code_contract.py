@@ -62,6 +62,11 @@ def main() -> None:
     print(f"tasks: {len(tasks)}")
     print(f"generated inputs outside the contract (kept apart): {outside_inputs}")
     print(f"mutants wrong only outside the contract: {len(apart)} ({sum(map(len, passing.values()))} pass the tests)")
+    if ms:
+        print(
+            f"mutants: {ms.generated} generated, {ms.equivalent} equivalent, {len(apart)} outside the contract, "
+            f"{ms.judged} judged, {ms.survived} survive the tests"
+        )
     print(f"flagged with contract inputs: {len(inside)} of {len(tasks)}")
     print(f"flagged with all inputs:      {len(every)} of {len(tasks)}")
     if args.explain:
