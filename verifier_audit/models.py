@@ -81,7 +81,8 @@ class DroppedCandidate(BaseModel):
     id: str
     task_id: str
     category: str
-    reason: str  # equivalent_mutant | not_equivalent | oracle_unknown | oracle_timeout | oracle_error
+    # equivalent_mutant | outside_contract | not_equivalent | oracle_unknown | oracle_timeout | oracle_error
+    reason: str
     text: str = ""
 
 

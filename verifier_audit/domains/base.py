@@ -18,6 +18,11 @@ from typing import ClassVar
 
 from ..models import Candidate, Label, Severity, Task
 
+#: How an oracle's reason starts when a completion is right on the task's contract but
+#: differs from the reference outside it (code: an input the docstring rules out). The
+#: audit drops such a near miss as ``outside_contract``, apart from the equivalent ones.
+OUTSIDE_CONTRACT = "outside the contract"
+
 
 @dataclass(frozen=True)
 class OracleLabel:

@@ -21,7 +21,7 @@ from .._version import __version__
 from ..audit_files import read_signed, write_signed
 from ..cache_dir import default_cache_dir
 from ..domains import get_domain
-from ..domains.base import Domain
+from ..domains.base import OUTSIDE_CONTRACT, Domain
 from ..isolation import resolve_level
 from ..loading import VerifierSpec, non_finite, source_hash
 from ..models import Candidate, Checks, DroppedCandidate, Formats, SearchSummary, Task, Verdict, to_json
@@ -54,7 +54,7 @@ __all__ = [
 _VerifierJob = VerifierJob  # the name other modules knew it by
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
-CANDIDATES_VERSION = "8"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments; 6: code output near-misses (tuple/list, bool/int, strings), call_drop mutants, rename_fresh rewrites, three catalog hacks (frame locals, grader state, call-order replay); 7: math near-misses near_integer, improper_mixed, choice_listing, unit_truncation, </think> catalog entries, the math oracle reads the response after </think>; 8: sql slow-query entries, sql candidates in the task's dialect (--dialect)
+CANDIDATES_VERSION = "9"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments; 6: code output near-misses (tuple/list, bool/int, strings), call_drop mutants, rename_fresh rewrites, three catalog hacks (frame locals, grader state, call-order replay); 7: math near-misses near_integer, improper_mixed, choice_listing, unit_truncation, </think> catalog entries, the math oracle reads the response after </think>; 8: sql slow-query entries, sql candidates in the task's dialect (--dialect); 9: code near misses that differ only outside the task's input contract dropped as outside_contract
 
 
 _OracleJob = OracleJob  # the name other modules knew it by
@@ -69,6 +69,8 @@ def _drop_reason(candidate: Candidate, label: str | None, reason: str) -> str:
         return "oracle_unknown"
     if candidate.origin == "equivalent":
         return "not_equivalent"
+    if reason.startswith(OUTSIDE_CONTRACT):
+        return "outside_contract"  # differs only on inputs the task rules out: not weak tests
     return "equivalent_mutant"
 
 

@@ -28,7 +28,7 @@ from ...models import Task
 from .compare import TypePolicy, values_equal
 from .sandbox import Sandbox, decode_value, encode_value
 
-CASES_VERSION = "4"
+CASES_VERSION = "5"  # 5: inputs outside the task's contract kept apart (inputs/contract.py)
 N_GENERATED = 60  # Hypothesis inputs per task, on top of the visible ones
 REFERENCE_TIMEOUT = 10.0
 # An input the reference needs longer than this for is dropped: every candidate (and every
@@ -39,6 +39,8 @@ SLOW_INPUT = 0.05
 # input is slow (HumanEval/75 loops 100^3 times) then runs on fewer inputs.
 CASE_BUDGET = 0.25
 MIN_CASES = 10
+MAX_OUTSIDE = 20  # inputs outside the contract kept (apart) per task: enough to say a program differs there
+REFILL = 3  # where inputs fall outside the contract, this many times N_GENERATED are drawn
 POLICY_ENV = "VERIFIER_AUDIT_TYPE_POLICY"
 
 _SANDBOX: tuple[int, Sandbox] | None = None
@@ -107,15 +109,31 @@ def _cache_key(task: Task, seed: int) -> str:
 
 def _compute(task: Task, seed: int, box: Sandbox) -> dict:
     from .inputs import generate_inputs
+    from .inputs.contract import infer_contract, outside
 
-    inputs = generate_inputs(task, n=N_GENERATED, seed=seed)
-    batch = [tuple(a) for a in inputs if _encodable(a)]
+    # Inputs outside the task's contract ("positive", "non-empty", ...) are not cases: a
+    # program that differs there is not wrong. They are run apart (at most MAX_OUTSIDE),
+    # and more inputs are drawn so that as many as before lie inside.
+    # The first draw's inside inputs stay first (a task with nothing outside keeps the very
+    # cases it had), the refill only adds.
+    contract = infer_contract(task)
+    inputs = [tuple(a) for a in generate_inputs(task, n=N_GENERATED, seed=seed) if _encodable(a)]
+    wanted = len(inputs)
+    if any(outside(contract, a) for a in inputs):
+        seen = {repr(a) for a in inputs}
+        more = [tuple(a) for a in generate_inputs(task, n=REFILL * N_GENERATED, seed=seed) if _encodable(a)]
+        inputs += [a for a in more if repr(a) not in seen]
+    inside = [a for a in inputs if not outside(contract, a)][:wanted]
+    apart = [a for a in inputs if outside(contract, a)][:MAX_OUTSIDE]
+    batch = inside + apart
     result = box.run(task.reference, call=entry_point(task), batch=batch, timeout=REFERENCE_TIMEOUT, memory_mb=1024)
-    usable = [
+    rows = [
         (i, args, item)
         for i, (args, item) in enumerate(zip(batch, result.items))
         if item.ok and item.seconds <= SLOW_INPUT
     ]
+    usable = [row for row in rows if row[0] < len(inside)]
+    kept_apart = [row for row in rows if row[0] >= len(inside)]
     chosen, spent = usable[:MIN_CASES], sum(item.seconds for _, _, item in usable[:MIN_CASES])
     for row in sorted(usable[MIN_CASES:], key=lambda r: r[2].seconds):
         if spent + row[2].seconds > CASE_BUDGET:
@@ -126,7 +144,9 @@ def _compute(task: Task, seed: int, box: Sandbox) -> dict:
     cases = [[encode_value(args), encode_value(item.value)] for args, item in kept]
     return {
         "cases": cases,
+        "outside_cases": [[encode_value(args), encode_value(item.value)] for _, args, item in kept_apart],
         "generated": len(batch),
+        "outside_contract": len(kept_apart),
         "reference_raised": sum(1 for i in result.items if not i.ok),
         "slow_dropped": sum(1 for i in result.items if i.ok and i.seconds > SLOW_INPUT),
         "budget_dropped": len(usable) - len(kept),
@@ -168,9 +188,10 @@ def prepare_cases(tasks: list[Task], seed: int, cache_dir: Path, workers: int = 
     out = []
     for task in tasks:
         data = found[task.id]
-        stats = {k: v for k, v in data.items() if k != "cases"}
+        stats = {k: v for k, v in data.items() if k not in ("cases", "outside_cases")}
         stats["cases"] = len(data["cases"])
-        out.append(task.model_copy(update={"metadata": {**task.metadata, "cases": data["cases"], "case_stats": stats}}))
+        meta = {**task.metadata, "cases": data["cases"], "outside_cases": data["outside_cases"], "case_stats": stats}
+        out.append(task.model_copy(update={"metadata": meta}))
     return out
 
 
@@ -185,6 +206,17 @@ def decoded_cases(task: Task) -> tuple[list[tuple], list[Any]]:
         rows = task.metadata.get("cases") or []
         _DECODED[task.id] = ([decode_value(a) for a, _ in rows], [decode_value(e) for _, e in rows])
     return _DECODED[task.id]
+
+
+_OUTSIDE: dict[str, tuple[list[tuple], list[Any]]] = {}
+
+
+def decoded_outside(task: Task) -> tuple[list[tuple], list[Any]]:
+    """(inputs, expected outputs) outside the task's contract, decoded once per process."""
+    if task.id not in _OUTSIDE:
+        rows = task.metadata.get("outside_cases") or []
+        _OUTSIDE[task.id] = ([decode_value(a) for a, _ in rows], [decode_value(e) for _, e in rows])
+    return _OUTSIDE[task.id]
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,10 @@ reference computes on every case (the visible tests' inputs and the generated on
 * Any case where the candidate raises, crashes, exits, exhausts memory or time, or returns
   a different value (``compare.values_equal`` under the task's type policy): incorrect.
 * A task with no usable case (the reference failed on every input): no label.
+* A program that matches the reference on every case but differs on an input outside the
+  task's contract (``inputs.contract``: "positive", "non-empty", ... ruled out) is correct,
+  with a reason that starts with ``OUTSIDE_CONTRACT``: the audit drops such a near miss
+  apart from the equivalent ones (``outside_contract``), never as weak tests.
 
 A program that defines a correct function and then calls ``sys.exit(0)`` at module level is
 correct: the sandbox goes on to call the function (the catalog's false-rejection probe).
@@ -14,8 +18,8 @@ correct: the sandbox goes on to call the function (the catalog's false-rejection
 from __future__ import annotations
 
 from ...models import Task
-from ..base import OracleLabel
-from .cases import decoded_cases, entry_point, run_candidate
+from ..base import OUTSIDE_CONTRACT, OracleLabel
+from .cases import decoded_cases, decoded_outside, entry_point, run_candidate
 from .extract import defines, extract_code
 
 
@@ -41,4 +45,11 @@ def label_completion(text: str, task: Task) -> OracleLabel:
     if code is None:
         return OracleLabel("incorrect", "no parseable Python code in the completion")
     verdict = run_candidate(code, task)
-    return OracleLabel("correct" if verdict.correct else "incorrect", verdict.reason)
+    if not verdict.correct:
+        return OracleLabel("incorrect", verdict.reason)
+    inputs, expected = decoded_outside(task)
+    if inputs:
+        apart = run_candidate(code, task, inputs=inputs, expected=expected)
+        if not apart.correct:
+            return OracleLabel("correct", f"{OUTSIDE_CONTRACT}: {verdict.reason}; differs outside it, {apart.reason}")
+    return OracleLabel("correct", verdict.reason)
