@@ -39,7 +39,7 @@ def _prepared() -> Prepared:
         _candidate("t0", 0, POISON, "incorrect", "math.hostile.grader_state", "known_bad"),
         _candidate("t0", 0, r"\boxed{slow}", "incorrect", "math.hostile.slow_check", "known_bad"),
     ]
-    candidates += [_candidate("t0", k, rf"\boxed{{{9 + k}}}", "incorrect", "math.near_miss.far") for k in range(2)]
+    candidates += [_candidate("t0", k, rf"\boxed{{{9 + k}}}", "incorrect", "math.near_miss.far") for k in range(1)]
     return Prepared("state", "h", "math", [task], candidates, [])
 
 
