@@ -144,3 +144,29 @@ def test_the_panel_and_the_probed_calls(rows, seed):
             assert i in chosen
         if i in inside or c.task_id not in panel:
             assert i not in chosen
+
+
+def test_a_busy_child_process_left_running_is_work_left_an_idle_thread_or_a_waited_child_is_not():
+    import subprocess
+    import sys
+    import threading
+
+    from verifier_audit.engine.lingering import Leftovers
+
+    look = Leftovers()
+    look.before()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)  # waited for
+    idle = threading.Event()
+    waiting = threading.Thread(target=idle.wait, daemon=True)  # a pool's thread waiting for work
+    waiting.start()
+    assert look.after() == []
+    look.before()
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        (finding,) = look.after()
+        assert finding.startswith("lingering_work:1 child process still running after the call returned")
+    finally:
+        busy.kill()
+        busy.wait()
+        idle.set()
+        waiting.join()

@@ -93,15 +93,19 @@ class Leftovers:
         self.children = now
         if not threads and not children:
             return []
-        start = {t: _thread_cpu(t) for t in threads}
-        first = {pid: _process_cpu(pid) for pid in children}
         working_threads: set[threading.Thread] = set()
         working_children: set[int] = set()
-        for _ in range(ROUNDS):
+        start: dict[threading.Thread, float | None] = {}
+        first: dict[int, float | None] = {}
+        for k in range(ROUNDS):
             for t in threads:
                 t.join(ROUND / max(1, len(threads)))
             if not threads:
                 time.sleep(ROUND)
+            if k == 0:  # the first reading after one join: a thread just started has settled (into its wait)
+                start = {t: _thread_cpu(t) for t in threads}
+                first = {pid: _process_cpu(pid) for pid in children}
+                continue
             working_threads = {t for t in threads if _grew(start[t], _thread_cpu(t))}
             working_children = {pid for pid in children if _grew(first[pid], _process_cpu(pid))}
             if not any(t.is_alive() for t in threads) and not any(_process_cpu(p) is not None for p in children):
