@@ -342,6 +342,8 @@ _FINDING_NOUNS = {
     "read_outside": ("read outside the fixture", "reads outside the fixture"),
     "score_disguised": ("disguised score", "disguised scores"),
     "audit_aware": ("audit-aware scoring", "audit-aware scorings"),
+    "persistent_state": ("sample that changes later calls' pay", "samples that change later calls' pay"),
+    "lingering_work": ("call that left work running", "calls that left work running"),
 }
 
 

@@ -95,16 +95,18 @@ def test_without_its_key_no_line_is_trusted(tmp_path):
     again.close()
 
 
-def test_unknown_ids_and_duplicates_are_rejected(tmp_path):
+def test_unknown_ids_are_rejected_and_a_later_line_of_a_call_stands(tmp_path):
     path = tmp_path / "r.jsonl"
     store = ResultsStore(path, {"seed": 1}, resume=False)
-    for i in (0, 1, 1, 7):
+    for i in (0, 1, 7):
         store.append(v(i))
+    store.append(v(1).model_copy(update={"score": 0.25}))  # scored again after a poisoning
     store.close()
     known = {("f", f"c{i}") for i in range(4)}
     again = ResultsStore(path, {"seed": 1}, resume=True, known=known)
     assert sorted(cid for _, cid in again.done) == ["c0", "c1"]
-    assert again.rejected == {"duplicate": 1, "unknown": 1}
+    assert again.done[("f", "c1")].score == 0.25
+    assert again.rejected == {"unknown": 1}
     again.close()
 
 

@@ -123,6 +123,8 @@ def test_one_rule_per_category_and_security_kind(reports):
             "guard_escape",
             "score_disguised",
             "audit_aware",
+            "persistent_state",
+            "lingering_work",
         )
     }
     assert set(ids) == expected

@@ -25,7 +25,7 @@ from ..domains.base import OUTSIDE_CONTRACT, Domain
 from ..isolation import resolve_level
 from ..loading import VerifierSpec, non_finite, source_hash
 from ..models import Candidate, Checks, DroppedCandidate, Formats, SearchSummary, Task, Verdict, to_json
-from . import pool
+from . import persistence, pool
 from .executor import run_calls, run_lanes
 from .formats import annotate, formats_for
 from .options import AuditOptions, Prepared
@@ -337,31 +337,56 @@ def verdicts_of_many(
         VerifierJob(spec, candidates, tasks, domain, options.timeout, options.memory_mb)
         for spec, candidates, _ in calls
     ]
+    for job, (_, candidates, _) in zip(jobs, calls):
+        panel = persistence.panels(candidates)
+        job.panel = persistence.PanelWatch(persistence.probed(candidates, panel, options.seed), panel)
+    again: list[list[int]] = [[] for _ in calls]
+    for k, out in _calls(jobs, [todo for _, _, todo in calls], options, progress.in_flight):
+        spec, candidates, _ = calls[k]
+        out.security, rescore = persistence.describe(out.security, candidates)
+        again[k] += rescore
+        yield k, _verdict(spec, candidates[out.index], out)
+    # After a poisoning, what the poisoned worker scored since its panel was last unchanged is
+    # scored again, each call in a fresh worker (on this machine); these verdicts replace the
+    # first ones. The probe runs there too, so the poisoner's finding stands.
+    todo_again = [sorted(set(items)) for items in again]
+    if any(todo_again):
+        progress.skip(-sum(len(items) for items in todo_again))  # done again: the bar moves back
+        for k, out in _calls(jobs, todo_again, options, progress.in_flight, fresh=True):
+            spec, candidates, _ = calls[k]
+            out.security, _ = persistence.describe(out.security, candidates)
+            yield k, _verdict(spec, candidates[out.index], out)
+
+
+def _calls(
+    jobs: list[VerifierJob], todo: list[list[int]], options: AuditOptions, on_wait, *, fresh: bool = False
+) -> Iterator[tuple[int, pool.Outcome]]:
+    """(k, Outcome) of the calls ``todo[k]`` of each verifier's job, as lanes of one schedule;
+    ``fresh``: each call in a worker of its own (``pool.Lane.fresh``), on this machine."""
     lanes = [
         pool.Lane(
             job,
-            todo,
+            items,
             clean=job.clean,
             isolation=job.isolation_level(options.isolation),
             tree_memory=True,
             bounded=job.bounded,
+            fresh=fresh,
         )
-        for job, (_, _, todo) in zip(jobs, calls)
+        for job, items in zip(jobs, todo)
     ]
-    for k, out in run_lanes(
+    return run_lanes(
         lanes,
         workers=options.workers,
         timeout=options.timeout,
         memory_mb=options.memory_mb,
         quiet=options.quiet_workers,
-        on_wait=progress.in_flight,
-        executor=options.executor,
+        on_wait=on_wait,
+        executor="local" if fresh else options.executor,
         ray_address=options.ray_address,
         file_mb=options.file_mb,
         max_processes=options.max_processes,
-    ):
-        spec, candidates, _ = calls[k]
-        yield k, _verdict(spec, candidates[out.index], out)
+    )
 
 
 def _verdict(spec: VerifierSpec, c: Candidate, out: pool.Outcome) -> Verdict:

@@ -41,7 +41,18 @@ from ..isolation import FILE_MB, MAX_PROCESSES, Witness, WorkerLimits, make_work
 from .clean_server import CleanStart, clean_context, warm_clean_server, without_main_module
 from .worker_main import MAX_MESSAGE, _guard_processes, worker_main  # noqa: F401 - the tests reach the guard here
 
-__all__ = ["Job", "Lane", "Outcome", "PoolError", "SLOW_AFTER", "TREE_TICK", "run", "run_lanes", "warm_clean_server"]
+__all__ = [
+    "RETIRING",
+    "Job",
+    "Lane",
+    "Outcome",
+    "PoolError",
+    "SLOW_AFTER",
+    "TREE_TICK",
+    "run",
+    "run_lanes",
+    "warm_clean_server",
+]
 
 
 class Job(Protocol):
@@ -54,6 +65,17 @@ class Job(Protocol):
 
     # Optional: ``after(item) -> list[str]`` runs after every call, ok or not, and returns
     # security findings ("kind:detail") to report with the call's outcome.
+
+
+#: The findings after which a worker is not trusted with another call: the call changed what
+#: later calls in its process pay (engine/persistence.py), or left work running in it
+#: (engine/lingering.py). The worker is replaced, and the rest of its chunk goes to a fresh one.
+RETIRING = ("persistent_state", "lingering_work")
+
+
+def retires(outcome: Outcome) -> bool:
+    """Whether this outcome's findings retire the worker that made it (``RETIRING``)."""
+    return any(entry.partition(":")[0] in RETIRING for entry in outcome.security)
 
 
 @dataclass
@@ -69,6 +91,9 @@ class Lane:
     # At most ``workers`` of its calls in flight, slow or not, and no spares: for calls to
     # a server (a reward server, an LLM judge), where ``--workers`` is the load it takes.
     bounded: bool = False
+    # One call per worker: each call in a process no earlier call ran in (the rescoring
+    # after a poisoning, engine/persistence.py; the tests' comparison).
+    fresh: bool = False
 
 
 @dataclass
@@ -483,7 +508,7 @@ class _Schedule:
         if len(self.pool) > self.workers and self.fast_in_flight(now) >= self.budget(now, w.lane):
             return  # the budget is full: it waits for a call to end or turn slow
         # Smaller chunks near the end, so one worker is not left with the whole tail.
-        size = max(1, min(self.chunk, len(queue) // self.workers or 1))
+        size = 1 if self.lanes[w.lane].fresh else max(1, min(self.chunk, len(queue) // self.workers or 1))
         batch = [queue.popleft() for _ in range(min(size, len(queue)))]
         w.assigned.extend(batch)
         w.witness.expect(batch)
@@ -497,6 +522,18 @@ class _Schedule:
         self.pool[self.pool.index(w)] = self.new_worker(w.lane)
         if self.on_restart:
             self.on_restart(reason)
+
+    def recycle(self, w: _Worker) -> None:
+        """A worker not trusted with another call (``retires``, a ``fresh`` lane): its
+        unfinished chunk goes back to the queue, and a fresh worker takes its place while its
+        lane has work left."""
+        self.queues[w.lane].extendleft(reversed(w.assigned))
+        w.assigned.clear()
+        w.kill()
+        if self.queues[w.lane]:
+            self.pool[self.pool.index(w)] = self.new_worker(w.lane)
+        else:
+            self.pool.remove(w)
 
     def retire_idle(self) -> None:
         for w in [w for w in self.pool if w.ready and not w.assigned and not self.queues[w.lane]]:
@@ -601,6 +638,11 @@ class _Schedule:
                         seconds,
                         [mask(f, secrets) for f in fired],
                     )
+                    if self.lanes[w.lane].fresh or retires(outcome):
+                        # Its next call (if any) is rescored elsewhere: what the witness saw is this one's.
+                        yield from self.hand_in(w, outcome, idle=True)
+                        self.recycle(w)
+                        return
                     if w.assigned and w.conn.poll(0):  # its next result is in: one look for both
                         w.witness.hold(outcome)
                     else:

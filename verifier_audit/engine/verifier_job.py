@@ -17,6 +17,8 @@ from ..domains.base import Domain
 from ..loading import DISGUISED, VerifierSpec, make_caller, read_score
 from ..models import Candidate, Task
 from . import neutral
+from .lingering import Leftovers
+from .persistence import PanelWatch
 
 
 def source_dirs(spec: str) -> list[str]:
@@ -59,6 +61,10 @@ class VerifierJob:
         self.escapes: list[str] = []  # what the last isolated call's candidate got past the verifier
         self.disguised: list[str] = []  # score_disguised findings of the last call's scores (scores.read_score)
         self.unseen: neutral.Unseen | None = None  # verifier_audit's modules, out of sys.modules
+        # The persistence probe (engine/persistence.py; set by the audit: which calls, which
+        # panel) and the watch for work a call leaves running (engine/lingering.py).
+        self.panel = PanelWatch(frozenset(), {})
+        self.leftovers = Leftovers()
 
     @property
     def clean(self) -> bool:
@@ -191,9 +197,29 @@ class VerifierJob:
         score = self._score(index)
         return [score, list(self.disguised) + self._take_requests()]
 
+    @property
+    def watches_state(self) -> bool:
+        """Whether its worker looks for what a call leaves behind in it (state, work): not
+        where each call runs in a sandboxed fork that goes with it (code), nor for a remote
+        verifier, whose process is the server's."""
+        return self.sandbox is None and not self.spec.remote
+
+    def _panel_score(self, index: int) -> float:
+        """A panel answer's score (engine/persistence.py), leaving nothing of it to the call
+        it follows: what reading it found is the panel's, not the call's."""
+        kept = self.disguised
+        try:
+            return self._score(index)
+        finally:
+            self.disguised = kept
+
     def __call__(self, index: int) -> float:
         self.disguised = []
         self._take_requests()  # the count starts here: what a probe sent before is not this call's
+        if self.watches_state:
+            if index < len(self.items):  # a probe's own items (engine/probes.py) are none of the panel's
+                self.panel.before(index, self.items[index][0], self._panel_score)
+            self.leftovers.before()
         if self.sandbox is None:
             return self._score(index)
         # The sandbox's clock stops first, so a hang is reported as the verifier's timeout.
@@ -208,7 +234,11 @@ class VerifierJob:
 
     def after(self, index: int) -> list[str]:
         found, self.escapes, self.disguised = self.escapes + self.disguised + self._take_requests(), [], []
+        if self.watches_state:
+            found += self.leftovers.after()  # first: before the panel's calls start anything
         task = self.tasks[self.items[index][0]]
-        if not self.domain.guards_fixtures or task.id not in self.views:
-            return found
-        return found + self.domain.after_call(task, self.views[task.id])
+        if self.domain.guards_fixtures and task.id in self.views:
+            found += self.domain.after_call(task, self.views[task.id])  # the fixture restored first
+        if self.watches_state:
+            found += self.panel.after(index, task.id, self._panel_score)
+        return found

@@ -50,6 +50,8 @@ _FINDING_TEXT = {
     "guard_escape": "the verifier's own guard let a candidate's escape through; the audit's sandbox stopped it",
     DISGUISED: "the verifier's score is not what a trainer reads: its own conversion says another number than it holds",
     "audit_aware": "the verifier scores differently when it cannot tell it is audited",
+    "persistent_state": "one sample changes what later calls pay",
+    "lingering_work": "its timeout returns but leaves work running",
 }
 
 

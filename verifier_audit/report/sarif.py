@@ -106,8 +106,37 @@ _SECURITY_KINDS = {
         ),
         ["external/cwe/cwe-693"],
     ),
+    "persistent_state": (
+        "One sample changes what later calls pay",
+        (
+            "After this candidate was scored, a fixed panel of its task's answers (a right one and a wrong "
+            "one) scored differently in the same worker process: the sample changed the grader's own state "
+            "(a module global, a patched builtin, a cache), so in training every later sample scored in that "
+            "worker is paid for it. The audit retired the worker and scored its later calls again in fresh ones."
+        ),
+        ["external/cwe/cwe-95"],
+    ),
+    "lingering_work": (
+        "Its timeout returns but leaves work running",
+        (
+            "The call returned while a thread or child process it started kept computing: a thread-based "
+            "timeout (func_timeout, thread.join(timeout)) stops waiting, not working. In training such work "
+            "piles up in the reward worker until it stalls."
+        ),
+        ["external/cwe/cwe-400"],
+    ),
 }
 _SECURITY_HELP = {
+    "persistent_state": (
+        "Never evaluate model output in the grader's own namespace, and keep no state a call can change: "
+        "parse the answer as data (a sympy parser with no evaluation of names, a number parser). "
+        "Every security finding fails the audit's gate."
+    ),
+    "lingering_work": (
+        "Time a check out by ending it, not by ceasing to wait: run it in a process and kill that "
+        "process at its deadline (or use signal.alarm in the main thread, or the database's own "
+        "interrupt, sqlite3's set_progress_handler). Every security finding fails the audit's gate."
+    ),
     "score_disguised": (
         "Return a plain bool, int or float (or a numpy/torch scalar), never an object of your own "
         "class: a subclass of float with its own __float__ is read differently by float() and "
