@@ -6,8 +6,10 @@ says that it was not (never "paid on 0 of 0 tasks")."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +20,7 @@ from verifier_audit.engine.search._source import source_operators
 from verifier_audit.loading import resolve
 from verifier_audit.plan import audit
 from verifier_audit.report.exploitability import search_lines
-from verifier_audit.scan import compared_literals
+from verifier_audit.scan import compared_literals, scan_target
 from verifier_audit.scan._literals import regex_literal
 from verifier_audit.suites import load_suite
 
@@ -110,6 +112,47 @@ def test_literals_are_read_through_the_imports_without_importing(grader):
     every = compared_literals(str(grader / "marks.py"))
     assert ("<answer>", "</answer>") in every and ("Final Answer:", "") in every and ("QED", "") in every
     assert ("correct", "") not in every  # `.label == "correct"` compares a field, not the text
+
+
+def test_the_literal_reader_follows_what_the_scan_follows(tmp_path):
+    # One import follower (scan/_imports.walk) for the scan and the literal reader: a
+    # package's re-export, a relative import and a class's method are followed by both, and
+    # the call seeds the taint (`gold` is the reference: "<gold>" is no marker).
+    package = tmp_path / "judging"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .core import judge\n")
+    (package / "core.py").write_text(
+        "from .rules import Rules\n\n\n"
+        "def judge(text, gold):\n"
+        '    return Rules.opened(text) and ("</think>" in text or "<gold>" in gold)\n'
+    )
+    (package / "rules.py").write_text(
+        'class Rules:\n    @staticmethod\n    def opened(s):\n        return s.startswith("Answer:")\n'
+    )
+    wrapper = tmp_path / "reward.py"
+    wrapper.write_text(
+        "from judging import judge\n\n\ndef score(completion, gold):\n    return float(judge(completion, gold))\n"
+    )
+    assert compared_literals(f"{wrapper}:score") == [("</think>", ""), ("Answer:", "")]
+    assert [Path(f).name for f in scan_target(f"{wrapper}:score").files] == ["reward.py", "core.py", "rules.py"]
+
+
+def test_the_literal_reader_leaves_installed_graders_to_the_scan(tmp_path):
+    # The reader's own bounds (_literals.READ): the user's modules only. verl's gsm8k looks
+    # for "#### "; the scan reads it through the import, the literal reader does not.
+    if importlib.util.find_spec("verl") is None:
+        pytest.skip("verl is not installed (.ci/run installs it without its dependencies)")
+    wrapper = tmp_path / "gsm8k_reward.py"
+    wrapper.write_text(
+        "from verl.utils.reward_score import gsm8k\n\n\n"
+        "def score(solution_str, ground_truth):\n"
+        '    return gsm8k.compute_score(solution_str, ground_truth) + ("Answer:" in solution_str)\n'
+    )
+    assert [Path(f).name for f in scan_target(f"{wrapper}:score").files] == ["gsm8k_reward.py", "gsm8k.py"]
+    assert compared_literals(f"{wrapper}:score") == [("Answer:", "")]
+    assert ("#### ", "") in compared_literals(
+        str(Path(importlib.util.find_spec("verl").origin).parent / "utils" / "reward_score" / "gsm8k.py")
+    )
 
 
 _TEXT = st.text(alphabet="abcXYZ<>/:\\ _{}0123456789", min_size=2, max_size=12).filter(lambda s: s.strip())

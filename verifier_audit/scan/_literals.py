@@ -4,8 +4,8 @@ never write (a ``\\therefore`` before the box, an ``<answer>`` tag, ``Final Answ
 
 Read from the verifier's source as the scan reads it (parsed, never imported: the same
 ``ModuleInfo``, taint labels and function selection), following the imports of the read
-functions into the user's own modules (not the standard library, not site-packages),
-bounded in depth and files. Collected where a string is held against model output:
+functions with the scan's follower (``_imports.walk``) into the user's own modules (not
+the standard library, not site-packages), within this reader's own bounds (``READ``). Collected where a string is held against model output:
 
 * ``"x" in completion``, ``completion == "x"``, ``!=``, ``not in``;
 * ``completion.startswith("x")`` (and ``endswith``, ``find``, ``rfind``, ``index``, ``count``);
@@ -22,16 +22,12 @@ passed.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import sys
-import sysconfig
-from importlib.machinery import PathFinder
-from pathlib import Path
 
 from ._facts import FunctionInfo, ModuleInfo
-from ._scanner import _parse, _selected
+from ._imports import Reach, walk
 from ._taint import MODEL, has
-from ._targets import ScanError, module_location, resolve_target
+from ._targets import resolve_target
 
 if sys.version_info >= (3, 11):
     from re import _parser as _sre
@@ -39,8 +35,15 @@ else:  # pragma: no cover - Python 3.10
     import sre_parse as _sre
 
 MAX_LITERALS = 8  # each one is two or three operators of the search: more would dilute its draw
-MAX_FILES = 8  # files read in all, the target's included
-MAX_DEPTH = 2  # import hops from the target's functions
+# The walk's bounds, smaller than the scan's (3 hops, 12 files beyond the target, installed
+# graders too): the target's own literals come first and only MAX_LITERALS are kept, so
+# deeper files add little but read time in the parent before each search; an installed
+# library (a grader's LaTeX normaliser) compares against its own internals, not markers.
+READ = Reach(
+    depth=2,  # import hops from the target's functions
+    files=7,  # files read beyond the target's own: eight in all for a one-file target
+    installed=False,  # the user's own modules only, not site-packages
+)
 MAX_LENGTH = 40  # longer strings are prompts or messages, not markers
 
 _METHODS = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count"})
@@ -54,40 +57,12 @@ Literal = tuple[str, str]
 def compared_literals(target: str) -> list[Literal]:
     """The literals of ``target`` (``FILE.py:function``, ``pkg.mod:function``, as the scan
     takes it), the target's own first, at most MAX_LITERALS. Raises ScanError when the
-    target cannot be read."""
-    resolved = resolve_target(target)
+    target (or a file its imports lead to) cannot be read."""
     found: list[Literal] = []
-    read: set[tuple[Path, str | None]] = set()
-    queue: list[tuple[ModuleInfo, list[FunctionInfo], int]] = []
-    for source in resolved.files:
-        module = _parse(_read(source.path, source.display), source.display, source.path)
-        selected = _selected(module, resolved.function)
-        read.add((source.path.resolve(), resolved.function))
-        queue.append((module, selected, 0))
-    while queue:
-        module, selected, depth = queue.pop(0)
-        for fn in selected:
-            found += literals_in(module, fn)
-        if depth >= MAX_DEPTH:
-            continue
-        for path, name in _imported(module, selected):
-            key = (path.resolve(), name)
-            if key in read or len({p for p, _ in read}) >= MAX_FILES:
-                continue
-            read.add(key)
-            try:
-                imported = _parse(_read(path, str(path)), str(path), path)
-                queue.append((imported, _selected(imported, name), depth + 1))
-            except ScanError:  # not a function of that file (a constant, a re-export): no code to read
-                continue
+    for code in walk(resolve_target(target), READ).code:
+        for fn in code.functions:
+            found += literals_in(code.module, fn)
     return _kept(found)
-
-
-def _read(path: Path, display: str) -> str:
-    try:
-        return importlib.util.decode_source(path.read_bytes())
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        raise ScanError(f"{display}: cannot read: {exc}") from None
 
 
 def literals_in(module: ModuleInfo, fn: FunctionInfo) -> list[Literal]:
@@ -181,43 +156,3 @@ def _kept(found: list[Literal]) -> list[Literal]:
         if size >= 2 and len(text) + len(closing) <= MAX_LENGTH and literal not in out:
             out.append(literal)
     return out[:MAX_LITERALS]
-
-
-def _imported(module: ModuleInfo, selected: list[FunctionInfo]) -> list[tuple[Path, str]]:
-    """(file, function) of each name the selected functions read that the module imports
-    from the user's own code (``from grading import check``; ``grading.check``)."""
-    out: list[tuple[Path, str]] = []
-    files: dict[str, Path | None] = {}
-    for fn in selected:
-        for node in fn.nodes:
-            root = node
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if not (isinstance(root, ast.Name) and root.id in module.imports.names):
-                continue
-            dotted = module.imports.qualname(node)
-            if dotted is None or "." not in dotted:
-                continue
-            where, _, name = dotted.rpartition(".")
-            if where not in files:
-                files[where] = _own_file(where, module.path.parent)
-            path = files[where]
-            if path is not None and (path, name) not in out:
-                out.append((path, name))
-    return out
-
-
-def _own_file(name: str, beside: Path) -> Path | None:
-    """The source file of module ``name`` when it is the user's own: found beside the file
-    that imports it or on the path, and not in the standard library or site-packages."""
-    spec = PathFinder.find_spec(name, [str(beside)]) if "." not in name else None
-    origin = spec.origin if spec is not None else module_location(name)[0]
-    if origin is None or not origin.endswith(".py"):
-        return None
-    path = Path(origin).resolve()
-    libraries = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    if "site-packages" in path.parts or "dist-packages" in path.parts:
-        return None
-    if any(path.is_relative_to(Path(lib).resolve()) for lib in libraries):
-        return None
-    return path
