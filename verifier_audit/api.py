@@ -47,6 +47,8 @@ def audit(
     max_false_rejection: float = 0.10,
     max_error_rate: float = 0.05,
     max_retry_rate: float = 0.05,
+    max_nondeterminism: float = 0.0,
+    max_call_seconds: float | None = None,
     waive: tuple[str, ...] = (),
     fields: list[str] | None = None,
     results: Path | None = None,
