@@ -90,6 +90,8 @@ def flip_prone(prepared: Prepared, verdicts: dict[str, Verdict], size: int, thre
     candidates of the worst categories (highest misjudged share first), a wrong answer
     paid or a right one refused being where a random check shows; then near-misses, one
     per category in turn. Deterministic: the candidates' order breaks ties."""
+    if size <= 0:
+        return []
     ok = [
         i
         for i, c in enumerate(prepared.candidates)
