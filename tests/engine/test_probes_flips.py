@@ -19,6 +19,9 @@ from verifier_audit.loading import resolve
 from verifier_audit.metrics import gate, percentile
 from verifier_audit.models import Candidate, GateConfig, Task, Verdict
 from verifier_audit.plan import audit, audit_options
+from verifier_audit.report.build import LatencyTally
+from verifier_audit.report.html import to_html
+from verifier_audit.report.terminal import render_report
 from verifier_audit.suites import load_suite, select
 
 GRADERS = Path(__file__).resolve().parents[1] / "fixtures" / "behaviour_graders.py"
@@ -154,3 +157,38 @@ def test_the_two_gates_are_read_from_the_project_file(tmp_path):
     flags = audit_options({"max_nondeterminism": 0.5, "max_call_seconds": 0.1}, None)[0]
     assert (flags.gate.max_nondeterminism, flags.gate.max_call_seconds) == (0.5, 0.1)
     assert (GateConfig().max_nondeterminism, GateConfig().max_call_seconds) == (0.0, None)
+
+
+def test_the_terminal_and_the_html_card_say_both_lines(reports):
+    by_name, _ = reports
+    random_text = render_report(by_name["random"], verdict=False)
+    line = next(x for x in random_text.splitlines() if x.startswith("nondeterminism: "))
+    probe = by_name["random"].checks.nondeterminism
+    assert line.startswith(f"nondeterminism: {probe.flipped} of {probe.candidates} candidates changed score")
+    slow = by_name["slow"]
+    latency_line = next(x for x in render_report(slow, verdict=False).splitlines() if x.startswith("latency: "))
+    assert slow.latency.slowest[0].candidate_id in latency_line
+    page = to_html([by_name["random"], slow])
+    assert 'class="va-over va-nondeterminism"' in page and '<table class="va-slowest">' in page
+    assert slow.latency.categories[0].category in page
+
+
+def _candidate(i: int, category: str) -> Candidate:
+    return Candidate(id=f"c{i}", task_id="t", text="x", origin="known_bad", category=category, label="incorrect")
+
+
+def test_a_p99_over_a_second_warns_and_ties_go_to_the_earlier_candidate():
+    tally = LatencyTally()
+    times = [("a.fast", 0.001)] * 98 + [("a.slow", 1.5), ("a.slow", 1.5)]
+    for i, (category, spent) in enumerate(times):
+        tally.count(
+            _candidate(i, category), Verdict(verifier="v", candidate_id=f"c{i}", status="ok", score=0.0, seconds=spent)
+        )
+    latency = tally.result()
+    assert latency.calls == 100 and latency.p50 == 0.001 and latency.p99 == 1.5
+    assert [c.category for c in latency.categories] == ["a.slow", "a.fast"]
+    assert [s.candidate_id for s in latency.slowest[:2]] == ["c98", "c99"]  # equal times: the earlier first
+    assert latency.warning is not None and latency.warning.startswith("p99 call time 1.50 s > 1 s")
+    quick = LatencyTally()
+    quick.count(_candidate(0, "a.fast"), Verdict(verifier="v", candidate_id="c0", status="ok", score=0.0, seconds=0.2))
+    assert quick.result().warning is None and LatencyTally().result() is None
