@@ -20,6 +20,7 @@ from verifier_audit.metrics import gate, percentile
 from verifier_audit.models import Candidate, GateConfig, Task, Verdict
 from verifier_audit.plan import audit, audit_options
 from verifier_audit.report.build import LatencyTally
+from verifier_audit.report.checklist import evaluate
 from verifier_audit.report.html import to_html
 from verifier_audit.report.terminal import render_report
 from verifier_audit.suites import load_suite, select
@@ -113,6 +114,7 @@ def test_a_grader_paying_a_third_of_wrong_answers_is_caught_and_fails_the_gate(r
     reasons = by_name["random"].gate.reasons
     assert not by_name["random"].gate.passed
     assert any(r.startswith("nondeterminism ") and "> max-nondeterminism 0" in r for r in reasons)
+    assert {i.key: i for i in evaluate(by_name["random"])}["deterministic"].status == "open"
 
 
 def test_the_sound_control_shows_no_flip_and_no_nondeterminism_reason(reports):
@@ -121,6 +123,8 @@ def test_the_sound_control_shows_no_flip_and_no_nondeterminism_reason(reports):
     assert probe.candidates >= 8 and probe.calls >= 8 * REPEATS
     assert probe.flipped == 0 and probe.rate == 0.0 and probe.ci.low == 0.0 and probe.examples == []
     assert not any("nondeterminism" in r for r in by_name["strong"].gate.reasons)
+    checked = {i.key: i for i in evaluate(by_name["strong"])}["deterministic"]
+    assert checked.status == "checked" and f"{probe.candidates} candidates scored again" in checked.evidence
 
 
 def test_latency_ranks_the_slow_kind_of_input_first_and_names_its_candidate(reports):

@@ -286,11 +286,16 @@ def one_block(small):
 
 
 def _timeless(result) -> dict:
-    """A result's JSON but for the call times (Report.latency): the one part two runs of the
-    same samples do not share (the calls made again take other times)."""
+    """A result's JSON but for the call times (Report.latency), which two runs of the same
+    samples never share, and the flip probe's counts (checks.nondeterminism): past a block,
+    the probes pick from ProbePool's bounded sample, and how many of its candidates are
+    flip-prone (partial scores, misjudged, near-misses) depends on which are in it -- the
+    determinism probe's counts do not, it takes probe_sample of them either way."""
     data = json.loads(result.to_json())
     for report in data["reports"]:
         report["latency"] = None
+        if report["checks"] is not None:
+            report["checks"]["nondeterminism"] = None
     return data
 
 
