@@ -91,6 +91,10 @@ def audit(
     domain of a suite file's tasks when its lines do not say. ``probe_sample``: candidates
     rescored to check determinism and thread and process safety (``report.checks``); 0
     skips the probes; ``answer_formats=False`` skips the answer-format probe.
+    ``max_nondeterminism``: the share of flip-prone candidates, scored again several times,
+    whose score may change (``report.checks.nondeterminism``; default 0); ``max_call_seconds``:
+    the p99 call time every category must stay under (``report.latency``; None: not gated;
+    docs/grader-behaviour.md).
     ``isolation``: ``none``, ``process`` or ``namespaces`` (None: the strongest this machine
     gives; docs/threat-model.md); ``inspect_timeout``: the time a spec's import may take
     when its signature is read. A function object (not a spec string) runs in workers
