@@ -105,10 +105,12 @@ def reports(tmp_path_factory):
 def test_a_grader_paying_a_third_of_wrong_answers_is_caught_and_fails_the_gate(reports):
     by_name, _ = reports
     probe = by_name["random"].checks.nondeterminism
-    # Each of >= 8 wrong candidates is scored 1 + REPEATS = 9 times; all 9 alike has
-    # probability (1/3)**9 + (2/3)**9 = 0.026, so missing every one is 0.026**8 < 1e-12.
+    # The flip-prone candidates are near-misses and misjudged ones: answers strong rejects,
+    # which this grader pays 1 call in 3. Each of >= 8 of them is scored 1 + REPEATS = 9
+    # times; all 9 alike has probability (1/3)**9 + (2/3)**9 = 0.026, so missing every one
+    # is 0.026**8 < 1e-12 (the bound the test asks for: < 1e-6).
     assert REPEATS == 8 and probe.repeats == REPEATS
-    assert probe.calls >= 8 * REPEATS and probe.candidates >= 8
+    assert probe.calls >= 2 + 8 * REPEATS and probe.candidates >= 8  # the sample of 2, then the repeats
     assert probe.flipped >= 1 and probe.rate == round(probe.flipped / probe.candidates, 6)
     assert probe.ci.low <= probe.rate <= probe.ci.high and probe.ci.low > 0
     reasons = by_name["random"].gate.reasons
