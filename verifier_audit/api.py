@@ -47,6 +47,8 @@ def audit(
     max_false_rejection: float = 0.10,
     max_error_rate: float = 0.05,
     max_retry_rate: float = 0.05,
+    max_nondeterminism: float = 0.0,
+    max_call_seconds: float | None = None,
     waive: tuple[str, ...] = (),
     fields: list[str] | None = None,
     results: Path | None = None,
@@ -91,6 +93,10 @@ def audit(
     domain of a suite file's tasks when its lines do not say. ``probe_sample``: candidates
     rescored to check determinism and thread and process safety (``report.checks``); 0
     skips the probes; ``answer_formats=False`` skips the answer-format probe.
+    ``max_nondeterminism``: the share of flip-prone candidates, scored again several times,
+    whose score may change (``report.checks.nondeterminism``; default 0); ``max_call_seconds``:
+    the p99 call time every category must stay under (``report.latency``; None: not gated;
+    docs/grader-behaviour.md).
     ``isolation``: ``none``, ``process`` or ``namespaces`` (None: the strongest this machine
     gives; docs/threat-model.md); ``inspect_timeout``: the time a spec's import may take
     when its signature is read. A function object (not a spec string) runs in workers

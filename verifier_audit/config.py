@@ -90,6 +90,8 @@ class GateSection(_Section):
     max_false_rejection: _ranged("max_false_rejection") | None = None
     max_error_rate: _ranged("max_error_rate") | None = None
     max_retry_rate: _ranged("max_retry_rate") | None = None
+    max_nondeterminism: _ranged("max_nondeterminism") | None = None
+    max_call_seconds: _ranged("max_call_seconds") | None = None
     min_slice_n: _ranged("min_slice_n") | None = None
 
 

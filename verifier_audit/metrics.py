@@ -29,6 +29,8 @@ from .models import (
     GateConfig,
     GateResult,
     Interval,
+    Latency,
+    Nondeterminism,
     RemoteHealth,
     SecurityFinding,
     Severity,
@@ -246,6 +248,8 @@ def gate(
     slices: list[SliceResult] | None = None,
     weighted: WeightedDebt | None = None,
     remote: RemoteHealth | None = None,
+    nondeterminism: Nondeterminism | None = None,
+    latency: Latency | None = None,
 ) -> GateResult:
     """The gate's verdict with every reason it failed. ``errors`` of ``calls`` verifier
     calls errored; ``first_error`` is quoted when no call succeeded (a broken import).
@@ -260,6 +264,8 @@ def gate(
     limits = config.category_limits
     reasons += _error_reasons(categories, errors, calls, first_error, config, waived)
     reasons += _retry_reasons(remote, config)
+    reasons += _nondeterminism_reasons(nondeterminism, config)
+    reasons += _latency_reasons(latency, config)
     # A waiver silences exactly its category: it is left out of the debt the gate checks too
     # (the report's coverage_debt still counts it).
     if weighted is not None:
@@ -421,6 +427,83 @@ def _retry_reasons(remote: RemoteHealth | None, config: GateConfig) -> list[str]
             "that only the retries answered"
         )
     ]
+
+
+def _nondeterminism_reasons(probe: Nondeterminism | None, config: GateConfig) -> list[str]:
+    """Candidates whose score changed when scored again: training pays them sometimes."""
+    if probe is None or not probe.flipped or probe.rate <= config.max_nondeterminism:
+        return []
+    example = f"; e.g. {probe.examples[0]}" if probe.examples else ""
+    return [
+        f"nondeterminism {probe.rate:.3f} ({probe.flipped} of {probe.candidates} candidates changed score when "
+        f"scored again, 95% CI {probe.ci.low:.2f}-{probe.ci.high:.2f}) > max-nondeterminism "
+        f"{config.max_nondeterminism:g}: training pays the same answer sometimes{example}"
+    ]
+
+
+def _latency_reasons(latency: Latency | None, config: GateConfig) -> list[str]:
+    """Categories whose p99 call time is over --max-call-seconds (off by default)."""
+    limit = config.max_call_seconds
+    if latency is None or limit is None:
+        return []
+    over = [c for c in latency.categories if c.p99 > limit]
+    if not over:
+        return []
+    named = ", ".join(f"{c.category} {duration(c.p99)}" for c in over[:3]) + (
+        f" and {len(over) - 3} more" if len(over) > 3 else ""
+    )
+    first = latency.slowest[0] if latency.slowest else None
+    slowest = f"; slowest call: {first.candidate_id} {duration(first.seconds)}" if first else ""
+    return [
+        f"p99 call time over max-call-seconds {limit:g} in {len(over)} categor{'y' if len(over) == 1 else 'ies'}: {named}{slowest}"
+    ]
+
+
+def duration(seconds: float) -> str:
+    """A call time in the unit that reads: ``840 us``, ``12.3 ms``, ``1.84 s``."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
+def latency_words(latency: Latency, categories: int = 3) -> str:
+    """One line on the call times, for every report format: ``p50 1.2 ms, p99 4.1 ms over
+    1,234 calls; slowest categories (p99): math.x 9.8 ms, ...; slowest call: id (category) 12 ms``."""
+    said = f"p50 {duration(latency.p50)}, p99 {duration(latency.p99)} over {latency.calls:,} calls"
+    if latency.categories:
+        said += "; slowest categories (p99): " + ", ".join(
+            f"{c.category} {duration(c.p99)}" for c in latency.categories[:categories]
+        )
+    if latency.slowest:
+        s = latency.slowest[0]
+        said += f"; slowest call: {s.candidate_id} ({s.category}) {duration(s.seconds)}" + (
+            f", {s.error}" if s.error else ""
+        )
+    return said
+
+
+def nondeterminism_words(probe: Nondeterminism) -> str:
+    """One line on the repeat probe: ``0 of 40 candidates changed score when scored again
+    (flip-prone ones 8 times each; 95% CI 0-8.8%)``."""
+    said = (
+        f"{probe.flipped} of {probe.candidates} candidates changed score when scored again (the flip-prone ones "
+        f"{probe.repeats} times each; {probe.rate:.1%}, 95% CI {probe.ci.low:.1%}-{probe.ci.high:.1%})"
+    )
+    if probe.examples:
+        said += f": {probe.examples[0]}"
+    if probe.errors:
+        said += f"; {probe.errors} repeat calls errored"
+    return said + ("; stopped early" if probe.stopped_early else "")
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """The nearest-rank ``q``-th percentile (0 < q <= 100) of sorted values: a value some
+    call took, never an interpolation between two; 0.0 for none."""
+    if not ordered:
+        return 0.0
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
 
 
 def _by_count(counts: dict[str, int]) -> str:

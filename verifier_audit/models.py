@@ -18,7 +18,9 @@ SCHEMA_VERSION = (
 )
 # 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
 # 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan);
-# 1.7: out_of_range (scores outside [0, 1]); 1.8 (issue 31): Example.answer, GateResult.notes, remote
+# 1.7: out_of_range (scores outside [0, 1]); 1.8 (issue 31): Example.answer, GateResult.notes, remote;
+# (issue 34, not bumped yet: the integrator bumps once) checks.nondeterminism, latency, GateConfig's
+# max_nondeterminism and max_call_seconds
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -289,6 +291,11 @@ class GateConfig(BaseModel):
     # max_category also applies to each slice of a category with at least this many
     # candidates scored (fewer is not evidence enough to fail a gate on).
     min_slice_n: int = 10
+    # Share of the repeated candidates whose score changed between calls (checks.nondeterminism):
+    # training pays such an answer sometimes, so by default any flip fails.
+    max_nondeterminism: float = 0.0
+    # The p99 call time of every category at most this (Report.latency); None: not gated.
+    max_call_seconds: float | None = None
 
 
 class TaskSurvival(BaseModel):
@@ -338,6 +345,24 @@ class CrossCheck(ProbeResult):
     not_run: str | None = None  # why the cross-check did not run or stopped (a domain it cannot run, a crash)
 
 
+class Nondeterminism(BaseModel):
+    """The candidates most likely to flip, each scored again ``repeats`` times in fresh
+    workers (engine/probes.py: partial scores, the worst categories' misjudged candidates,
+    near-misses), with the determinism sample scored once more: a candidate flipped when
+    any of its scores differs from the audit's verdict. ``rate`` = flipped / candidates,
+    ``ci`` its Wilson interval; gated by ``max_nondeterminism`` (docs/grader-behaviour.md)."""
+
+    candidates: int  # distinct candidates with at least one repeat scored without error
+    repeats: int  # calls per flip-prone candidate (the determinism sample's: one)
+    calls: int  # repeat calls made
+    flipped: int
+    rate: float
+    ci: Interval
+    errors: int = 0  # repeat calls that raised, timed out or crashed (no flip by themselves)
+    examples: list[str] = Field(default_factory=list)  # "candidate_id (category): 0.0 then 1.0 on 3 of 8 repeats"
+    stopped_early: bool = False
+
+
 class Checks(BaseModel):
     """Evidence beyond the verdicts (schema 1.2), for the security checklist. The probes run
     on a sample of the candidates the verifier scored without error (engine/probes.py)."""
@@ -361,6 +386,8 @@ class Checks(BaseModel):
     # holds open that the audit did not hand out, a link out of its work directory...):
     # distinct, sorted, a few. None: not recorded (a report written before 1.3).
     unobserved: list[str] | None = None
+    # Flip-prone candidates scored again several times (issue 34); None: no probe ran.
+    nondeterminism: Nondeterminism | None = None
 
 
 class FormatProbe(BaseModel):
@@ -427,6 +454,36 @@ class SourceFinding(BaseModel):
     via: str = ""
 
 
+class CategoryLatency(BaseModel):
+    """The call times of one category's candidates, seconds (nearest-rank percentiles)."""
+
+    category: str
+    calls: int
+    p50: float
+    p99: float
+    max: float
+
+
+class SlowCall(BaseModel):
+    candidate_id: str
+    category: str
+    seconds: float
+    error: str | None = None  # the call's error kind when it did not return (a timeout)
+
+
+class Latency(BaseModel):
+    """How long the verifier's calls took (issue 34): every verdict's ``seconds``, errors
+    included (a timeout is the slowest input there is). Wall times of this run on this
+    machine: two runs of the same audit differ here and only here."""
+
+    calls: int
+    p50: float
+    p99: float
+    categories: list[CategoryLatency] = Field(default_factory=list)  # slowest p99 first
+    slowest: list[SlowCall] = Field(default_factory=list)  # a few, slowest first
+    warning: str | None = None  # set when the p99 of all calls is over WARN_P99_SECONDS
+
+
 class Report(BaseModel):
     """The result of auditing one verifier on one suite. Public, versioned JSON."""
 
@@ -469,6 +526,7 @@ class Report(BaseModel):
     source_files: list[str] = Field(default_factory=list)
     out_of_range: OutOfRange = Field(default_factory=OutOfRange)  # 1.7
     remote: RemoteHealth | None = None  # 1.8; a remote style's requests; None for a local one
+    latency: Latency | None = None  # issue 34; None in older reports
 
 
 def to_json(model: BaseModel, indent: int | None = None) -> str:

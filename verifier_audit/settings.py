@@ -421,6 +421,32 @@ AUDIT_SETTINGS = (
         score_help="gate: share of a remote verifier's requests that were retried at most this (default 0.05)",
     ),
     Setting(
+        "gate.max_nondeterminism",
+        "--max-nondeterminism",
+        "0",
+        check=argtypes.rate,
+        value=_gate("max_nondeterminism"),
+        fronts=_VERDICTS,
+        group="verdicts",
+        metavar="RATE",
+        help="gate: share of the flip-prone candidates (partial scores, near-misses, the worst categories' "
+        "misjudged ones), each scored again several times, whose score changed at most this (default 0: "
+        "any flip fails; docs/grader-behaviour.md)",
+        score_help="gate: share of the samples scored again several times whose score changed at most this (default 0)",
+    ),
+    Setting(
+        "gate.max_call_seconds",
+        "--max-call-seconds",
+        "none (not gated)",
+        check=argtypes.positive_float,
+        value=_gate("max_call_seconds"),
+        fronts=_VERDICTS,
+        group="verdicts",
+        metavar="SECONDS",
+        help="gate: the p99 call time of every category at most this many seconds (default: not gated; "
+        "the report shows the latency per category either way; docs/grader-behaviour.md)",
+    ),
+    Setting(
         "gate.min_slice_n",
         "--min-slice-n",
         "10",

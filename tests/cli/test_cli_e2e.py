@@ -197,7 +197,8 @@ def test_kill_9_then_resume_gives_the_same_report(cli, tmp_path):
     resumed = tmp_path / "resumed.json"
     r = cli(*args, "--results", str(results), "--resume", "--json", str(resumed))
     assert r.returncode in (0, 1), r.stderr
-    assert json.loads(resumed.read_text()) == json.loads(whole.read_text())
+    # The same report but for the call times of the calls made again (Report.latency).
+    assert {**json.loads(resumed.read_text()), "latency": None} == {**json.loads(whole.read_text()), "latency": None}
     lines = results.read_text().splitlines()
     ids = [json.loads(line)["candidate_id"] for line in lines[1:]]
     assert len(ids) == len(set(ids)) == total  # nothing redone twice, nothing lost

@@ -285,12 +285,26 @@ def one_block(small):
     return _score(d, rl, base, 10_000, "one.jsonl", probes=3)
 
 
+def _timeless(result) -> dict:
+    """A result's JSON but for the call times (Report.latency), which two runs of the same
+    samples never share, and the flip probe's counts (checks.nondeterminism): past a block,
+    the probes pick from ProbePool's bounded sample, and how many of its candidates are
+    flip-prone (partial scores, misjudged, near-misses) depends on which are in it -- the
+    determinism probe's counts do not, it takes probe_sample of them either way."""
+    data = json.loads(result.to_json())
+    for report in data["reports"]:
+        report["latency"] = None
+        if report["checks"] is not None:
+            report["checks"]["nondeterminism"] = None
+    return data
+
+
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(block=st.integers(3, 29))  # 3 to 10 blocks of the 30 samples (a block is a pool start)
 def test_any_block_size_gives_the_one_block_reports_and_sections(small, one_block, block):
     d, base, rl = small
     blocked = _score(d, rl, base, block, f"b{block}.jsonl", probes=3)
-    assert blocked.to_json() == one_block.to_json()
+    assert _timeless(blocked) == _timeless(one_block)
 
 
 def test_the_streamed_candidates_hash_is_the_engines(small, one_block):
@@ -330,7 +344,7 @@ def test_a_resume_in_another_block_size_gives_the_uninterrupted_report(small, on
     again = _score(d, rl, base, 7, "resumed.jsonl", resume=True)
     after = path.read_text().splitlines()
     assert len(after) == len(lines) and after[:12] == [line.rstrip("\n") for line in lines[:12]]  # 19 calls redone
-    assert again.to_json() == first.to_json()
+    assert _timeless(again) == _timeless(first)
     assert (
         json.loads(again.to_json())["reports"][0]["categories"]
         == json.loads(one_block.to_json())["reports"][0]["categories"]
@@ -383,7 +397,7 @@ def test_candidates_rewritten_into_the_verifiers_format_block_by_block_as_in_one
         out[block] = score_samples([rl], [resolve(f"{verifier}:verify")], options, base=[base], block_size=block)
     formats = out[7].reports[0].formats
     assert formats.audited_in == "gsm8k" and formats.rewritten + formats.kept + formats.left_out > 0
-    assert out[7].to_json() == out[10_000].to_json()
+    assert _timeless(out[7]) == _timeless(out[10_000])
 
 
 @settings(max_examples=40, deadline=None)

@@ -25,6 +25,8 @@ _GATE_FIRST = (
     "max_false_rejection",
     "max_error_rate",
     "max_retry_rate",
+    "max_nondeterminism",
+    "max_call_seconds",
     "search",
 )
 

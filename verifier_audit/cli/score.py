@@ -35,6 +35,8 @@ _SCORE_GATE = (
     "max_false_rejection",
     "max_error_rate",
     "max_retry_rate",
+    "max_nondeterminism",
+    "max_call_seconds",
     "waive",
     "timeout",
     "oracle_timeout",

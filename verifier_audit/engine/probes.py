@@ -18,6 +18,15 @@ spread over categories, the same for the same seed), after the audit's verdicts 
   whose verifier calls are isolated (``isolate_verifier_calls``, the code domain) the
   threads run inside the isolated call, never in the worker itself.
 
+* **nondeterminism** (issue 34) — the candidates most likely to flip (``flip_prone``: partial
+  scores nearest the threshold, the worst categories' misjudged candidates, near-misses) are
+  scored ``REPEATS`` times more, in the determinism probe's workers and run; a candidate
+  flipped when any of its scores differs from the audit's. One re-score of 24 candidates
+  misses a grader that checks 2 of its 5 cases at random: the candidates that can flip are
+  rarely among them, and one call of a 1-in-3 flip misses it two times in three.
+  ``REPEATS`` = 8 finds a 1-in-3 flip on one such candidate with probability
+  1 - (2/3)**8 = 0.961 (docs/grader-behaviour.md shows the arithmetic).
+
 Every call goes through ``pool.run`` with the audit's memory limit and per-call timeout (the
 threaded call runs ``THREADS`` calls on one clock: it gets the timeout plus room for them at
 twice the first pass's pace, at most ``THREADS`` times the timeout). Probe outcomes never reach the results store: its rows are the audit's verdicts,
@@ -35,7 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..domains import get_domain
 from ..loading import VerifierSpec
-from ..models import Checks, ProbeResult, Verdict
+from ..metrics import wilson
+from ..models import Checks, Nondeterminism, ProbeResult, Verdict
 from . import pool
 from .sensing import cross_check, round_robin
 from .verifier_job import VerifierJob
@@ -44,6 +54,10 @@ if TYPE_CHECKING:
     from .options import AuditOptions, Prepared
 
 THREADS = 4
+# Each flip-prone candidate is scored REPEATS more times: (2/3)**8 = 0.039 < 0.05, so a
+# candidate paid 1 time in 3 (or refused 1 time in 3) shows a flip with >= 95% probability.
+REPEATS = 8
+FLIP_CANDIDATES = 16  # flip-prone candidates repeated: REPEATS x this many calls, 128
 MAX_EXAMPLES = 5
 MAX_FAILURES = 1  # a timeout or crash is evidence enough: the probe stops (each costs a full limit)
 
@@ -67,6 +81,48 @@ def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, s
         rng.shuffle(members)
         queues.append(members)
     return round_robin(queues, size)
+
+
+def flip_prone(prepared: Prepared, verdicts: dict[str, Verdict], size: int, threshold: float) -> list[int]:
+    """Indices of up to ``size`` candidates, scored without error, most likely to flip
+    between calls: first those with a partial score (strictly between 0 and 1: right on
+    some of the cases, wrong on others), nearest the threshold first; then the misjudged
+    candidates of the worst categories (highest misjudged share first), a wrong answer
+    paid or a right one refused being where a random check shows; then near-misses, one
+    per category in turn. Deterministic: the candidates' order breaks ties."""
+    if size <= 0:
+        return []
+    ok = [
+        i
+        for i, c in enumerate(prepared.candidates)
+        if (v := verdicts.get(c.id)) is not None and v.status == "ok" and v.score is not None
+    ]
+    score = {i: verdicts[prepared.candidates[i].id].score for i in ok}
+    partial = sorted((i for i in ok if 0 < score[i] < 1), key=lambda i: (abs(score[i] - threshold), i))
+    by_category: dict[str, list[int]] = defaultdict(list)
+    for i in ok:
+        by_category[prepared.candidates[i].category].append(i)
+
+    def misjudged(i: int) -> bool:
+        return (score[i] >= threshold) is (prepared.candidates[i].label == "incorrect")
+
+    share = {name: sum(map(misjudged, members)) / len(members) for name, members in by_category.items()}
+    worst = sorted((name for name in by_category if share[name] > 0), key=lambda name: (-share[name], name))
+    wrong = round_robin([[i for i in by_category[name] if misjudged(i)] for name in worst], size)
+    near = round_robin(
+        [
+            [i for i in by_category[name] if prepared.candidates[i].origin == "near_miss"]
+            for name in sorted(by_category)
+        ],
+        size,
+    )
+    out: list[int] = []
+    for i in partial + wrong + near:
+        if i not in out:
+            out.append(i)
+            if len(out) == size:
+                break
+    return out
 
 
 def partners(prepared: Prepared, verdicts: dict[str, Verdict], sample: list[int]) -> list[int]:
@@ -235,16 +291,32 @@ def _run(job, items: list[int], options: AuditOptions, timeout: float):
 
 
 def _determinism(
-    prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdict], sample: list[int], options: AuditOptions
-) -> ProbeResult:
-    job = _make_job(spec, prepared, options, options.timeout, sample, sample)
-    outcomes, stopped = _run(job, sample, options, options.timeout)
+    prepared: Prepared,
+    spec: VerifierSpec,
+    verdicts: dict[str, Verdict],
+    sample: list[int],
+    flips: list[int],
+    options: AuditOptions,
+) -> tuple[ProbeResult, Nondeterminism]:
+    """The sample scored once more, then the flip-prone candidates ``REPEATS`` times each,
+    round by round (a probe stopped early has some repeats of every one), in one run of
+    fresh workers: one pool start for both probes."""
+    order = sample + [i for _ in range(REPEATS) for i in flips]
+    job = VerifierJob(
+        spec,
+        [prepared.candidates[i] for i in order],
+        {t.id: t for t in prepared.tasks},
+        get_domain(prepared.domain),
+        options.timeout,
+        options.memory_mb,
+    )
+    outcomes, stopped = _run(job, list(range(len(order))), options, options.timeout)
     disagreed = errors = 0
     examples = []
-    for i in sample:
-        if i not in outcomes:
+    for k, i in enumerate(sample):
+        if k not in outcomes:
             continue
-        c, out = prepared.candidates[i], outcomes[i]
+        c, out = prepared.candidates[i], outcomes[k]
         first = verdicts[c.id].score
         if out.ok and _same(first, float(out.value)):
             continue
@@ -254,10 +326,48 @@ def _determinism(
         else:
             errors += 1
             examples.append(f"{c.id}: {_fmt(first)} then error ({out.error})")
-    return ProbeResult(
-        sampled=len(outcomes),
+    determinism = ProbeResult(
+        sampled=len([k for k in range(len(sample)) if k in outcomes]),
         disagreed=disagreed,
         errors=errors,
+        examples=examples[:MAX_EXAMPLES],
+        stopped_early=stopped,
+    )
+    return determinism, _flips(prepared, verdicts, order, outcomes, stopped)
+
+
+def _flips(
+    prepared: Prepared, verdicts: dict[str, Verdict], order: list[int], outcomes: dict, stopped: bool
+) -> Nondeterminism:
+    """Per distinct candidate, its repeats' scores against the audit's: flipped when one
+    differs. An errored repeat is no flip (the error rate and the threads probe see those)."""
+    scores: dict[int, list[float]] = defaultdict(list)
+    failed = 0
+    for k, i in enumerate(order):
+        out = outcomes.get(k)
+        if out is None:
+            continue
+        if out.ok:
+            scores[i].append(float(out.value))
+        else:
+            failed += 1
+    flipped, examples = 0, []
+    for i, got in scores.items():
+        c = prepared.candidates[i]
+        first = verdicts[c.id].score
+        other = [x for x in got if not _same(first, x)]
+        if other:
+            flipped += 1
+            examples.append(f"{c.id} ({c.category}): {_fmt(first)} then {_fmt(other[0])} on {len(other)} of {len(got)}")
+    n = len(scores)
+    return Nondeterminism(
+        candidates=n,
+        repeats=REPEATS,
+        calls=len(outcomes),
+        flipped=flipped,
+        rate=round(flipped / n, 6) if n else 0.0,
+        ci=wilson(flipped, n),
+        errors=failed,
         examples=examples[:MAX_EXAMPLES],
         stopped_early=stopped,
     )
@@ -332,7 +442,8 @@ def run_probes(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdi
         checks.determinism = ProbeResult(sampled=0, disagreed=0, errors=0)
         checks.threads = ProbeResult(sampled=0, disagreed=0, errors=0)
         return checks
-    checks.determinism = _determinism(prepared, spec, verdicts, sample, options)
+    flips = flip_prone(prepared, verdicts, FLIP_CANDIDATES, options.threshold)
+    checks.determinism, checks.nondeterminism = _determinism(prepared, spec, verdicts, sample, flips, options)
     checks.cross_process = checks.determinism.sampled > 0
     checks.threads, checks.isolated = _threads(prepared, spec, verdicts, sample, options)
     checks.training_like = cross_check(prepared, spec, verdicts, options)  # its own sample (engine/sensing.py)

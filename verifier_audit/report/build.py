@@ -4,6 +4,8 @@ what makes a resumed audit's report comparable with an uninterrupted one."""
 
 from __future__ import annotations
 
+import heapq
+from array import array
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -18,13 +20,17 @@ from ..metrics import (
     coverage_debt,
     exploitable_tasks,
     gate,
+    percentile,
     pooled_rate,
     slice_results,
 )
 from ..models import (
+    Candidate,
+    CategoryLatency,
     CategoryResult,
     Checks,
     Formats,
+    Latency,
     MutantSurvival,
     OutOfRange,
     RemoteHealth,
@@ -32,6 +38,7 @@ from ..models import (
     SearchSummary,
     SecurityFinding,
     SliceResult,
+    SlowCall,
     TaskSurvival,
     Verdict,
     WeightedDebt,
@@ -175,6 +182,73 @@ class RemoteTally:
         )
 
 
+#: the p99 call time over which the report warns: a reward called a million times at this
+#: pace holds training up for days (docs/grader-behaviour.md, "Latency")
+WARN_P99_SECONDS = 1.0
+
+
+class LatencyTally:
+    """``Report.latency``, the same for ``build_report`` and the streaming ``ReportTally``:
+    ``count`` each candidate's verdict in candidate order. Percentiles are exact (nearest
+    rank), so the call times are kept: 8 bytes a call (a million calls, 8 MB), the one part
+    of the streaming tally that grows with the calls. The slowest few are a bounded heap,
+    ties to the earlier candidate."""
+
+    SLOWEST = 5
+
+    def __init__(self) -> None:
+        self.times: dict[str, array] = {}
+        self._heap: list[tuple[tuple[float, int], SlowCall]] = []
+        self._seq = 0
+
+    def count(self, c: Candidate, v: Verdict) -> None:
+        self.times.setdefault(c.category, array("d")).append(v.seconds)
+        error = _error_kind(v.error or "") if v.status == "error" else None
+        row = (
+            (v.seconds, -self._seq),
+            SlowCall(candidate_id=c.id, category=c.category, seconds=v.seconds, error=error),
+        )
+        self._seq += 1
+        if len(self._heap) < self.SLOWEST:
+            heapq.heappush(self._heap, row)
+        elif row[0] > self._heap[0][0]:
+            heapq.heapreplace(self._heap, row)
+
+    def result(self) -> Latency | None:
+        if not self.times:
+            return None
+        every = sorted(t for times in self.times.values() for t in times)
+        rows = []
+        for name, times in self.times.items():
+            ordered = sorted(times)
+            rows.append(
+                CategoryLatency(
+                    category=name,
+                    calls=len(ordered),
+                    p50=percentile(ordered, 50),
+                    p99=percentile(ordered, 99),
+                    max=ordered[-1],
+                )
+            )
+        rows.sort(key=lambda r: (-r.p99, -r.max, r.category))
+        p99 = percentile(every, 99)
+        worst = rows[0]
+        warning = (
+            f"p99 call time {p99:.2f} s > {WARN_P99_SECONDS:g} s (slowest category {worst.category}, p99 "
+            f"{worst.p99:.2f} s): a training job calls this verifier millions of times"
+            if p99 > WARN_P99_SECONDS
+            else None
+        )
+        return Latency(
+            calls=len(every),
+            p50=percentile(every, 50),
+            p99=p99,
+            categories=rows,
+            slowest=[call for _, call in sorted(self._heap, key=lambda r: r[0], reverse=True)],
+            warning=warning,
+        )
+
+
 def _call_order(prepared: Prepared):
     """Verdicts in candidate order, so the 'first' error is the same on every run."""
     order = {c.id: i for i, c in enumerate(prepared.candidates)}
@@ -231,12 +305,13 @@ def build_report(
         if kind not in NOT_FINDINGS
     ]
     errors = [v for v in sorted(verdicts.values(), key=_call_order(prepared)) if v.status == "error"]
-    out_of_range, remote = OutOfRangeTally(), RemoteTally()
+    out_of_range, remote, latency = OutOfRangeTally(), RemoteTally(), LatencyTally()
     for v in verdicts.values():
         out_of_range.count(v)
         remote.count(v)
     for c in candidates:
         out_of_range.example(c.id, verdicts[c.id])
+        latency.count(c, verdicts[c.id])
     return assemble_report(
         spec,
         options,
@@ -261,6 +336,7 @@ def build_report(
         search=search,
         out_of_range=out_of_range.result(),
         remote=remote.result() if spec.remote else None,
+        latency=latency.result(),
     )
 
 
@@ -324,6 +400,7 @@ def assemble_report(
     search: SearchSummary | None = None,
     out_of_range: OutOfRange | None = None,
     remote: RemoteHealth | None = None,
+    latency: Latency | None = None,
 ) -> Report:
     """The Report from what the verdicts add up to (``build_report`` computes those from
     the candidates and verdicts in memory, ``report/tally.py`` from a stream of them): the
@@ -372,6 +449,8 @@ def assemble_report(
             slices=slices,
             weighted=weighted,
             remote=remote,
+            nondeterminism=checks.nondeterminism if checks is not None else None,
+            latency=latency,
         ),
         settings={
             **{k: v for k, v in settings.items() if k not in ("verifiers",)},
@@ -381,6 +460,8 @@ def assemble_report(
             "max_false_rejection": options.gate.max_false_rejection,
             "max_error_rate": options.gate.max_error_rate,
             "max_retry_rate": options.gate.max_retry_rate,
+            "max_nondeterminism": options.gate.max_nondeterminism,
+            "max_call_seconds": options.gate.max_call_seconds,
             "waived_categories": list(options.gate.waived_categories),
             "category_limits": dict(sorted(options.gate.category_limits.items())),
             "min_slice_n": options.gate.min_slice_n,
@@ -394,6 +475,7 @@ def assemble_report(
         search=search,
         out_of_range=out_of_range or OutOfRange(),
         remote=remote,
+        latency=latency,
     )
     # The source is read after the verdicts, so each finding can say whether they confirm it.
     report.source_findings, report.source_files = source_findings(spec, report)

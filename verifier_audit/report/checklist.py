@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..metrics import nondeterminism_words
 from ..models import CategoryResult, Checks, ProbeResult, Report
 
 CHECKED, OPEN, UNKNOWN = "checked", "open", "unknown"
@@ -412,12 +413,21 @@ def _deterministic(report: Report) -> ChecklistItem:
     why = _probe_missing(checks, probe)
     if why:
         return _item(key, UNKNOWN, why)
+    flips = checks.nondeterminism  # the flip-prone candidates, scored again REPEATS times (issue 34)
     if probe.disagreed:
         return _item(key, OPEN, f"rescored in fresh worker processes: {_probe_text(probe)}")
+    if flips is not None and flips.flipped:
+        return _item(key, OPEN, f"scored again several times: {nondeterminism_words(flips)}")
+    repeated = (
+        f"; {flips.candidates} candidates scored again (the flip-prone ones {flips.repeats} times): none changed"
+        if flips is not None and flips.candidates
+        else ""
+    )
     return _item(
         key,
         CHECKED,
-        f"{probe.sampled} sampled candidates rescored in fresh worker processes: every score equal to the audit's",
+        f"{probe.sampled} sampled candidates rescored in fresh worker processes: every score equal to the "
+        f"audit's{repeated}",
     )
 
 

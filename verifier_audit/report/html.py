@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..metrics import remote_words
+from ..metrics import duration, latency_words, nondeterminism_words, remote_words
 from ..models import CategoryResult, Example, Report
 from ._html import ci as _ci
 from ._html import esc as _esc
@@ -172,6 +172,14 @@ def _card(report: Report) -> str:
     notes = "".join(f'<div class="va-muted">note: {_esc(n, 400)}</div>' for n in report.gate.notes)
     if report.remote is not None:
         notes += f'<div class="va-remote">remote: {_esc(remote_words(report.remote), 400)}</div>'
+    probe = report.checks.nondeterminism if report.checks is not None else None
+    if probe is not None:
+        cls = "va-over" if probe.flipped else "va-muted"
+        notes += f'<div class="{cls} va-nondeterminism">nondeterminism: {_esc(nondeterminism_words(probe), 600)}</div>'
+    if report.latency is not None:
+        notes += f'<div class="va-muted va-latency">latency: {_esc(latency_words(report.latency), 600)}</div>'
+        if report.latency.warning:
+            notes += f'<div class="va-over va-latency-warning">warning: {_esc(report.latency.warning, 400)}</div>'
     return "\n".join(
         [
             f'<section class="va-card va-card-{state}" data-verifier="{_esc(report.verifier, 200)}" data-verdict="{state}">',
@@ -378,6 +386,36 @@ def _errors(report: Report) -> str:
     return _more(f"Errors ({report.errors}, {_pct(report.error_rate)})", "\n".join(out)) if out else ""
 
 
+def _latency(report: Report) -> str:
+    """Call times per category, slowest p99 first, and the slowest calls (Report.latency)."""
+    lat = report.latency
+    if lat is None or not lat.categories:
+        return ""
+    rows = [
+        [
+            f"<code>{_esc(c.category, 200)}</code>",
+            f'<td class="n">{c.calls}</td>',
+            f'<td class="n">{duration(c.p50)}</td>',
+            f'<td class="n">{duration(c.p99)}</td>',
+            f'<td class="n">{duration(c.max)}</td>',
+        ]
+        for c in lat.categories
+    ]
+    slow = [
+        [
+            f"<code>{_esc(s.candidate_id, 200)}</code>",
+            f"<code>{_esc(s.category, 200)}</code>",
+            f'<td class="n">{duration(s.seconds)}</td>',
+            _esc(s.error or "", 100),
+        ]
+        for s in lat.slowest
+    ]
+    body = _table(["category", "calls", "p50", "p99", "max"], rows, "va-latency") + _table(
+        ["slowest candidate", "category", "time", "error"], slow, "va-slowest"
+    )
+    return _more(f"Latency (p50 {duration(lat.p50)}, p99 {duration(lat.p99)})", body)
+
+
 def _formats(report: Report) -> str:
     """Which answer formats the verifier reads (the probe's references, per format) and
     what the audit showed it (Report.formats)."""
@@ -512,6 +550,7 @@ def _verifier(i: int, report: Report, checklist: list | None) -> str:
             _categories(report, "correct"),
             _security_rest(report),
             _errors(report),
+            _latency(report),
             _formats(report),
             _exploitability(report),
             _survival(report),

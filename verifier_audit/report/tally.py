@@ -6,7 +6,8 @@ order ``build_report`` would see them (the candidates' order), keeps what the Re
 — counts per category, per (category, slice) and per origin's tasks, the first few examples
 and error messages, the security findings — and gives the same Report: ``assemble_report``
 does the rest for both. Memory grows with the number of categories, slices, tasks, error
-kinds and security findings, not with the number of candidates. (The property test in
+kinds and security findings, not with the number of candidates -- but for the call times
+behind the latency percentiles (``LatencyTally``: 8 bytes a call). (The property test in
 tests/samples/test_score_scale.py checks that the two agree, byte for byte, on any input.)
 """
 
@@ -40,6 +41,7 @@ from .build import (
     MAX_UNOBSERVED,
     NOT_FINDINGS,
     UNOBSERVED,
+    LatencyTally,
     OutOfRangeTally,
     RemoteTally,
     _error_kind,
@@ -88,6 +90,7 @@ class ReportTally:
         self._unobserved: set[str] = set()
         self.out_of_range = OutOfRangeTally()
         self.remote = RemoteTally()
+        self.latency = LatencyTally()
         self.splits: Counter = Counter()  # the candidates' task splits (Checks.splits)
         # near-miss candidates (mutant survival); none in ``score``
         self._near_judged: Counter = Counter()
@@ -122,6 +125,7 @@ class ReportTally:
         self.n_candidates += 1
         self._verdict(v)
         self.out_of_range.example(c.id, v)
+        self.latency.count(c, v)
         self.splits[self.tasks[c.task_id].split] += 1
         ok = v.status == "ok"
         wrong = ok and _misjudged(c, v)
@@ -298,4 +302,5 @@ class ReportTally:
             search=search,
             out_of_range=self.out_of_range.result(),
             remote=self.remote.result() if spec.remote else None,
+            latency=self.latency.result(),
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..metrics import remote_words, security_reason
+from ..metrics import latency_words, nondeterminism_words, remote_words, security_reason
 from ..models import CategoryResult, Report
 from .exploitability import exploitability_lines, exploitable_line, search_lines, weighted_line, worst_first
 from .source import finding_status, source_lines
@@ -105,6 +105,7 @@ def render_report(
         out.append(out_of_range_line(report))
     if report.remote is not None:  # a reward server's or judge's requests: retries hide a sick server
         out.append(f"remote: {_printable(remote_words(report.remote))}")
+    out += behaviour_lines(report)
     if report.dropped:
         out.append(
             "Dropped by the oracle (labels it could not confirm): "
@@ -127,6 +128,20 @@ def render_report(
     if verdict:
         out.append(verdict_line([report], color=color))
     return "\n".join(out)
+
+
+def behaviour_lines(report: Report) -> list[str]:
+    """What a training run meets that one call does not show (docs/grader-behaviour.md):
+    the repeat probe's flips, the call times and, when the p99 is over a second, a warning."""
+    out = []
+    probe = report.checks.nondeterminism if report.checks is not None else None
+    if probe is not None:
+        out.append(f"nondeterminism: {_printable(nondeterminism_words(probe))}")
+    if report.latency is not None:
+        out.append(f"latency: {_printable(latency_words(report.latency))}")
+        if report.latency.warning:
+            out.append(f"warning: {_printable(report.latency.warning)}")
+    return out
 
 
 def security_lines(report: Report, *, color: bool = False) -> list[str]:
