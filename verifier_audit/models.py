@@ -14,13 +14,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = (
-    "1.8"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+    "1.9"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
 )
 # 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
 # 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan);
 # 1.7: out_of_range (scores outside [0, 1]); 1.8 (issue 31): Example.answer, GateResult.notes, remote;
-# (issue 34, not bumped yet: the integrator bumps once) checks.nondeterminism, latency, GateConfig's
-# max_nondeterminism and max_call_seconds
+# 1.9 (issues 33, 34): source_files, SourceFinding.via, SearchFamily.reach_measured,
+# checks.nondeterminism, latency, GateConfig's max_nondeterminism and max_call_seconds
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
