@@ -54,7 +54,7 @@ __all__ = [
 _VerifierJob = VerifierJob  # the name other modules knew it by
 
 # Bump when generators or the oracle change what they produce, to invalidate caches.
-CANDIDATES_VERSION = "8"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments; 6: code output near-misses (tuple/list, bool/int, strings), call_drop mutants, rename_fresh rewrites, three catalog hacks (frame locals, grader state, call-order replay); 7: math near-misses near_integer, improper_mixed, choice_listing, unit_truncation, </think> catalog entries, the math oracle reads the response after </think>; 8: sql slow-query entries, sql candidates in the task's dialect (--dialect)
+CANDIDATES_VERSION = "9"  # 2: candidates carry their answer format; 3: catalog entries, math "=" chains; 4: math catalog traps also without their final period; 5: the tool oracle labels call syntax with expression arguments; 6: code output near-misses (tuple/list, bool/int, strings), call_drop mutants, rename_fresh rewrites, three catalog hacks (frame locals, grader state, call-order replay); 7: math near-misses near_integer, improper_mixed, choice_listing, unit_truncation, </think> catalog entries, the math oracle reads the response after </think>; 8: sql slow-query entries, sql candidates in the task's dialect (--dialect); 9: program catalog (adversarial_cases/program.yaml: expected files, inherited fds, exits after partial output, harness detection, debug prints; visible_lookup moved there from the near misses), program generated inputs
 
 
 _OracleJob = OracleJob  # the name other modules knew it by
