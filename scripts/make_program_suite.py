@@ -9,7 +9,10 @@ ones, each ``{"input", "output"}`` (docs/code-domain.md, "Program tasks"). Float
 carry ``metadata.float_tolerance`` (1e-6); a task with many right answers its special
 judge (``metadata.checker = "special"``, ``metadata.judge``) and another right program
 (``metadata.alternatives``), both validated: the judge accepts every expected output and
-refuses a wrong one, the alternative passes the judge on every case.
+refuses a wrong one, the alternative passes the judge on every case. A few tasks carry an
+input generator (``metadata.input_generator``, a program printing one input per seed): the
+oracle runs it and the reference in the sandbox for more cases, and the expected outputs
+it gets are checked here against ``solve``.
 
 Every task is VALIDATED before anything is written, and the script fails loudly otherwise:
 each case's expected output is computed by a second, independent solution written here in
@@ -63,6 +66,7 @@ class Spec:
     split: str = ""
     judge: str | None = None  # a special judge's source: def judge(input, expected, output) -> bool
     alternatives: tuple[str, ...] = ()  # other right programs (other right answers)
+    input_generator: str | None = None  # a program printing one input for the seed on its stdin
 
 
 def _ints(text: str) -> list[int]:
@@ -83,6 +87,27 @@ def _list(rng: random.Random, lo: int = -100, hi: int = 100) -> str:
     return f"{n}\n" + " ".join(str(rng.randint(lo, hi)) for _ in range(n)) + "\n"
 
 
+# Input generators (``metadata.input_generator``): programs the oracle runs in the sandbox,
+# one input per seed (read on stdin), wider than the hidden cases: longer lists, larger
+# and all-negative values, where a mutant that the six fixed cases miss goes wrong.
+LIST_GENERATOR = """import random
+
+rng = random.Random(int(input()))
+n = rng.randint(1, 40)
+lo, hi = rng.choice([(-10**9, 10**9), (-50, -1), (0, 3)])
+print(n)
+print(*[rng.randint(lo, hi) for _ in range(n)])
+"""
+PAIRS_GENERATOR = """import random
+
+rng = random.Random(int(input()))
+t = rng.randint(1, 20)
+print(t)
+for _ in range(t):
+    print(rng.randint(-10**12, 10**12), rng.randint(-10**12, 10**12))
+"""
+
+
 def _words(rng: random.Random, n: int) -> list[str]:
     return ["".join(rng.choice("abcdeiou") for _ in range(rng.randint(1, 6))) for _ in range(n)]
 
@@ -99,6 +124,7 @@ SPECS = [
         lambda s: _lines(a + b for a, b in zip(_ints(s)[1::2], _ints(s)[2::2])),
         ("2\n1 2\n10 -3\n", "3\n0 0\n5 5\n-7 2\n"),
         _pairs,
+        input_generator=PAIRS_GENERATOR,
     ),
     Spec(
         "sort_numbers",
@@ -109,6 +135,7 @@ SPECS = [
         lambda s: " ".join(map(str, sorted(_ints(s)[1:]))) + "\n",
         ("3\n3 1 2\n", "5\n5 -1 4 4 0\n"),
         _list,
+        input_generator=LIST_GENERATOR,
     ),
     Spec(
         "average",
@@ -150,6 +177,7 @@ SPECS = [
         lambda s: f"{min(_ints(s)[1:])} {max(_ints(s)[1:])}\n",
         ("3\n2 9 4\n", "1\n7\n"),
         _list,
+        input_generator=LIST_GENERATOR,
     ),
     Spec(
         "palindromes",
@@ -369,6 +397,8 @@ def rows() -> list[dict]:
             metadata.update(checker="special", judge=spec.judge)
         if spec.alternatives:
             metadata["alternatives"] = list(spec.alternatives)
+        if spec.input_generator is not None:
+            metadata["input_generator"] = spec.input_generator
         out.append(
             {
                 "id": f"programs/{spec.id}",
@@ -409,8 +439,31 @@ def validate(rows: list[dict]) -> None:
                         problems.append(f"{row['id']}: the judge refuses the expected output of case {n}")
                     if _judged(box, row, case, "0 0\n"):
                         problems.append(f"{row['id']}: the judge accepts a wrong output on case {n}")
+    problems += _generated_problems(rows)
     if problems:
         raise SystemExit("invalid tasks:\n" + "\n".join(problems))
+
+
+def _generated_problems(rows: list[dict]) -> list[str]:
+    """A task's generated cases as the oracle makes them (generator and reference run in
+    the sandbox), each expected output checked against the independent ``solve``."""
+    from verifier_audit.domains.code.programs.cases import GenerationError, generated_cases
+    from verifier_audit.models import Task
+
+    solvers = {f"programs/{spec.id}": spec.solve for spec in SPECS}
+    problems = []
+    for row in rows:
+        if "input_generator" not in row["metadata"]:
+            continue
+        try:
+            made = generated_cases(Task.model_validate(row))
+        except GenerationError as exc:
+            problems.append(f"{row['id']}: {exc}")
+            continue
+        for n, case in enumerate(made, 1):
+            if case.output != solvers[row["id"]](case.input):
+                problems.append(f"{row['id']}: generated case {n}: the reference printed {case.output[:80]!r}")
+    return problems
 
 
 def _judged(box, row: dict, case: dict, output: str) -> bool:

@@ -17,10 +17,11 @@ from verifier_audit.domains import get_domain
 from verifier_audit.domains.code.programs import verifiers
 from verifier_audit.domains.code.programs.cases import check_layout
 from verifier_audit.domains.code.programs.checker import token_set_equal, tokens_equal
-from verifier_audit.domains.code.programs.generators.near_miss import visible_lookup
+from verifier_audit.domains.code.programs.generators.known_bad import fill
 from verifier_audit.domains.code.programs.generators.wrap import wrapped
 from verifier_audit.domains.code.programs.oracle import label_completion
 from verifier_audit.domains.code.sandbox import Sandbox
+from verifier_audit.domains.kit import builtin_catalog
 from verifier_audit.suites import load_suite
 
 VERIFIERS = "verifier_audit.domains.code.programs.verifiers:"
@@ -70,8 +71,8 @@ def test_the_oracle_labels_a_wrong_program_wrong_and_a_whitespace_variant_right(
     assert label_completion(f"Here it is:\n```python\n{spaced}```\n", task).label == "correct"
     unsorted = "input()\nprint(input())\n"
     assert label_completion(unsorted, task).label == "incorrect"
-    looked_up = visible_lookup(task)
-    assert looked_up is not None and label_completion(looked_up, task).label == "incorrect"
+    (lookup,) = [e for e in builtin_catalog("program") if e.id == "visible_lookup"]
+    assert label_completion(fill(lookup, task), task).label == "incorrect"
     assert label_completion("I cannot write this program.", task).label == "incorrect"
 
 
@@ -131,7 +132,7 @@ def side_by_side(tmp_path_factory):
     names = ("strong", "token_set", "visible_only")
     args = [arg for name in names for arg in ("--verifier", VERIFIERS + name)]
     proc = run_cli(
-        "run", "--suite", "programs", "--limit", "3", "--no-progress", "--workers", "2",
+        "run", "--suite", "programs", "--limit", "2", "--no-progress", "--workers", "2",
         *args, "--json", str(out / "report.json"),
         env={"VERIFIER_AUDIT_CACHE": str(out / "cache")},
     )  # fmt: skip
@@ -148,6 +149,8 @@ def test_the_strong_verifier_pays_nothing_wrong_and_refuses_nothing_right(side_b
     strong = side_by_side["strong"]
     assert strong["coverage_debt"] == 0 and strong["false_rejection_rate"] == 0
     assert strong["false_acceptance_rate"] == 0 and strong["errors"] == 0
+    hacks = {c["name"] for c in strong["categories"] if c["name"].startswith("program.hack.")}
+    assert {"program.hack.expected_file", "program.hack.harness_detection"} <= hacks, hacks
 
 
 def test_the_token_set_checker_pays_for_order_and_extra_tokens(side_by_side):
@@ -158,4 +161,4 @@ def test_the_token_set_checker_pays_for_order_and_extra_tokens(side_by_side):
 
 def test_the_visible_only_grader_pays_for_hard_coded_outputs(side_by_side):
     caught = _accepted(side_by_side["visible_only"])
-    assert caught.get("program.near_miss.visible_lookup") == 3, caught
+    assert caught.get("program.hack.visible_lookup") == 2, caught

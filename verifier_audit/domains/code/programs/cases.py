@@ -13,7 +13,12 @@ writes stdout, and in ``metadata``:
   code never runs in the parent), once per case, in a run of its own;
 * ``float_tolerance``: a number, absolute or relative, for tasks whose answers are floats;
 * ``alternatives``: other right programs (on a special-judge task, ones that print another
-  right answer): equivalent candidates.
+  right answer): equivalent candidates;
+* ``input_generator``: optional, a Python program that prints one input given a seed (an
+  integer on its stdin); the oracle runs it ``generated`` times (default
+  ``GENERATED``), seeds 1, 2, ..., in the sandbox, and the reference on each input, in the
+  sandbox too, for the expected output: generated cases, judged after the task's own
+  (``generated_cases``).
 
 Every run goes through the code domain's sandbox (``Sandbox.run_program``: the run's stdin
 is the case's input, its stdout comes back as data), and its output is compared here, in
@@ -22,6 +27,7 @@ the parent: the program never sees an expected output.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +43,9 @@ from .checker import CHECKERS, Same, checker_of
 CPU_LIMIT = 0.5
 WALL_LIMIT = 3.0
 MEMORY_MB = 256
+# Generated inputs per task with an input generator, unless ``metadata.generated`` says.
+GENERATED = 4
+MAX_GENERATED = 50
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,43 @@ def cases_of(task: Task, which: str) -> list[Case]:
 
 def all_cases(task: Task) -> list[Case]:
     return cases_of(task, "visible") + cases_of(task, "hidden")
+
+
+class GenerationError(RuntimeError):
+    """A task's input generator, or its reference on a generated input, failed: the task's
+    generated cases cannot be made (the oracle then labels nothing on it)."""
+
+
+def generated_cases(task: Task) -> list[Case]:
+    """The task's generated cases (none without ``metadata.input_generator``): its generator
+    run once per seed in the sandbox, and the reference run on each input in the sandbox
+    for the expected output. Made once per process for a (generator, reference, count).
+    Raises GenerationError naming the seed when a run fails."""
+    generator = task.metadata.get("input_generator")
+    if not generator:
+        return []
+    return list(_generated(str(generator), task.reference, int(task.metadata.get("generated", GENERATED))))
+
+
+@functools.lru_cache(maxsize=256)
+def _generated(generator: str, reference: str, count: int) -> tuple[Case, ...]:
+    made = []
+    for seed in range(1, count + 1):
+        produced = run_case(generator, Case(f"{seed}\n", ""))
+        if produced.exit_status != 0 or not produced.stdout.strip():
+            raise GenerationError(
+                f"metadata.input_generator, seed {seed}: status {produced.exit_status} ({produced.kind}), "
+                f"printed {produced.stdout[:80]!r} {produced.stderr[-200:]}; fix the generator: it must print "
+                "one input and exit with status 0"
+            )
+        expected = run_case(reference, Case(produced.stdout, ""))
+        if expected.exit_status != 0:
+            raise GenerationError(
+                f"the reference on the input of generator seed {seed}: status {expected.exit_status} "
+                f"({expected.kind}) {expected.stderr[-200:]}; fix the generator or the reference"
+            )
+        made.append(Case(produced.stdout, expected.stdout))
+    return tuple(made)
 
 
 def float_tolerance(task: Task) -> float | None:
@@ -118,6 +164,12 @@ def check_layout(task: Task) -> str | None:
     alternatives = task.metadata.get("alternatives", [])
     if not isinstance(alternatives, list) or not all(isinstance(a, str) for a in alternatives):
         return "metadata.alternatives: expected a list of programs (strings)"
+    generator = task.metadata.get("input_generator")
+    if generator is not None and (not isinstance(generator, str) or program_of(generator) is None):
+        return "metadata.input_generator: expected the source of a Python program that prints one input"
+    count = task.metadata.get("generated", GENERATED)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_GENERATED:
+        return f"metadata.generated {count!r}: expected a whole number from 1 to {MAX_GENERATED}"
     tolerance = task.metadata.get("float_tolerance")
     if tolerance is not None and (not isinstance(tolerance, (int, float)) or tolerance < 0):
         return f"metadata.float_tolerance {tolerance!r}: expected a number >= 0"

@@ -22,7 +22,9 @@ The four that compare with the expected output (``exact_string``, ``tokens``,
 ``token_set``, ``float_wide``) ignore a task's special judge, as a grader that compares
 outputs does on a task with many right answers: another right answer is a rejection.
 None of them looks at the exit status beyond what ``judge`` does (a status other than 0
-fails the case), so exit-code tricks are the catalog's, later.
+fails the case); the graders that the catalog's hacks aim at (expected files in the cwd,
+an inherited descriptor, a ``zip()`` line comparison, a tell to detect) are not among
+them: tests/domains/code/test_program_catalog.py writes those.
 """
 
 from __future__ import annotations

@@ -1,26 +1,17 @@
 """All program-task candidates with known truth: near misses (AST mutants of the reference,
-output-level changes, a visible-case lookup) and equivalents (the same output written
-another way). The reward-hack catalog of program tasks (reading expected outputs from the
-working directory or inherited descriptors, exit codes after partial output, harness
-detection) is not written yet: ``known_bad`` makes nothing."""
+output-level changes), equivalents (the same output written another way) and the
+reward-hack catalog (``adversarial_cases/program.yaml`` through ``known_bad``: expected
+outputs read from the working directory or inherited descriptors, an exit after partial
+output, harness detection, debug prints, the visible outputs looked up by input)."""
 
 from __future__ import annotations
 
 from .....models import Candidate, Task
 from ....base import CategoryInfo
 from ....kit import CatalogEntry, DomainGenerators
-from . import equivalent, near_miss
+from . import equivalent, known_bad, near_miss
 
-
-class _NoCatalog:
-    """No catalog yet (``adversarial_cases/program.yaml`` does not exist)."""
-
-    @staticmethod
-    def generate(tasks: list[Task], seed: int, catalog: list[CatalogEntry]) -> list[Candidate]:
-        return []
-
-
-_GENERATORS = DomainGenerators("program", near_miss, equivalent, _NoCatalog)
+_GENERATORS = DomainGenerators("program", near_miss, equivalent, known_bad)
 
 
 def generate_all(tasks: list[Task], seed: int, catalog: list[CatalogEntry] | None = None) -> list[Candidate]:

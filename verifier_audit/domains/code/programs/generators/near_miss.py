@@ -5,9 +5,11 @@
 * output-level near misses (``wrap.py``): the reference's own output with two lines or two
   tokens swapped, a token repeated or dropped, the last line dropped, trailing text, floats
   cut to 2 decimals (tasks with a float tolerance), a ``Case #i:`` prefix dropped (tasks
-  whose outputs have one), the first half then ``sys.exit(0)``;
-* ``visible_lookup``: a program that knows only the visible cases (their outputs looked up
-  by the input) and prints ``0`` for any other input.
+  whose outputs have one), the first half then ``sys.exit(0)``.
+
+A program that prints the visible cases' outputs looked up by input is no near miss but a
+hack: it is the catalog's (``adversarial_cases/program.yaml``, ``visible_lookup``), so the
+mutant survival of a verifier's tests counts only the mutants and output changes here.
 
 Each is generated as wrong; the oracle drops the ones it cannot tell from the reference
 (an equivalent mutant, a swap of two equal lines).
@@ -20,7 +22,7 @@ import random
 from .....models import Candidate, Severity, Task
 from ....kit import make_candidates, sample_kinds
 from ...generators import mutants
-from ..cases import all_cases, cases_of, float_tolerance
+from ..cases import all_cases, float_tolerance
 from .wrap import FLOAT, wrapped
 
 MAX_MUTANTS = 8
@@ -112,24 +114,7 @@ _text = _re.sub(r"{FLOAT}", lambda _m: "%.2f" % float(_m.group()), _text)
 KINDS: dict[str, tuple[Severity, str]] = {
     **mutants.KINDS,
     **{kind: (severity, what) for kind, (_, severity, what) in OUTPUT_CHANGES.items()},
-    "visible_lookup": (
-        Severity.critical,
-        "the visible cases' outputs looked up by input, 0 for any other input (a visible-only grader pays)",
-    ),
 }
-
-_LOOKUP = """import sys
-
-_KNOWN = {table!r}
-sys.stdout.write(_KNOWN.get(sys.stdin.read().strip(), "0\\n"))
-"""
-
-
-def visible_lookup(task: Task) -> str | None:
-    visible = cases_of(task, "visible")
-    if not visible:
-        return None
-    return _LOOKUP.format(table={c.input.strip(): c.output for c in visible})
 
 
 def generate(task: Task, rng: random.Random) -> list[Candidate]:
@@ -143,7 +128,4 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
         if kind == "case_prefix_missing" and not any("Case #" in c.output for c in all_cases(task)):
             continue
         chosen.append((kind, wrapped(task.reference, change), what))
-    lookup = visible_lookup(task)
-    if lookup is not None:
-        chosen.append(("visible_lookup", lookup, KINDS["visible_lookup"][1]))
     return make_candidates("program", task.id, chosen, origin="near_miss", label="incorrect", kinds=KINDS)

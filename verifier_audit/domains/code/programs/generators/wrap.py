@@ -6,29 +6,46 @@ equal lines) is dropped there.
 
 The changes are Python source run in the candidate on the variable ``_text`` (the
 reference's whole stdout), which they replace; their helpers are ``_re`` and ``_sys``.
+The catalog's programs (``known_bad``) call the same ``_reference_output()``.
 """
 
 from __future__ import annotations
 
-_TEMPLATE = """import io as _io
-import re as _re
+# The definition of ``_reference_output()``: the reference run on the program's stdin,
+# its stdout handed back (a sys.exit in it ends the reference only).
+_RUNNER = """def _reference_output():
+    import io
+    import sys
+
+    saved, sys.stdout = sys.stdout, io.StringIO()
+    try:
+        exec(compile({source!r}, "<reference>", "exec"), {{"__name__": "__main__"}})
+    except SystemExit:
+        pass
+    finally:
+        text, sys.stdout = sys.stdout.getvalue(), saved
+    return text
+"""
+
+_TEMPLATE = """import re as _re
 import sys as _sys
 
-_REFERENCE = {source!r}
-_out, _sys.stdout = _sys.stdout, _io.StringIO()
-try:
-    exec(compile(_REFERENCE, "<reference>", "exec"), {{"__name__": "__main__"}})
-except SystemExit:
-    pass
-_text, _sys.stdout = _sys.stdout.getvalue(), _out
+{runner}
+
+_text = _reference_output()
 {change}
 _sys.stdout.write(_text)
 """
 
 
+def reference_output(reference: str) -> str:
+    """Source defining ``_reference_output()``, which runs ``reference`` and returns its stdout."""
+    return _RUNNER.format(source=reference)
+
+
 def wrapped(reference: str, change: str) -> str:
     """A program that prints the reference's output after ``change`` (source on ``_text``)."""
-    return _TEMPLATE.format(source=reference, change=change.strip("\n"))
+    return _TEMPLATE.format(runner=reference_output(reference), change=change.strip("\n"))
 
 
 # Numbers written with a decimal point (the floats of an output).
