@@ -99,6 +99,12 @@ def special_judge(source: str, case: Case, output: str) -> bool:
 
 def check_layout(task: Task) -> str | None:
     """Why the task cannot be audited as a program task, or None."""
+    call_based = task.metadata.get("call_based")
+    if call_based:  # a loader marks a dataset's function-call task so (loaders.py)
+        return (
+            f"call-based task (it calls the function {call_based!r}, stdin and stdout are not graded): "
+            "program tasks run whole programs; audit it as a code task (our JSONL, domain 'code') instead"
+        )
     cases = task.metadata.get("cases")
     if not isinstance(cases, dict):
         return 'no metadata.cases (a program task has {"visible": [...], "hidden": [...]} of {"input", "output"})'
