@@ -135,9 +135,11 @@ def test_codecontests_reference_is_the_python3_solution_and_tests_split(tmp_path
     assert (task.id, task.reference) == ("1000_A. Add", ADD)
     assert task.metadata["cases"]["visible"] == [{"input": "1 2\n", "output": "3\n"}]
     assert [c["input"] for c in task.metadata["cases"]["hidden"]] == ["7 8\n", "0 0\n", "-1 1\n"]
-    python2_only = dict(CC_ROW, solutions={"language": [1], "solution": ["print 1"]})
-    with pytest.raises(InputError, match=r"cc2\.jsonl:1: no Python 3 solution.*--field reference=COLUMN"):
-        load_suite(str(_write(tmp_path, "cc2.jsonl", [python2_only])), fmt="codecontests")
+    # A problem with no Python 3 solution is read, and dropped with the reason and the fix.
+    python2_only = dict(CC_ROW, name="1000_B", solutions={"language": [1], "solution": ["print 1"]})
+    tasks = load_suite(str(_write(tmp_path, "cc2.jsonl", [CC_ROW, python2_only])), fmt="codecontests").tasks
+    problem = get_domain("program").check_task(tasks[1]) or ""
+    assert "no Python 3 solution" in problem and "--field reference=COLUMN" in problem
 
 
 def test_lcb_needs_a_reference_column_and_reads_public_and_private_cases(tmp_path):

@@ -13,7 +13,9 @@ writes stdout, and in ``metadata``:
   code never runs in the parent), once per case, in a run of its own;
 * ``float_tolerance``: a number, absolute or relative, for tasks whose answers are floats;
 * ``alternatives``: other right programs (on a special-judge task, ones that print another
-  right answer): equivalent candidates.
+  right answer): equivalent candidates;
+* ``unusable``: why a dataset loader read the row but it cannot be audited (a call-based
+  task, no solution to trust): the task is dropped with that reason.
 
 Every run goes through the code domain's sandbox (``Sandbox.run_program``: the run's stdin
 is the case's input, its stdout comes back as data), and its output is compared here, in
@@ -99,12 +101,9 @@ def special_judge(source: str, case: Case, output: str) -> bool:
 
 def check_layout(task: Task) -> str | None:
     """Why the task cannot be audited as a program task, or None."""
-    call_based = task.metadata.get("call_based")
-    if call_based:  # a loader marks a dataset's function-call task so (loaders.py)
-        return (
-            f"call-based task (it calls the function {call_based!r}, stdin and stdout are not graded): "
-            "program tasks run whole programs; audit it as a code task (our JSONL, domain 'code') instead"
-        )
+    unusable = task.metadata.get("unusable")
+    if unusable:  # a dataset loader's reason (loaders.py: a call-based task, no solution)
+        return str(unusable)
     cases = task.metadata.get("cases")
     if not isinstance(cases, dict):
         return 'no metadata.cases (a program task has {"visible": [...], "hidden": [...]} of {"input", "output"})'

@@ -9,10 +9,11 @@ and a reference program. The reference is the row's first Python 3 solution, or 
 a column given by ``--field reference=COLUMN`` (LiveCodeBench ships no solutions, so there
 it is required: the oracle needs a program to trust, and none can be made up).
 
-A call-based task (APPS/TACO ``input_output.fn_name``, a LiveCodeBench ``functional``
-case) is read but marked ``metadata.call_based`` with the function's name: program tasks
-run programs on stdin, so ``check_layout`` drops it with a reason naming it and the audit's
-report counts it (``gold_unusable``), while the file's stdin tasks are audited.
+A row that cannot be audited but need not stop the file -- a call-based task (APPS/TACO
+``input_output.fn_name``, a LiveCodeBench ``functional`` case; ``metadata.call_based`` is
+the function's name), an APPS or CodeContests row with no Python 3 solution -- is read with
+``metadata.unusable`` saying why: ``check_layout`` drops it with that reason and the
+audit's report counts it (``gold_unusable``), while the file's other tasks are audited.
 
 LiveCodeBench's release compresses most private cases (base64 of zlib of a pickle). A
 pickle runs code when it is read, and a suite is untrusted input: such a field is refused
@@ -86,6 +87,7 @@ def apps_row(row: dict) -> dict:
             metadata["dataset_" + key if key == "source" else key] = row[key]
     if tests.get("fn_name"):
         metadata["call_based"] = str(tests["fn_name"])
+        metadata["unusable"] = _call_based(metadata["call_based"])
         cases: list[dict] = []
     else:
         cases = [
@@ -96,7 +98,7 @@ def apps_row(row: dict) -> dict:
     solutions = _json_field(row, "solutions", list) if row.get("solutions") not in (None, "") else []
     fields = {
         "prompt": question,
-        "reference": _reference(row, [s for s in solutions if isinstance(s, str)]),
+        "reference": _reference(row, [s for s in solutions if isinstance(s, str)], metadata),
         **_split(row, metadata),
     }
     if "problem_id" in row:
@@ -119,11 +121,8 @@ def codecontests_row(row: dict) -> dict:
         raise ValueError('field \'solutions\' must be {"language": [...], "solution": [...]}')
     languages, programs = solutions.get("language") or [], solutions.get("solution") or []
     python3 = [p for lang, p in zip(languages, programs) if lang in (PYTHON3, "PYTHON3") and isinstance(p, str)]
-    fields = {
-        "prompt": description,
-        "reference": _reference(row, python3),
-        **_split(row, {"source": "codecontests", "cases": {"visible": visible, "hidden": hidden}}),
-    }
+    metadata = {"source": "codecontests", "cases": {"visible": visible, "hidden": hidden}}
+    fields = {"prompt": description, "reference": _reference(row, python3, metadata), **_split(row, metadata)}
     if isinstance(row.get("name"), str) and row["name"].strip():
         fields["id"] = row["name"].strip()
     return _keep_id(row, fields)
@@ -159,6 +158,7 @@ def lcb_row(row: dict) -> dict:
         extra = row.get("metadata")
         extra = _json_field(row, "metadata", dict) if isinstance(extra, str) else extra or {}
         metadata["call_based"] = str(extra.get("func_name") or "?") if isinstance(extra, dict) else "?"
+        metadata["unusable"] = _call_based(metadata["call_based"])
         visible, hidden = [], []
     metadata["cases"] = {"visible": visible, "hidden": hidden}
     if "reference" not in row:
@@ -166,7 +166,7 @@ def lcb_row(row: dict) -> dict:
             "LiveCodeBench ships no reference solutions, and the oracle needs a program it trusts: "
             f"{REFERENCE_FIX} (e.g. your own solutions added to each row)"
         )
-    fields = {"prompt": content, "reference": _reference(row, []), **_split(row, metadata)}
+    fields = {"prompt": content, "reference": _reference(row, [], metadata), **_split(row, metadata)}
     if isinstance(row.get("question_id"), str) and row["question_id"]:
         fields["id"] = f"LCB/{row['question_id']}"
     return _keep_id(row, fields)
@@ -204,9 +204,11 @@ def _lcb_cases(row: dict, name: str) -> tuple[list[dict], str]:
 # ----------------------------------------------------------------------- shared
 
 
-def _reference(row: dict, solutions: list[str]) -> str:
+def _reference(row: dict, solutions: list[str], metadata: dict) -> str:
     """``--field reference=COLUMN``'s text (mapped into the row before the transform), else
-    the dataset's first solution; none is an error with the fix."""
+    the dataset's first solution. A given column that is empty is an error with the fix; a
+    row with no solution is marked unusable (a dataset leaves some problems unsolved) and
+    its reference left empty."""
     given = row.get("reference")
     if isinstance(given, str) and given.strip():
         return given
@@ -215,7 +217,17 @@ def _reference(row: dict, solutions: list[str]) -> str:
     for program in solutions:
         if program.strip():
             return program
-    raise ValueError("no Python 3 solution in the row to serve as the reference; " + REFERENCE_FIX)
+    metadata.setdefault(
+        "unusable", "no Python 3 solution in the dataset's row to serve as the reference; " + REFERENCE_FIX
+    )
+    return ""
+
+
+def _call_based(name: str) -> str:
+    return (
+        f"call-based task (it calls the function {name!r}; stdin and stdout are not graded): program "
+        "tasks run whole programs; audit it as a code task (our JSONL, domain 'code') instead"
+    )
 
 
 def _json_field(row: dict, name: str, kind: type):
