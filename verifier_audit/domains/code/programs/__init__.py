@@ -11,14 +11,15 @@ extraction and AST mutants, and every verifier call is isolated the same way.
 
 Modules: ``cases`` (the task's layout, running a program on cases), ``checker`` (how an
 output is compared: exact, tokens, a float tolerance, a token set), ``oracle``,
-``generators`` (mutants, output near-misses, equivalents), ``verifiers`` (naive to strong).
+``generators`` (mutants, output near-misses, equivalents), ``verifiers`` (naive to strong),
+``loaders`` (``--format apps``, ``codecontests``, ``lcb``).
 """
 
 from __future__ import annotations
 
 from ....models import Task
 from ... import code as _code
-from ...base import DomainPackage, verifier_specs
+from ...base import DomainPackage, FormatSign, suite_formats, verifier_specs
 
 
 class ProgramDomain(DomainPackage):
@@ -27,6 +28,13 @@ class ProgramDomain(DomainPackage):
     reference_verifiers = verifier_specs(
         __name__, "exact_string", "tokens", "token_set", "visible_only", "float_wide", "strong"
     )
+    # Public stdin/stdout datasets, each in its own row layout (loaders.py).
+    suite_formats = suite_formats(__name__, apps="apps_suite", codecontests="codecontests_suite", lcb="lcb_suite")
+    suite_signs = {
+        "apps": FormatSign(("question", "solutions", "input_output")),
+        "codecontests": FormatSign(("description", "public_tests", "private_tests", "solutions")),
+        "lcb": FormatSign(("question_content", "public_test_cases", "private_test_cases")),
+    }
     # A verifier runs a program once per case (up to 0.5 s of CPU time each; a hang ends
     # at its first case): longer than the function tasks' one batched run.
     default_timeout = 8.0

@@ -19,6 +19,8 @@ writes stdout, and in ``metadata``:
   ``GENERATED``), seeds 1, 2, ..., in the sandbox, and the reference on each input, in the
   sandbox too, for the expected output: generated cases, judged after the task's own
   (``generated_cases``).
+* ``unusable``: why a dataset loader read the row but it cannot be audited (a call-based
+  task, no solution to trust): the task is dropped with that reason.
 
 Every run goes through the code domain's sandbox (``Sandbox.run_program``: the run's stdin
 is the case's input, its stdout comes back as data), and its output is compared here, in
@@ -145,6 +147,9 @@ def special_judge(source: str, case: Case, output: str) -> bool:
 
 def check_layout(task: Task) -> str | None:
     """Why the task cannot be audited as a program task, or None."""
+    unusable = task.metadata.get("unusable")
+    if unusable:  # a dataset loader's reason (loaders.py: a call-based task, no solution)
+        return str(unusable)
     cases = task.metadata.get("cases")
     if not isinstance(cases, dict):
         return 'no metadata.cases (a program task has {"visible": [...], "hidden": [...]} of {"input", "output"})'
