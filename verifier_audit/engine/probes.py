@@ -97,7 +97,11 @@ def flip_prone(prepared: Prepared, verdicts: dict[str, Verdict], size: int, thre
         for i, c in enumerate(prepared.candidates)
         if (v := verdicts.get(c.id)) is not None and v.status == "ok" and v.score is not None
     ]
-    score = {i: verdicts[prepared.candidates[i].id].score for i in ok}
+    score: dict[int, float] = {}
+    for i in ok:
+        value = verdicts[prepared.candidates[i].id].score
+        assert value is not None  # ``ok`` keeps scored verdicts only
+        score[i] = value
     partial = sorted((i for i in ok if 0 < score[i] < 1), key=lambda i: (abs(score[i] - threshold), i))
     by_category: dict[str, list[int]] = defaultdict(list)
     for i in ok:
