@@ -238,7 +238,9 @@ def test_ten_thousand_samples_in_blocks_hold_a_few_blocks_of_objects(big):
         for kind, n in _live().items():
             peaks[kind] = max(peaks[kind], n)
 
-    options = AuditOptions(workers=2, probe_sample=4, progress=False, results=d / "results.jsonl")
+    # One worker: each block of each pass is a pool start, and a second worker there is a
+    # start-up more per block; what is bounded here is the objects of this process.
+    options = AuditOptions(workers=1, probe_sample=4, progress=False, results=d / "results.jsonl")
     result = score_samples([rl], [resolve(verifier)], options, base=[base], block_size=BLOCK, on_block=on_block)
     assert blocks == {"label": N // BLOCK, "audit": N // BLOCK}
     # Counted at the end of each block of each pass, while the block is still referenced: its
@@ -278,7 +280,7 @@ def small(refs, tmp_path_factory):  # noqa: F811 - refs is the fixture of test_s
 
 def _score(d: Path, rl: Path, base: Path, block: int, name: str, probes: int = 0, **kw):
     """One worker: a block is a pool start, and what these tests compare is the blocks, not
-    the pool (the 10,000-sample test above scores with two)."""
+    the pool (tests/samples/test_samples_score.py scores with two)."""
     options = AuditOptions(workers=1, probe_sample=probes, progress=False, results=d / name, **kw)
     return score_samples([rl], [resolve(SUBSTRING)], options, base=[base], block_size=block)
 
