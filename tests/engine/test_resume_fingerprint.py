@@ -55,6 +55,11 @@ def _header(path: Path) -> dict:
     return json.loads(path.read_text().splitlines()[0])
 
 
+# No test here is about the probes or the pool: one worker (a second is a start-up more per
+# run), no determinism or format probe; the same for every run, so no difference they make.
+QUICK = ("--no-progress", "--probe-sample", "0", "--no-format-probe", "--workers", "1")
+
+
 @pytest.fixture(scope="module")
 def audit(tmp_path_factory):
     """One audit of the tiny suite read with ``--field reference=final`` into the default
@@ -72,9 +77,7 @@ def audit(tmp_path_factory):
         f"{verifier}:grade",
         "--limit",
         "2",
-        "--no-progress",
-        "--probe-sample",
-        "0",
+        *QUICK,
     ]
 
     def again(*args):
@@ -158,9 +161,7 @@ def test_groups_of_other_settings_told_one_results_file_each_get_their_own(audit
         "reference=final",
         "--limit",
         "2",
-        "--no-progress",
-        "--probe-sample",
-        "0",
+        *QUICK,
         "--config",
         str(config),
         "--results",

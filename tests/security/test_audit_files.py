@@ -32,7 +32,8 @@ from verifier_audit.errors import InputError
 from verifier_audit.models import Verdict, to_json
 
 LAST_NUMBER = "verifier_audit.domains.math.verifiers:last_number"
-QUICK = ("--limit", "2", "--no-progress", "--no-config", "--probe-sample", "0", "--no-format-probe")
+# One worker: no test here is about the pool (a second worker is a start-up more per run).
+QUICK = ("--limit", "2", "--no-progress", "--no-config", "--probe-sample", "0", "--no-format-probe", "--workers", "1")
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="another uid (setuid, the namespaces level) needs root")
 
 
@@ -273,15 +274,31 @@ def test_a_key_folder_planted_by_another_uid_is_never_trusted(tmp_path):
 # -- item 1 (c): the shared candidate cache --------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def clean_audit(tmp_path_factory) -> tuple[dict, Path]:
+    """One audit of last_number into a candidate cache of its own: its report and the cache
+    (each tampering below works on a copy of it)."""
+    from cli_support import run_cli
+
+    work = tmp_path_factory.mktemp("clean")
+    out = work / "report.json"
+    first = run_cli(
+        "run", "--verifier", LAST_NUMBER, *QUICK, "--json", str(out), env={"VERIFIER_AUDIT_CACHE": str(work / "cache")}
+    )
+    assert first.returncode == 1, first.stderr
+    return _report(out), work / "cache"
+
+
 @pytest.mark.parametrize("resign", ["plain_sha256", "hmac_under_a_guessed_key"])
 def test_a_relabelled_candidate_cache_is_found_regenerated_and_the_report_is_the_clean_one(
-    cli, tmp_path, own_cache, resign
+    cli, tmp_path, own_cache, clean_audit, resign
 ):
     out = tmp_path / "report.json"
-    first = cli("run", "--verifier", LAST_NUMBER, *QUICK, "--json", str(out))
-    assert first.returncode == 1, first.stderr
-    clean = _report(out)
+    clean, first_cache = clean_audit
     assert clean["false_acceptance_rate"] > 0.1
+    shutil.copytree(first_cache, own_cache)  # the key folder too (0700, this user's)
+    (copied,) = own_cache.glob("candidates-*.jsonl")
+    assert read_signed(copied, "the copied cache") is not None  # untouched, the copy is trusted
 
     # The daemon: every wrong candidate last_number accepts is relabelled correct, so the
     # next audit of last_number finds its false acceptances gone; the file is then signed
@@ -487,7 +504,7 @@ def test_generate_out_is_0600_and_a_verifier_in_the_project_cannot_read_the_labe
     """)
     )
     (project / "pyproject.toml").write_text(
-        '[tool.verifier_audit]\nsuite = "math"\nlimit = 2\nprobe_sample = 0\n'
+        '[tool.verifier_audit]\nsuite = "math"\nlimit = 2\nprobe_sample = 0\nworkers = 1\n'
         '[[tool.verifier_audit.verifiers]]\nspec = "grader.py:grade"\n'
     )
     labels = project / "candidates.jsonl"
@@ -525,6 +542,8 @@ def test_a_report_edited_after_the_audit_is_called_out_where_it_is_read(cli, tmp
         "--probe-sample",
         "0",
         "--no-format-probe",
+        "--workers",
+        "1",
         "--json",
         str(out),
     )

@@ -25,6 +25,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from cli_support import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -146,9 +147,13 @@ def tool_decoder(completion, reference):
 '''
 
 
-@pytest.fixture
-def graders(tmp_path) -> Path:
-    path = tmp_path / "blacklisting_graders.py"
+MATH_GRADERS = ("issue_blacklist", "nfkc_then_eval", "prime_with_blacklist", "latex_stripping")
+STRONG = "verifier_audit.domains.math.verifiers:strong"
+
+
+@pytest.fixture(scope="module")
+def graders(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("graders") / "blacklisting_graders.py"
     path.write_text(GRADERS)
     return path
 
@@ -157,13 +162,14 @@ def _entry(candidate_id: str) -> str:
     return re.sub(r"-\d+$", "", candidate_id.split("/")[-1])
 
 
-def _audit(cli, tmp_path, spec: str, *extra: str) -> dict:
-    """The real command on the known-bad candidates of 12 tasks: the report JSON."""
-    out = tmp_path / "report.json"
-    r = cli(
+def _audit(folder: Path, specs: list[str], *extra: str) -> tuple[dict[str, dict], int]:
+    """The real command on the known-bad candidates of 12 tasks, every verifier of ``specs``
+    side by side in one run (one start-up, one generation; each verifier its own workers and
+    its own report): the report JSON of each by function name, and the exit code."""
+    out = folder / "report.json"
+    r = run_cli(
         "run",
-        "--verifier",
-        spec,
+        *(a for spec in specs for a in ("--verifier", spec)),
         "--only",
         "known_bad",
         "--limit",
@@ -174,16 +180,24 @@ def _audit(cli, tmp_path, spec: str, *extra: str) -> dict:
         "--probe-sample",
         "0",
         "--workers",
-        "2",
+        "1",
         "--json",
         str(out),
         *extra,
         timeout=600,
     )
     assert r.returncode in (0, 1), r.stderr[-3000:]
-    report = json.loads(out.read_text())
-    report["_returncode"] = r.returncode
-    return report
+    data = json.loads(out.read_text())
+    reports = data["reports"] if "reports" in data else [data]
+    by_name = {rep["verifier"].rpartition(":")[2]: rep for rep in reports}
+    assert len(by_name) == len(specs), list(by_name)
+    return by_name, r.returncode
+
+
+@pytest.fixture(scope="module")
+def math_reports(graders) -> tuple[dict[str, dict], int]:
+    """The four blacklisting graders and the reference verifier, in one audit."""
+    return _audit(graders.parent, [*(f"{graders}:{name}" for name in MATH_GRADERS), STRONG])
 
 
 def _fired(report: dict) -> dict[str, int]:
@@ -258,8 +272,9 @@ def test_the_encoded_forms_hold_no_word_the_issues_blacklist_refuses(token):
 # ------------------------------------------------------------------ real audits of blacklisting graders
 
 
-def test_the_issues_blacklisting_grader_fires_the_encoded_canaries_and_fails_the_gate(cli, tmp_path, graders):
-    report = _audit(cli, tmp_path, f"{graders}:issue_blacklist")
+def test_the_issues_blacklisting_grader_fires_the_encoded_canaries_and_fails_the_gate(math_reports, graders):
+    reports, returncode = math_reports
+    report = reports["issue_blacklist"]
     fired = _fired(report)
     # Every boxed encoded form runs through it; the old forms are all refused (the issue's
     # point: before the encoded forms, this grader gave no finding).
@@ -272,35 +287,36 @@ def test_the_issues_blacklisting_grader_fires_the_encoded_canaries_and_fails_the
         assert _tried(report, old) > 0, old  # tried, and stopped by the blacklist
     details = [f["detail"] for f in report["security_findings"]]
     assert all("a canary fired" in d and "os.mkdir (audit hook)" in d for d in details), details
-    assert report["gate"]["passed"] is False and report["_returncode"] == 1
+    assert report["gate"]["passed"] is False and returncode == 1
     assert any("security finding" in reason for reason in report["gate"]["reasons"])
-    for where in (ROOT, tmp_path):  # the command's directory and the test's: nothing left behind
+    for where in (ROOT, graders.parent):  # the command's directory and the graders': nothing left behind
         assert not list(where.glob(f"{canary.PREFIX}*")), where
 
 
-def test_a_grader_that_nfkc_normalises_before_eval_is_caught_by_the_full_width_form(cli, tmp_path, graders):
-    report = _audit(cli, tmp_path, f"{graders}:nfkc_then_eval")
+def test_a_grader_that_nfkc_normalises_before_eval_is_caught_by_the_full_width_form(math_reports):
+    report = math_reports[0]["nfkc_then_eval"]
     assert set(_fired(report)) == {"nfkc_canary"}, _fired(report)
     assert report["gate"]["passed"] is False
 
 
-def test_prime_behind_a_blacklist_is_caught_by_the_pi_suffixed_bytes_form(cli, tmp_path, graders):
-    report = _audit(cli, tmp_path, f"{graders}:prime_with_blacklist")
+def test_prime_behind_a_blacklist_is_caught_by_the_pi_suffixed_bytes_form(math_reports):
+    report = math_reports[0]["prime_with_blacklist"]
     # The open form of prime_pi_eval_canary is refused ("open"); the bytes form has no "_".
     assert set(_fired(report)) == {"pi_bytes_canary"}, _fired(report)
     assert _tried(report, "math.security.pi_eval_canary") > 0
     assert report["gate"]["passed"] is False
 
 
-def test_a_latex_stripping_grader_is_caught_by_the_wrapped_forms(cli, tmp_path, graders):
-    report = _audit(cli, tmp_path, f"{graders}:latex_stripping")
+def test_a_latex_stripping_grader_is_caught_by_the_wrapped_forms(math_reports):
+    report = math_reports[0]["latex_stripping"]
     fired = _fired(report)
     assert {"text_wrapped_bytes_canary", "pi_bytes_canary"} <= set(fired), fired
     assert report["gate"]["passed"] is False
 
 
-def test_a_tool_call_decoder_behind_a_blacklist_is_caught(cli, tmp_path, graders):
-    report = _audit(cli, tmp_path, f"{graders}:tool_decoder", "--suite", "tool")
+def test_a_tool_call_decoder_behind_a_blacklist_is_caught(tmp_path, graders):
+    reports, _ = _audit(tmp_path, [f"{graders}:tool_decoder"], "--suite", "tool")
+    report = reports["tool_decoder"]
     fired = _fired(report)
     # The mkdir form of argument_expression_canary holds "__" and "import": refused.
     assert set(fired) == {"argument_expression_encoded_canary"}, fired
@@ -308,8 +324,9 @@ def test_a_tool_call_decoder_behind_a_blacklist_is_caught(cli, tmp_path, graders
     assert report["gate"]["passed"] is False
 
 
-def test_the_reference_verifiers_fire_no_encoded_canary(cli, tmp_path):
-    report = _audit(cli, tmp_path, "verifier_audit.domains.math.verifiers:strong")
+def test_the_reference_verifiers_fire_no_encoded_canary(math_reports):
+    # Run beside the four graders that fire: no marker of theirs is credited to it.
+    report = math_reports[0]["strong"]
     assert _tried(report, ENCODED) > 0
     assert report["security_findings"] == []
 

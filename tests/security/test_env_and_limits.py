@@ -72,6 +72,8 @@ def _audit_args(verifier: str, out: Path, *extra: str) -> list[str]:
         "--probe-sample",
         "0",
         "--no-format-probe",
+        "--workers",
+        "1",  # no test here is about the pool: a second worker is a start-up more per audit
         "--json",
         str(out / "report.json"),
         "--results",
@@ -186,8 +188,18 @@ def test_a_file_past_the_limit_is_an_error_verdict_and_the_audit_goes_on(tmp_pat
         pytest.skip("the namespaces level needs root on Linux")
     path = tmp_path / "writer.py"
     path.write_text(WRITES)
+    # The task's 5 equivalent answers, not its 99 candidates: each call that dies of SIGXFSZ
+    # costs a worker's restart, and five calls in a row show the audit going on as well.
     report = api_audit(
-        f"{path}:{grader}", suite="math", limit=1, probe_sample=0, file_mb=2, isolation=isolation, workers=1, cache=True
+        f"{path}:{grader}",
+        suite="math",
+        limit=1,
+        origins=("equivalent",),
+        probe_sample=0,
+        file_mb=2,
+        isolation=isolation,
+        workers=1,
+        cache=True,
     )
     assert report.n_candidates > 1 and report.errors == report.n_candidates  # every call ran, none wrote 2 GiB
     assert _messages(report) and all(limits.FILE_LIMIT_WORDS in m for m in _messages(report)), _messages(report)
@@ -385,7 +397,7 @@ def test_a_killed_audits_work_directories_are_removed_by_the_next_run(tmp_path):
     after.mkdir()
     # (--isolation process: pytest's tmp_path is 0700, closed to a namespaced worker's uid.)
     r = _command(
-        *_audit_args("verifier_audit.domains.math.verifiers:strong", after, "--workers", "1", "--isolation", "process"),
+        *_audit_args("verifier_audit.domains.math.verifiers:strong", after, "--isolation", "process"),
         env={"TMPDIR": str(scratch)},
     )
     assert r.returncode in (0, 1), r.stderr[-2000:]

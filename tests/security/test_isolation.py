@@ -265,6 +265,8 @@ def test_an_audit_runs_at_namespaces_by_default_and_says_so(tmp_path):
             "--probe-sample",
             "0",
             "--no-format-probe",
+            "--workers",
+            "1",
             "--json",
             str(report),
         ],
@@ -293,6 +295,8 @@ def test_isolation_none_is_warned_about_and_a_bad_level_is_an_error(tmp_path):
         "--probe-sample",
         "0",
         "--no-format-probe",
+        "--workers",
+        "1",
         "--verifier",
         "verifier_audit.domains.math.verifiers:strong",
     ]

@@ -36,7 +36,9 @@ from verifier_audit.api import audit, audit_parts
 from verifier_audit.report.checklist import evaluate
 from verifier_audit.scores import DISGUISED, OUT_OF_RANGE, ScoreError, ScoreOutOfRange, read_score
 
-SMALL = {"limit": 2, "probe_sample": 0, "cache": False}  # 2 tasks: ~180 candidates, a few seconds
+# 2 tasks: ~180 candidates, a few seconds; one worker (no test here is about the pool: a
+# second worker costs a start-up per audit and proves nothing more)
+SMALL = {"limit": 2, "probe_sample": 0, "cache": False, "workers": 1}
 
 LIAR = '''
 import re
@@ -186,6 +188,8 @@ def test_scores_out_of_range_are_counted_and_shown_and_treated_as_documented(cli
         "--probe-sample",
         "0",
         "--no-format-probe",
+        "--workers",
+        "1",
         "--json",
         str(out),
         "--markdown",
@@ -225,7 +229,7 @@ def scalars(completion, reference):
 def test_numpy_and_torch_scalars_still_score_as_the_number_they_hold(tmp_path):
     pytest.importorskip("torch")
     path = _write(tmp_path, "scalars.py", SCALARS)
-    one = {**SMALL, "limit": 1, "workers": 1}  # every worker imports torch: one task, one worker
+    one = {**SMALL, "limit": 1}  # every worker imports torch: one task, one worker
     report = audit(f"{path}:scalars", **one)
     strong = audit("verifier_audit.domains.math.verifiers:strong", **one)
     assert report.errors == 0, report.error_messages

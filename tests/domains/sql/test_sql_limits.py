@@ -70,8 +70,11 @@ def _attack(path: Path, build: str, memory_mb: int = db.QUERY_MEMORY_MB) -> dict
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _baseline_mb(path: Path) -> float:
-    return _attack(path, "'SELECT 1'")["maxrss_mb"]
+@pytest.fixture(scope="module")
+def baseline_mb(fixture_db) -> float:
+    """The peak memory of a fresh interpreter that runs a harmless query: measured once (a
+    fresh interpreter each, the same every time) for the attacks' bounds."""
+    return _attack(fixture_db, "'SELECT 1'")["maxrss_mb"]
 
 
 # ------------------------------------------------------------------ the attacks
@@ -80,25 +83,25 @@ def _baseline_mb(path: Path) -> float:
 @pytest.mark.parametrize(
     "size, memory_mb", [(200_000_000, 64), (2_000_000_000, db.QUERY_MEMORY_MB)], ids=["small-bound", "realistic"]
 )
-def test_repeat_stops_at_the_query_memory_bound(fixture_db, size, memory_mb):
+def test_repeat_stops_at_the_query_memory_bound(fixture_db, baseline_mb, size, memory_mb):
     """repeat('x', 2e9) built a 2 GB string in one uninterruptible call (3.9 GB, 16-52 s)
     while the report said 'timeout after 0.5 s'; DuckDB's memory_limit does not count it."""
     found = _attack(fixture_db, repr(f"SELECT length(repeat('x', {size}))"), memory_mb)
     assert not found["rows"] and "Out of Memory" in found["error"], found
     assert found["label"][0] == "incorrect" and "Out of Memory" in found["label"][1]
-    assert found["maxrss_mb"] < _baseline_mb(fixture_db) + memory_mb + 64, found
+    assert found["maxrss_mb"] < baseline_mb + memory_mb + 64, found
     assert found["after"] == [[100]] and found["soft_limit_back"]  # usable after, bound put back
 
 
 @pytest.mark.parametrize("values", [100_000, 1_700_000], ids=["590KB", "10MB"])
-def test_a_huge_in_list_is_refused_before_anything_parses_it(fixture_db, values):
+def test_a_huge_in_list_is_refused_before_anything_parses_it(fixture_db, baseline_mb, values):
     """A 10 MB IN list ran 168 s and 4.4 GB in sqlglot and DuckDB's parser, before any
     deadline could be armed."""
     build = f"'SELECT * FROM items WHERE id IN (' + ','.join(map(str, range({values}))) + ')'"
     found = _attack(fixture_db, build)
     assert found["error"].startswith("refused: statement too large") and not found["timed_out"], found
     assert found["label"][0] == "incorrect" and found["label"][1].startswith("refused: statement too large")
-    assert found["maxrss_mb"] < _baseline_mb(fixture_db) + 150, found
+    assert found["maxrss_mb"] < baseline_mb + 150, found
 
 
 @pytest.mark.parametrize("terms", [600, 20_000])
