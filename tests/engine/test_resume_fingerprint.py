@@ -268,6 +268,7 @@ FINGERPRINTED = {
         st.sampled_from([level for level in ("none", "process", "namespaces") if level != resolve_level(None)]),
     ),
     "search": _option("search", st.integers(1, 5000)),
+    "source_guided": _option("source_guided", st.just(False)),
     "fields": (
         _prepared(reading=lambda p, v: {**p.reading, "fields": v}),
         st.lists(st.sampled_from(["reference=alt", "prompt=question", "reference=answer"]), min_size=1),

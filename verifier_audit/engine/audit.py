@@ -286,6 +286,7 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         "threshold": options.threshold,
         "answer_formats": options.answer_formats,  # --no-format-probe: shown as generated
         "search": options.search,  # the search's calls (its seed and threshold are above)
+        "source_guided": options.source_guided,  # the search's operators read from the verifier's source
         "oracle_timeout": options.oracle_timeout,  # labels the candidates of the format probe and the search
     }
 

@@ -73,6 +73,7 @@ SETTING_SOURCES = {
     "threshold": "--threshold",
     "answer_formats": "--no-format-probe",
     "search": "--search",
+    "source_guided": "the search's source-guided operators (AuditOptions.source_guided)",
     "oracle_timeout": "--oracle-timeout",
 }
 
