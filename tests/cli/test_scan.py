@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from report_support import blank_report
 
 from verifier_audit.cli import scan as scan_cli
 from verifier_audit.models import (
     CategoryResult,
     Checks,
-    GateResult,
     Interval,
     ProbeResult,
     Report,
@@ -636,26 +636,11 @@ def _category(name: str, accepted: int, n: int, label: str = "incorrect") -> Cat
 
 
 def _report(verifier: str, categories=(), security=(), threads: ProbeResult | None = None) -> Report:
-    zero = Interval(low=0.0, high=0.0)
-    return Report(
-        tool_version="test",
-        verifier=verifier,
-        style="pair",
-        suite="math",
-        seed=0,
-        threshold=0.5,
+    return blank_report(
+        verifier,
         n_candidates=sum(c.n for c in categories),
-        coverage_debt=0.0,
-        coverage_debt_ci=zero,
-        false_acceptance_rate=0.0,
-        false_acceptance_ci=zero,
-        false_rejection_rate=0.0,
-        false_rejection_ci=zero,
-        error_rate=0.0,
-        errors=0,
         categories=list(categories),
         security_findings=list(security),
-        gate=GateResult(passed=True),
         checks=Checks(sample=8 if threads else 0, threads=threads),
     )
 

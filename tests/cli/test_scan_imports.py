@@ -14,10 +14,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from report_support import blank_report
 
 from verifier_audit.cli import scan as scan_cli
 from verifier_audit.loading import VerifierSpec
-from verifier_audit.models import GateResult, Interval, Report
+from verifier_audit.models import Report
 from verifier_audit.report.source import source_findings, source_lines
 from verifier_audit.scan import scan_target, scan_text
 from verifier_audit.scan._imports import MAX_DEPTH
@@ -92,26 +93,7 @@ def test_a_finding_in_the_imported_grader_names_its_file_and_line(tmp_path):
 
 
 def _report(verifier: str) -> Report:
-    zero = Interval(low=0.0, high=0.0)
-    return Report(
-        tool_version="test",
-        verifier=verifier,
-        style="pair",
-        suite="math",
-        seed=0,
-        threshold=0.5,
-        n_candidates=0,
-        coverage_debt=0.0,
-        coverage_debt_ci=zero,
-        false_acceptance_rate=0.0,
-        false_acceptance_ci=zero,
-        false_rejection_rate=0.0,
-        false_rejection_ci=zero,
-        error_rate=0.0,
-        errors=0,
-        categories=[],
-        gate=GateResult(passed=True),
-    )
+    return blank_report(verifier)
 
 
 def test_the_reports_source_line_names_every_file_read(tmp_path):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from report_support import blank_report
 from toy_json_support import ENTRY_POINT, HERE, install
 
 from verifier_audit import domains
@@ -21,7 +22,7 @@ from verifier_audit.engine import formats as engine_formats
 from verifier_audit.engine.search import supports_search
 from verifier_audit.engine.slices import task_slices, with_slices
 from verifier_audit.errors import InputError
-from verifier_audit.models import CategoryResult, GateResult, Interval, Report, Severity, Task
+from verifier_audit.models import CategoryResult, Interval, Report, Severity, Task
 from verifier_audit.samples.compare.facts import canonical_answer
 from verifier_audit.suites import load_suite
 
@@ -215,24 +216,8 @@ def _report() -> Report:
         rate=0.0,
         ci=ci,
     )
-    return Report(
-        tool_version="0",
-        verifier="v.py:f",
-        style="native",
-        suite="toy_json:4",
-        seed=0,
-        threshold=0.5,
-        n_candidates=4,
-        coverage_debt=0.0,
-        coverage_debt_ci=ci,
-        false_acceptance_rate=0.0,
-        false_acceptance_ci=ci,
-        false_rejection_rate=0.0,
-        false_rejection_ci=ci,
-        error_rate=0.0,
-        errors=0,
-        categories=[cat],
-        gate=GateResult(passed=True),
+    return blank_report(
+        "v.py:f", style="native", suite="toy_json:4", n_candidates=4, coverage_debt_ci=ci, categories=[cat]
     )
 
 
