@@ -294,7 +294,8 @@ def test_an_installed_verl_grader_is_scanned_through_its_import(tmp_path):
     assert any("reaches eval" in f.message for f in execs)
     assert all(f.via == f"{wrapper}:prime" for f in prime.findings)
     dapo = scan_target(f"{wrapper}:dapo")
-    assert dapo.files == [str(wrapper), str(graders / "math_dapo.py")] and dapo.findings == []
+    assert [Path(f).resolve() for f in dapo.files] == [wrapper.resolve(), (graders / "math_dapo.py").resolve()]
+    assert dapo.findings == []
 
 
 def test_the_command_follows_the_imports_of_a_wrapper_file(tmp_path, capsys, monkeypatch):

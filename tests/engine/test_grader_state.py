@@ -170,23 +170,3 @@ def test_a_busy_child_process_left_running_is_work_left_an_idle_thread_or_a_wait
         busy.wait()
         idle.set()
         waiting.join()
-
-
-def test_a_panel_call_runs_in_a_fork_that_sees_the_worker_and_takes_its_death():
-    # The panel is scored in a fork of the worker: it sees what earlier calls left there (the
-    # probe's whole point), while an os._exit, a crash or a hang in the panel's own call ends
-    # the fork, never the call the panel follows (before: that call got a "crash" verdict).
-    from verifier_audit.engine.persistence import in_fork
-
-    state = {"paid": True}
-    assert in_fork(lambda: 1.0 if state["paid"] else 0.0, 5) == "1.0"
-    assert in_fork(lambda: os._exit(1), 5) == "error crash"
-    assert in_fork(lambda: 1 / 0, 5) == "error ZeroDivisionError"
-
-    def forever() -> float:
-        while True:
-            pass
-
-    assert in_fork(forever, 0.5) == "error timeout"
-    assert in_fork(lambda: state.update(paid=False) or 0.0, 5) == "0.0"
-    assert state == {"paid": True}  # what the panel's call changed stayed in its fork

@@ -7,6 +7,7 @@ Domain protocol.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
@@ -342,11 +343,20 @@ def verdicts_of_many(
         panel = persistence.panels(candidates)
         job.panel = persistence.PanelWatch(persistence.probed(candidates, panel, options.seed), panel)
     again: list[list[int]] = [[] for _ in calls]
-    for k, out in _calls(jobs, [todo for _, _, todo in calls], options, progress.in_flight):
+    died: list[set[int]] = [set() for _ in calls]  # probed calls whose worker died (crash, timeout)
+
+    def seen(k: int, out: pool.Outcome) -> Verdict:
         spec, candidates, _ = calls[k]
-        out.security, rescore = persistence.describe(out.security, candidates)
+        if out.error_kind in ("crash", "timeout") and out.index in jobs[k].panel.probed:
+            died[k].add(out.index)
+        else:
+            died[k].discard(out.index)
+        return _verdict(spec, candidates[out.index], out)
+
+    for k, out in _calls(jobs, [todo for _, _, todo in calls], options, progress.in_flight):
+        out.security, rescore = persistence.describe(out.security, calls[k][1])
         again[k] += rescore
-        yield k, _verdict(spec, candidates[out.index], out)
+        yield k, seen(k, out)
     # After a poisoning, what the poisoned worker scored since its panel was last unchanged is
     # scored again, each call in a fresh worker (on this machine); these verdicts replace the
     # first ones. The probe runs there too, so the poisoner's finding stands.
@@ -354,9 +364,20 @@ def verdicts_of_many(
     if any(todo_again):
         progress.skip(-sum(len(items) for items in todo_again))  # done again: the bar moves back
         for k, out in _calls(jobs, todo_again, options, progress.in_flight, fresh=True):
-            spec, candidates, _ = calls[k]
-            out.security, _ = persistence.describe(out.security, candidates)
-            yield k, _verdict(spec, candidates[out.index], out)
+            out.security, _ = persistence.describe(out.security, calls[k][1])
+            yield k, seen(k, out)
+    # A probed call whose worker died may have died of a panel answer (a grader that exits on
+    # a word the panel carries), not of its own candidate: scored again alone, in a fresh
+    # worker without the panel; its own verdict replaces the first.
+    todo_alone = [sorted(items) for items in died]
+    if any(todo_alone):
+        alone = [copy.copy(job) for job in jobs]
+        for job in alone:
+            job.panel = persistence.without_panel(job.panel)
+        progress.skip(-sum(len(items) for items in todo_alone))
+        for k, out in _calls(alone, todo_alone, options, progress.in_flight, fresh=True):
+            out.security, _ = persistence.describe(out.security, calls[k][1])
+            yield k, _verdict(calls[k][0], calls[k][1][out.index], out)
 
 
 def _calls(

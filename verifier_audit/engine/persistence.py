@@ -28,10 +28,6 @@ numbers only (``PanelWatch``); the parent turns the finding into words (``descri
 from __future__ import annotations
 
 import hashlib
-import os
-import select
-import signal
-import time
 from collections.abc import Callable, Sequence
 
 from .. import canary
@@ -79,54 +75,18 @@ def _sampled(candidate_id: str, seed: int) -> bool:
     return int.from_bytes(digest[:4], "big") % SAMPLE_EVERY == 0
 
 
-def _result(score: Callable[[int], float | str], index: int) -> str:
-    """A panel answer's score as text ("1.0", or the exception's type): what is compared.
-    ``score`` may give that text itself (``in_fork``)."""
+def _result(score: Callable[[int], float], index: int) -> str:
+    """A panel answer's score as text ("1.0", or the exception's type): what is compared."""
     try:
-        value = score(index)
-        return value if isinstance(value, str) else repr(float(value))
+        return repr(float(score(index)))
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: the verifier's error is a result
         return f"error {type(exc).__name__}"
 
 
-def in_fork(score: Callable[[], float], timeout: float) -> str:
-    """``score()``'s result as ``_result`` writes it, computed in a fork of this process: the
-    fork sees this process's state as it is, and whatever the call does to its process --
-    exits, crashes, hangs past ``timeout`` seconds, changes state -- stays in the fork
-    ("error crash", "error timeout")."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the fork: one result, then gone without running the parent's exit handlers
-        os.close(read_end)
-        try:
-            text = _result(lambda _: score(), 0)
-            os.write(write_end, text.encode()[:200])
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    chunks: list[bytes] = []
-    timed_out = False
-    try:
-        deadline = time.monotonic() + max(timeout, 0.5)
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([read_end], [], [], left)[0]:
-                timed_out = True
-                break
-            chunk = os.read(read_end, 256)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read_end)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-    if timed_out:
-        return "error timeout"
-    return b"".join(chunks).decode(errors="replace") or "error crash"
+def without_panel(watch: PanelWatch) -> PanelWatch:
+    """The same panels, nothing probed: for scoring again, alone, a probed call that died
+    with its worker (a panel answer may be what killed it)."""
+    return PanelWatch(frozenset(), watch.panel)
 
 
 class PanelWatch:
@@ -139,13 +99,13 @@ class PanelWatch:
         self.first: dict[int, str] = {}
         self.since: list[int] = []
 
-    def before(self, index: int, task_id: str, score: Callable[[int], float | str]) -> None:
+    def before(self, index: int, task_id: str, score: Callable[[int], float]) -> None:
         if index in self.probed:
             for i in self.panel.get(task_id, ()):
                 if i not in self.first:
                     self.first[i] = _result(score, i)
 
-    def after(self, index: int, task_id: str, score: Callable[[int], float | str]) -> list[str]:
+    def after(self, index: int, task_id: str, score: Callable[[int], float]) -> list[str]:
         self.since.append(index)
         if index not in self.probed:
             return []

@@ -16,7 +16,7 @@ from .. import canary
 from ..domains.base import Domain
 from ..loading import DISGUISED, VerifierSpec, make_caller, read_score
 from ..models import Candidate, Task
-from . import neutral, persistence
+from . import neutral
 from .lingering import Leftovers
 from .persistence import PanelWatch
 
@@ -204,13 +204,16 @@ class VerifierJob:
         verifier, whose process is the server's."""
         return self.sandbox is None and not self.spec.remote
 
-    def _panel_score(self, index: int) -> str:
-        """A panel answer's result (engine/persistence.py: ``"1.0"`` or ``"error <Type>"``),
-        scored in a fork of this worker: the fork holds everything an earlier call left in
-        the worker (a patched builtin, a module global, a cache), which is what the probe
-        looks for, while a panel call that kills its process (``os._exit``, a segfault) or
-        hangs costs the fork, never the call it follows, and leaves nothing in the worker."""
-        return persistence.in_fork(lambda: self._score(index), self.timeout)
+    def _panel_score(self, index: int) -> float:
+        """A panel answer's score (engine/persistence.py), leaving nothing of it to the call
+        it follows: what reading it found is the panel's, not the call's. A panel answer that
+        kills the worker costs the probed call a crash verdict; that call is then scored
+        again without the panel (engine/audit.py, ``verdicts_of_many``)."""
+        kept = self.disguised
+        try:
+            return self._score(index)
+        finally:
+            self.disguised = kept
 
     def __call__(self, index: int) -> float:
         self.disguised = []
