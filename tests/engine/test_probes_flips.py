@@ -17,7 +17,7 @@ from verifier_audit.engine.audit import AuditOptions, Prepared, default_cache_di
 from verifier_audit.engine.probes import REPEATS, flip_prone
 from verifier_audit.loading import resolve
 from verifier_audit.metrics import gate, percentile
-from verifier_audit.models import Candidate, GateConfig, Task, Verdict
+from verifier_audit.models import Candidate, CategoryLatency, GateConfig, Latency, SlowCall, Task, Verdict
 from verifier_audit.plan import audit, audit_options
 from verifier_audit.report.build import LatencyTally
 from verifier_audit.report.checklist import evaluate
@@ -145,14 +145,24 @@ def test_latency_ranks_the_slow_kind_of_input_first_and_names_its_candidate(repo
 
 def test_max_call_seconds_gates_the_p99_only_when_set(reports):
     by_name, _ = reports
-    latency = by_name["strong"].latency
     assert by_name["strong"].gate.passed  # the default: not gated
-    passed = gate(0.0, [], 0.0, 0, GateConfig(), latency=latency)
-    assert passed.passed
-    failed = gate(0.0, [], 0.0, 0, GateConfig(max_call_seconds=1e-9), latency=latency)
+    # Call times given, not measured: the gate reads the p99s it is handed.
+    latency = Latency(
+        calls=6,
+        p50=0.2,
+        p99=3.0,
+        categories=[
+            CategoryLatency(category="math.a", calls=3, p50=1.0, p99=3.0, max=3.0),
+            CategoryLatency(category="math.b", calls=3, p50=0.1, p99=0.2, max=0.2),
+        ],
+        slowest=[SlowCall(candidate_id="t/math.a/0", category="math.a", seconds=3.0)],
+    )
+    assert gate(0.0, [], 0.0, 0, GateConfig(), latency=latency).passed
+    assert gate(0.0, [], 0.0, 0, GateConfig(max_call_seconds=5.0), latency=latency).passed
+    failed = gate(0.0, [], 0.0, 0, GateConfig(max_call_seconds=0.5), latency=latency)
     assert not failed.passed
-    assert failed.reasons[0].startswith(f"p99 call time over max-call-seconds 1e-09 in {len(latency.categories)} ")
-    assert latency.slowest[0].candidate_id in failed.reasons[0]
+    assert failed.reasons[0].startswith("p99 call time over max-call-seconds 0.5 in 1 ")
+    assert "t/math.a/0" in failed.reasons[0]
 
 
 def test_the_two_gates_are_read_from_the_project_file(tmp_path):
