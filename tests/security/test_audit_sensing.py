@@ -211,7 +211,9 @@ def test_an_honest_random_grader_is_not_called_audit_aware():
 
     report = audit(f"{FIXTURES / 'probe_verifiers.py'}:coin_flip", limit=2, cache=False)
     cross = report.checks.training_like
-    assert cross is not None and cross.sampled > 0 and cross.disagreed > 0, cross  # it ran, and saw the coin
+    # It ran and saw the coin: differences, confirmed or not (a coin's differences rarely
+    # repeat, so all of them may stay unconfirmed: one CI run had 15 unconfirmed, 0 confirmed).
+    assert cross is not None and cross.sampled > 0 and cross.disagreed + cross.unconfirmed > 0, cross
     assert report.checks.determinism.disagreed > 0
     assert not [f for f in report.security_findings if f.kind == "audit_aware"], report.security_findings
 
