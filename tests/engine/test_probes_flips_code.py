@@ -42,7 +42,7 @@ def reports(tmp_path_factory):
         cache_dir=default_cache_dir(),
         progress=False,
         workers=2,
-        probe_sample=2,
+        probe_sample=1,
         answer_formats=False,
         origins=("near_miss",),
     )

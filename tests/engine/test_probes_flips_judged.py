@@ -108,12 +108,12 @@ def test_the_remote_styles_say_a_model_may_judge_and_a_function_does_not():
 def judged():
     """One math task, audited by the stand-in judge answering at random on half the calls
     its number rule decides, and by the same judge answering as it always does. A sample
-    of 2 keeps the other probes small; the flip probe repeats its own 16 candidates."""
+    of 1 keeps the other probes small; the flip probe repeats its own 16 candidates."""
     out = {}
     for name, knobs in (("wavering", ("--waver", "0.5")), ("steady", ())):
         with ServerProcess("judge_server.py", *knobs) as server:
             out[name] = run_audit(
-                server.url("/v1"), "judge", suite="math", limit=1, probe_sample=2, answer_formats=False, workers=2
+                server.url("/v1"), "judge", suite="math", limit=1, probe_sample=1, answer_formats=False, workers=2
             )
     return out
 
