@@ -348,7 +348,7 @@ class CrossCheck(ProbeResult):
 class Nondeterminism(BaseModel):
     """The candidates most likely to flip, each scored again ``repeats`` times in fresh
     workers (engine/probes.py: partial scores, the worst categories' misjudged candidates,
-    near-misses; for a ``judged`` verifier, every category's, paid and refused), with the
+    near-misses; for a ``judged`` verifier, spread over the categories, paid and refused), with the
     determinism sample scored once more: a candidate flipped when any of its scores differs
     from the audit's verdict. ``rate`` = flipped / candidates, ``ci`` its Wilson interval;
     gated by ``max_nondeterminism`` (docs/grader-behaviour.md)."""
@@ -363,7 +363,7 @@ class Nondeterminism(BaseModel):
     examples: list[str] = Field(default_factory=list)  # "candidate_id (category): 0.0 then 1.0 on 3 of 8 repeats"
     stopped_early: bool = False
     # the verifier's style says a model may give its verdicts (a judge, a reward server):
-    # the repeats were spread over every category, paid and refused (Style.judged)
+    # the repeats were spread over the categories, paid and refused (Style.judged)
     judged: bool = False
 
 

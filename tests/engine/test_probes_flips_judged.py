@@ -1,6 +1,6 @@
 """Judge-style verdicts in the flip probe (issue 34; docs/grader-behaviour.md,
 "Nondeterminism"): a verifier whose style says a model may give its verdicts (``--style
-judge``, ``--style http``: ``Style.judged``) has its repeats spread over every category,
+judge``, ``--style http``: ``Style.judged``) has its repeats spread over the categories,
 paid and refused, right and wrong -- a judge at temperature > 0 can flip on any answer,
 not only on the near-misses a rule-based grader flips on. Audited against
 tests/judge_server.py, a real server process whose stand-in judge answers at random on a
@@ -130,7 +130,7 @@ def test_a_judge_answering_at_random_on_a_share_of_calls_fails_the_default_gate(
     assert any(r.startswith("nondeterminism ") and "> max-nondeterminism 0" in r for r in report.gate.reasons)
     assert {i.key: i for i in evaluate(report)}["deterministic"].status == "open"
     line = next(x for x in render_report(report, verdict=False).splitlines() if x.startswith("nondeterminism: "))
-    assert "for a judge, candidates of every category, paid and refused, 8 times each" in line
+    assert "for a judge, spread over the categories, paid and refused, 8 times each" in line
 
 
 def test_a_judge_answering_the_same_every_time_shows_no_flip(judged):

@@ -27,7 +27,7 @@ spread over categories, the same for the same seed), after the audit's verdicts 
   ``REPEATS`` = 8 finds a 1-in-3 flip on one such candidate with probability
   1 - (2/3)**8 = 0.961 (docs/grader-behaviour.md shows the arithmetic). A verifier whose
   style says a model may give its verdicts (``VerifierSpec.judged``: an LLM judge, a reward
-  server) can flip on any candidate: its repeats are spread over every category, paid and
+  server) can flip on any candidate: its repeats are spread over the categories, paid and
   refused, right and wrong (``Nondeterminism.judged``).
 
 Every call goes through ``pool.run`` with the audit's memory limit and per-call timeout (the

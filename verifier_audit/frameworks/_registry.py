@@ -20,7 +20,7 @@ class Style:
     remote: bool = False
     #: its verdicts may come from a model (an LLM judge, a reward model behind a server),
     #: which at temperature > 0 can flip on any candidate, not only on the near-misses a
-    #: rule-based grader flips on: the flip probe spreads its repeats over every category,
+    #: rule-based grader flips on: the flip probe spreads its repeats over the categories,
     #: paid and refused (engine/probes.py, ``flip_prone``; docs/grader-behaviour.md)
     judged: bool = False
     #: checked in this order by ``auto`` (the first whose ``detect`` says yes)
