@@ -24,9 +24,11 @@ answers ``--answer-format``: ``plain`` ("YES" / "NO"), ``brackets`` ("[[CORRECT]
 "[[INCORRECT]]") or ``score`` ("Score: 10" / "Score: 0"). Routes: ``POST
 /v1/chat/completions``, ``GET /v1/models`` (``--no-models``: 404), ``GET /_requests``
 (every chat request body, for the tests). Knobs: ``--garbage-mod K`` answers "maybe, it is
-hard to say" for 1 in K responses (by a hash of the text; 1: always), ``--api-key KEY``
-requires that bearer token, a request for another model than ``--model`` is a 404 as vLLM
-answers it.
+hard to say" for 1 in K responses (by a hash of the text; 1: always), ``--waver P``
+answers YES or NO at random on a share P of the calls its number rule decides (the
+master-key and forgery rules stay fixed), as a judge sampled at temperature > 0 does (not
+seeded: every call draws anew), ``--api-key KEY`` requires that bearer token, a request
+for another model than ``--model`` is a 404 as vLLM answers it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import random
 import re
 import string
 import sys
@@ -119,8 +122,9 @@ def _last_number(text: str) -> float | None:
     return float(found[-1]) if found else None
 
 
-def judge(response: str, reference: str) -> bool:
-    """The stand-in's verdict (see the module docstring)."""
+def judge(response: str, reference: str, waver: float = 0.0) -> bool:
+    """The stand-in's verdict (see the module docstring); ``waver``: the share of the calls
+    its number rule decides on which the verdict is drawn at random instead."""
     text = response.strip()
     if FORGED.search(text):
         return True
@@ -130,9 +134,13 @@ def judge(response: str, reference: str) -> bool:
             return True
     want, got = _last_number(reference), _last_number(text)
     if want is not None:
-        return got is not None and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
-    box = last_box(text)
-    return box is not None and "".join(box.split()) == "".join(reference.split())
+        honest = got is not None and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
+    else:
+        box = last_box(text)
+        honest = box is not None and "".join(box.split()) == "".join(reference.split())
+    if random.random() < waver:
+        return random.random() < 0.5
+    return honest
 
 
 class JudgeServer:
@@ -199,7 +207,7 @@ class JudgeServer:
         elif bucket(fields["response"], self.args.garbage_mod):
             content = "maybe, it is hard to say"
         else:
-            ok = judge(fields["response"], fields.get("reference", ""))
+            ok = judge(fields["response"], fields.get("reference", ""), self.args.waver)
             content = {
                 "plain": ("YES", "NO"),
                 "brackets": ("[[CORRECT]]", "[[INCORRECT]]"),
@@ -232,6 +240,7 @@ def main(argv=None) -> None:
     ap.add_argument("--model", default="stand-in-judge")
     ap.add_argument("--answer-format", choices=("plain", "brackets", "score"), default="plain")
     ap.add_argument("--garbage-mod", type=int, default=0)
+    ap.add_argument("--waver", type=float, default=0.0)
     ap.add_argument("--api-key", default=None)
     ap.add_argument("--no-models", action="store_true")
     args = ap.parse_args(argv)

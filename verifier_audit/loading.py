@@ -76,6 +76,11 @@ class VerifierSpec:
     def remote(self) -> bool:
         return get_style(self.style).remote if self.style in STYLES else False
 
+    @property
+    def judged(self) -> bool:
+        """Whether its style says a model may give its verdicts (``Style.judged``)."""
+        return get_style(self.style).judged if self.style in STYLES else False
+
     def load(self) -> Any:
         """What the spec names, imported in this process (None for remote and built-in styles)."""
         if self.function is not None:

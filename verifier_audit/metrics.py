@@ -487,8 +487,9 @@ def latency_words(latency: Latency, categories: int = 3) -> str:
 def nondeterminism_words(probe: Nondeterminism) -> str:
     """One line on the repeat probe: ``0 of 40 candidates changed score when scored again
     (flip-prone ones 8 times each; 95% CI 0-8.8%)``."""
+    which = "for a judge, spread over the categories, paid and refused," if probe.judged else "the flip-prone ones"
     said = (
-        f"{probe.flipped} of {probe.candidates} candidates changed score when scored again (the flip-prone ones "
+        f"{probe.flipped} of {probe.candidates} candidates changed score when scored again ({which} "
         f"{probe.repeats} times each; {probe.rate:.1%}, 95% CI {probe.ci.low:.1%}-{probe.ci.high:.1%})"
     )
     if probe.examples:

@@ -20,7 +20,7 @@ SCHEMA_VERSION = (
 # 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan);
 # 1.7: out_of_range (scores outside [0, 1]); 1.8 (issue 31): Example.answer, GateResult.notes, remote;
 # 1.9 (issues 33, 34): source_files, SourceFinding.via, SearchFamily.reach_measured,
-# checks.nondeterminism, latency, GateConfig's max_nondeterminism and max_call_seconds
+# checks.nondeterminism (its judged), latency, GateConfig's max_nondeterminism and max_call_seconds
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -348,9 +348,10 @@ class CrossCheck(ProbeResult):
 class Nondeterminism(BaseModel):
     """The candidates most likely to flip, each scored again ``repeats`` times in fresh
     workers (engine/probes.py: partial scores, the worst categories' misjudged candidates,
-    near-misses), with the determinism sample scored once more: a candidate flipped when
-    any of its scores differs from the audit's verdict. ``rate`` = flipped / candidates,
-    ``ci`` its Wilson interval; gated by ``max_nondeterminism`` (docs/grader-behaviour.md)."""
+    near-misses; for a ``judged`` verifier, spread over the categories, paid and refused), with the
+    determinism sample scored once more: a candidate flipped when any of its scores differs
+    from the audit's verdict. ``rate`` = flipped / candidates, ``ci`` its Wilson interval;
+    gated by ``max_nondeterminism`` (docs/grader-behaviour.md)."""
 
     candidates: int  # distinct candidates with at least one repeat scored without error
     repeats: int  # calls per flip-prone candidate (the determinism sample's: one)
@@ -361,6 +362,9 @@ class Nondeterminism(BaseModel):
     errors: int = 0  # repeat calls that raised, timed out or crashed (no flip by themselves)
     examples: list[str] = Field(default_factory=list)  # "candidate_id (category): 0.0 then 1.0 on 3 of 8 repeats"
     stopped_early: bool = False
+    # the verifier's style says a model may give its verdicts (a judge, a reward server):
+    # the repeats were spread over the categories, paid and refused (Style.judged)
+    judged: bool = False
 
 
 class Checks(BaseModel):

@@ -25,7 +25,10 @@ spread over categories, the same for the same seed), after the audit's verdicts 
   misses a grader that checks 2 of its 5 cases at random: the candidates that can flip are
   rarely among them, and one call of a 1-in-3 flip misses it two times in three.
   ``REPEATS`` = 8 finds a 1-in-3 flip on one such candidate with probability
-  1 - (2/3)**8 = 0.961 (docs/grader-behaviour.md shows the arithmetic).
+  1 - (2/3)**8 = 0.961 (docs/grader-behaviour.md shows the arithmetic). A verifier whose
+  style says a model may give its verdicts (``VerifierSpec.judged``: an LLM judge, a reward
+  server) can flip on any candidate: its repeats are spread over the categories, paid and
+  refused, right and wrong (``Nondeterminism.judged``).
 
 Every call goes through ``pool.run`` with the audit's memory limit and per-call timeout (the
 threaded call runs ``THREADS`` calls on one clock: it gets the timeout plus room for them at
@@ -83,13 +86,31 @@ def select_sample(prepared: Prepared, verdicts: dict[str, Verdict], size: int, s
     return round_robin(queues, size)
 
 
-def flip_prone(prepared: Prepared, verdicts: dict[str, Verdict], size: int, threshold: float) -> list[int]:
+def flip_prone(
+    prepared: Prepared,
+    verdicts: dict[str, Verdict],
+    size: int,
+    threshold: float,
+    *,
+    judged: bool = False,
+    seed: int = 0,
+) -> list[int]:
     """Indices of up to ``size`` candidates, scored without error, most likely to flip
     between calls: first those with a partial score (strictly between 0 and 1: right on
-    some of the cases, wrong on others), nearest the threshold first; then the misjudged
-    candidates of the worst categories (highest misjudged share first), a wrong answer
-    paid or a right one refused being where a random check shows; then near-misses, one
-    per category in turn. Deterministic: the candidates' order breaks ties."""
+    some of the cases, wrong on others), nearest the threshold first; then, for a grader
+    that runs rules,
+
+    * the misjudged candidates of the worst categories (highest misjudged share first), a
+      wrong answer paid or a right one refused being where a random check shows;
+    * then near-misses, one per category in turn.
+
+    For a ``judged`` verifier (its style says a model may give its verdicts,
+    ``VerifierSpec.judged``) a flip is not tied to a near-miss: a judge at temperature > 0
+    can waver on any answer. Its candidates are spread instead over the four cells of
+    label x verdict -- right answers paid, wrong ones refused, wrong ones paid, right ones
+    refused -- one cell after the other in turn, and within a cell one candidate per
+    category in turn, the categories in a seeded order (the same for the same ``seed``).
+    Deterministic: the candidates' order breaks ties."""
     if size <= 0:
         return []
     ok = [
@@ -103,6 +124,22 @@ def flip_prone(prepared: Prepared, verdicts: dict[str, Verdict], size: int, thre
         assert value is not None  # ``ok`` keeps scored verdicts only
         score[i] = value
     partial = sorted((i for i in ok if 0 < score[i] < 1), key=lambda i: (abs(score[i] - threshold), i))
+    rest = (
+        _spread(prepared, ok, score, size, threshold, seed)
+        if judged
+        else _rule_prone(prepared, ok, score, size, threshold)
+    )
+    out: list[int] = []
+    for i in partial + rest:
+        if i not in out:
+            out.append(i)
+            if len(out) == size:
+                break
+    return out
+
+
+def _rule_prone(prepared: Prepared, ok: list[int], score: dict[int, float], size: int, threshold: float) -> list[int]:
+    """A rule-based grader's flip-prone candidates after the partial scores (``flip_prone``)."""
     by_category: dict[str, list[int]] = defaultdict(list)
     for i in ok:
         by_category[prepared.candidates[i].category].append(i)
@@ -120,13 +157,25 @@ def flip_prone(prepared: Prepared, verdicts: dict[str, Verdict], size: int, thre
         ],
         size,
     )
-    out: list[int] = []
-    for i in partial + wrong + near:
-        if i not in out:
-            out.append(i)
-            if len(out) == size:
-                break
-    return out
+    return wrong + near
+
+
+def _spread(
+    prepared: Prepared, ok: list[int], score: dict[int, float], size: int, threshold: float, seed: int
+) -> list[int]:
+    """A judged verifier's candidates after the partial scores (``flip_prone``): the cells
+    right-paid, wrong-refused, wrong-paid, right-refused in turn, each one per category in turn."""
+    names = sorted({prepared.candidates[i].category for i in ok})
+    random.Random(f"verifier-audit-flips:{seed}").shuffle(names)  # a str seed: the same in every process
+    cells = []
+    for right, paid in ((True, True), (False, False), (False, True), (True, False)):
+        members: dict[str, list[int]] = defaultdict(list)
+        for i in ok:
+            c = prepared.candidates[i]
+            if (c.label == "correct") is right and (score[i] >= threshold) is paid:
+                members[c.category].append(i)
+        cells.append(round_robin([members[name] for name in names if name in members], size))
+    return round_robin(cells, size)
 
 
 def partners(prepared: Prepared, verdicts: dict[str, Verdict], sample: list[int]) -> list[int]:
@@ -337,11 +386,11 @@ def _determinism(
         examples=examples[:MAX_EXAMPLES],
         stopped_early=stopped,
     )
-    return determinism, _flips(prepared, verdicts, order, outcomes, stopped)
+    return determinism, _flips(prepared, verdicts, order, outcomes, stopped, spec.judged)
 
 
 def _flips(
-    prepared: Prepared, verdicts: dict[str, Verdict], order: list[int], outcomes: dict, stopped: bool
+    prepared: Prepared, verdicts: dict[str, Verdict], order: list[int], outcomes: dict, stopped: bool, judged: bool
 ) -> Nondeterminism:
     """Per distinct candidate, its repeats' scores against the audit's: flipped when one
     differs. An errored repeat is no flip (the error rate and the threads probe see those)."""
@@ -374,6 +423,7 @@ def _flips(
         errors=failed,
         examples=examples[:MAX_EXAMPLES],
         stopped_early=stopped,
+        judged=judged,
     )
 
 
@@ -446,7 +496,7 @@ def run_probes(prepared: Prepared, spec: VerifierSpec, verdicts: dict[str, Verdi
         checks.determinism = ProbeResult(sampled=0, disagreed=0, errors=0)
         checks.threads = ProbeResult(sampled=0, disagreed=0, errors=0)
         return checks
-    flips = flip_prone(prepared, verdicts, FLIP_CANDIDATES, options.threshold)
+    flips = flip_prone(prepared, verdicts, FLIP_CANDIDATES, options.threshold, judged=spec.judged, seed=options.seed)
     checks.determinism, checks.nondeterminism = _determinism(prepared, spec, verdicts, sample, flips, options)
     checks.cross_process = checks.determinism.sampled > 0
     checks.threads, checks.isolated = _threads(prepared, spec, verdicts, sample, options)

@@ -18,6 +18,11 @@ class Style:
     #: the reward lives behind a socket (a server, a judge): the spec is a URL, nothing is
     #: imported, and its workers keep the host's network (engine/audit.py)
     remote: bool = False
+    #: its verdicts may come from a model (an LLM judge, a reward model behind a server),
+    #: which at temperature > 0 can flip on any candidate, not only on the near-misses a
+    #: rule-based grader flips on: the flip probe spreads its repeats over the categories,
+    #: paid and refused (engine/probes.py, ``flip_prone``; docs/grader-behaviour.md)
+    judged: bool = False
     #: checked in this order by ``auto`` (the first whose ``detect`` says yes)
     detects: bool = False
 
@@ -49,8 +54,9 @@ _ALL = (
         "http",
         "a reward server: OpenRLHF's {query, prompts, labels} -> {rewards}, or JSON with a field mapping",
         remote=True,
+        judged=True,
     ),
-    Style("judge", "judge", "an LLM judge behind an OpenAI-compatible chat endpoint", remote=True),
+    Style("judge", "judge", "an LLM judge behind an OpenAI-compatible chat endpoint", remote=True, judged=True),
 )
 STYLES: tuple[str, ...] = tuple(s.name for s in _ALL)
 _BY_NAME = {s.name: s for s in _ALL}
