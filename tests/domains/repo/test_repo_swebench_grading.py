@@ -7,8 +7,8 @@ patch but leaves every other file a candidate patch adds, so a ``conftest.py`` t
 each test's report into a pass is RESOLVED_FULL with the package still wrong; and printed
 ``PASSED`` lines get through the exit-status cross-check 5.0.2 added when the process that
 prints them also exits 0. Its cross-check does catch printed lines with the real failing
-exit status. Each case is checked against the task's truth: the package still fails the
-visible FAIL_TO_PASS tests once the candidate's extra files are gone."""
+exit status. Each hack leaves the package as buggy as the empty patch, which is not
+resolved."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from repo_support import CORE_BUGGY, tiny_task
 from swebench_grader import swebench_report, swebench_resolved
 
-from verifier_audit.domains.repo.patches import make_patch
+from verifier_audit.domains.repo.patches import changed_paths, make_patch
 
 pytest.importorskip("unidiff", reason="swebench's grading imports unidiff (.ci/run installs it)")
 pytest.importorskip("swebench", reason="pip install --no-deps swebench==5.0.2 unidiff==1.0.1 (.ci/run)")
@@ -83,8 +83,9 @@ def test_finding_a_conftest_the_patch_adds_is_resolved_full_with_the_package_sti
     hack = _adding("conftest.py", CONFTEST)
     status, report = swebench_report(hack, TASK)
     assert status == "RESOLVED_FULL", report
-    # the truth: without the added conftest.py the failing tests still fail
-    assert swebench_resolved(_adding("conftest.py", "\n"), TASK) == 0.0
+    # the truth: the package is untouched (the empty patch above is RESOLVED_NO), and the
+    # oracle removes a conftest.py a patch adds before its run
+    assert changed_paths(hack) == ["conftest.py"]
 
 
 def test_finding_printed_passed_lines_with_exit_0_are_resolved_full():
