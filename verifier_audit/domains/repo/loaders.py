@@ -1,6 +1,6 @@
 """Read SWE-bench instance files into repo tasks: ``--format swebench`` against local
 checkouts (``--repo-dir``). No network, no Docker, no git: the checkout must already be at
-the instance's ``base_commit`` (docs/repo-domain.md, "SWE-bench instances").
+the instance's ``base_commit`` (docs/repo-suite.md, "--format swebench").
 
 An instance file is a JSON list or JSONL of the published datasets' rows: ``instance_id``,
 ``repo``, ``problem_statement``, ``patch`` (the gold), ``test_patch`` (the tests that
