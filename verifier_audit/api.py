@@ -69,6 +69,7 @@ def audit(
     format: str = "jsonl",
     db_dir: str | Path | None = None,
     dialect: str | None = None,
+    repo_dir: str | Path | None = None,
     domain: str | None = None,
     oracle_timeout: float = 10.0,
     memory_mb: int | None = 4096,
@@ -89,7 +90,8 @@ def audit(
 
     ``format``: the suite file's format (``gsm8k``, ``math``, ``spider``, ``humaneval``, ...;
     as ``--format``) and ``db_dir`` the spider format's database folder; ``dialect``: the
-    engine a spider/bird file's labels are computed in (``sqlite`` by default, or ``duckdb``); ``domain``: the
+    engine a spider/bird file's labels are computed in (``sqlite`` by default, or ``duckdb``); ``repo_dir``:
+    the swebench format's folder of local checkouts; ``domain``: the
     domain of a suite file's tasks when its lines do not say. ``probe_sample``: candidates
     rescored to check determinism and thread and process safety (``report.checks``); 0
     skips the probes; ``answer_formats=False`` skips the answer-format probe.
@@ -151,7 +153,8 @@ def _given(values: dict) -> dict:
     line's to it (``cache`` is ``--no-cache`` turned round)."""
     given = {k: v for k, v in values.items() if k not in _NOT_SETTINGS and k != "cache"}
     given["no_cache"] = not values["cache"]
-    given["db_dir"] = None if values["db_dir"] is None else str(values["db_dir"])
+    for key in ("db_dir", "repo_dir"):
+        given[key] = None if values[key] is None else str(values[key])
     # None is no limit here, as it always was in the API (plan reads None as "not said")
     given.update({k: values[k] or 0 for k in ("memory_mb", "file_mb", "max_processes")})
     check_ranges(given)  # before the spec is read: a value out of range is the error to see

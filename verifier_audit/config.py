@@ -152,6 +152,7 @@ class ProjectConfig(_Section):
     fields: dict[str, str] = Field(default_factory=dict)
     domain: str | None = None  # the domain of a suite file's tasks when its lines do not say
     db_dir: str | None = None  # spider format: the folder of <db_id>/<db_id>.sqlite (relative to this file)
+    repo_dir: str | None = None  # swebench format: the folder of local checkouts (relative to this file)
     dialect: Literal["sqlite", "duckdb"] | None = None  # spider/bird: the engine labels are computed in
     inspect_timeout: _ranged("inspect_timeout") | None = None  # the verifier's import when its signature is read
     only: list[Literal["near_miss", "equivalent", "known_bad"]] = Field(default_factory=list)  # candidate origins

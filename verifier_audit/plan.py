@@ -59,6 +59,7 @@ class SuiteChoice:
     domain: str | None = None
     db_dir: str | None = None
     dialect: str | None = None
+    repo_dir: str | None = None
 
     def key(self) -> tuple:
         return (
@@ -70,6 +71,7 @@ class SuiteChoice:
             self.domain,
             self.db_dir,
             self.dialect,
+            self.repo_dir,
         )
 
     def reading(self) -> dict:
@@ -80,6 +82,7 @@ class SuiteChoice:
             "fields": list(self.fields),
             "db_dir": str(Path(self.db_dir).resolve()) if self.db_dir else None,
             "dialect": self.dialect,
+            "repo_dir": str(Path(self.repo_dir).resolve()) if self.repo_dir else None,
         }
 
 
@@ -144,6 +147,7 @@ def suite_choice(
         domain=_first(given.get("domain"), c.domain),
         db_dir=_first(given.get("db_dir"), c.resolve_path(c.db_dir) if c.db_dir else None),  # relative to the file
         dialect=_first(given.get("dialect"), c.dialect),
+        repo_dir=_first(given.get("repo_dir"), c.resolve_path(c.repo_dir) if c.repo_dir else None),
     )
 
 
@@ -355,6 +359,7 @@ def prepare_group(choice: SuiteChoice, options: AuditOptions) -> Prepared:
         domain=choice.domain,
         db_dir=choice.db_dir,
         dialect=choice.dialect,
+        repo_dir=choice.repo_dir,
     )
     if choice.limit is not None and choice.limit < 1:
         raise InputError(f"--limit {choice.limit}: must be at least 1")

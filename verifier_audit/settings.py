@@ -151,7 +151,7 @@ AUDIT_SETTINGS = (
         group="suite",
         help="suite file format (gsm8k: '#### n' answers; math: \\boxed{} in a solution; "
         "spider: Spider/BIRD JSON with SQLite databases; bird: BIRD's dev.json and dev_databases/; "
-        "apps, codecontests, lcb: stdin/stdout program datasets)",
+        "apps, codecontests, lcb: stdin/stdout program datasets; swebench: SWE-bench instances with --repo-dir)",
     ),
     Setting(
         "db_dir",
@@ -160,6 +160,15 @@ AUDIT_SETTINGS = (
         fronts=_SUITE,
         group="suite",
         help="spider format: folder of <db_id>/<db_id>.sqlite (default: beside the JSON)",
+    ),
+    Setting(
+        "repo_dir",
+        "--repo-dir",
+        "none: required by the swebench format",
+        fronts=_SUITE,
+        group="suite",
+        help="swebench format: folder of local checkouts at each instance's base_commit, "
+        "<repo_dir>/<instance_id> or <repo_dir>/<owner>__<name>",
     ),
     Setting(
         "dialect",

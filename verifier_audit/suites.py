@@ -64,6 +64,7 @@ def load_suite(
     domain: str | None = None,
     db_dir: str | None = None,
     dialect: str | None = None,
+    repo_dir: str | None = None,
 ) -> Suite:
     for scheme in suite_schemes():
         if name_or_path.startswith(scheme.prefix) and not Path(name_or_path).is_file():
@@ -92,7 +93,13 @@ def load_suite(
             "bird); a JSONL suite's SQL tasks run on DuckDB fixtures"
         )
     source = SuiteFile(
-        path=path, fields=fields or [], domain=domain, db_dir=db_dir, cache_dir=_cache_dir, dialect=dialect
+        path=path,
+        fields=fields or [],
+        domain=domain,
+        db_dir=db_dir,
+        cache_dir=_cache_dir,
+        dialect=dialect,
+        repo_dir=repo_dir,
     )
     tasks = _our_jsonl(source) if fmt == "jsonl" else domains.resolve(loaders[fmt])(source)
     return Suite(name=name, path=path, tasks=tasks, content_hash=digest)

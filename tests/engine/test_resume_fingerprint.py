@@ -276,6 +276,7 @@ FINGERPRINTED = {
     "format": (_prepared(reading=lambda p, v: {**p.reading, "format": v}), st.sampled_from(["gsm8k", "math"])),
     "db_dir": (_prepared(reading=lambda p, v: {**p.reading, "db_dir": v}), st.text(min_size=1)),
     "dialect": (_prepared(reading=lambda p, v: {**p.reading, "dialect": v}), st.sampled_from(["sqlite", "duckdb"])),
+    "repo_dir": (_prepared(reading=lambda p, v: {**p.reading, "repo_dir": v}), st.text(min_size=1)),
     "tasks": (
         _prepared(tasks=lambda p, v: [p.tasks[0].model_copy(update={"reference": v}), *p.tasks[1:]]),
         st.text().filter(lambda x: x != "1"),

@@ -33,7 +33,7 @@ UTF8_FIX = "save the file as UTF-8"
 @dataclass(frozen=True)
 class SuiteFile:
     """One suite file to load, as the user gave it (``--suite``, ``--field``, ``--domain``,
-    ``--db-dir``, ``--dialect``). ``cache_dir`` returns the cache root; it is a call so that only loaders
+    ``--db-dir``, ``--dialect``, ``--repo-dir``). ``cache_dir`` returns the cache root; it is a call so that only loaders
     that stage files there (spider's converted databases) import what locates it."""
 
     path: Path
@@ -42,6 +42,7 @@ class SuiteFile:
     db_dir: str | None
     cache_dir: Callable[[], Path]
     dialect: str | None = None  # --dialect: the engine a format with databases judges in (None: its default)
+    repo_dir: str | None = None  # --repo-dir: the swebench format's folder of local checkouts
 
 
 def jsonl_tasks(source: SuiteFile, transform: Callable[[dict], dict] | None = None) -> list[Task]:

@@ -281,6 +281,7 @@ def run_settings(prepared: Prepared, verifiers: list[VerifierSpec], options: Aud
         "fields": reading.get("fields"),
         "db_dir": reading.get("db_dir"),
         "dialect": reading.get("dialect"),
+        "repo_dir": reading.get("repo_dir"),
         "tasks_hash": reading.get("tasks_hash") or tasks_hash(prepared.tasks),
         "databases": sorted({Path(t.database).name for t in prepared.tasks if t.database}) or None,
         # How the answers are read, and what else the verifier is shown.

@@ -75,7 +75,7 @@ class Prepared:
     dropped: list[DroppedCandidate]
     split: str | None = None
     limit: int | None = None
-    # How the suite file was read: {"format", "fields" (the --field mapping), "db_dir", "dialect"},
+    # How the suite file was read: {"format", "fields" (the --field mapping), "db_dir", "dialect", "repo_dir"},
     # as the front end chose them (plan.SuiteChoice.reading). Part of the results'
     # fingerprint, so that a resume names a changed mapping; empty: not said (the API).
     reading: dict = field(default_factory=dict)

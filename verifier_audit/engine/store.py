@@ -69,6 +69,7 @@ SETTING_SOURCES = {
     "fields": "--field",
     "db_dir": "--db-dir",
     "dialect": "--dialect",
+    "repo_dir": "--repo-dir",
     "tasks_hash": "the tasks as read: the suite through --field and --format, its databases",
     "threshold": "--threshold",
     "answer_formats": "--no-format-probe",
