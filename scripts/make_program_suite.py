@@ -232,7 +232,7 @@ def word_lines() -> str:
     )  # fmt: skip
 
 
-def coords(k, lo, hi, nmin=2, nmax=4, wide=(-1000, 1000), count_line=True) -> str:
+def coords(k, lo, hi, nmin=2, nmax=4, wide=(-1000, 1000)) -> str:
     """``n``, then ``n`` lines of ``k`` integers."""
     return _source(
         r'''
