@@ -93,8 +93,7 @@ def test_a_bad_generator_layout_is_dropped_with_the_reason(extra, message):
 
 def test_the_suite_carries_generators_and_its_references_pass_them():
     tasks = {t.id: t for t in load_suite("programs").tasks}
-    with_generator = sorted(i for i, t in tasks.items() if "input_generator" in t.metadata)
-    assert with_generator == ["programs/min_max", "programs/sort_numbers", "programs/sum_pairs"]
+    assert len(tasks) >= 80 and all("input_generator" in t.metadata for t in tasks.values())
     task = tasks["programs/min_max"]
     assert label_completion(task.reference, task).label == "correct"
     assert len(generated_cases(task)) == 4
