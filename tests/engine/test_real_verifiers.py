@@ -169,3 +169,40 @@ def test_prime_code_stdin_is_measured_and_pays_partial_credit(prime_code_report)
     by_id = {t.id: t for t in tasks}
     wrong = next(c for c in kept if c.category == "program.near_miss.float_precision")
     assert 0.5 <= real.prime_code_stdin_reward(wrong.text, by_id[wrong.task_id]) < 1.0
+
+
+def test_apps_run_test_is_strict_but_blind_to_the_exit_status_and_number_formats():
+    """The APPS / TACO ``run_test`` (verl's copy), called as APPS's metric calls it, on the
+    program suite's float task: every case must pass (the 2-decimal near-miss that
+    ``prime_code``'s partial credit pays is refused), numbers compare as numbers
+    (``15e-1`` for ``1.5``), and a program that prints the right output and then exits
+    with status 3 is paid: the exit status is not looked at (our oracle says incorrect)."""
+    import importlib.util
+
+    from verifier_audit.domains.code.programs.generators.near_miss import OUTPUT_CHANGES
+    from verifier_audit.domains.code.programs.generators.wrap import wrapped
+    from verifier_audit.domains.code.programs.oracle import label_completion
+    from verifier_audit.models import Task
+    from verifier_audit.suites import load_suite
+
+    if importlib.util.find_spec("verl") is None:
+        pytest.skip("verl is not installed (pip install --no-deps verl)")
+    spec = importlib.util.spec_from_file_location("real_verifiers", REAL)
+    assert spec is not None and spec.loader is not None
+    real = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(real)
+    (task,) = [t for t in load_suite("programs").tasks if t.id == "programs/average"]
+    two_decimals = wrapped(task.reference, OUTPUT_CHANGES["float_precision"][0])
+    assert real.apps_run_test_reward(two_decimals, task) == 0.0
+    exits_3 = task.reference + "\nimport sys\nsys.exit(3)\n"
+    assert label_completion(exits_3, task).label == "incorrect"
+    assert real.apps_run_test_reward(exits_3, task) == 1.0
+    halves = Task(
+        id="halves",
+        domain="program",
+        prompt="Print n / 2.",
+        reference="print(int(input()) / 2)\n",
+        metadata={"cases": {"visible": [{"input": "3\n", "output": "1.5\n"}], "hidden": []}},
+    )
+    assert real.apps_run_test_reward("input()\nprint('15e-1')\n", halves) == 1.0
+    assert real.apps_run_test_reward("input()\nprint('1.5001')\n", halves) == 0.0

@@ -30,7 +30,7 @@ the parent: the program never sees an expected output.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ....models import Task
@@ -194,12 +194,24 @@ def run_case(program: str, case: Case) -> SandboxResult:
     )
 
 
+def run_cases(program: str, cases: list[Case]) -> Iterator[SandboxResult]:
+    """``run_case`` on each case, in order, lazily, for about one fork per program
+    (``Sandbox.run_program_cases``: the cases one after the other in one process, each
+    with its own stdin, ``__main__`` and the same limits as a lone run)."""
+    return process_sandbox().run_program_cases(
+        program, [c.input for c in cases], timeout=WALL_LIMIT, cpu_timeout=CPU_LIMIT, memory_mb=MEMORY_MB
+    )
+
+
 def judge(program: str, cases: list[Case], check: Check) -> Verdict:
     """Run ``program`` on each case, in order, until one fails: the output judged by
     ``check``, a status other than 0 (an exception, ``sys.exit(1)``, a signal, the clock or
-    the memory limit) a failure whatever it printed."""
-    for number, case in enumerate(cases, 1):
-        result = run_case(program, case)
+    the memory limit) a failure whatever it printed. A failure of a case that shared its
+    process with earlier ones (``batched``) is run again alone before it counts: a failure
+    is always a lone run's, as ``python prog.py < input`` would give it."""
+    for number, (case, result) in enumerate(zip(cases, run_cases(program, cases)), 1):
+        if result.batched and (result.exit_status != 0 or not check(result.stdout, case)):
+            result = run_case(program, case)
         if result.exit_status != 0:
             return Verdict(False, f"case {number}: {result.kind}: {result.error}")
         if not check(result.stdout, case):

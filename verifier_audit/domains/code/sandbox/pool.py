@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,6 +100,9 @@ class SandboxResult:
     # program run). ``ok`` is a clean exit with status 0.
     stderr: str = ""
     exit_status: int | None = None
+    # ``run_program_cases``: another input of the same program ran before this one in its
+    # process (its clocks were its own, but not its interpreter).
+    batched: bool = False
 
 
 def available_levels() -> list[str]:
@@ -339,6 +342,44 @@ class Sandbox:
         )
         return self._request(req, timeout)
 
+    def run_program_cases(
+        self,
+        source: str,
+        stdins: list[str],
+        *,
+        timeout: float = 5.0,
+        memory_mb: int = 512,
+        cpu_timeout: float | None = None,
+    ) -> Iterator[SandboxResult]:
+        """``run_program`` on each input, in order, lazily: the same result per input, for
+        about a fork per program rather than one per input. The inputs run one after the
+        other in one fork (each with its own stdin, ``__main__`` and clocks: ``timeout`` and
+        ``cpu_timeout`` are per input); a result from there is ``batched`` when an input
+        ran before it in that process (its ``stderr`` is empty: what the batch wrote there
+        is not split by input). The first input that ends the process, meets a clock or the
+        memory limit, or leaves a thread or a process behind is run again by
+        ``run_program``, in a fork of its own, and the inputs after it in a new batch: so a
+        clock or a crash is always a lone run's. A caller that must have a lone run's
+        verdict for a failure runs a ``batched`` one again (``programs.cases.judge``)."""
+        limits = dict(timeout=float(timeout), memory_mb=int(memory_mb), cpu_timeout=cpu_timeout)
+        start = 0
+        while start < len(stdins):
+            rest = [str(s) for s in stdins[start:]]
+            if len(rest) == 1:
+                yield self.run_program(source, rest[0], **limits)  # type: ignore[arg-type]
+                return
+            req = dict(source=source, stdin=None, stdins=rest, call=None, args=(), batch=None, item_timeout=None)
+            req.update(limits, cpu_timeout=None if cpu_timeout is None else float(cpu_timeout))
+            whole = self._request(req, timeout * len(rest))
+            for number, item in enumerate(whole.items):
+                item.batched = number > 0
+                item.escapes, item.memory_guard, item.memory_peak_mb = whole.escapes, whole.memory_guard, None
+                yield item
+            start += len(whole.items)
+            if start < len(stdins):
+                yield self.run_program(source, stdins[start], **limits)  # type: ignore[arg-type]
+                start += 1
+
     def call(self, *args: Any, timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:
         """Call the target in a fresh isolated process; its return value must be builtin data."""
         if self.target is None:
@@ -353,7 +394,10 @@ def _one(resp: dict, level: str, seconds: float = 0.0, stdout: str = "") -> Sand
 
 
 def _item(resp: dict, level: str) -> SandboxResult:
-    return _one(resp, level, float(resp.get("t", 0.0)))
+    item = _one(resp, level, float(resp.get("t", 0.0)), str(resp.get("stdout") or ""))
+    status = resp.get("exit_status")
+    item.exit_status = status if isinstance(status, int) else None
+    return item
 
 
 def _result(raw: bytes, level: str) -> SandboxResult:

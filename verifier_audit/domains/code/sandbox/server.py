@@ -16,6 +16,13 @@ A run's result lines count only when its process ends with status 0, the harness
 of its own, but an abnormal end (a non-zero status, a signal, the memory limit, the clock)
 is never reported ``ok``.
 
+A program run on several inputs (``stdins``: the cases of one program, ``Sandbox.run_program_cases``)
+runs them one after the other in one fork, each with its own stdin and a fresh ``__main__``;
+the harness writes one line per case (its status, where its stdout ends), and the zygote
+gives each case the clocks of a lone run (they restart at each line). The first case that
+ends the process, leaves a thread or a process behind, or meets a clock or the memory limit
+ends the fork without its line: the parent runs that case again alone (see ``pool``).
+
 One fork per run is what makes the pool fast; the tree still dies whole after each run:
 at the namespaces level the zygote is PID 1 of its namespace, so ``kill(-1, SIGKILL)``
 reaches every process in it, ``setsid()`` or not; below, the zygote is a child subreaper,
@@ -97,7 +104,8 @@ def _prepare_run(
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)
     if cfg.level != "process":
-        isolation.limit_resources(req["timeout"], req["memory_mb"])
+        # A batch of program cases has each case's clocks: RLIMIT_CPU is the backstop of all of them.
+        isolation.limit_resources(req["timeout"] * len(req.get("stdins") or (None,)), req["memory_mb"])
         if cfg.level == "namespaces":
             isolation.private_ipc()
         if cfg.uid is not None:
@@ -151,16 +159,17 @@ def _exit_status(code: object) -> int:
     return 1
 
 
-def _program_main(source: str, emit: Callable[[dict], None]) -> None:
-    """A whole program, run as ``python prog.py < input > output`` runs it: ``__name__`` is
+def _program_status(code: Any) -> int:
+    """Run a compiled program as ``python prog.py < input > output`` runs it: ``__name__`` is
     ``"__main__"``, an uncaught exception prints its traceback and is status 1,
     ``sys.exit(n)`` is status n, and what is still buffered on stdout is flushed at the end.
-    Status 0 is the harness's one result line, then ``os._exit(0)``; any other status ends
-    the run with it (the zygote reads it from the kernel). Never returns."""
+    Its exit status."""
     status = 0
     try:
         sys.argv = ["solution.py"]
-        exec(compile(source, "<program>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+        if isinstance(code, BaseException):  # the program did not compile: as python prints it
+            raise code
+        exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except BaseException:  # noqa: BLE001 - the program's failure is its exit status
@@ -175,9 +184,71 @@ def _program_main(source: str, emit: Callable[[dict], None]) -> None:
         sys.stdout.flush()
     except BaseException:  # noqa: BLE001 - as the interpreter does when the last flush fails
         status = status or 120
+    return status
+
+
+def _compiled(source: str) -> Any:
+    try:
+        return compile(source, "<program>", "exec")
+    except BaseException as exc:  # noqa: BLE001 - raised again where the program would run
+        return exc
+
+
+def _program_main(source: str, emit: Callable[[dict], None]) -> None:
+    """A whole program on one input (``_program_status``). Status 0 is the harness's one
+    result line, then ``os._exit(0)``; any other status ends the run with it (the zygote
+    reads it from the kernel). Never returns."""
+    status = _program_status(_compiled(source))
     if status == 0:
         emit({"kind": "ok", "value": None})
     os._exit(status)
+
+
+def _program_cases(source: str, stdins: list[str], emit: Callable[[dict], None], workdir: str) -> None:
+    """A whole program on each input in turn, in this one process: each case reads its own
+    input on fd 0 (an unnamed file in the workdir), gets a fresh ``sys.stdin``, ``sys.stdout``
+    and ``__main__``, the builtins, environment, recursion limit, working directory and an
+    empty one that the first case started with, and writes to the one stdout file, whose
+    size after the case is in the case's line (``end``), with its exit status. A case that
+    ends the process (``os._exit``, a signal, a clock), or leaves a thread or a child
+    process running, ends the batch without its line: the parent runs it again alone, where
+    it has a process of its own. What a case changes in a module's state (``math.pi = 3``)
+    or in the scratch ``/tmp`` is still there for the next case: the parent runs a batched
+    case again alone before a failure counts (``programs.cases.judge``). Never returns."""
+    import builtins
+    import threading
+
+    code = _compiled(source)
+    table = vars(builtins)
+    names, limit, environment = dict(table), sys.getrecursionlimit(), dict(os.environ)
+    for number, data in enumerate(stdins):
+        if number:  # what the case before changed, as a fresh process would not see it
+            table.clear()
+            table.update(names)
+            sys.setrecursionlimit(limit)
+            if os.environ != environment:
+                os.environ.clear()
+                os.environ.update(environment)
+            os.chdir(workdir)
+            for name in os.listdir(workdir):
+                path = os.path.join(workdir, name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+        with tempfile.TemporaryFile(dir=workdir) as fh:
+            fh.write(data.encode("utf-8", "surrogateescape"))
+            fh.flush()
+            os.lseek(fh.fileno(), 0, os.SEEK_SET)
+            os.dup2(fh.fileno(), 0)
+        sys.stdin = open(0, closefd=False)
+        sys.stdout = open(1, "w", buffering=-1, closefd=False)
+        status = _program_status(code)
+        if threading.active_count() > 1 or _children():
+            os._exit(1)
+        emit({"kind": "case", "end": os.fstat(1).st_size, "status": status})
+    emit({"kind": "done"})
+    os._exit(0)
 
 
 def _run_main(
@@ -198,6 +269,8 @@ def _run_main(
 
     if program_fds is not None:
         try:
+            if req.get("stdins") is not None:
+                _program_cases(req["source"], req["stdins"], emit, workdir)
             _program_main(req["source"], emit)
         finally:
             os._exit(70)
@@ -324,10 +397,11 @@ def run_one(req: dict, cfg: Config) -> bytes:
     out_file = tempfile.TemporaryFile(dir=cfg.workroot)
     # A program run (``stdin`` given): its input and its stdout are unlinked files outside
     # its working directory, like ``out_file``; it reaches them only as fds 0 and 1.
-    program = req.get("stdin") is not None and cfg.target is None
+    cases = req.get("stdins") if cfg.target is None else None  # one program on several inputs
+    program = (req.get("stdin") is not None or cases is not None) and cfg.target is None
     in_file = tempfile.TemporaryFile(dir=cfg.workroot) if program else None
     program_out = tempfile.TemporaryFile(dir=cfg.workroot) if program else None
-    if in_file is not None:
+    if in_file is not None and cases is None:
         in_file.write(req["stdin"].encode("utf-8", "surrogateescape"))
         in_file.seek(0)
     program_fds = None if in_file is None or program_out is None else (in_file.fileno(), program_out.fileno())
@@ -347,6 +421,7 @@ def run_one(req: dict, cfg: Config) -> bytes:
     data, timed_out, over_memory, over_cpu, rfd_open = bytearray(), False, False, False, True
     next_check = start + (guard.tick or 0.0)
     next_cpu = start + CPU_TICK
+    cpu_base, lines, stray = 0.0, 0, False  # program cases: the clocks restart at each case's line
     while True:
         now = time.monotonic()
         left = deadline - now
@@ -362,7 +437,7 @@ def run_one(req: dict, cfg: Config) -> bytes:
             left = min(left, next_check - now)
         if cpu_limit is not None:
             if now >= next_cpu:
-                if isolation.cpu_seconds(pid) > cpu_limit:
+                if isolation.cpu_seconds(pid) - cpu_base > cpu_limit:
                     over_cpu = True
                     break
                 next_cpu = now + CPU_TICK
@@ -374,6 +449,14 @@ def run_one(req: dict, cfg: Config) -> bytes:
                 rfd_open = False
             elif len(data) < RESULT_CAP:
                 data += chunk
+                if cases is not None and data.count(b"\n") > lines:
+                    # A case ended: the next one has the clocks afresh. A process other
+                    # than the run left behind (an orphan, reparented here) ends the batch.
+                    if len(_children()) > 1 or data.count(b"\n") > len(cases) + 1:
+                        stray = True  # the cases that ended before this read stand
+                        break
+                    lines = data.count(b"\n")
+                    deadline, cpu_base = time.monotonic() + req["timeout"], isolation.cpu_seconds(pid)
         if pidfd in ready:
             break
     seconds = time.monotonic() - start
@@ -402,7 +485,16 @@ def run_one(req: dict, cfg: Config) -> bytes:
     out_file.close()
     shutil.rmtree(workdir, ignore_errors=True)
     extra: dict[str, Any] = {}
-    if in_file is not None and program_out is not None:
+    if cases is not None and program_out is not None:
+        extra = {"stderr": stdout, "exit_status": _status_code(status)}
+        # Stray: only the lines read before the one after which it was seen.
+        kept = bytes(data) if not stray else b"\n".join(bytes(data).split(b"\n")[:lines])
+        extra["items"] = _case_items(kept, program_out, len(cases))
+        stdout = ""
+        program_out.close()
+        if in_file is not None:
+            in_file.close()
+    elif in_file is not None and program_out is not None:
         in_file.close()
         program_out.seek(0)
         # The program's stdout is the result; what it wrote to stderr is kept beside it.
@@ -418,7 +510,59 @@ def run_one(req: dict, cfg: Config) -> bytes:
         "memory_guard": guard.name,
         "memory_peak": peak,
     }
+    if cases is not None:
+        return _cases_reply(req, bytes(data), status, resp, stray, timed_out or over_memory or went_over or over_cpu)
     return _reply(req, cfg, bytes(data), status, timed_out, over_memory or went_over, resp, over_cpu)
+
+
+def _cases_reply(req: dict, data: bytes, status: int, resp: dict, stray: bool, stopped: bool) -> bytes:
+    """A program batch's reply: ``ok`` when every case ended with status 0 and the harness
+    ended the run itself (its ``done``, status 0). Otherwise the cases before the one that
+    did not are the ``items``; every case answered and then an abnormal end voids the last
+    (after it only the harness runs, as in a function batch). The parent runs the rest."""
+    items = resp["items"]
+    done = data.rstrip(b"\n").rsplit(b"\n", 1)[-1] == b'{"kind": "done"}'
+    clean = not stray and not stopped and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    if done and clean and len(items) == len(req["stdins"]):
+        resp.update(kind="ok")
+    else:
+        if len(items) == len(req["stdins"]):
+            items.pop()
+        why = "a case left a process behind" if stray else "a case did not end with status 0 within its limits"
+        resp.update(kind="crash", error=f"program batch stopped after {len(items)} cases: {why}")
+    return json.dumps(resp).encode()
+
+
+def _case_items(data: bytes, program_out: Any, count: int) -> list[dict]:
+    """The cases of a program batch that ended, in order, each with its own stdout (the
+    stdout file between the previous case's ``end`` and its own) and exit status. A line
+    that is not the harness's (an ``end`` that goes back or past the file) ends the list."""
+    size = os.fstat(program_out.fileno()).st_size
+    items, previous, total = [], 0, 0
+    for line in data.split(b"\n"):
+        try:
+            msg = json.loads(line) if line else None
+        except (ValueError, RecursionError):
+            break
+        if not isinstance(msg, dict) or msg.get("kind") != "case":
+            break
+        end = msg.get("end")
+        if not isinstance(end, int) or isinstance(end, bool) or not previous <= end <= size:
+            break
+        total += min(end - previous, PROGRAM_OUTPUT_CAP)
+        if total > RESULT_CAP // 2:
+            break
+        status = msg.get("status")
+        if not isinstance(status, int) or isinstance(status, bool) or not 0 <= status <= 255:
+            break
+        program_out.seek(previous)
+        text = program_out.read(min(end - previous, PROGRAM_OUTPUT_CAP)).decode("utf-8", "replace")
+        item = {"kind": "ok", "exit_status": status, "stdout": text}
+        if status:  # as a lone run's ending says it (_ending)
+            item.update(kind="crash", error=f"exited with status {status} without returning a result")
+        items.append(item)
+        previous = end
+    return items[:count]
 
 
 def _status_code(status: int) -> int:
