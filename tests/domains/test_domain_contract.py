@@ -6,6 +6,7 @@ only the few hooks it needs works everywhere through the defaults."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import inspect
 import random
 import re
@@ -32,7 +33,7 @@ from verifier_audit.suites import load_suite, suite_schemes
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "verifier_audit"
 BASE = PACKAGE / "domains" / "base.py"
-BUILTIN = ("math", "sql", "code", "tool", "program")
+BUILTIN = ("math", "sql", "code", "tool", "program", "repo")
 
 # The issue's acceptance check, as a regular expression over the source.
 PROBE = re.compile(r"(getattr|hasattr)\((domain|dom|pkg|package)")
@@ -140,7 +141,19 @@ def test_the_defaults_run():
     assert not any(getattr(d, flag) for flag in FLAGS)
 
 
-@pytest.mark.parametrize("name", BUILTIN)
+# The repo domain's candidates (generators/) are built beside its core (issue 36): until
+# they are merged its categories are missing, and this says so rather than passing.
+_REPO_PARTS = importlib.util.find_spec("verifier_audit.domains.repo.generators") is not None
+CONTRACT_CASES = [
+    pytest.param(
+        n,
+        marks=pytest.mark.xfail(n == "repo" and not _REPO_PARTS, reason="repo generators not merged", strict=True),
+    )
+    for n in BUILTIN
+]
+
+
+@pytest.mark.parametrize("name", CONTRACT_CASES)
 def test_each_builtin_domain_satisfies_the_contract(name):
     domain = get_domain(name)
     assert isinstance(domain, Domain) and issubclass(type(domain), DomainPackage) and domain.name == name
@@ -175,7 +188,7 @@ def test_the_builtin_domains_are_declared_once():
 
 
 def test_the_capabilities_of_the_builtin_domains():
-    assert [n for n in BUILTIN if get_domain(n).sandboxes_calls] == ["code", "program"]
+    assert [n for n in BUILTIN if get_domain(n).sandboxes_calls] == ["code", "program", "repo"]
     assert [n for n in BUILTIN if get_domain(n).guards_fixtures] == ["sql"]
     assert [n for n in BUILTIN if get_domain(n).prepares_tasks] == ["sql", "code"]
     assert [n for n in BUILTIN if get_domain(n).calls_tools] == ["tool"]
