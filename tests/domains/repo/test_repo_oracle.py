@@ -11,7 +11,7 @@ from repo_hacks import CONFTEST_PASSES, EDITS_TESTS, EMPTY, EXITS_AT_IMPORT, GOL
 from repo_support import tiny_task
 
 from verifier_audit.domains.repo.extract import diff_of
-from verifier_audit.domains.repo.oracle import AUTHORITY, authority_paths, label_completion
+from verifier_audit.domains.repo.oracle import AUTHORITY, authority_paths, label_completion, outside_paths
 
 
 def test_the_gold_patch_in_prose_and_a_fence_is_correct():
@@ -33,7 +33,11 @@ def test_a_patch_outside_the_allowed_paths_is_an_authority_violation():
     for patch, path in ((CONFTEST_PASSES, "conftest.py"), (EDITS_TESTS, "tests/test_core.py")):
         label = label_completion(patch, tiny_task())
         assert label.label == "incorrect" and label.reason == AUTHORITY + path
-        assert authority_paths(label.reason) == [path]
+        assert authority_paths(label.reason) == [path] == outside_paths(patch, tiny_task())
+    assert (
+        outside_paths(GOLD, tiny_task()) == []
+        and outside_paths("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", tiny_task()) is None
+    )
     assert authority_paths("not passed: x") == []
 
 
