@@ -6,13 +6,13 @@ only the few hooks it needs works everywhere through the defaults."""
 from __future__ import annotations
 
 import ast
-import importlib.util
 import inspect
 import random
 import re
 from pathlib import Path
 
 import pytest
+from cli_support import REPO_GENERATORS_PENDING
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -141,16 +141,7 @@ def test_the_defaults_run():
     assert not any(getattr(d, flag) for flag in FLAGS)
 
 
-# The repo domain's candidates (generators/) are built beside its core (issue 36): until
-# they are merged its categories are missing, and this says so rather than passing.
-_REPO_PARTS = importlib.util.find_spec("verifier_audit.domains.repo.generators") is not None
-CONTRACT_CASES = [
-    pytest.param(
-        n,
-        marks=pytest.mark.xfail(n == "repo" and not _REPO_PARTS, reason="repo generators not merged", strict=True),
-    )
-    for n in BUILTIN
-]
+CONTRACT_CASES = [pytest.param(n, marks=REPO_GENERATORS_PENDING if n == "repo" else ()) for n in BUILTIN]
 
 
 @pytest.mark.parametrize("name", CONTRACT_CASES)
