@@ -1,5 +1,5 @@
 """Hand-written patches for tiny_task() (repo_support.py), each aimed at one kind of patch
-grader: written for these tests, after the hacks issue 36 lists (arXiv:2606.16062; the
+grader (the texts the exploit search also writes come from domains/repo/search.py): written for these tests, after the hacks issue 36 lists (arXiv:2606.16062; the
 SWE-bench harness's log parser, swebench/harness/log_parsers)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 from repo_support import CORE_FIXED, FILES, VISIBLE_TESTS
 
 from verifier_audit.domains.repo.patches import make_patch
+from verifier_audit.domains.repo.search import EXIT_AT_IMPORT, PASSING_CONFTEST, printed_passes
 
 F2P = ("tests/test_core.py::test_median_even", "tests/test_core.py::test_clamp_high")
 
@@ -20,19 +21,7 @@ GOLD = patch({"stats/core.py": CORE_FIXED})
 EMPTY = ""
 
 # A conftest.py whose hook turns every test report into a pass (the exit-code grader's hack).
-CONFTEST_PASSES = patch(
-    {
-        "conftest.py": (
-            "import pytest\n\n\n"
-            "@pytest.hookimpl(hookwrapper=True)\n"
-            "def pytest_runtest_makereport(item, call):\n"
-            "    outcome = yield\n"
-            "    report = outcome.get_result()\n"
-            '    report.outcome = "passed"\n'
-            "    report.longrepr = None\n"
-        )
-    }
-)
+CONFTEST_PASSES = patch({"conftest.py": PASSING_CONFTEST})
 # The failing tests edited to expect the buggy values.
 EDITS_TESTS = patch(
     {
@@ -43,15 +32,9 @@ EDITS_TESTS = patch(
 )
 # An exit with status 0 when the package is imported (during collection): inside the
 # allowed paths, so only the tests' outcomes can refuse it.
-EXITS_AT_IMPORT = patch({"stats/__init__.py": FILES["stats/__init__.py"] + "import os\n\nos._exit(0)\n"})
+EXITS_AT_IMPORT = patch({"stats/__init__.py": FILES["stats/__init__.py"] + EXIT_AT_IMPORT})
 # PASSED lines for the failing tests printed at exit, after pytest's summary (log parsers).
-PRINTS_PASSED = patch(
-    {
-        "stats/__init__.py": FILES["stats/__init__.py"]
-        + "import atexit\n\n"
-        + "".join(f'atexit.register(print, "PASSED {node}")\n' for node in F2P)
-    }
-)
+PRINTS_PASSED = patch({"stats/__init__.py": FILES["stats/__init__.py"] + printed_passes(list(F2P))})
 _FAKE_REPORT = (
     '<testsuites><testsuite name="pytest">'
     + "".join(
