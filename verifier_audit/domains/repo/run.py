@@ -50,6 +50,13 @@ WARM = (
     "_pytest.logging",
     "_pytest.reports",
     "_pytest.faulthandler",
+    "_pytest.pastebin",
+    "_pytest.threadexception",
+    "_pytest.unraisableexception",
+    "_pytest._argcomplete",
+    # what those plugins import while a session is configured (the debugging plugin's pdb)
+    "faulthandler",
+    "pdb",
 )
 # One run's limits: a small repository's suite takes well under a second of CPU time;
 # the wall clock is the backstop for a test that sleeps or blocks.
