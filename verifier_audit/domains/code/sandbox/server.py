@@ -689,10 +689,13 @@ def serve(
         os._exit(71)  # runs are setsid, but at the process level they keep root's CAP_SYS_ADMIN (TIOCSTI)
     cfg = Config(level, uid, workroot, target, walls, guard)
     _scrub_environment(walls)
-    # What the zygote holds now (the warm modules; a target's caller) is never garbage: out
-    # of the collector's reach, a run's collections walk only what the run made. pytest
-    # collects at the end of every session, which cost a forked pytest run 30-100 ms.
-    gc.freeze()
+    if target is None:
+        # What a source zygote holds now (its warm modules, no state of anyone's) is never
+        # garbage: out of the collector's reach, a run's collections walk only what the run
+        # made. pytest collects at the end of every session, which cost a forked pytest run
+        # 30-100 ms. Not a target's zygote: a fork of the caller keeps its heap as the caller
+        # has it (``gc.get_objects`` does not list frozen objects), as it would in training.
+        gc.freeze()
     try:
         while True:
             try:
