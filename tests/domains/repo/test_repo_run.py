@@ -52,3 +52,8 @@ def test_the_log_and_junit_names_of_a_node():
     assert parse_log(log) == {"t.py::a": "PASSED", "t.py::b": "PASSED"}  # the last line wins, as SWE-bench's
     assert junit_key("tests/test_x.py::TestA::test_b") == ("tests.test_x.TestA", "test_b")
     assert junit_key("tests/test_core.py::test_mean") == ("tests.test_core", "test_mean")
+
+
+def test_a_path_outside_the_run_is_not_written():
+    run = run_pytest({"../escape.py": "x = 1\n", **FILES}, ["tests/test_core.py"])
+    assert not run.finished and run.outcomes == {} and "is not a path inside the repository" in run.log

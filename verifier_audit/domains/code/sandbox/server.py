@@ -205,6 +205,8 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
     status = 1
     try:
         for path, text in spec["files"].items():
+            if os.path.isabs(path) or ".." in path.split("/"):  # the caller checks; the run's cwd is all it gets
+                raise ValueError(f"{path!r} is not a path inside the repository")
             os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)
