@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from cli_support import REPO_GENERATORS_PENDING
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -440,11 +441,12 @@ def test_gate_failure_lines_escape_hostile_reasons(substring_report):
 # ----------------------------------------------------------------------- catalog
 
 
+@REPO_GENERATORS_PENDING
 def test_catalog_without_domain_lists_every_domain_under_a_heading(capsys):
     assert main(["catalog"]) == 0
     out = capsys.readouterr().out
     headings = re.findall(r"^== (\w+) \((\d+) categories\) ==$", out, re.MULTILINE)
-    assert [h[0] for h in headings] == ["math", "sql", "code", "tool", "program"]
+    assert [h[0] for h in headings] == ["math", "sql", "code", "tool", "program", "repo"]
     for name, count in headings:
         assert int(count) == len(get_domain(name).categories()) and f"{name}.near_miss." in out
     assert main(["catalog", "--domain", "sql"]) == 0
@@ -452,7 +454,7 @@ def test_catalog_without_domain_lists_every_domain_under_a_heading(capsys):
     assert "==" not in only and "sql.near_miss." in only and "math.near_miss." not in only
     assert main(["catalog", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert {r["domain"] for r in rows} == {"math", "sql", "code", "tool", "program"}
+    assert {r["domain"] for r in rows} == {"math", "sql", "code", "tool", "program", "repo"}
 
 
 def test_catalog_help_says_what_it_lists(capsys):

@@ -26,6 +26,8 @@ _BUILTIN = {
     "tool": "verifier_audit.domains.tool:DOMAIN",
     # The code domain's program tasks (stdin/stdout): a domain of their own for their verifiers.
     "program": "verifier_audit.domains.code.programs:DOMAIN",
+    # Repository patches (issue 36): a unified diff graded by the repository's own pytest.
+    "repo": "verifier_audit.domains.repo:DOMAIN",
 }
 
 

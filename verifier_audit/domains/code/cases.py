@@ -43,7 +43,8 @@ MAX_OUTSIDE = 20  # inputs outside the contract kept (apart) per task: enough to
 REFILL = 3  # where inputs fall outside the contract, this many times N_GENERATED are drawn
 POLICY_ENV = "VERIFIER_AUDIT_TYPE_POLICY"
 
-_SANDBOX: tuple[int, Sandbox] | None = None
+# This process's sandboxes, one per set of extra warm modules (the repo domain's has pytest).
+_SANDBOXES: dict[tuple[str, ...], tuple[int, Sandbox]] = {}
 _SANDBOX_LOCK = threading.Lock()
 
 
@@ -55,18 +56,19 @@ def _fresh_lock_after_fork() -> None:
 os.register_at_fork(after_in_child=_fresh_lock_after_fork)
 
 
-def process_sandbox() -> Sandbox:
-    """This process's sandbox, started on first use. Keyed by pid: a forked engine worker
-    must not share the parent's zygote sockets, so it starts its own. Locked: verifiers are
-    called from threads too, and two first calls must not start two sandboxes (the loser's
-    would be collected under the thread still using it)."""
-    global _SANDBOX
+def process_sandbox(warm: tuple[str, ...] = ()) -> Sandbox:
+    """This process's sandbox whose zygote also imported ``warm`` (``Sandbox(warm=)``),
+    started on first use. Keyed by pid: a forked engine worker must not share the parent's
+    zygote sockets, so it starts its own. Locked: verifiers are called from threads too,
+    and two first calls must not start two sandboxes (the loser's would be collected under
+    the thread still using it)."""
     with _SANDBOX_LOCK:
-        if _SANDBOX is None or _SANDBOX[0] != os.getpid():
-            box = Sandbox(workers=1)
+        found = _SANDBOXES.get(warm)
+        if found is None or found[0] != os.getpid():
+            box = Sandbox(workers=1, warm=warm)
             box.start()
-            _SANDBOX = (os.getpid(), box)
-        return _SANDBOX[1]
+            found = _SANDBOXES[warm] = (os.getpid(), box)
+        return found[1]
 
 
 def entry_point(task: Task) -> str:

@@ -69,7 +69,7 @@ _BOOTSTRAP = (
     "uid = int(sys.argv[4])\n"
     "spec = None if sys.argv[6] == 'none' else (sys.argv[6], sys.argv[7])\n"
     "server.serve(socket.socket(fileno=int(sys.argv[2])), sys.argv[3], None if uid < 0 else uid, sys.argv[5],"
-    " warm=pool.WARM_MODULES, memory_spec=spec)\n"
+    " warm=pool.WARM_MODULES + tuple(filter(None, sys.argv[8].split(','))), memory_spec=spec)\n"
 )
 
 
@@ -104,6 +104,11 @@ class SandboxResult:
     # process (its clocks were its own, but not its interpreter).
     batched: bool = False
 
+    # pytest runs (``run_pytest``): each outcome the run's plugin reported, in order, as
+    # (node id, phase, outcome); ``value`` is {"exit": pytest's exit code, "files": the files
+    # asked back}, None when the session did not end (an exit at import, a kill).
+    tests: list[tuple[str, str, str]] = field(default_factory=list)
+
 
 def available_levels() -> list[str]:
     """Levels that work on this machine. ``rlimits`` always works; only as root does it
@@ -122,7 +127,14 @@ def default_level() -> str:
 class _Zygote:
     """One warm server process and our end of its socket."""
 
-    def __init__(self, level: str, uid: int | None, target: Callable | None, tree_memory: str | None = None):
+    def __init__(
+        self,
+        level: str,
+        uid: int | None,
+        target: Callable | None,
+        tree_memory: str | None = None,
+        warm: tuple[str, ...] = (),
+    ):
         self.uid = uid  # its runs' uid (None: not dropped)
         # The memory bound of its runs' trees (a cgroup made here, removed at close).
         self.memory = memory.provision(tree_memory) if level != "process" else None
@@ -144,6 +156,7 @@ class _Zygote:
                 str(uid_arg),
                 self.workroot,
                 *spec,
+                ",".join(warm),
             ]
             proc = subprocess.Popen(args, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, start_new_session=True)
             self.pid, self._proc = proc.pid, proc
@@ -200,6 +213,7 @@ class Sandbox:
         uid: int | None = None,
         target: Callable | None = None,
         tree_memory: str | None = None,
+        warm: tuple[str, ...] = (),
     ):
         level = level or default_level()
         if level not in LEVELS:
@@ -212,6 +226,9 @@ class Sandbox:
         if tree_memory not in (None, "cgroup", "watcher"):
             raise ValueError(f"tree_memory must be None, 'cgroup' or 'watcher', not {tree_memory!r}")
         self.tree_memory = tree_memory
+        # Modules a source zygote imports beside WARM_MODULES, once, before it forks any run
+        # (the repo domain's: pytest and its plugins, so a pytest run starts warm).
+        self.warm = tuple(warm)
         self._uid = uid
         self._idle: queue.Queue[_Zygote] = queue.Queue()
         self._all: list[_Zygote] = []
@@ -233,7 +250,7 @@ class Sandbox:
         return random.SystemRandom().randrange(*UID_RANGE)
 
     def _spawn(self) -> None:
-        z = _Zygote(self.level, self._uid_for_new_zygote(), self.target, self.tree_memory)
+        z = _Zygote(self.level, self._uid_for_new_zygote(), self.target, self.tree_memory, self.warm)
         self._all.append(z)
         self._idle.put(z)
 
@@ -380,6 +397,38 @@ class Sandbox:
                 yield self.run_program(source, stdins[start], **limits)  # type: ignore[arg-type]
                 start += 1
 
+    def run_pytest(
+        self,
+        files: dict[str, str],
+        args: list[str],
+        *,
+        read_back: tuple[str, ...] = (),
+        timeout: float = 30.0,
+        memory_mb: int = 512,
+        cpu_timeout: float | None = None,
+    ) -> SandboxResult:
+        """Write the repository ``files`` into the run's private working directory and run
+        ``pytest.main(args)`` there, as ``python -m pytest ARGS`` in a checkout would (its
+        plugins not autoloaded, no cache; ``atexit`` handlers run at the end), with our
+        plugin reporting each test's outcome on the run's result pipe (``tests``), never
+        through the repository or the log. ``stdout`` is the log (fds 1 and 2),
+        ``exit_status`` the run's status, ``value`` pytest's exit code and the files of
+        ``read_back`` as the run left them. Same walls, clocks and memory bound as ``run``;
+        a zygote started with ``warm=("pytest", ...)`` forks each run with pytest loaded."""
+        if self.target is not None:
+            raise RuntimeError("this Sandbox calls a target function: use call()")
+        req = dict(
+            pytest=dict(files=dict(files), args=list(args), read_back=tuple(read_back)),
+            call=None,
+            args=(),
+            batch=None,
+            timeout=float(timeout),
+            memory_mb=int(memory_mb),
+            item_timeout=None,
+            cpu_timeout=None if cpu_timeout is None else float(cpu_timeout),
+        )
+        return self._request(req, timeout)
+
     def call(self, *args: Any, timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:
         """Call the target in a fresh isolated process; its return value must be builtin data."""
         if self.target is None:
@@ -412,6 +461,7 @@ def _result(raw: bytes, level: str) -> SandboxResult:
         status = resp.get("exit_status")
         result.exit_status = status if isinstance(status, int) else None
         result.stderr = str(resp.get("stderr") or "")
+        result.tests = [(str(t[0]), str(t[1]), str(t[2])) for t in resp.get("tests", ())]
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         return SandboxResult(False, None, f"malformed result: {type(exc).__name__}", "crash", level=level)
     return result

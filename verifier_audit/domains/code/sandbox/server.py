@@ -36,6 +36,7 @@ library only), because the fresh zygote loads them on their own (see ``pool._BOO
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import pickle
@@ -251,6 +252,77 @@ def _program_cases(source: str, stdins: list[str], emit: Callable[[dict], None],
     os._exit(0)
 
 
+# What a pytest run hands back of each file it is asked to read back (a JUnit report).
+READ_BACK_CAP = 1 << 20
+
+
+def _test_outcome(report: Any) -> str:
+    """One phase's outcome as pytest's summary names it: an expected failure (``xfail``) is
+    ``xfailed``, an unexpected pass ``xpassed``, never ``passed``."""
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    return str(report.outcome)
+
+
+def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
+    """A repository's pytest, as ``python -m pytest ARGS`` runs it in a checkout of
+    ``spec["files"]`` (the run's private cwd): plugins of the environment not autoloaded,
+    no cache, no bytecode written, ``atexit`` handlers run after the session. Our plugin
+    emits each test phase's outcome on the result pipe as pytest reports it, so a test whose
+    report never comes (an exit at import, in a ``conftest.py``, in a test) has none; the
+    last message, after the session and the ``atexit`` handlers, is pytest's exit code and
+    the files of ``spec["read_back"]``. The run ends with pytest's exit code as its status,
+    as the command would. Never returns."""
+    status = 1
+    try:
+        for path, text in spec["files"].items():
+            if os.path.isabs(path) or ".." in path.split("/"):  # the caller checks; the run's cwd is all it gets
+                raise ValueError(f"{path!r} is not a path inside the repository")
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        sys.dont_write_bytecode = True
+        sys.argv = ["pytest", *spec["args"]]
+        import atexit
+
+        import pytest
+
+        class Outcomes:
+            def pytest_runtest_logreport(self, report: Any) -> None:
+                emit({"kind": "test", "node": report.nodeid, "when": report.when, "outcome": _test_outcome(report)})
+
+            def pytest_collectreport(self, report: Any) -> None:
+                if report.failed:  # a test file that does not import: its tests never run
+                    emit({"kind": "test", "node": report.nodeid, "when": "collect", "outcome": "failed"})
+
+        code = int(pytest.main(["-p", "no:cacheprovider", *spec["args"]], plugins=[Outcomes()]))
+        atexit._run_exitfuncs()
+        files = {}
+        for path in spec["read_back"]:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    files[path] = fh.read(READ_BACK_CAP)
+            except OSError:
+                pass
+        emit({"kind": "done", "exit": code, "files": files})
+        status = code
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except BaseException:  # noqa: BLE001 - the session's failure is its exit status
+        try:
+            import traceback
+
+            traceback.print_exc()
+        except BaseException:  # noqa: BLE001
+            pass
+    try:
+        sys.stdout.flush()
+    except BaseException:  # noqa: BLE001
+        pass
+    os._exit(status & 0xFF)
+
+
 def _run_main(
     req: dict, cfg: Config, wfd: int, out_fd: int, workdir: str, program_fds: tuple[int, int] | None = None
 ) -> None:
@@ -272,6 +344,11 @@ def _run_main(
             if req.get("stdins") is not None:
                 _program_cases(req["source"], req["stdins"], emit, workdir)
             _program_main(req["source"], emit)
+        finally:
+            os._exit(70)
+    if req.get("pytest") is not None:
+        try:
+            _pytest_main(req["pytest"], emit)
         finally:
             os._exit(70)
     try:
@@ -405,6 +482,7 @@ def run_one(req: dict, cfg: Config) -> bytes:
         in_file.write(req["stdin"].encode("utf-8", "surrogateescape"))
         in_file.seek(0)
     program_fds = None if in_file is None or program_out is None else (in_file.fileno(), program_out.fileno())
+    pytest_run = req.get("pytest") is not None and cfg.target is None
     rfd, wfd = os.pipe()
     start = time.monotonic()
     pid = os.fork()
@@ -481,7 +559,8 @@ def run_one(req: dict, cfg: Config) -> bytes:
     os.close(rfd)
     os.close(pidfd)
     out_file.seek(0)
-    stdout = out_file.read(STDOUT_CAP).decode("utf-8", "replace")
+    # A pytest run's log is what a log-parsing grader reads, its summary at the end: kept whole.
+    stdout = out_file.read(PROGRAM_OUTPUT_CAP if pytest_run else STDOUT_CAP).decode("utf-8", "replace")
     out_file.close()
     shutil.rmtree(workdir, ignore_errors=True)
     extra: dict[str, Any] = {}
@@ -501,6 +580,8 @@ def run_one(req: dict, cfg: Config) -> bytes:
         extra = {"stderr": stdout, "exit_status": _status_code(status)}
         stdout = program_out.read(PROGRAM_OUTPUT_CAP).decode("utf-8", "replace")
         program_out.close()
+    if pytest_run:
+        extra = {"exit_status": _status_code(status)}
     resp: dict[str, Any] = {
         **extra,
         "stdout": stdout,
@@ -590,6 +671,8 @@ def _reply(
             if not isinstance(msg, dict) or not isinstance(msg.get("error"), (str, type(None))):
                 msg = {"kind": "crash", "error": "malformed result message"}
             messages.append(msg)
+    if req.get("pytest") is not None:
+        return _pytest_reply(req, cfg, messages, status, timed_out, over_memory, resp, over_cpu)
     clean = not timed_out and not over_memory and not over_cpu and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     ending = (
         None if clean else _ending(req, cfg, status, timed_out, over_memory, wrote=bool(messages), over_cpu=over_cpu)
@@ -609,6 +692,45 @@ def _reply(
         resp.update(kind=messages[0].get("kind"), value=messages[0].get("value"), error=messages[0].get("error"))
         return json.dumps(resp).encode()
     resp.update(ending or {"kind": "crash", "error": "exited with status 0 without returning a result"})
+    return json.dumps(resp).encode()
+
+
+def _pytest_reply(
+    req: dict,
+    cfg: Config,
+    messages: list[dict],
+    status: int,
+    timed_out: bool,
+    over_memory: bool,
+    resp: dict,
+    over_cpu: bool,
+) -> bytes:
+    """A pytest run's reply: the outcomes its plugin reported (``tests``), and ``ok`` with
+    pytest's exit code and the files read back when the session ended within the run's
+    limits; a status other than 0 is pytest's verdict, not a failure of the run."""
+    resp["tests"] = [
+        [m["node"], m["when"], m["outcome"]]
+        for m in messages
+        if m.get("kind") == "test" and all(isinstance(m.get(k), str) for k in ("node", "when", "outcome"))
+    ]
+    done = next((m for m in reversed(messages) if m.get("kind") == "done"), None)
+    files = done.get("files") if done is not None else None
+    if (
+        done is None
+        or timed_out
+        or over_memory
+        or over_cpu
+        or not isinstance(done.get("exit"), int)
+        or not isinstance(files, dict)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
+    ):
+        resp.update(
+            _ending(req, cfg, status, timed_out, over_memory, wrote=bool(messages), over_cpu=over_cpu)
+            if done is None or timed_out or over_memory or over_cpu
+            else {"kind": "crash", "error": "malformed result message"}
+        )
+        return json.dumps(resp).encode()
+    resp.update(kind="ok", value=encode_value({"exit": done["exit"], "files": files}))
     return json.dumps(resp).encode()
 
 
@@ -713,6 +835,13 @@ def serve(
         os._exit(71)  # runs are setsid, but at the process level they keep root's CAP_SYS_ADMIN (TIOCSTI)
     cfg = Config(level, uid, workroot, target, walls, guard)
     _scrub_environment(walls)
+    if target is None:
+        # What a source zygote holds now (its warm modules, no state of anyone's) is never
+        # garbage: out of the collector's reach, a run's collections walk only what the run
+        # made. pytest collects at the end of every session, which cost a forked pytest run
+        # 30-100 ms. Not a target's zygote: a fork of the caller keeps its heap as the caller
+        # has it (``gc.get_objects`` does not list frozen objects), as it would in training.
+        gc.freeze()
     try:
         while True:
             try:
