@@ -56,7 +56,7 @@ def _train(model, reward, out, callbacks=()):
     rows = [{"prompt": f"What is {a} + {a}?", "solution": str(2 * a)} for a in range(1, 5)]
     config = GRPOConfig(
         output_dir=str(out),
-        per_device_train_batch_size=4,
+        per_device_train_batch_size=8,
         num_generations=4,
         max_completion_length=4,
         max_steps=STEPS,
@@ -115,6 +115,6 @@ def test_the_sound_reward_fires_no_alarm(model, tmp_path):
     _train(model, watched, tmp_path / "sound", [trl_callback(watched)])
     assert watched.watch.alarms == []
     (run,) = read_logs([tmp_path / "watch.jsonl"])
-    assert run.metrics["watch/labelled"].values.sum() == 4 * STEPS
+    assert run.metrics["watch/labelled"].values.sum() == 8 * STEPS
     assert run.metrics["watch/paid_wrong"].values.sum() == 0
     assert check(run) == []

@@ -153,11 +153,12 @@ class Thresholds(BaseModel):
 
     # --- paid-but-wrong rising (the live watch's labels, verifier_audit/watch) -------------------
     paid_wrong_z: float = Field(
-        3.0,
+        4.0,
         gt=0.0,
         description=(
             "Fire when the Cochran-Armitage trend statistic of the paid-but-wrong share over the "
-            "watch's windows is at least this (one-sided)..."
+            "watch's windows is at least this (one-sided; the test runs at every window, so it is "
+            "strict: a flat share fired 0 times in 200 runs of 300 windows)..."
         ),
     )
     paid_wrong_windows: int = Field(

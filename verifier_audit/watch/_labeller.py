@@ -75,6 +75,7 @@ class Labeller:
         self._idle = threading.Condition(self._lock)
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._running = False  # False from the moment a dying thread takes no more work
         self.on_idle: Callable[[], None] = lambda: None  # run in the thread after each batch and when idle
 
     def record(self, error: str) -> None:
@@ -86,7 +87,7 @@ class Labeller:
     # --- the trainer's side: enqueue only ------------------------------------------------
     def submit(self, rollout: Rollout) -> bool:
         """Queue one rollout; False when the queue is full (the rollout is dropped)."""
-        if self._thread is None or not self._thread.is_alive():
+        if not self._alive():
             self._start()
         with self._lock:
             self._pending += 1
@@ -99,9 +100,13 @@ class Labeller:
             return False
         return True
 
+    def _alive(self) -> bool:
+        return self._running and self._thread is not None and self._thread.is_alive()
+
     def _start(self) -> None:
         if self._closed:
             return
+        self._running = True
         if self._thread is not None:
             self.restarts += 1
             self.record("the labeller's thread had stopped; restarted")
@@ -137,17 +142,23 @@ class Labeller:
             self.record(f"the watch's bookkeeping failed: {type(exc).__name__}: {exc}")
 
     def _label_batch(self, items: list[Rollout]) -> None:
+        dying: BaseException | None = None
         try:
             results = self._run_oracle(items)
-        except Exception as exc:  # noqa: BLE001 -- whatever the oracle's pool raised, the trainer goes on
+        except BaseException as exc:  # noqa: BLE001 -- whatever the oracle's pool raised, the trainer goes on
             self.record(f"labelling {len(items)} rollouts failed: {type(exc).__name__}: {exc}")
             results = [(None, f"labeller_error: {type(exc).__name__}")] * len(items)
+            if not isinstance(exc, Exception):
+                dying = exc  # SystemExit, KeyboardInterrupt: the thread ends, its batch accounted for
         for rollout, (label, reason) in zip(items, results):
             try:
                 self.on_labelled(rollout, label, reason)
             except Exception as exc:  # noqa: BLE001 -- the watch's own bookkeeping never stops the trainer
                 self.record(f"recording a label failed: {type(exc).__name__}: {exc}")
         self.labelled += len(items)
+        if dying is not None:
+            self._running = False  # before its batch is handed back: the next submit restarts
+            raise dying
 
     def _run_oracle(self, items: list[Rollout]) -> list[tuple[str | None, str]]:
         from ..samples.labels import label_texts, prepare_for_labels
@@ -168,9 +179,8 @@ class Labeller:
     # --- waiting and stopping -------------------------------------------------------------
     def drain(self, timeout: float | None = None) -> bool:
         """Wait until every queued rollout is labelled; False when ``timeout`` ran out."""
-        if self._thread is None or not self._thread.is_alive():
-            if not self.queue.empty():
-                self._start()
+        if not self._alive() and not self.queue.empty():
+            self._start()
         with self._idle:
             return self._idle.wait_for(lambda: self._pending <= 0, timeout)
 

@@ -43,24 +43,26 @@ def wrap(reward: Callable, watch: Watch, style: str, reference_field: str) -> Ca
 def _trl(reward: Callable, watch: Watch, reference_field: str) -> Callable:
     def call(*args: Any, **kwargs: Any) -> Any:
         out = reward(*args, **kwargs)
-        if inspect.isawaitable(out):
-            return out  # an async reward's scores come later, on TRL's loop: not sampled
-        bound = dict(zip(("prompts", "completions"), args)) | kwargs
-        completions = bound.get("completions") or []
-        references = bound.get(reference_field)
+        try:
+            completions = kwargs["completions"] if "completions" in kwargs else args[1]
+            picked = watch.draw(len(completions))
+        except Exception:  # noqa: BLE001 -- a call the watch cannot read is the reward's business
+            return out
+        if not picked or inspect.isawaitable(out):
+            return out  # the usual case: nothing sampled (an async reward's scores are not sampled)
+        references = kwargs.get(reference_field)
         if references is None:
             watch.missing_reference(reference_field, sorted(k for k in kwargs if isinstance(kwargs[k], list)))
             return out
+        prompts = kwargs["prompts"] if "prompts" in kwargs else (args[0] if args else [])
         state = kwargs.get("trainer_state")
         step = getattr(state, "global_step", None)
         # the rollouts of step N+1 are generated while global_step is N; TRL logs them at N+1
-        watch.seen(
-            watch.at_step(None if step is None else int(step) + 1),
-            bound.get("prompts") or [],
-            completions,
-            references,
-            out,
-        )
+        at = watch.at_step(None if step is None else int(step) + 1)
+        try:
+            watch.take(at, picked, prompts, completions, references, out)
+        except Exception as exc:  # noqa: BLE001 -- the watch never crashes the training
+            watch.labeller.record(f"sampling a reward call failed: {type(exc).__name__}: {exc}")
         return out
 
     return call

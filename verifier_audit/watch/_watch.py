@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import random
 import re
 import threading
@@ -66,6 +67,7 @@ class _Window:
     index: int
     step: int = 0  # the largest step of a rollout sampled in it
     sampled: int = 0
+    dropped: int = 0  # sampled, refused by the labeller's full queue
     pending: int = 0  # sampled, not yet labelled
     labelled: int = 0  # decided by the oracle
     undecided: int = 0
@@ -80,6 +82,7 @@ class _Window:
         return {
             "step": self.step,
             WATCH_PREFIX + "sampled": self.sampled,
+            WATCH_PREFIX + "dropped": self.dropped,
             WATCH_PREFIX + "labelled": self.labelled,
             WATCH_PREFIX + "undecided": self.undecided,
             WATCH_PREFIX + "paid_wrong": self.paid_wrong,
@@ -149,6 +152,7 @@ class Watch:
         self.alarms: list[WatchAlarm] = []
         self.stop_requested = False
         self._rng = random.Random(seed)
+        self._skip = self._gap()  # rollouts to pass over before the next sampled one
         self._step = 0  # the latest trainer step seen
         self._logs: deque[dict] = deque()
         self._windows: dict[int, _Window] = {}
@@ -170,13 +174,38 @@ class Watch:
             self._step = step
         return self._step if step is None else step
 
+    def draw(self, n: int) -> list[int]:
+        """Which of the next ``n`` rollouts are sampled (their positions; usually none). The
+        gap to the next sampled rollout is drawn once, geometric with the sample rate, so a
+        call with nothing sampled costs a subtraction, not a draw per rollout."""
+        self.rollouts += n
+        if self._skip >= n:
+            self._skip -= n
+            return []
+        picked, at = [], self._skip
+        while at < n:
+            picked.append(at)
+            at += 1 + self._gap()
+        self._skip = at - n
+        return picked
+
+    def _gap(self) -> int:
+        """Rollouts skipped before the next sampled one: Geometric(sample) - 1, seeded."""
+        if self.sample >= 1.0:
+            return 0
+        if self.sample <= 0.0:
+            return 1 << 62
+        return int(math.log(1.0 - self._rng.random()) / math.log(1.0 - self.sample))
+
     def seen(
         self, step: int, prompts: Sequence[Any], completions: Sequence[Any], references: Sequence[Any], scores: Any
     ) -> None:
         """The reward scored ``completions``: sample them (seeded) and queue the sampled.
         Whatever goes wrong here is recorded, never raised into the trainer."""
         try:
-            self._seen(step, prompts, completions, references, scores)
+            picked = self.draw(len(completions))
+            if picked:
+                self.take(step, picked, prompts, completions, references, scores)
         except Exception as exc:  # noqa: BLE001 -- the watch never crashes the training
             self.labeller.record(f"sampling a reward call failed: {type(exc).__name__}: {exc}")
 
@@ -187,17 +216,18 @@ class Watch:
             "the dataset column that holds the reference"
         )
 
-    def _seen(
-        self, step: int, prompts: Sequence[Any], completions: Sequence[Any], references: Sequence[Any], scores: Any
+    def take(
+        self,
+        step: int,
+        picked: list[int],
+        prompts: Sequence[Any],
+        completions: Sequence[Any],
+        references: Sequence[Any],
+        scores: Any,
     ) -> None:
-        n = len(completions)
-        self.rollouts += n
-        if not self.sample:
-            return
-        draws = [self._rng.random() < self.sample for _ in range(n)]
-        if not any(draws):
-            return
-        for i in (i for i, d in enumerate(draws) if d):
+        """Queue the rollouts at positions ``picked`` (``draw``'s) for the labeller."""
+        self.at_step(step)
+        for i in picked:
             try:
                 score = paid_value(scores[i])
             except (IndexError, KeyError, TypeError):
@@ -217,6 +247,7 @@ class Watch:
             if not self.labeller.submit(rollout):
                 with self._lock:
                     w.pending -= 1
+                    w.dropped += 1
 
     def log(self, metrics: dict, step: int) -> None:
         """The trainer's logged metrics at ``step`` (entropy, KL, reward, reward_std, length
