@@ -12,6 +12,10 @@ background labelling's throughput.
    time until the labeller has labelled them all with the math oracle in the audit's clean
    workers (one worker: the trainer keeps the other cores).
 
+3. **The alarm's level**: ``paid_wrong_rising`` on 200 flat runs of 300 windows of 8 labelled
+   rollouts (seeded binomial shares 0.02, 0.05, 0.3), at the default z >= 4 and at 3: how
+   many runs fire (the test runs at every window, so a loose level fires on flat runs).
+
 Run: ``python benchmarks/bench_watch.py [CALLS] [LABEL]``.
 """
 
@@ -87,6 +91,27 @@ def throughput(n: int, folder: pathlib.Path) -> tuple[float, float]:
     return first, rate
 
 
+def false_alarms(z: float, level: float, runs: int = 200, windows: int = 300) -> int:
+    import numpy as np
+
+    from verifier_audit.monitor.alarms import Thresholds, check
+    from verifier_audit.monitor.run import Run, Series
+
+    rng = np.random.default_rng(1)
+    steps = np.arange(1.0, windows + 1)
+    th = Thresholds(paid_wrong_z=z)
+    fired = 0
+    for _ in range(runs):
+        paid = rng.binomial(8, level, size=windows).astype(float)
+        run = Run(
+            name="flat",
+            source="bench",
+            metrics={"watch/labelled": Series(steps, np.full(windows, 8.0)), "watch/paid_wrong": Series(steps, paid)},
+        )
+        fired += bool(check(run, th))
+    return fired
+
+
 def main() -> None:
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
     label = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
@@ -102,6 +127,9 @@ def main() -> None:
             )
         first, rate = throughput(label, folder)
         print(f"labelling: first batch (starts the clean server) {first:.2f} s; then {rate:.0f} rollouts/s ({label})")
+    for z in (4.0, 3.0):
+        fired = [false_alarms(z, level) for level in (0.02, 0.05, 0.3)]
+        print(f"paid_wrong_rising at z >= {z:g}: flat runs that fired, of 200 x 300 windows (0.02, 0.05, 0.3): {fired}")
 
 
 if __name__ == "__main__":

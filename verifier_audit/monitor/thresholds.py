@@ -158,7 +158,7 @@ class Thresholds(BaseModel):
         description=(
             "Fire when the Cochran-Armitage trend statistic of the paid-but-wrong share over the "
             "watch's windows is at least this (one-sided; the test runs at every window, so it is "
-            "strict: a flat share fired 0 times in 200 runs of 300 windows)..."
+            "strict: flat shares fired in at most 2 of 200 runs of 300 windows, benchmarks/bench_watch.py)..."
         ),
     )
     paid_wrong_windows: int = Field(

@@ -5,6 +5,7 @@ trainer's logged metrics and step (``on_log``), stops training when an alarm's a
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ._watch import Watch
@@ -19,7 +20,7 @@ def callback(watch: Watch) -> Any:
 
         def __init__(self) -> None:
             self.watch = watch
-            self.report = None
+            self.report: Path | None = None  # the HTML report, once training ended
 
         def on_log(self, args, state, control, logs=None, **kwargs):
             if logs:
