@@ -157,6 +157,21 @@ def test_an_alarm_stops_training_through_the_trainer_callback(tmp_path):
     assert [(a.kind, a.step) for a in check(run)] == [("paid_wrong_rising", alarm.step)]
 
 
+def test_the_monitors_alarms_run_live_on_the_logged_metrics(tmp_path):
+    """Entropy collapsing while reward rises, fed through ``log`` as TRL names them: the
+    monitor's ``entropy_collapse`` fires live (once), and again when the file is replayed."""
+    w = Watch(domain="math", out=tmp_path / "m.jsonl", sample=0.0, actions=())
+    for step in range(1, 41):
+        entropy = 1.2 if step < 15 else 0.1
+        w.log({"entropy": entropy, "reward": step / 40, "completions/mean_length": 50.0, "note": "x"}, step)
+        w.tick()
+    w.close()
+    assert [(a.kind, a.examples) for a in w.alarms] == [("entropy_collapse", [])]
+    (run,) = read_logs([w.out])
+    assert [a.kind for a in check(run)] == ["entropy_collapse"]
+    assert w.html.is_file() and 'data-kind="entropy_collapse"' in w.html.read_text()
+
+
 def test_the_verl_reward_manager_counts_rollouts_under_verls_step(tmp_path):
     class Manager:
         """A reward manager in verl's shape: compute_score called by keyword per item."""

@@ -158,6 +158,10 @@ class Watch:
         self._windows: dict[int, _Window] = {}
         self._fired: set[str] = set()
         self._recent: deque[dict] = deque(maxlen=examples)  # the latest paid-but-wrong examples
+        # two locks, so the trainer never waits for the file or the alarms: ``_counts`` guards
+        # the open windows (held for a few assignments, by the trainer too); ``_lock`` the
+        # file, the live run and the alarms (the background thread, the report, ``close``)
+        self._counts = threading.Lock()
         self._lock = threading.RLock()
         self._closing = False
         self._live = LiveRun(str(self.out), name or self.out.stem)
@@ -237,7 +241,7 @@ class Watch:
             rollout = Rollout(
                 step, _text(prompts[i]) if prompts else "", _text(completions[i]), str(references[i]), score
             )
-            with self._lock:
+            with self._counts:
                 w = self._windows.get(self._index(step))
                 if w is None:
                     w = self._windows[self._index(step)] = _Window(self._index(step))
@@ -245,7 +249,7 @@ class Watch:
                 w.pending += 1
                 w.step = max(w.step, step)
             if not self.labeller.submit(rollout):
-                with self._lock:
+                with self._counts:
                     w.pending -= 1
                     w.dropped += 1
 
@@ -260,7 +264,7 @@ class Watch:
         return max(step - 1, 0) // self.window
 
     def _labelled(self, rollout: Rollout, label: str | None, reason: str) -> None:
-        with self._lock:
+        with self._counts:
             w = self._windows[self._index(rollout.step)]
             w.pending -= 1
             if label is None:
@@ -294,15 +298,17 @@ class Watch:
             while self._logs:
                 self._write(self._logs.popleft())
                 changed = True
-            now = self._index(self._step)
-            for index in sorted(self._windows):
-                w = self._windows[index]
-                if w.pending > 0 or (index >= now and not self._closing):
-                    break
+            closed = []
+            with self._counts:
+                now = self._index(self._step)
+                for index in sorted(self._windows):
+                    w = self._windows[index]
+                    if w.pending > 0 or (index >= now and not self._closing):
+                        break
+                    closed.append(self._windows.pop(index))
+            for w in closed:
                 self._write(w.line())
-                del self._windows[index]
-                changed = True
-            if changed:
+            if changed or closed:
                 self._file.flush()
                 self._check()
 
@@ -318,7 +324,9 @@ class Watch:
             if alarm.kind in self._fired:
                 continue
             self._fired.add(alarm.kind)
-            fired = WatchAlarm(alarm, list(self._recent))
+            with self._counts:
+                recent = list(self._recent)
+            fired = WatchAlarm(alarm, recent)
             self.alarms.append(fired)
             self._file.write(
                 json.dumps({"step": alarm.step, "alarm": alarm.kind, **fired.to_dict()}, default=str) + "\n"
