@@ -65,3 +65,12 @@ def test_only_a_run_with_the_watchs_counts_is_checked():
     assert "paid_wrong_rising" not in not_checked(plain)
     short = _run([0, 8])
     assert "2 points" in not_checked(short)["paid_wrong_rising"] and check(short) == []
+
+
+def test_the_page_plots_the_share_with_its_wilson_band():
+    from verifier_audit.monitor.plots import run_panels
+
+    run = _run([0, 0, 8, 8])
+    (panel,) = [p for p in run_panels(run, check(run)) if p.plot == "paid_wrong"]
+    assert list(panel.lines[0].ys) == [0, 0, 1, 1] and panel.marks
+    assert panel.bands[0].low[2] > 0.6 and panel.bands[0].high[0] < 0.4
