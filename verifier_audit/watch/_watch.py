@@ -116,7 +116,9 @@ class WatchAlarm:
 
 
 class Watch:
-    """The state behind ``watch(...)``'s wrapper (see ``verifier_audit.watch``)."""
+    """The state behind ``watch(...)``'s wrapper (see ``verifier_audit.watch``; the keywords
+    are its own). ``label``: the labelling function, ``(items, tasks) -> [(label, reason)]``
+    in place of ``samples.labels.label_texts`` in the pool (the tests plant a failing one)."""
 
     def __init__(
         self,
