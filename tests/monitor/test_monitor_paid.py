@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier_audit.monitor.alarms import check, not_checked
-from verifier_audit.monitor.paid import cochran_armitage
+from verifier_audit.monitor.paid import cochran_armitage, trend_z
 from verifier_audit.monitor.run import Run, Series
 
 counts = st.lists(st.tuples(st.integers(0, 30), st.integers(1, 30)), min_size=2, max_size=15).map(
@@ -26,6 +26,12 @@ def test_the_trend_statistic_turns_with_the_order_and_ignores_a_constant_share(r
     assert abs(z + cochran_armitage(k[::-1], n[::-1])) < 1e-9  # reversed windows: the opposite trend
     assert cochran_armitage(np.zeros_like(n), n) == 0 == cochran_armitage(n, n)  # none or all paid: no test
     assert abs(cochran_armitage(2 * k, 2 * n)) >= abs(z) - 1e-9  # twice the evidence, at least as strong
+    # every window's statistic at once equals the one computed window by window
+    for span in (3, 5):
+        each = [
+            cochran_armitage(k[max(0, t + 1 - span) : t + 1], n[max(0, t + 1 - span) : t + 1]) for t in range(len(n))
+        ]
+        assert np.allclose(trend_z(k, n, span, block=4), each, atol=1e-9)
 
 
 def _run(paid, labelled=8):

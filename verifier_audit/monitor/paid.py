@@ -10,7 +10,7 @@ wrong, scores the window's position, one-sided. It weighs each window by its own
 a few rollouts per window (the watch samples 2% of them) still count for what they are.
 
 The test runs on the latest ``paid_wrong_windows`` windows ending at each window in turn, as
-the watch runs it live when a window closes; the alarm's step is the first window where the
+the watch runs it live when a window closes (``trend_z``: every window at once, in numpy); the alarm's step is the first window where the
 statistic reaches ``paid_wrong_z``. The replay from the watch's JSONL (``verifier-audit
 monitor``) therefore fires at the same step as the live watch did.
 """
@@ -56,37 +56,65 @@ def windows(run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return steps[keep], k[keep], n[keep]
 
 
+def trend_z(paid: np.ndarray, labelled: np.ndarray, span: int, block: int = 65536) -> np.ndarray:
+    """``cochran_armitage`` of the latest ``span`` windows ending at each window, for every
+    window at once (the first ones over the windows there are). A window of zero count
+    weighs nothing and the statistic ignores a shift of the scores, so each row is the
+    ``span`` windows ending there, padded in front with empty ones; rows go ``block`` at a
+    time to bound memory."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    pad = np.zeros(span - 1)
+    k_all = np.concatenate([pad, paid.astype(np.float64)])
+    n_all = np.concatenate([pad, labelled.astype(np.float64)])
+    x = np.arange(span, dtype=np.float64)
+    out = np.zeros(len(paid))
+    for start in range(0, len(paid), block):
+        stop = min(start + block, len(paid))
+        k = sliding_window_view(k_all[start : stop + span - 1], span)
+        n = sliding_window_view(n_all[start : stop + span - 1], span)
+        total = n.sum(axis=1)
+        p = k.sum(axis=1) / np.where(total > 0, total, 1)
+        dx = x - (n * x).sum(axis=1, keepdims=True) / np.where(total > 0, total, 1)[:, None]
+        var = p * (1 - p) * (n * dx * dx).sum(axis=1)
+        t = (k * dx).sum(axis=1)
+        out[start:stop] = np.where(var > 0, t / np.sqrt(np.where(var > 0, var, 1.0)), 0.0)
+    return out
+
+
 def paid_wrong_rising(run: Run, th: Thresholds) -> list[Alarm]:
     steps, k, n = windows(run)
-    for t in range(len(steps)):
-        lo = max(0, t + 1 - th.paid_wrong_windows)
-        if t + 1 - lo < th.paid_wrong_min_windows:
-            continue
-        z = cochran_armitage(k[lo : t + 1], n[lo : t + 1])
-        if z < th.paid_wrong_z:
-            continue
-        step = float(steps[t])
-        first, last = k[lo] / n[lo], k[t] / n[t]
-        ci = wilson(int(k[t]), int(n[t]))
-        at = at_fraction(run, step)
-        ev = {
-            "z": json_float(z),
-            "windows": t + 1 - lo,
-            "first_step": json_float(steps[lo]),
-            "first_share": json_float(first),
-            "share": json_float(last),
-            "share_low": json_float(ci.low),
-            "share_high": json_float(ci.high),
-            "paid_wrong": int(k[lo : t + 1].sum()),
-            "labelled": int(n[lo : t + 1].sum()),
-            "at_fraction": json_float(at),
-            "paid_wrong_z": th.paid_wrong_z,
-        }
-        msg = (
-            f"The share of labelled rollouts paid while wrong rose from {first:.0%} (step "
-            f"{fmt_step(steps[lo])}) to {last:.0%} at step {fmt_step(step)} (95% CI {ci.low:.0%}-"
-            f"{ci.high:.0%}, {int(k[t])} of {int(n[t])}): a trend over {t + 1 - lo} windows, "
-            f"Cochran-Armitage z = {z:.2f} >= {th.paid_wrong_z:g}."
-        )
-        return [Alarm("paid_wrong_rising", run.name, step, msg, ev)]
-    return []
+    if len(steps) < th.paid_wrong_min_windows:
+        return []
+    z_all = trend_z(k, n, th.paid_wrong_windows)
+    enough = np.arange(1, len(steps) + 1) >= th.paid_wrong_min_windows
+    hits = np.flatnonzero(enough & (z_all >= th.paid_wrong_z))
+    if not len(hits):
+        return []
+    t = int(hits[0])
+    lo = max(0, t + 1 - th.paid_wrong_windows)
+    z = float(z_all[t])
+    step = float(steps[t])
+    first, last = k[lo] / n[lo], k[t] / n[t]
+    ci = wilson(int(k[t]), int(n[t]))
+    at = at_fraction(run, step)
+    ev = {
+        "z": json_float(z),
+        "windows": t + 1 - lo,
+        "first_step": json_float(steps[lo]),
+        "first_share": json_float(first),
+        "share": json_float(last),
+        "share_low": json_float(ci.low),
+        "share_high": json_float(ci.high),
+        "paid_wrong": int(k[lo : t + 1].sum()),
+        "labelled": int(n[lo : t + 1].sum()),
+        "at_fraction": json_float(at),
+        "paid_wrong_z": th.paid_wrong_z,
+    }
+    msg = (
+        f"The share of labelled rollouts paid while wrong rose from {first:.0%} (step "
+        f"{fmt_step(steps[lo])}) to {last:.0%} at step {fmt_step(step)} (95% CI {ci.low:.0%}-"
+        f"{ci.high:.0%}, {int(k[t])} of {int(n[t])}): a trend over {t + 1 - lo} windows, "
+        f"Cochran-Armitage z = {z:.2f} >= {th.paid_wrong_z:g}."
+    )
+    return [Alarm("paid_wrong_rising", run.name, step, msg, ev)]

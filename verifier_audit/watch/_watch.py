@@ -359,7 +359,10 @@ class Watch:
 
     def close(self, timeout: float | None = None) -> Path | None:
         """Label what is queued, close every window, check, write the HTML report; returns
-        its path. Errors the labeller met are logged, never raised."""
+        its path (a second call returns it again). Errors the labeller met are logged, never
+        raised."""
+        if self._file.closed:
+            return self.html if self.html.is_file() else None
         self.labeller.drain(timeout)
         with self._lock:
             self._closing = True
