@@ -2,7 +2,7 @@
 the reward paid, with the domain's oracle in the audit's isolated workers (docs/watch.md).
 
 ```python
-from verifier_audit.watch import watch
+from verifier_audit.watch import trl_callback, watch
 
 reward = watch(my_reward, domain="math", out="runs/watch.jsonl", reference_field="solution")
 trainer = GRPOTrainer(..., reward_funcs=reward, callbacks=[trl_callback(reward)])
