@@ -56,7 +56,8 @@ def math_verify_reward(prompts, completions, solution, **kwargs):
 
 
 def per_call(reward, calls: int, folder: pathlib.Path) -> tuple[float, float]:
-    """Median seconds per call, bare and watched (interleaved)."""
+    """Seconds per call, bare and watched (interleaved): medians, then means (a mean also
+    counts the calls the labeller's thread held up: it shares the trainer's GIL)."""
     watched = watch(reward, domain="math", out=folder / f"{reward.__name__}.jsonl", sample=0.02)
     kwargs = {"prompts": ["p"] * BATCH, "completions": ANSWERS, "solution": SOLUTIONS}
     for _ in range(20):  # warm both (imports, caches)
@@ -71,7 +72,7 @@ def per_call(reward, calls: int, folder: pathlib.Path) -> tuple[float, float]:
         watched(**kwargs)
         wrapped.append(time.perf_counter() - t)
     watched.watch.close(timeout=120)
-    return statistics.median(bare), statistics.median(wrapped)
+    return statistics.median(bare), statistics.median(wrapped), statistics.fmean(bare), statistics.fmean(wrapped)
 
 
 def throughput(n: int, folder: pathlib.Path) -> tuple[float, float]:
@@ -119,12 +120,12 @@ def main() -> None:
         folder = pathlib.Path(tmp)
         for reward in (regex_reward, math_verify_reward):
             n = calls if reward is regex_reward else max(calls // 10, 200)
-            bare, wrapped = per_call(reward, n, folder)
-            print(
-                f"{reward.__name__:<20} batch {BATCH}, {n} calls: bare {bare * 1e6:9.1f} us, watched "
-                f"{wrapped * 1e6:9.1f} us, overhead {(wrapped - bare) * 1e6:6.2f} us "
-                f"({(wrapped - bare) / bare:+.1%})"
-            )
+            bare, wrapped, bare_mean, wrapped_mean = per_call(reward, n, folder)
+            for what, b, w in (("median", bare, wrapped), ("mean", bare_mean, wrapped_mean)):
+                print(
+                    f"{reward.__name__:<20} batch {BATCH}, {n} calls, {what:<6}: bare {b * 1e6:9.1f} us, "
+                    f"watched {w * 1e6:9.1f} us, overhead {(w - b) * 1e6:7.2f} us ({(w - b) / b:+.1%})"
+                )
         first, rate = throughput(label, folder)
         print(f"labelling: first batch (starts the clean server) {first:.2f} s; then {rate:.0f} rollouts/s ({label})")
     for z in (4.0, 3.0):

@@ -57,12 +57,15 @@ class Labeller:
         *,
         capacity: int = 10_000,
         batch: int = 64,
+        linger: float = 0.5,
         timeout: float | None = None,
         memory_mb: int | None = 4096,
         label: Callable[..., list[tuple[str | None, str]]] | None = None,
     ):
         self.domain, self.on_labelled = domain, on_labelled
         self.batch, self.timeout, self.memory_mb = batch, timeout, memory_mb
+        self.linger = linger  # seconds a batch waits to fill
+        self._waiting = False  # drain() is waiting: label what is there at once
         self.queue: queue.Queue[Rollout] = queue.Queue(maxsize=capacity)
         self.dropped = 0  # rollouts refused by a full queue
         self.labelled = 0
@@ -122,9 +125,12 @@ class Labeller:
             except queue.Empty:
                 continue
             items = [first]
+            # gather a batch: each batch is a pool run (a worker forked, pipes, pickles) in
+            # this process, under the trainer's GIL, so few large batches cost the trainer
+            # less than many small ones; wait up to ``linger`` for more unless someone waits
             while len(items) < self.batch:
                 try:
-                    items.append(self.queue.get_nowait())
+                    items.append(self.queue.get(timeout=0.0 if self._waiting else self.linger))
                 except queue.Empty:
                     break
             try:
@@ -181,8 +187,12 @@ class Labeller:
         """Wait until every queued rollout is labelled; False when ``timeout`` ran out."""
         if not self._alive() and not self.queue.empty():
             self._start()
-        with self._idle:
-            return self._idle.wait_for(lambda: self._pending <= 0, timeout)
+        self._waiting = True
+        try:
+            with self._idle:
+                return self._idle.wait_for(lambda: self._pending <= 0, timeout)
+        finally:
+            self._waiting = False
 
     def close(self, timeout: float | None = None) -> None:
         """Label what is queued, then stop the thread."""
