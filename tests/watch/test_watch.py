@@ -118,6 +118,7 @@ def test_paid_wrong_and_refused_right_are_counted_with_the_oracles_categories(tm
         0,
     )
     assert first["watch/categories"] == {"not equivalent": 1, "hedge": 1}
+    assert first["watch/categories_ci"]["hedge"][0] > 0 and first["watch/categories_ci"]["hedge"][1] < 1
     assert first["watch/paid_wrong_share"] == 0.5 and 0.0 < first["watch/paid_wrong_ci"][0] < 0.5
     assert {e["completion"] for e in first["watch/examples"]} == {WRONG, "\\boxed{4} or \\boxed{5}"}
     line = _lines(refused.watch.out)[0]

@@ -92,6 +92,9 @@ class _Window:
             WATCH_PREFIX + "refused_right_share": share(self.refused_right),
             WATCH_PREFIX + "refused_right_ci": [rr.low, rr.high],
             WATCH_PREFIX + "categories": dict(self.categories),
+            WATCH_PREFIX + "categories_ci": {
+                c: [ci.low, ci.high] for c, ci in ((c, wilson(k, self.labelled)) for c, k in self.categories.items())
+            },
             WATCH_PREFIX + "examples": self.examples,
         }
 
