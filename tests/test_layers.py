@@ -72,6 +72,8 @@ LAYERS = {
     "pytest_plugin": 7,
     "strategies": 7,
     "config": 7,  # settings of the front ends (argparse defaults, monitor alarm thresholds)
+    "watch": 7,  # the live watch inside a trainer: wraps a reward (frameworks' styles), labels with the
+    # oracle in the engine's pool (samples.labels), the monitor's alarms and report online
 }
 
 # Upward edges the layering allows, each with its reason. Nothing else may be listed, and

@@ -14,7 +14,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 ROOT_TESTS = {"test_layers.py", "test_no_clock.py", "test_front_end_imports.py", "test_tests_mirror.py", "test_lint.py"}
-FOLDERS = {"domains", "engine", "report", "samples", "monitor", "frameworks", "cli", "security"}
+FOLDERS = {"domains", "engine", "report", "samples", "monitor", "frameworks", "cli", "security", "watch"}
 
 
 def _test_files() -> list[Path]:

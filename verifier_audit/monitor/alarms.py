@@ -26,7 +26,8 @@ This module is the entry point and the dispatch; the parts live one job a module
 ``kinds`` (``Alarm``, ``KINDS``), ``thresholds``, ``smoothing`` (``smooth``, ``trend``),
 ``readings`` (initial value, persistence, "how early", number formats) and the detectors
 by family: ``exploration`` (entropy, reward variance), ``drift`` (KL, length),
-``divergence`` (train vs validation, reward terms).
+``divergence`` (train vs validation, reward terms); ``paid`` reads the live watch's labels
+(``watch/`` counts) and runs only on a run that has them (``LABEL_KINDS``).
 """
 
 from __future__ import annotations
@@ -34,15 +35,27 @@ from __future__ import annotations
 from .divergence import reward_fn_divergence, train_val_divergence, train_val_window
 from .drift import kl_drift, length_alarms
 from .exploration import entropy_collapse, reward_variance_collapse
-from .kinds import KINDS, REQUIRES, Alarm
+from .kinds import KINDS, LABEL_KINDS, REQUIRES, Alarm
+from .paid import LABELLED, PAID_WRONG, paid_wrong_rising
 from .readings import reward_fns
-from .run import CANONICAL, REWARD_FN_PREFIX, Run
+from .run import CANONICAL, REWARD_FN_PREFIX, WATCH_PREFIX, Run
 from .smoothing import smooth, trend
 from .thresholds import Thresholds
 
 # the public names, also for callers that import them from here (fit.py: smooth; the report,
 # config and CLI: Alarm, Thresholds)
-__all__ = ["KINDS", "REQUIRES", "Alarm", "Thresholds", "check", "missing_metrics", "not_checked", "smooth", "trend"]
+__all__ = [
+    "KINDS",
+    "LABEL_KINDS",
+    "REQUIRES",
+    "Alarm",
+    "Thresholds",
+    "check",
+    "missing_metrics",
+    "not_checked",
+    "smooth",
+    "trend",
+]
 
 
 def missing_metrics(run: Run) -> list[str]:
@@ -88,7 +101,11 @@ def not_checked(run: Run, thresholds: Thresholds | None = None) -> dict[str, str
             f"{len(have)} reward function metric(s) ({REWARD_FN_PREFIX}<name>), {len(long_enough)} "
             f"with at least {th.min_points} points; two are needed"
         )
-    return {k: out[k] for k in KINDS if k in out}
+    if any(k.startswith(WATCH_PREFIX) for k in run.metrics):
+        have = [short(name, th.paid_wrong_min_windows) for name in (LABELLED, PAID_WRONG)]
+        if any(have):
+            out["paid_wrong_rising"] = "; ".join(r for r in have if r)
+    return {k: out[k] for k in KINDS + LABEL_KINDS if k in out}
 
 
 def check(run: Run, thresholds: Thresholds | None = None) -> list[Alarm]:
@@ -110,5 +127,8 @@ def check(run: Run, thresholds: Thresholds | None = None) -> list[Alarm]:
         out += train_val_divergence(run, th)
     if "reward_fn_divergence" not in skip:
         out += reward_fn_divergence(run, th)
-    out.sort(key=lambda a: (a.step, KINDS.index(a.kind)))
+    if any(k.startswith(WATCH_PREFIX) for k in run.metrics) and "paid_wrong_rising" not in skip:
+        out += paid_wrong_rising(run, th)
+    order = KINDS + LABEL_KINDS
+    out.sort(key=lambda a: (a.step, order.index(a.kind)))
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .run import REWARD_FN_PREFIX
+from .run import REWARD_FN_PREFIX, WATCH_PREFIX
 
 KINDS = (
     "entropy_collapse",
@@ -17,6 +17,9 @@ KINDS = (
     "train_val_divergence",
     "reward_fn_divergence",
 )
+# Alarms read from the live watch's labels (``watch/`` counts): checked only on a run that has
+# them, since no trainer's own log holds what the domain's oracle said of the rollouts.
+LABEL_KINDS = ("paid_wrong_rising",)
 
 # What each alarm reads, in words (for a report's "could not run" line).
 REQUIRES: dict[str, str] = {
@@ -27,6 +30,7 @@ REQUIRES: dict[str, str] = {
     "length_collapse": "length",
     "train_val_divergence": "reward and val_accuracy",
     "reward_fn_divergence": f"two or more {REWARD_FN_PREFIX}<name>",
+    "paid_wrong_rising": f"{WATCH_PREFIX}labelled and {WATCH_PREFIX}paid_wrong (the live watch)",
 }
 
 

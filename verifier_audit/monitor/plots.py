@@ -13,9 +13,11 @@ import math
 
 import numpy as np
 
+from ..metrics import wilson
 from ..report.chart import Band, Line, LinePanel, Mark, reduce_points
 from .alarms import Alarm
 from .models import FitInfo
+from .paid import LABELLED, PAID_WRONG, windows
 from .run import REWARD_FN_PREFIX, Run
 from .verdict import _g, _step, law
 
@@ -202,7 +204,8 @@ def _line(run: Run, key: str, color: str | None = None, label: str | None = None
 
 def run_panels(run: Run, alarms: list[Alarm]) -> list[LinePanel]:
     """What one run's plots show: entropy, reward (its spread as a band, validation), group
-    spread, KL, length, reward terms; every alarm of the run marked on each."""
+    spread, KL, length, reward terms, the live watch's paid-but-wrong share (with its Wilson
+    interval as a band); every alarm of the run marked on each."""
     xr = run.span()
     every = _marks(alarms)
 
@@ -238,6 +241,14 @@ def run_panels(run: Run, alarms: list[Alarm]) -> list[LinePanel]:
     if fns:
         lines = [_line(run, REWARD_FN_PREFIX + f, PALETTE[i % len(PALETTE)], f) for i, f in enumerate(fns)]
         out.append(panel("reward_fns", "reward terms (mean per function)", lines))
+    if run.has(LABELLED) and run.has(PAID_WRONG):
+        steps, k, n = windows(run)
+        if len(steps):
+            ci = [wilson(int(a), int(b)) for a, b in zip(k, n)]
+            low, high = np.array([c.low for c in ci]), np.array([c.high for c in ci])
+            share = Line(PAID_WRONG, "paid but wrong", steps, k / n, ALARM_COLOR, dots=len(steps) <= 40)
+            band = Band(PAID_WRONG, "95% Wilson interval", steps, low, high, ALARM_COLOR)
+            out.append(panel("paid_wrong", "paid but wrong: share of the watch's labelled rollouts", [share], [band]))
     return out
 
 

@@ -23,6 +23,11 @@ CANONICAL = {
     "val_accuracy": "held-out (validation) accuracy or reward",
 }
 REWARD_FN_PREFIX = "reward_fn/"
+# What the live watch (verifier_audit/watch) writes per step window, read back under the same
+# names: rollouts the domain's oracle labelled (decided), and of them those the reward paid
+# while wrong and refused while right. Counts, not shares, so a replay runs the same test.
+WATCH_PREFIX = "watch/"
+WATCH_COUNTS = ("labelled", "paid_wrong", "refused_right")
 
 
 @dataclass

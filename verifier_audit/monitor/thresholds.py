@@ -150,3 +150,18 @@ class Thresholds(BaseModel):
             "the climbing one."
         ),
     )
+
+    # --- paid-but-wrong rising (the live watch's labels, verifier_audit/watch) -------------------
+    paid_wrong_z: float = Field(
+        4.0,
+        gt=0.0,
+        description=(
+            "Fire when the Cochran-Armitage trend statistic of the paid-but-wrong share over the "
+            "watch's windows is at least this (one-sided; the test runs at every window, so it is "
+            "strict: flat shares fired in at most 2 of 200 runs of 300 windows, benchmarks/bench_watch.py)..."
+        ),
+    )
+    paid_wrong_windows: int = Field(
+        20, ge=3, description="... over at most this many windows, the latest ones (a trend, not the run's history)..."
+    )
+    paid_wrong_min_windows: int = Field(3, ge=2, description="... of which at least this many hold a labelled rollout.")

@@ -139,6 +139,12 @@ def verdict(
             + (f" while {held.replace(',', ', ')} stay flat" if held else "")
             + f": {up} is probably being gamed"
         )
+    if "paid_wrong_rising" in first:
+        a = first["paid_wrong_rising"]
+        parts.append(
+            f"the share of rollouts the reward paid while the domain's oracle called them wrong "
+            f"rises to {_ev(a, 'share') or 0:.0%} by step {_step(a.step)}: the policy is finding a hole in the reward"
+        )
     if parts:
         return f"run {run.name}: " + "; ".join(parts) + "."
     # no alarm

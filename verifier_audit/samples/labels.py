@@ -61,17 +61,21 @@ def label_texts(
     memory_mb: int | None = 4096,
     executor: str = "local",
     ray_address: str | None = None,
+    clean: bool = False,
 ) -> list[tuple[str | None, str]]:
     """``items``: (task id, completion text). Returns (label, reason) per item, in order:
     label "correct" / "incorrect", or None when the oracle could not decide (reason says why:
     ``oracle_timeout``, ``oracle_crash``, ``unknown task``, or the oracle's own reason).
-    ``executor``, ``ray_address``: where the oracle's calls run (engine/executor.py)."""
+    ``executor``, ``ray_address``: where the oracle's calls run (engine/executor.py).
+    ``clean``: the workers are forked from the audit's clean server, not from this process
+    (the live watch labels from inside a trainer, whose model and threads a fork would copy)."""
 
     def run(domain_name, candidates):
         job = _OracleJob(get_domain(domain_name), candidates, tasks)
         for out in run_calls(
             job,
             range(len(candidates)),
+            clean=clean,
             workers=workers,
             timeout=timeout,
             memory_mb=memory_mb,

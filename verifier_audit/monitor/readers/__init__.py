@@ -32,6 +32,7 @@ reader, which is the reference and names the line of any error.
 from __future__ import annotations
 
 from .detect import FORMATS, detect_format
+from .jsonl import LiveRun
 from .names import ALIASES, STEP_KEYS, known_names, parse_mapping
 from .read import read_logs, series_span
 
@@ -44,4 +45,5 @@ __all__ = [
     "detect_format",
     "known_names",
     "series_span",
+    "LiveRun",
 ]

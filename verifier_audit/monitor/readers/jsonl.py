@@ -21,6 +21,7 @@ from .columns import _Columns, _flatten_verl, _Raw
 from .layout import _layout, _layout_chunk
 from .names import _is_candidate, _Want
 from .parallel import _map_chunks
+from .resolve import _resolve
 
 _FAST = True  # tests turn the fast path off to compare it with the reference reader
 
@@ -227,3 +228,27 @@ def _line_starts(data: bytes, last_nl: int) -> tuple[np.ndarray, np.ndarray]:
     lengths = ends - starts
     blank = (lengths == 0) | ((lengths == 1) & (buf[np.maximum(ends - 1, 0)] == 13))
     return starts, blank
+
+
+class LiveRun:
+    """A run read from log dicts as they are written (the live watch, verifier_audit/watch):
+    ``add`` each line's dict, ``run()`` resolves what came so far exactly as ``read_logs``
+    resolves the same lines from the file, so an alarm fires live where its replay fires."""
+
+    def __init__(self, source: str, name: str = ""):
+        self.name = name
+        self._cols = _Columns(Path(source), _Want(), "line")
+        self._lines = 0
+
+    def add(self, line: dict) -> None:
+        self._lines += 1
+        self._cols.add(_flatten_verl(line), self._lines)
+
+    def run(self):
+        """The ``Run`` so far; None while no known metric has been logged."""
+        raw = self._cols.raw("jsonl")
+        if not raw.columns:
+            return None
+        run = _resolve(raw, {})
+        run.name = self.name
+        return run

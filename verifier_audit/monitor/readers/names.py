@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ...errors import InputError
-from ..run import CANONICAL, REWARD_FN_PREFIX
+from ..run import CANONICAL, REWARD_FN_PREFIX, WATCH_COUNTS, WATCH_PREFIX
 
 # The step: the first of these a log has. TRL through W&B logs "train/global_step" next to
 # W&B's own "_step" counter, and the former is the trainer's step.
@@ -70,6 +70,8 @@ def _norm(name: str) -> str:
 
 
 _ALIAS_SET = {n for names in ALIASES.values() for n in names}
+# The live watch's counts per window (verifier_audit/watch), read under their own names.
+WATCH_NAMES = tuple(WATCH_PREFIX + c for c in WATCH_COUNTS)
 
 
 class _Want:
@@ -93,6 +95,7 @@ def _is_candidate(name: str, mapped) -> bool:
         or REWARD_FN_RE.match(n) is not None
         or VAL_CORE_RE.match(n) is not None
         or VAL_OLD_RE.match(n) is not None
+        or n in WATCH_NAMES
     )
 
 

@@ -19,6 +19,7 @@ from .names import (
     VAL_CORE_RE,
     VAL_OLD_RE,
     VAL_VAR_ORDER,
+    WATCH_NAMES,
     _norm,
     known_names,
 )
@@ -83,6 +84,10 @@ def _resolve(raw: _Raw, mapping: dict[str, str]) -> Run:
         key = REWARD_FN_PREFIX + fn
         if key not in metrics:
             take(key, name)
+    # the live watch's labels, under their own names
+    for name in WATCH_NAMES:
+        if name in by_norm and name not in metrics:
+            take(name, by_norm[name])
     # validation from verl's val-core (one key per data source), averaged over sources
     if "val_accuracy" not in metrics:
         per_ds: dict[str, tuple[tuple, str]] = {}
