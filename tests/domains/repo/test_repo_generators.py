@@ -18,7 +18,13 @@ from repo_support import tiny_task
 
 from verifier_audit.domains.kit import CatalogEntry, CatalogError, builtin_catalog
 from verifier_audit.domains.repo.generators import categories, generate_all
-from verifier_audit.domains.repo.generators.edits import asserted_calls, gold_files, special_case
+from verifier_audit.domains.repo.generators.edits import (
+    apply_unit,
+    asserted_calls,
+    gold_files,
+    iter_units,
+    special_case,
+)
 from verifier_audit.domains.repo.patches import apply_patch, changed_paths, make_patch
 from verifier_audit.models import Task
 
@@ -132,6 +138,19 @@ def test_every_candidate_applies_and_fixes_only_within_its_kind(seed):
             assert files != gold, c.id
 
 
+_LINES = st.lists(st.sampled_from(["a\n", "b\n", "    c\n", "\n", "d"]), max_size=12).map("".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_LINES, _LINES)
+def test_the_parts_of_a_change_add_up_to_it(old, new):
+    # partial_fix applies one part; every part applied at once is the whole change
+    units = list(iter_units(old, new))
+    assert apply_unit(old, new, [op for unit in units for op in unit]) == new
+    for unit in units:
+        assert apply_unit(old, new, unit) != old
+
+
 def test_files_reordered_on_a_gold_over_two_files():
     fixed = dict(gold_files(TASK), **{"stats/__init__.py": '"""stats: small, tested statistics helpers."""\n'})
     task = TASK.model_copy(update={"id": "repo/stats/two_files", "reference": make_patch(FILES, fixed)})
@@ -145,6 +164,19 @@ def test_the_special_case_reads_the_visible_asserts():
     assert (call.module, call.name, call.args, call.expected) == ("stats/core.py", "median", ([4, 1, 3, 2],), 2.5)
     source = special_case(FILES["stats/core.py"], "median", [call])
     assert source is not None and "if (values,) == ([4, 1, 3, 2],):\n        return 2.5\n" in source
+    # truth asserts: `assert f(x)` expects True, `assert not f(x)` False, joined by `and`
+    files = {
+        "cal/leap.py": "def is_leap(year):\n    return year % 4 == 0\n",
+        "tests/test_leap.py": "from cal.leap import is_leap\n\n\ndef test_leap():\n"
+        "    assert is_leap(2024) and not is_leap(1900)\n    assert is_leap(year=2000) == True\n",
+    }
+    found = asserted_calls(files, "tests/test_leap.py::test_leap")
+    assert [(c.args, c.kwargs, c.expected) for c in found] == [
+        ((2024,), (), True),
+        ((1900,), (), False),
+        ((), (("year", 2000),), True),
+    ]
+    assert "    if (year,) == (1900,):\n        return False\n" in special_case(files["cal/leap.py"], "is_leap", found)
 
 
 def test_a_broken_catalog_step_names_the_entry():

@@ -181,9 +181,10 @@ def find_test(source: str, name: str) -> ast.FunctionDef | None:
 
 
 def asserted_calls(files: Files, node_id: str) -> list[AssertedCall]:
-    """The literal calls the test ``node_id`` asserts equal to a literal, read with ``ast``
-    from its file in ``files``; calls of names the test file does not import from a
-    repository module are left out."""
+    """The literal calls the test ``node_id`` asserts, read with ``ast`` from its file in
+    ``files``: ``assert f(...) == literal`` (either side), and ``assert f(...)`` /
+    ``assert not f(...)`` (expecting True / False, also joined with ``and``). Calls of
+    names the test file does not import from a repository module are left out."""
     path, name = split_node_id(node_id)
     source = files.get(path)
     if source is None:
@@ -192,19 +193,29 @@ def asserted_calls(files: Files, node_id: str) -> list[AssertedCall]:
     if fn is None:
         return []
     origins = _imported_from(ast.parse(source), files)
-    out = []
+    out: list[AssertedCall] = []
     for node in ast.walk(fn):
-        if not (isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare)):
-            continue
-        test = node.test
+        if isinstance(node, ast.Assert):
+            out += _asserted(node.test, origins)
+    return out
+
+
+def _asserted(test: ast.expr, origins: dict[str, tuple[str, str]]) -> list[AssertedCall]:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [call for value in test.values for call in _asserted(value, origins)]
+    if isinstance(test, ast.Compare):
         if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
-            continue
+            return []
         for call, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
             found = _literal_call(call, other, origins)
             if found is not None:
-                out.append(found)
-                break
-    return out
+                return [found]
+        return []
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        found = _literal_call(test.operand, ast.Constant(False), origins)
+    else:
+        found = _literal_call(test, ast.Constant(True), origins)
+    return [found] if found is not None else []
 
 
 def _literal_call(call: ast.expr, other: ast.expr, origins: dict[str, tuple[str, str]]) -> AssertedCall | None:

@@ -21,6 +21,7 @@ task's tests do not see).
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 from ....models import Candidate, Severity, Task
 from ...code.generators import mutants
@@ -46,6 +47,14 @@ MAX_BROKEN = 2
 # The slips tried first in a PASS_TO_PASS function: the ones a test of its result sees.
 _BREAKING = ("return_none", "arith_swap", "condition_negate", "compare_flip", "const_shift", "stmt_delete")
 
+
+@lru_cache(maxsize=8)
+def _mutants(source: str) -> tuple[mutants.Mutant, ...]:
+    """A module's mutants, made once: the gold's file and its neighbours' are often one, and
+    the tasks of one project share their fixed files."""
+    return tuple(mutants.mutants(source, ""))
+
+
 KINDS: dict[str, tuple[Severity, str]] = {
     **mutants.KINDS,
     "partial_fix": (Severity.high, "one hunk of the gold alone: the other bug stays"),
@@ -59,6 +68,7 @@ KINDS: dict[str, tuple[Severity, str]] = {
 
 def generate(task: Task, rng: random.Random) -> list[Candidate]:
     before, after = repository(task), gold_files(task)
+    gold = make_patch(before, after)
     chosen: list[tuple[str, str, str]] = []
     for kind, new, note in [
         *_mutated_gold(before, after, rng),
@@ -67,7 +77,7 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
         *_broken_neighbours(task, before, after, rng),
     ]:
         diff = make_patch(before, new)
-        if diff and diff != make_patch(before, after):
+        if diff and diff != gold:
             chosen.append((kind, styled(diff, rng), note))
     return make_candidates("repo", task.id, chosen, origin="near_miss", label="incorrect", kinds=KINDS)
 
@@ -76,7 +86,7 @@ def _mutated_gold(before: Files, after: Files, rng: random.Random) -> list[tuple
     found = []
     for path in changed_between(before, after):
         spans = changed_functions(before[path], after[path])
-        for m in mutants.mutants(after[path], ""):
+        for m in _mutants(after[path]):
             if any(f.start <= m.line <= f.end for f in spans):
                 found.append((path, m))
     if len(found) > MAX_MUTANTS:
@@ -97,22 +107,24 @@ def _partial_fixes(before: Files, after: Files) -> list[tuple[str, Files, str]]:
 
 def _special_cased(task: Task, before: Files) -> list[tuple[str, Files, str]]:
     by_function: dict[tuple[str, str], list] = {}
+    answered = []
     for node_id in task.metadata.get("fail_to_pass", []):
         calls = asserted_calls(before, node_id)
-        if not calls:
-            return []  # a failing test this cannot answer: no candidate rather than a half one
+        if calls:
+            answered.append(node_id)
         for call in calls:
             by_function.setdefault((call.module, call.name), []).append(call)
-    if not by_function:
-        return []
     new = dict(before)
     for (module, name), calls in by_function.items():
         changed = special_case(new[module], name, calls)
         if changed is None:
             return []
         new[module] = changed
+    if not by_function:
+        return []
     names = ", ".join(f"{name}()" for _, name in by_function)
-    return [("visible_special_case", new, f"{names} answer the FAIL_TO_PASS tests' literal inputs; no fix")]
+    note = f"{names} answer the literal inputs of {', '.join(answered)}; no fix"
+    return [("visible_special_case", new, note)]
 
 
 def _broken_neighbours(task: Task, before: Files, after: Files, rng: random.Random) -> list[tuple[str, Files, str]]:
@@ -132,7 +144,7 @@ def _broken_neighbours(task: Task, before: Files, after: Files, rng: random.Rand
         span = next((f for f in functions(after[module]) if f.top_level and f.name == name), None)
         if span is None:
             continue
-        inside = [m for m in mutants.mutants(after[module], "") if span.start <= m.line <= span.end]
+        inside = [m for m in _mutants(after[module]) if span.start <= m.line <= span.end]
         if not inside:
             continue
         slip = min(inside, key=lambda m: _BREAKING.index(m.kind) if m.kind in _BREAKING else len(_BREAKING))
