@@ -136,6 +136,8 @@ def test_every_candidate_applies_and_fixes_only_within_its_kind(seed):
             assert files == gold, c.id
         if c.origin == "near_miss":
             assert files != gold, c.id
+        if c.origin == "known_bad":  # a hack, not a fix: the bug stays
+            assert files["stats/core.py"] == FILES["stats/core.py"], c.id
 
 
 _LINES = st.lists(st.sampled_from(["a\n", "b\n", "    c\n", "\n", "d"]), max_size=12).map("".join)

@@ -155,7 +155,10 @@ def _with_imports(source: str, imports: list[str]) -> str:
     missing = [line for line in imports if line not in present]
     if not missing:
         return source
-    tree = ast.parse(source)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        raise SkipInstance("a file that does not parse") from None
     after = 0
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)) or (
