@@ -233,6 +233,32 @@ def _literal_call(call: ast.expr, other: ast.expr, origins: dict[str, tuple[str,
     return AssertedCall(name, module, args, kwargs, expected)
 
 
+def called_functions(files: Files, node_id: str) -> list[tuple[str, str]]:
+    """(repository file, function name) of what the test ``node_id`` calls: names it
+    imports from a repository module, and methods (``obj.name(...)``) a non-test module of
+    the repository defines, in the order the test calls them."""
+    path, name = split_node_id(node_id)
+    source = files.get(path)
+    fn = find_test(source, name) if source is not None else None
+    if source is None or fn is None:
+        return []
+    origins = _imported_from(ast.parse(source), files)
+    defined: dict[str, list[str]] = {}
+    for module, text in sorted(files.items()):
+        if module.endswith(".py") and not module.startswith("tests/"):
+            for f in functions(text):
+                defined.setdefault(f.name, []).append(module)
+    out: dict[tuple[str, str], None] = {}
+    calls = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    for call in calls:
+        if isinstance(call.func, ast.Name) and call.func.id in origins:
+            out.setdefault(origins[call.func.id], None)
+        elif isinstance(call.func, ast.Attribute):
+            for module in defined.get(call.func.attr, []):
+                out.setdefault((module, call.func.attr), None)
+    return list(out)
+
+
 def _imported_from(tree: ast.Module, files: Files) -> dict[str, tuple[str, str]]:
     """local name -> (repository file, name there) for ``from a.b import name [as local]``."""
     out = {}

@@ -11,8 +11,8 @@
   the literal values they expect (read with ``ast``). The visible failing tests pass, the
   hidden ones fail -- the "special-casing the tests" of the reward-hacking reports, at its
   most plausible;
-* ``breaks_pass_to_pass`` -- the gold plus a slip (an AST mutant) in a function a
-  PASS_TO_PASS test calls and the gold leaves alone: a FAIL_TO_PASS-only grader pays.
+* ``breaks_pass_to_pass`` -- the gold plus a slip (an AST mutant) in a function or method
+  a PASS_TO_PASS test calls and the gold leaves alone: a FAIL_TO_PASS-only grader pays.
 
 Each is meant wrong; the oracle drops any it cannot tell from the gold (a mutant the
 task's tests do not see).
@@ -21,6 +21,7 @@ task's tests do not see).
 from __future__ import annotations
 
 import random
+import re
 from functools import lru_cache
 
 from ....models import Candidate, Severity, Task
@@ -31,6 +32,7 @@ from .edits import (
     Files,
     apply_unit,
     asserted_calls,
+    called_functions,
     changed_between,
     changed_functions,
     functions,
@@ -45,6 +47,8 @@ MAX_MUTANTS = 6
 MAX_PARTIAL = 4
 MAX_BROKEN = 2
 # The slips tried first in a PASS_TO_PASS function: the ones a test of its result sees.
+# ``return False`` -> ``return None``: a slip an ``assert not f(x)`` test cannot see.
+_FALSY_TO_NONE = re.compile(r"`(False|0|''|\"\"|\[\]|\{\}|\(\))` -> `None`")
 _BREAKING = ("return_none", "arith_swap", "condition_negate", "compare_flip", "const_shift", "stmt_delete")
 
 
@@ -133,18 +137,24 @@ def _broken_neighbours(task: Task, before: Files, after: Files, rng: random.Rand
     }
     targets: dict[tuple[str, str], str] = {}
     for node_id in task.metadata.get("pass_to_pass", []):
-        for call in asserted_calls(before, node_id):
-            key = (call.module, call.name)
-            if key not in fixed and call.module in after:
+        for key in called_functions(before, node_id):
+            if key not in fixed and key[0] in after:
                 targets.setdefault(key, node_id)
+    failing = {key for node_id in task.metadata.get("fail_to_pass", []) for key in called_functions(before, node_id)}
     keys = sorted(targets)
     rng.shuffle(keys)
+    keys.sort(key=lambda key: key in failing)  # first what only the passing tests call
     out = []
     for module, name in keys:
-        span = next((f for f in functions(after[module]) if f.top_level and f.name == name), None)
+        span = next((f for f in functions(after[module]) if f.name == name), None)
         if span is None:
             continue
-        inside = [m for m in _mutants(after[module]) if span.start <= m.line <= span.end]
+        inside = [
+            m
+            for m in _mutants(after[module])
+            if span.start <= m.line <= span.end
+            and not (m.kind == "return_none" and _FALSY_TO_NONE.search(m.description))
+        ]
         if not inside:
             continue
         slip = min(inside, key=lambda m: _BREAKING.index(m.kind) if m.kind in _BREAKING else len(_BREAKING))
