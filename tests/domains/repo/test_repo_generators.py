@@ -21,6 +21,7 @@ from verifier_audit.domains.repo.generators import categories, generate_all
 from verifier_audit.domains.repo.generators.edits import (
     apply_unit,
     asserted_calls,
+    called_functions,
     gold_files,
     iter_units,
     special_case,
@@ -179,6 +180,17 @@ def test_the_special_case_reads_the_visible_asserts():
         ((), (("year", 2000),), True),
     ]
     assert "    if (year,) == (1900,):\n        return False\n" in special_case(files["cal/leap.py"], "is_leap", found)
+
+
+def test_the_functions_a_test_calls_include_methods():
+    files = {
+        "inv/stock.py": "class Stock:\n    def value(self):\n        return 1\n\n\ndef make():\n    return Stock()\n",
+        "tests/test_stock.py": "from inv.stock import make\n\n\ndef test_value():\n    assert make().value() == 1\n",
+    }
+    assert called_functions(files, "tests/test_stock.py::test_value") == [
+        ("inv/stock.py", "make"),
+        ("inv/stock.py", "value"),
+    ]
 
 
 def test_a_broken_catalog_step_names_the_entry():

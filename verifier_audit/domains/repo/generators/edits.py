@@ -249,7 +249,10 @@ def called_functions(files: Files, node_id: str) -> list[tuple[str, str]]:
             for f in functions(text):
                 defined.setdefault(f.name, []).append(module)
     out: dict[tuple[str, str], None] = {}
-    calls = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
+    # By where each call ends: ``make().value()`` calls make first.
+    calls = sorted(
+        (n for n in ast.walk(fn) if isinstance(n, ast.Call)), key=lambda n: (n.end_lineno or 0, n.end_col_offset or 0)
+    )
     for call in calls:
         if isinstance(call.func, ast.Name) and call.func.id in origins:
             out.setdefault(origins[call.func.id], None)
