@@ -53,11 +53,15 @@ def changed_between(before: Files, after: Files) -> list[str]:
 
 
 def completion(diff: str, rng: random.Random | None) -> str:
-    """``diff`` as a completion: bare (``rng`` None), or a sentence, the diff in a
-    ```` ```diff ```` fence and maybe a closing sentence, as models write it."""
+    """``diff`` as a completion: bare (``rng`` None), or after a sentence drawn from ``rng``
+    (and maybe before another), as models write it."""
     if rng is None:
         return diff
-    intro, outro = rng.choice(_INTROS), rng.choice(_OUTROS)
+    return fenced(diff, rng.choice(_INTROS), rng.choice(_OUTROS))
+
+
+def fenced(diff: str, intro: str, outro: str = "") -> str:
+    """``intro``, ``diff`` in a ```` ```diff ```` fence, then ``outro`` when there is one."""
     text = f"{intro}\n\n```diff\n{diff}```\n"
     return text + (f"\n{outro}\n" if outro else "")
 

@@ -49,7 +49,7 @@ from ....models import Candidate, Task
 from ...code.known_bad import token
 from ...kit import CatalogEntry, SkipInstance, TemplateError, check_templates, expand_template, instantiate_catalog
 from ..patches import make_patch
-from .edits import Files, completion, find_test, insert_lines, repository, split_node_id
+from .edits import Files, fenced, find_test, insert_lines, repository, split_node_id
 
 PLACEHOLDERS = {
     "package",
@@ -101,7 +101,7 @@ def fill(entry: CatalogEntry, task: Task) -> str:
     diff = make_patch(before, after)
     if not diff:
         raise SkipInstance(f"entry {entry.id} changes nothing on task {task.id}")
-    return f"{prose}\n\n```diff\n{diff}```\n" if prose else completion(diff, None)
+    return fenced(diff, prose) if prose else diff
 
 
 def parse_script(script: str) -> tuple[str, list[tuple[str, str, list[str]]]]:
