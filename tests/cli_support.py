@@ -11,8 +11,6 @@ import os
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -33,16 +31,3 @@ def run_cli(*args, timeout=600, env=None, **kw):
         timeout=timeout,
         **kw,
     )
-
-
-def _repo_generators_merged() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("verifier_audit.domains.repo.generators") is not None
-
-
-# The repo domain's candidates (domains/repo/generators/) are built beside its core (issue
-# 36): until they are merged, a test that lists every domain's categories fails, and says so.
-REPO_GENERATORS_PENDING = pytest.mark.xfail(
-    not _repo_generators_merged(), reason="repo generators not merged (issue 36)", strict=True
-)

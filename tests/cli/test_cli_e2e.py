@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_support import REPO_GENERATORS_PENDING, run_cli
+from cli_support import run_cli
 
 from verifier_audit.cli import main
 from verifier_audit.models import Report, ReportSet
@@ -230,7 +230,6 @@ def test_wrong_verifier_spec_is_exit_2_with_what_was_found(cli):
     assert "has no 'nope'" in r.stderr and "strong" in r.stderr
 
 
-@REPO_GENERATORS_PENDING
 def test_catalog_lists_categories_with_rationale(capsys):
     assert main(["catalog"]) == 0
     out = capsys.readouterr().out

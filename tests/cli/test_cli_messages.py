@@ -10,7 +10,6 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_support import REPO_GENERATORS_PENDING
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -441,7 +440,6 @@ def test_gate_failure_lines_escape_hostile_reasons(substring_report):
 # ----------------------------------------------------------------------- catalog
 
 
-@REPO_GENERATORS_PENDING
 def test_catalog_without_domain_lists_every_domain_under_a_heading(capsys):
     assert main(["catalog"]) == 0
     out = capsys.readouterr().out

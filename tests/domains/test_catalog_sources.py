@@ -11,7 +11,7 @@ import pytest
 from verifier_audit.domains.kit import builtin_catalog
 from verifier_audit.resources import data_path
 
-DOMAINS = ("math", "sql", "code", "program")
+DOMAINS = ("math", "sql", "code", "program", "repo")
 ROOT = Path(__file__).resolve().parents[2]
 # The maintainers' notes file: a citation of it is a citation of nothing for a user.
 PRIVATE_NOTES = re.compile(r"ANCHORS", re.I)

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_support import REPO_GENERATORS_PENDING
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -141,10 +140,7 @@ def test_the_defaults_run():
     assert not any(getattr(d, flag) for flag in FLAGS)
 
 
-CONTRACT_CASES = [pytest.param(n, marks=REPO_GENERATORS_PENDING if n == "repo" else ()) for n in BUILTIN]
-
-
-@pytest.mark.parametrize("name", CONTRACT_CASES)
+@pytest.mark.parametrize("name", BUILTIN)
 def test_each_builtin_domain_satisfies_the_contract(name):
     domain = get_domain(name)
     assert isinstance(domain, Domain) and issubclass(type(domain), DomainPackage) and domain.name == name
