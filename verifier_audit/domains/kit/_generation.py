@@ -204,3 +204,28 @@ def instantiate_catalog(
             )
             made += 1
     return out
+
+
+def instantiate_by_kinds(
+    tasks: list[Task],
+    seed: int,
+    entries: Iterable[CatalogEntry],
+    *,
+    placeholders: Iterable[str],
+    kinds: Callable[[Task], set[str]],
+    fill: Callable[[CatalogEntry, Task], str],
+) -> list[Candidate]:
+    """A known-bad generator whose entries fit a task by its ``kinds`` (an entry with
+    ``applies_to`` fits the tasks that have one of those kinds; one without fits all): the
+    templates checked against ``placeholders``, then ``instantiate_catalog`` over the tasks
+    in id order. Deterministic for ``seed``."""
+    entries = list(entries)
+    check_templates(entries, placeholders)
+    of = {t.id: kinds(t) for t in tasks}
+    return instantiate_catalog(
+        sorted(tasks, key=lambda t: t.id),
+        seed,
+        entries,
+        fits=lambda e, task: not e.applies_to or bool(set(e.applies_to) & of[task.id]),
+        fill=fill,
+    )

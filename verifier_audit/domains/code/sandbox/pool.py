@@ -315,21 +315,33 @@ class Sandbox:
         the run (a ``timeout``) once its process has used that much CPU time: a spinning
         program ends there whatever signals it ignores, and how loaded the machine is does
         not move the line."""
-        if self.target is not None:
-            raise RuntimeError("this Sandbox calls a target function: use call()")
         if batch is not None and call is None:
             raise ValueError("batch needs call= (the function to call on each input)")
-        req = dict(
+        req = self._source_request(
+            timeout,
+            memory_mb,
+            cpu_timeout,
             source=source,
             call=call,
             args=tuple(args),
             batch=None if batch is None else [tuple(a) for a in batch],
-            timeout=float(timeout),
-            memory_mb=int(memory_mb),
             item_timeout=item_timeout,
-            cpu_timeout=None if cpu_timeout is None else float(cpu_timeout),
         )
         return self._request(req, timeout)
+
+    def _source_request(self, timeout: float, memory_mb: int, cpu_timeout: float | None, **fields: Any) -> dict:
+        """A run request of a source Sandbox (``run``, ``run_program``, ``run_pytest``): the
+        clocks and the memory bound, no function call unless ``fields`` names one."""
+        if self.target is not None:
+            raise RuntimeError("this Sandbox calls a target function: use call()")
+        req: dict = dict(call=None, args=(), batch=None, item_timeout=None)
+        req.update(fields)
+        req.update(
+            timeout=float(timeout),
+            memory_mb=int(memory_mb),
+            cpu_timeout=None if cpu_timeout is None else float(cpu_timeout),
+        )
+        return req
 
     def run_program(
         self,
@@ -344,19 +356,7 @@ class Sandbox:
         reads ``stdin``, the result's ``stdout`` is what it wrote to fd 1 (its stderr apart),
         ``exit_status`` its status. Same walls, clocks and memory bound as ``run``; the
         output is compared by the caller, never in the run."""
-        if self.target is not None:
-            raise RuntimeError("this Sandbox calls a target function: use call()")
-        req = dict(
-            source=source,
-            stdin=str(stdin),
-            call=None,
-            args=(),
-            batch=None,
-            timeout=float(timeout),
-            memory_mb=int(memory_mb),
-            item_timeout=None,
-            cpu_timeout=None if cpu_timeout is None else float(cpu_timeout),
-        )
+        req = self._source_request(timeout, memory_mb, cpu_timeout, source=source, stdin=str(stdin))
         return self._request(req, timeout)
 
     def run_program_cases(
@@ -385,8 +385,7 @@ class Sandbox:
             if len(rest) == 1:
                 yield self.run_program(source, rest[0], **limits)  # type: ignore[arg-type]
                 return
-            req = dict(source=source, stdin=None, stdins=rest, call=None, args=(), batch=None, item_timeout=None)
-            req.update(limits, cpu_timeout=None if cpu_timeout is None else float(cpu_timeout))
+            req = self._source_request(timeout, memory_mb, cpu_timeout, source=source, stdin=None, stdins=rest)
             whole = self._request(req, timeout * len(rest))
             for number, item in enumerate(whole.items):
                 item.batched = number > 0
@@ -415,19 +414,8 @@ class Sandbox:
         ``exit_status`` the run's status, ``value`` pytest's exit code and the files of
         ``read_back`` as the run left them. Same walls, clocks and memory bound as ``run``;
         a zygote started with ``warm=("pytest", ...)`` forks each run with pytest loaded."""
-        if self.target is not None:
-            raise RuntimeError("this Sandbox calls a target function: use call()")
-        req = dict(
-            pytest=dict(files=dict(files), args=list(args), read_back=tuple(read_back)),
-            call=None,
-            args=(),
-            batch=None,
-            timeout=float(timeout),
-            memory_mb=int(memory_mb),
-            item_timeout=None,
-            cpu_timeout=None if cpu_timeout is None else float(cpu_timeout),
-        )
-        return self._request(req, timeout)
+        pytest = dict(files=dict(files), args=list(args), read_back=tuple(read_back))
+        return self._request(self._source_request(timeout, memory_mb, cpu_timeout, pytest=pytest), timeout)
 
     def call(self, *args: Any, timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:
         """Call the target in a fresh isolated process; its return value must be builtin data."""

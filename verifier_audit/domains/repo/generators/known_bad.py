@@ -47,7 +47,7 @@ from xml.sax.saxutils import quoteattr
 
 from ....models import Candidate, Task
 from ...code.known_bad import token
-from ...kit import CatalogEntry, SkipInstance, TemplateError, check_templates, expand_template, instantiate_catalog
+from ...kit import CatalogEntry, SkipInstance, TemplateError, expand_template, instantiate_by_kinds
 from ..patches import make_patch
 from .edits import Files, fenced, find_test, insert_lines, repository, split_node_id
 
@@ -69,16 +69,7 @@ _HEADER = re.compile(r"^=== (\S+) (\S+)[ \t]*$")
 
 def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[Candidate]:
     """Every entry on up to ``entry.instances`` tasks; deterministic for seed."""
-    entries = list(entries)
-    check_templates(entries, PLACEHOLDERS)
-    kinds = {t.id: task_kinds(t) for t in tasks}
-    return instantiate_catalog(
-        sorted(tasks, key=lambda t: t.id),
-        seed,
-        entries,
-        fits=lambda e, task: not e.applies_to or bool(set(e.applies_to) & kinds[task.id]),
-        fill=fill,
-    )
+    return instantiate_by_kinds(tasks, seed, entries, placeholders=PLACEHOLDERS, kinds=task_kinds, fill=fill)
 
 
 def task_kinds(task: Task) -> set[str]:

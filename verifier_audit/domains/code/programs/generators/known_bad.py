@@ -20,7 +20,7 @@ Task kinds for ``applies_to``: ``multiline`` (an expected output with more than 
 from __future__ import annotations
 
 from .....models import Candidate, Task
-from ....kit import CatalogEntry, SkipInstance, check_templates, expand_template, instantiate_catalog
+from ....kit import CatalogEntry, SkipInstance, expand_template, instantiate_by_kinds
 from ...known_bad import token
 from ..cases import all_cases, cases_of, float_tolerance
 from .wrap import reference_output
@@ -30,16 +30,7 @@ PLACEHOLDERS = {"reference", "reference_output", "visible", "token"}
 
 def generate(tasks: list[Task], seed: int, entries: list[CatalogEntry]) -> list[Candidate]:
     """Every entry on up to ``entry.instances`` tasks; deterministic for seed."""
-    entries = list(entries)
-    check_templates(entries, PLACEHOLDERS)
-    kinds = {t.id: task_kinds(t) for t in tasks}
-    return instantiate_catalog(
-        sorted(tasks, key=lambda t: t.id),
-        seed,
-        entries,
-        fits=lambda e, task: not e.applies_to or bool(set(e.applies_to) & kinds[task.id]),
-        fill=fill,
-    )
+    return instantiate_by_kinds(tasks, seed, entries, placeholders=PLACEHOLDERS, kinds=task_kinds, fill=fill)
 
 
 def task_kinds(task: Task) -> set[str]:
