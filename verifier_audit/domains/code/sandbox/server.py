@@ -174,12 +174,7 @@ def _program_status(code: Any) -> int:
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except BaseException:  # noqa: BLE001 - the program's failure is its exit status
-        try:
-            import traceback
-
-            traceback.print_exc()
-        except BaseException:  # noqa: BLE001
-            pass
+        _print_traceback()
         status = 1
     try:
         sys.stdout.flush()
@@ -193,6 +188,23 @@ def _compiled(source: str) -> Any:
         return compile(source, "<program>", "exec")
     except BaseException as exc:  # noqa: BLE001 - raised again where the program would run
         return exc
+
+
+def _print_traceback() -> None:
+    """The failure as python prints it, on fd 2; never raises (stderr may be closed)."""
+    try:
+        import traceback
+
+        traceback.print_exc()
+    except BaseException:  # noqa: BLE001
+        pass
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BaseException:  # noqa: BLE001 - the program may have closed or replaced it
+        pass
 
 
 def _program_main(source: str, emit: Callable[[dict], None]) -> None:
@@ -310,16 +322,8 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except BaseException:  # noqa: BLE001 - the session's failure is its exit status
-        try:
-            import traceback
-
-            traceback.print_exc()
-        except BaseException:  # noqa: BLE001
-            pass
-    try:
-        sys.stdout.flush()
-    except BaseException:  # noqa: BLE001
-        pass
+        _print_traceback()
+    _flush_stdout()
     os._exit(status & 0xFF)
 
 
