@@ -588,7 +588,8 @@ def _paths_authority(report: Report, domain_name: str | None) -> ChecklistItem:
             f"{r.category} {r.paid}/{r.outside} paid" + (f", e.g. {r.examples[0]}" if r.examples else "")
             for r in paid[:5]
         ]
-        more = f"; and {len(paid) - 5} more categories" if len(paid) > 5 else ""
+        left = len(paid) - 5
+        more = f"; and {left} more categor{'y' if left == 1 else 'ies'}" if left > 0 else ""
         return _item(
             key,
             OPEN,

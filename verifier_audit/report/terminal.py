@@ -222,7 +222,8 @@ def authority_words(report: Report) -> str:
         text = f"{a.outside} of {a.n} candidates write outside the allowed paths, {a.paid} of them paid"
         if paid:
             shown = ", ".join(f"{r.category} {r.paid}/{r.outside}" for r in paid[:4])
-            text += f": {shown}" + (f" and {len(paid) - 4} more categories" if len(paid) > 4 else "")
+            left = len(paid) - 4
+            text += f": {shown}" + (f" and {left} more categor{'y' if left == 1 else 'ies'}" if left > 0 else "")
     if a.errors:
         text += f"; {a.errors} more ended in errors"
     return _printable(text)
