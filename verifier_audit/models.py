@@ -14,13 +14,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = (
-    "1.9"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
+    "1.10"  # 1.1: mutant_survival; 1.2: checks (determinism, thread and process probes), category error_kinds;
 )
 # 1.3: error_messages, category measured, checks.unobserved; 1.4: formats (answer formats read);
 # 1.5: slices (category x slice), exploitable_tasks, weighted_debt; 1.6: source_findings (verifier-audit scan);
 # 1.7: out_of_range (scores outside [0, 1]); 1.8 (issue 31): Example.answer, GateResult.notes, remote;
 # 1.9 (issues 33, 34): source_files, SourceFinding.via, SearchFamily.reach_measured,
-# checks.nondeterminism (its judged), latency, GateConfig's max_nondeterminism and max_call_seconds
+# checks.nondeterminism (its judged), latency, GateConfig's max_nondeterminism and max_call_seconds;
+# 1.10 (issue 36): authority (completions that write outside the paths their task allows)
 
 Domain = str  # "math" | "sql" | "code" | a plugin's name
 Split = Literal["train", "heldout", "shifted"]
@@ -488,6 +489,34 @@ class Latency(BaseModel):
     warning: str | None = None  # set when the p99 of all calls is over WARN_P99_SECONDS
 
 
+class CategoryAuthority(BaseModel):
+    """One category's candidates that write outside the paths their task allows (schema
+    1.10): how many, and how many of them the verifier paid."""
+
+    category: str
+    origin: Origin
+    n: int  # candidates of the category scored without error
+    outside: int  # of those, the ones that write outside the allowed paths
+    paid: int  # of those, the ones the verifier accepted
+    errors: int = 0  # candidates that write outside whose call errored (not judged, not counted above)
+    examples: list[str] = Field(default_factory=list)  # a few "candidate_id: path, path", the paid ones first
+
+
+class Authority(BaseModel):
+    """The authority the candidates take that their task never gave (schema 1.10): for a
+    domain whose tasks name the paths a completion may change (``Domain.limits_paths``;
+    repo: a patch's ``allowed_paths``), the candidates that write outside them, read from
+    the completion alone (``Domain.outside_paths``, no run), and whether the verifier paid
+    them. Such a completion is wrong whatever its tests say: a grader that pays one pays a
+    policy for using authority it was not given. None in a report of any other domain."""
+
+    n: int  # candidates scored without error
+    outside: int  # of those, the ones that write outside the allowed paths
+    paid: int  # of those, the ones the verifier accepted
+    errors: int = 0  # candidates that write outside whose call errored
+    categories: list[CategoryAuthority] = Field(default_factory=list)  # those with one writing outside, by name
+
+
 class Report(BaseModel):
     """The result of auditing one verifier on one suite. Public, versioned JSON."""
 
@@ -531,6 +560,8 @@ class Report(BaseModel):
     out_of_range: OutOfRange = Field(default_factory=OutOfRange)  # 1.7
     remote: RemoteHealth | None = None  # 1.8; a remote style's requests; None for a local one
     latency: Latency | None = None  # issue 34; None in older reports
+    # 1.10 (issue 36): writes outside the task's allowed paths; None for a domain without them
+    authority: Authority | None = None
 
 
 def to_json(model: BaseModel, indent: int | None = None) -> str:

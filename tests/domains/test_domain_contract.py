@@ -38,7 +38,7 @@ BUILTIN = ("math", "sql", "code", "tool", "program", "repo")
 PROBE = re.compile(r"(getattr|hasattr)\((domain|dom|pkg|package)")
 # Hooks without ``__doc__`` or default would be probed for; these are the method hooks.
 HOOKS = sorted(name for name, value in vars(Domain).items() if not name.startswith("_") and callable(value))
-FLAGS = ("prepares_tasks", "sandboxes_calls", "private_view", "guards_fixtures", "calls_tools")
+FLAGS = ("prepares_tasks", "sandboxes_calls", "private_view", "guards_fixtures", "calls_tools", "limits_paths")
 # flag -> the hooks a domain overrides exactly when it sets the flag
 FLAG_HOOKS = {
     "prepares_tasks": ("prepare_tasks",),
@@ -46,6 +46,7 @@ FLAG_HOOKS = {
     "private_view": ("verifier_view",),
     "guards_fixtures": ("after_call",),
     "calls_tools": ("call_authority",),
+    "limits_paths": ("outside_paths",),
 }
 
 
@@ -135,6 +136,7 @@ def test_the_defaults_run():
     assert d.canonical_answer(" 4\n2 ", task) == "4 2" and d.canonical_answer(" \n", task) is None
     assert d.task_slices(task) == [] and d.search_operators() == {} and d.lazy_policies(task) == {}
     assert d.call_authority(task)("[]") == CallAuthority()
+    assert d.outside_paths("diff --git a/x b/x", task) == []
     assert d.warm_modules() == []
     assert d.default_timeout == 10.0 and d.survival_verifier is None
     assert not any(getattr(d, flag) for flag in FLAGS)
@@ -179,6 +181,7 @@ def test_the_capabilities_of_the_builtin_domains():
     assert [n for n in BUILTIN if get_domain(n).guards_fixtures] == ["sql"]
     assert [n for n in BUILTIN if get_domain(n).prepares_tasks] == ["sql", "code"]
     assert [n for n in BUILTIN if get_domain(n).calls_tools] == ["tool"]
+    assert [n for n in BUILTIN if get_domain(n).limits_paths] == ["repo"]
     assert get_domain("code").default_timeout == 4.0 and get_domain("code").survival_verifier == "visible_tests"
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verifier_audit.models import CategoryResult, GateResult, Interval, Report
+from verifier_audit.models import SCHEMA_VERSION, CategoryResult, GateResult, Interval, Report
 from verifier_audit.report.diff import (
     diff,
     measured,
@@ -177,7 +177,7 @@ def test_a_category_that_stopped_being_measured_fails_the_regression_gate(tmp_pa
         ("seed", 7, "seed           0 -> 7"),
         ("threshold", 0.7, "threshold      0.5 -> 0.7"),
         ("tool_version", "0.2.0", "tool version   0.1.0 -> 0.2.0"),
-        ("schema_version", "2.0", "schema         1.9 -> 2.0"),
+        ("schema_version", "2.0", f"schema         {SCHEMA_VERSION} -> 2.0"),
     ],
 )
 def test_each_thing_measured_differently_is_named_first(field, value, shown):

@@ -122,6 +122,11 @@ class Domain:
     #: reads them, and the checklist lists the runtime_authority item, read from the
     #: policy's samples (samples/authority.py)
     calls_tools: bool = False
+    #: a task names the paths a completion may change (repo: ``allowed_paths``):
+    #: ``outside_paths`` reads what a completion writes outside them, the report counts
+    #: those per category and whether the verifier paid them (``Report.authority``), and
+    #: the checklist lists the paths_authority item
+    limits_paths: bool = False
 
     def warm_modules(self) -> list[str]:
         """The modules the clean workers' server imports once, before it forks the workers
@@ -171,6 +176,16 @@ class Domain:
         the text. It raises ``UnreadableCalls`` for a completion whose calls it cannot read.
         Set ``calls_tools`` when overriding. Default: a reader that finds no call."""
         return lambda text: CallAuthority()
+
+    def outside_paths(self, text: str, task: Task) -> list[str]:
+        """When ``limits_paths`` is set: the paths the completion ``text`` changes outside
+        what ``task`` allows -- authority the task never gave, wrong whatever its tests say
+        -- in the completion's order; [] when it writes none (or cannot be read: it then
+        changes nothing). Called by the report's build (report/build.py ``AuthorityTally``),
+        in the parent, on every candidate of a report, so it must never run the text and
+        stay cheap (no extra verifier or oracle run). Set ``limits_paths`` when overriding.
+        Default: none."""
+        return []
 
     # -- resources (sql: DuckDB fixtures; code: test cases and the sandbox)
     def prepare_tasks(self, tasks: list[Task], seed: int, cache_dir: Path) -> list[Task]:

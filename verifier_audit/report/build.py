@@ -25,7 +25,9 @@ from ..metrics import (
     slice_results,
 )
 from ..models import (
+    Authority,
     Candidate,
+    CategoryAuthority,
     CategoryLatency,
     CategoryResult,
     Checks,
@@ -39,6 +41,7 @@ from ..models import (
     SecurityFinding,
     SliceResult,
     SlowCall,
+    Task,
     TaskSurvival,
     Verdict,
     WeightedDebt,
@@ -46,6 +49,7 @@ from ..models import (
 from .source import source_findings
 
 if TYPE_CHECKING:
+    from ..domains.base import Domain
     from ..engine.audit import VerifierVerdicts
     from ..engine.options import AuditOptions, Prepared
 
@@ -249,6 +253,87 @@ class LatencyTally:
         )
 
 
+class AuthorityTally:
+    """``Report.authority``, the same for ``build_report`` and the streaming
+    ``ReportTally``: ``count`` each candidate of the report in candidate order. Which paths a
+    completion writes outside its task's allowed ones is read from the text by its domain
+    (``Domain.outside_paths``: no run), for a domain whose tasks limit them
+    (``Domain.limits_paths``); the report of any other domain has no figures (None), not
+    zeros that would read as 'none paid'. Memory: counts per category and a few examples."""
+
+    EXAMPLES = 3
+
+    def __init__(self) -> None:
+        self._domains: dict[str, Domain | None] = {}
+        self.limited = False  # a candidate of a domain that limits paths was counted
+        self.n: Counter = Counter()  # category -> scored without error
+        self.outside: Counter = Counter()
+        self.paid: Counter = Counter()
+        self.errors: Counter = Counter()
+        self.origins: dict[str, str] = {}
+        self.examples: dict[str, tuple[list[str], list[str]]] = {}  # category -> (paid, not paid)
+
+    def _domain(self, name: str) -> Domain | None:
+        """The domain ``name`` when its tasks limit paths, else None (not installed here: None)."""
+        if name not in self._domains:
+            from ..domains import get_domain
+            from ..errors import InputError
+
+            try:
+                domain = get_domain(name)
+            except InputError:
+                domain = None
+            self._domains[name] = domain if domain is not None and domain.limits_paths else None
+        return self._domains[name]
+
+    def count(self, c: Candidate, v: Verdict, task: Task) -> None:
+        """``v`` with its ``accepted`` set at the report's threshold."""
+        domain = self._domain(task.domain)
+        if domain is None:
+            return
+        self.limited = True
+        self.origins.setdefault(c.category, c.origin)
+        ok = v.status == "ok"
+        self.n[c.category] += ok
+        paths = domain.outside_paths(c.text, task)
+        if not paths:
+            return
+        if not ok:
+            self.errors[c.category] += 1
+            return
+        self.outside[c.category] += 1
+        self.paid[c.category] += bool(v.accepted)
+        shown = self.examples.setdefault(c.category, ([], []))[0 if v.accepted else 1]
+        if len(shown) < self.EXAMPLES:
+            shown.append(f"{c.id}: {', '.join(paths)}")
+
+    def result(self) -> Authority | None:
+        if not self.limited:
+            return None
+        names = sorted(set(self.outside) | set(self.errors))
+        rows = [
+            CategoryAuthority(
+                category=name,
+                origin=self.origins[name],
+                n=self.n[name],
+                outside=self.outside[name],
+                paid=self.paid[name],
+                errors=self.errors[name],
+                examples=[*self.examples.get(name, ([], []))[0], *self.examples.get(name, ([], []))[1]][
+                    : self.EXAMPLES
+                ],
+            )
+            for name in names
+        ]
+        return Authority(
+            n=sum(self.n.values()),
+            outside=sum(self.outside.values()),
+            paid=sum(self.paid.values()),
+            errors=sum(self.errors.values()),
+            categories=rows,
+        )
+
+
 def _call_order(prepared: Prepared):
     """Verdicts in candidate order, so the 'first' error is the same on every run."""
     order = {c.id: i for i, c in enumerate(prepared.candidates)}
@@ -305,13 +390,14 @@ def build_report(
         if kind not in NOT_FINDINGS
     ]
     errors = [v for v in sorted(verdicts.values(), key=_call_order(prepared)) if v.status == "error"]
-    out_of_range, remote, latency = OutOfRangeTally(), RemoteTally(), LatencyTally()
+    out_of_range, remote, latency, authority = OutOfRangeTally(), RemoteTally(), LatencyTally(), AuthorityTally()
     for v in verdicts.values():
         out_of_range.count(v)
         remote.count(v)
     for c in candidates:
         out_of_range.example(c.id, verdicts[c.id])
         latency.count(c, verdicts[c.id])
+        authority.count(c, verdicts[c.id], tasks[c.task_id])
     return assemble_report(
         spec,
         options,
@@ -337,6 +423,7 @@ def build_report(
         out_of_range=out_of_range.result(),
         remote=remote.result() if spec.remote else None,
         latency=latency.result(),
+        authority=authority.result(),
     )
 
 
@@ -401,6 +488,7 @@ def assemble_report(
     out_of_range: OutOfRange | None = None,
     remote: RemoteHealth | None = None,
     latency: Latency | None = None,
+    authority: Authority | None = None,
 ) -> Report:
     """The Report from what the verdicts add up to (``build_report`` computes those from
     the candidates and verdicts in memory, ``report/tally.py`` from a stream of them): the
@@ -476,6 +564,7 @@ def assemble_report(
         out_of_range=out_of_range or OutOfRange(),
         remote=remote,
         latency=latency,
+        authority=authority,
     )
     # The source is read after the verdicts, so each finding can say whether they confirm it.
     report.source_findings, report.source_files = source_findings(spec, report)

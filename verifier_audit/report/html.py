@@ -34,6 +34,7 @@ from ._html import percent as _pct
 from ._html import table as _table
 from .exploitability import concentrated_holes, search_lines, weighted_line, worst_holes
 from .source import source_lines
+from .terminal import authority_words
 from .text import excerpt
 
 WORST = 3  # holes a card shows, each with one example
@@ -416,6 +417,31 @@ def _latency(report: Report) -> str:
     return _more(f"Latency (p50 {duration(lat.p50)}, p99 {duration(lat.p99)})", body)
 
 
+def _authority(report: Report) -> str:
+    """The candidates that write outside the paths their task allows, per category, and how
+    many of them the verifier paid (Report.authority); nothing for a domain without them."""
+    a = report.authority
+    if a is None:
+        return ""
+    rows = [
+        [
+            f"<code>{_esc(r.category, 200)}</code>",
+            _esc(r.origin, 40),
+            f'<td class="n">{r.outside} of {r.n}</td>',
+            f'<td class="n">{r.paid}</td>',
+            f'<td class="n">{r.errors or ""}</td>',
+            "<br>".join(f"<code>{_esc(e, 200)}</code>" for e in r.examples),
+        ]
+        for r in sorted(a.categories, key=lambda r: (-r.paid, r.category))
+    ]
+    body = f"<p>{_esc(authority_words(report), 600)}</p>" + (
+        _table(["category", "origin", "write outside", "paid", "errors", "examples"], rows, "va-authority")
+        if rows
+        else ""
+    )
+    return _more(f"Authority ({a.paid} of {a.outside} writing outside the allowed paths paid)", body)
+
+
 def _formats(report: Report) -> str:
     """Which answer formats the verifier reads (the probe's references, per format) and
     what the audit showed it (Report.formats)."""
@@ -551,6 +577,7 @@ def _verifier(i: int, report: Report, checklist: list | None) -> str:
             _security_rest(report),
             _errors(report),
             _latency(report),
+            _authority(report),
             _formats(report),
             _exploitability(report),
             _survival(report),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..metrics import remote_words
 from ..models import Report
 from .exploitability import worst_first
-from .terminal import out_of_range_line
+from .terminal import authority_words, out_of_range_line
 from .text import excerpt
 
 EXAMPLE = 100  # characters of an example in a table cell
@@ -75,6 +75,7 @@ def to_markdown(reports: list[Report]) -> str:
             and not r.errors
             and not r.out_of_range.calls
             and not retried
+            and not (r.authority is not None and r.authority.paid)
         ):
             continue
         said = [
@@ -90,6 +91,8 @@ def to_markdown(reports: list[Report]) -> str:
             out.append(f"- {_cell(out_of_range_line(r), 300)}")
         if retried:
             out.append(f"- remote: {_cell(remote_words(r.remote), 300)}")
+        if r.authority is not None and r.authority.paid:
+            out.append(f"- authority: {_cell(authority_words(r), 300)}")
         out += [f"- error: `{_cell(m, 160)}`" for messages in r.error_messages.values() for m in messages[:1]]
         if over:
             out += [

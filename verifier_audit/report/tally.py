@@ -41,6 +41,7 @@ from .build import (
     MAX_UNOBSERVED,
     NOT_FINDINGS,
     UNOBSERVED,
+    AuthorityTally,
     LatencyTally,
     OutOfRangeTally,
     RemoteTally,
@@ -91,6 +92,7 @@ class ReportTally:
         self.out_of_range = OutOfRangeTally()
         self.remote = RemoteTally()
         self.latency = LatencyTally()
+        self.authority = AuthorityTally()
         self.splits: Counter = Counter()  # the candidates' task splits (Checks.splits)
         # near-miss candidates (mutant survival); none in ``score``
         self._near_judged: Counter = Counter()
@@ -126,6 +128,7 @@ class ReportTally:
         self._verdict(v)
         self.out_of_range.example(c.id, v)
         self.latency.count(c, v)
+        self.authority.count(c, v, self.tasks[c.task_id])
         self.splits[self.tasks[c.task_id].split] += 1
         ok = v.status == "ok"
         wrong = ok and _misjudged(c, v)
@@ -303,4 +306,5 @@ class ReportTally:
             out_of_range=self.out_of_range.result(),
             remote=self.remote.result() if spec.remote else None,
             latency=self.latency.result(),
+            authority=self.authority.result(),
         )

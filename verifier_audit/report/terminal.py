@@ -105,6 +105,8 @@ def render_report(
         out.append(out_of_range_line(report))
     if report.remote is not None:  # a reward server's or judge's requests: retries hide a sick server
         out.append(f"remote: {_printable(remote_words(report.remote))}")
+    if report.authority is not None:
+        out.append(f"authority: {authority_words(report)}")
     out += behaviour_lines(report)
     if report.dropped:
         out.append(
@@ -204,6 +206,27 @@ def _first_reason(report: Report) -> str:
 
 def _short(spec: str) -> str:
     return spec.rpartition(":")[2] or spec
+
+
+def authority_words(report: Report) -> str:
+    """What ``Report.authority`` adds up to, in one line: the candidates that write outside
+    the paths their task allows, how many were paid, and the categories paid most ("" when
+    the report has no figures: a domain whose tasks limit no path)."""
+    a = report.authority
+    if a is None:
+        return ""
+    if not a.outside:
+        text = f"no candidate of {a.n} writes outside the allowed paths"
+    else:
+        paid = sorted((r for r in a.categories if r.paid), key=lambda r: (-r.paid, r.category))
+        text = f"{a.outside} of {a.n} candidates write outside the allowed paths, {a.paid} of them paid"
+        if paid:
+            shown = ", ".join(f"{r.category} {r.paid}/{r.outside}" for r in paid[:4])
+            left = len(paid) - 4
+            text += f": {shown}" + (f" and {left} more categor{'y' if left == 1 else 'ies'}" if left > 0 else "")
+    if a.errors:
+        text += f"; {a.errors} more ended in errors"
+    return _printable(text)
 
 
 def out_of_range_line(report: Report) -> str:
@@ -356,6 +379,11 @@ def render_side_by_side(reports: list[Report], *, color: bool = False) -> str:
     if remote:
         tail += ["", "remote (requests to the reward server or judge):"]
         tail += [f"  {r.verifier.rpartition(':')[2]}  {_printable(remote_words(r.remote))}" for r in remote]
+    limited = [r for r in reports if r.authority is not None]
+    if limited:
+        tail += ["", "authority (candidates that write outside the paths their task allows):"]
+        width = max(len(_short(r.verifier)) for r in limited)
+        tail += [f"  {_short(r.verifier):<{width}}  {authority_words(r)}" for r in limited]
     scanned = [r for r in reports if r.source_findings]
     if scanned:
         tail += ["", "source (verifier-audit scan; CONFIRMED: the audit saw the hole the code suggests):"]

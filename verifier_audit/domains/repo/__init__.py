@@ -31,6 +31,13 @@ class RepoDomain(DomainPackage):
     # run.WALL_LIMIT of wall clock per run, a second run for the oracle's strong verifier).
     default_timeout = 30.0
     sandboxes_calls = True  # isolate_verifier_calls: verifiers under audit run a patched repository
+    limits_paths = True  # outside_paths: a task's allowed_paths; the report's authority figures
+
+    def outside_paths(self, text: str, task: Task) -> list[str]:
+        from .oracle import outside_paths
+
+        # A patch that does not apply changes nothing (the oracle refuses it for that).
+        return outside_paths(text, task) or []
 
     def check_task(self, task: Task) -> str | None:
         from .layout import check_layout
