@@ -1,7 +1,15 @@
 """The small Python projects ``make_repo_suite.py`` injects bugs into: each a package of
 two modules (and an ``__init__.py`` that re-exports them), visible tests under ``tests/``
 and hidden tests (``tests/test_hidden_<module>.py``) that the oracle adds before its run.
-Written for this suite; every clean project passes all its tests (the script checks)."""
+Written for this suite; every clean project passes all its tests (the script checks).
+
+The hidden tests hold no literal ``f(input) == expected`` line: they draw their inputs at
+run time (seeded ``random.Random``, loops over ranges) and check each result against a
+second implementation written in the test (often the standard library's: ``calendar``,
+``datetime``, ``Decimal``, ``Fraction``, ``statistics``, ``OrderedDict``) or a property,
+through ``same``, which compares types exactly. So a patch that makes the package's
+functions return an object equal to everything, or that reads the files under tests/ and
+special-cases the literal inputs it finds, fails them (docs/repo-suite.md)."""
 
 from __future__ import annotations
 
@@ -15,6 +23,34 @@ class Project:
     tests: dict[str, str]  # visible test file name -> source
     hidden: dict[str, str]  # module name -> hidden test source (tests/test_hidden_<module>.py)
     shifted: bool = False  # absent from train and heldout
+
+
+#: Put in every hidden test file after its imports: an exact comparison. ``type(got) is
+#: type(expected)`` at every level (an always-equal object is not a tuple of ints, True is
+#: not 1), floats within pytest.approx (the second implementation may round differently).
+SAME = """\
+def same(got, expected):
+    assert type(got) is type(expected), f"{type(got).__name__} returned, {type(expected).__name__} expected"
+    if isinstance(expected, (list, tuple)):
+        assert len(got) == len(expected), f"{got!r} != {expected!r}"
+        for item, wanted in zip(got, expected):
+            same(item, wanted)
+    elif isinstance(expected, dict):
+        assert sorted(got, key=repr) == sorted(expected, key=repr), f"{got!r} != {expected!r}"
+        for key, wanted in expected.items():
+            same(got[key], wanted)
+    elif isinstance(expected, float):
+        assert got == pytest.approx(expected), f"{got!r} != {expected!r}"
+    else:
+        assert got == expected, f"{got!r} != {expected!r}"
+"""
+
+
+def _hidden(imports: str, body: str) -> str:
+    """A hidden test file: ``random`` and pytest (``same`` needs it), the file's own
+    imports, ``same``, then the tests."""
+    head = "import random\n\nimport pytest\n\n" if "import pytest" not in imports else "import random\n"
+    return f"{head}{imports}\n\n\n{SAME}\n\n{body}"
 
 
 def _init(doc: str, imports: str) -> str:
@@ -158,62 +194,86 @@ def test_format_date():
 """,
     },
     {
-        "calendar": """\
-import pytest
-
-from dateparse.calendar import add_days, day_of_year, days_in_month, is_leap
-
-
-def test_leap_2400_and_2100():
-    assert is_leap(2400) and not is_leap(2100) and not is_leap(2019)
-
-
-def test_days_in_month_bounds():
-    with pytest.raises(ValueError):
-        days_in_month(2023, 13)
-    assert days_in_month(2023, 1) == 31
+        "calendar": _hidden(
+            "import calendar\nimport datetime\n\nimport pytest\n\n"
+            "from dateparse.calendar import add_days, day_of_year, days_in_month, is_leap",
+            """\
+def test_is_leap_matches_the_standard_library():
+    for year in [*range(1890, 1910), *range(1995, 2030), *range(2095, 2105), *range(2395, 2405)]:
+        same(is_leap(year), calendar.isleap(year))
 
 
-def test_day_of_year_leap():
-    assert day_of_year(2024, 12, 31) == 366
-    assert day_of_year(2023, 1, 5) == 5
+def test_days_in_month_matches_the_standard_library():
+    for year in (1900, 2000, 2023, 2024, 2100):
+        for month in range(1, 13):
+            same(days_in_month(year, month), calendar.monthrange(year, month)[1])
+    for month in (-1, 0, 13, 14):
+        with pytest.raises(ValueError):
+            days_in_month(2023, month)
 
 
-def test_add_days_february():
-    assert add_days((2024, 2, 28), 1) == (2024, 2, 29)
-    assert add_days((2023, 2, 28), 1) == (2023, 3, 1)
-    assert add_days((2023, 1, 1), 0) == (2023, 1, 1)
+def test_day_of_year_matches_the_standard_library():
+    day = datetime.date(2023, 1, 1)
+    while day.year < 2025:
+        same(day_of_year(day.year, day.month, day.day), day.timetuple().tm_yday)
+        day += datetime.timedelta(days=1)
+
+
+def test_add_days_matches_timedelta():
+    rng = random.Random(36)
+    day = datetime.date(2023, 1, 1)
+    while day.year < 2025:
+        for count in (0, 1, rng.randrange(2, 70), rng.randrange(70, 800)):
+            end = day + datetime.timedelta(days=count)
+            same(add_days((day.year, day.month, day.day), count), (end.year, end.month, end.day))
+        day += datetime.timedelta(days=1)
 """,
-        "parse": """\
-import pytest
-
-from dateparse.parse import format_date, parse_date, parse_time
-
-
-def test_parse_date_leap_day():
-    assert parse_date(" 2024-02-29 ") == (2024, 2, 29)
-    with pytest.raises(ValueError):
-        parse_date("2023-02-29")
-    with pytest.raises(ValueError):
-        parse_date("2023-02-00")
-
-
-def test_parse_date_shape():
-    with pytest.raises(ValueError):
-        parse_date("2023/02/01")
-
-
-def test_parse_time_edges():
-    assert parse_time("23:59:59") == 86399
-    with pytest.raises(ValueError):
-        parse_time("12:60")
-    with pytest.raises(ValueError):
-        parse_time("1:2:3:4")
+        ),
+        "parse": _hidden(
+            "import calendar\nimport datetime\n\nimport pytest\n\n"
+            "from dateparse.parse import format_date, parse_date, parse_time",
+            """\
+def test_parse_and_format_every_day():
+    day = datetime.date(2023, 1, 1)
+    while day.year < 2025:
+        text = day.isoformat()
+        padded = " " * (day.day % 3) + text + " " * (day.month % 2)
+        same(parse_date(padded), (day.year, day.month, day.day))
+        same(format_date((day.year, day.month, day.day)), text)
+        day += datetime.timedelta(days=1)
+    rng = random.Random(36)
+    for _ in range(200):
+        day = datetime.date(rng.randrange(1, 10000), rng.randrange(1, 13), rng.randrange(1, 29))
+        same(format_date((day.year, day.month, day.day)), day.isoformat())
 
 
-def test_format_date_round_trip():
-    assert format_date(parse_date("2001-10-09")) == "2001-10-09"
+def test_parse_date_rejects_days_outside_the_month():
+    for year in (2023, 2024, 2100):
+        for month in range(1, 13):
+            for day in (0, calendar.monthrange(year, month)[1] + 1):
+                with pytest.raises(ValueError):
+                    parse_date("-".join([str(year), str(month).zfill(2), str(day).zfill(2)]))
+    for text in ("2023/02/01", "2023-02", "2023-02-01-04"):
+        with pytest.raises(ValueError):
+            parse_date(text)
+
+
+def test_parse_time_matches_arithmetic():
+    rng = random.Random(37)
+    fields = [(h, m, s) for h in (0, 23) for m in (0, 59) for s in (0, 59)]
+    fields += [(rng.randrange(24), rng.randrange(60), rng.randrange(60)) for _ in range(300)]
+    for hours, minutes, secs in fields:
+        expected = datetime.timedelta(hours=hours, minutes=minutes, seconds=secs).seconds
+        same(parse_time(":".join(str(f).zfill(2) for f in (hours, minutes, secs))), expected)
+        same(parse_time(":".join([str(hours), str(minutes).zfill(2)])), expected - secs)
+
+
+def test_parse_time_rejects_out_of_range_fields():
+    for fields in ((24, 0), (12, 60), (0, 0, 60), (-1, 0), (1, 2, 3, 4), (1,)):
+        with pytest.raises(ValueError):
+            parse_time(":".join(str(f).zfill(2) for f in fields))
 """,
+        ),
     },
 )
 
@@ -340,47 +400,64 @@ def test_low_stock():
 """,
     },
     {
-        "items": """\
-from inventory.items import discounted, line_total, make_item
+        "items": _hidden(
+            "import math\nfrom fractions import Fraction\n\nimport pytest\n\n"
+            "from inventory.items import discounted, line_total, make_item",
+            """\
+def test_make_item_and_line_total():
+    rng = random.Random(36)
+    for _ in range(200):
+        price, quantity = rng.randrange(0, 10000), rng.randrange(0, 50)
+        item = make_item("S" + str(price), "thing", price, quantity)
+        same(item, {"sku": "S" + str(price), "name": "thing", "price": price, "quantity": quantity})
+        same(line_total(item), sum([price] * quantity))
+        same(make_item("S", "thing", price)["quantity"], quantity * 0)
+    for price in (-1, -rng.randrange(2, 1000)):
+        with pytest.raises(ValueError):
+            make_item("S", "thing", price)
 
 
-def test_discount_edges():
-    assert discounted(999, 0) == 999
-    assert discounted(999, 100) == 0
-    assert discounted(1, 50) == 0
-
-
-def test_line_total_zero_quantity():
-    assert line_total(make_item("Z", "zip", 500)) == 0
-    assert make_item("Z", "zip", 0)["price"] == 0
+def test_discounted_rounds_down_to_a_cent():
+    rng = random.Random(37)
+    for price in [0, 1, 2, 99, 100, 999, *(rng.randrange(0, 100000) for _ in range(20))]:
+        for percent in range(0, 101):
+            same(discounted(price, percent), math.floor(Fraction(price) * (1 - Fraction(percent, 100))))
+    for percent in (-1, 101, rng.randrange(102, 1000)):
+        with pytest.raises(ValueError):
+            discounted(100, percent)
 """,
-        "stock": """\
-from inventory.items import make_item
-from inventory.stock import Stock
-
-
-def test_remove_all_deletes_the_sku():
-    stock = Stock()
-    stock.add(make_item("A1", "bolt", 25, 4))
-    stock.remove("A1", 4)
-    assert stock.items == {} and stock.value() == 0
-
-
-def test_add_copies_the_item():
-    item = make_item("A1", "bolt", 25, 4)
-    stock = Stock()
-    stock.add(item)
-    stock.add(make_item("A1", "bolt", 25, 1))
-    assert item["quantity"] == 4 and stock.items["A1"]["quantity"] == 5
-
-
-def test_low_stock_threshold_is_strict_and_sorted():
-    stock = Stock()
-    for sku, qty in (("C", 1), ("A", 5), ("B", 2)):
-        stock.add(make_item(sku, sku, 1, qty))
-    assert stock.low_stock(5) == ["B", "C"]
-    assert stock.value() == 8
+        ),
+        "stock": _hidden(
+            "import pytest\n\nfrom inventory.items import make_item\nfrom inventory.stock import Stock",
+            """\
+def test_stock_against_a_model():
+    rng = random.Random(36)
+    for _ in range(40):
+        stock, model, prices = Stock(), {}, {}
+        for _ in range(rng.randrange(1, 30)):
+            sku = rng.choice("ABCDE")
+            if sku not in model or rng.random() < 0.5:
+                quantity = rng.randrange(0, 6)
+                item = make_item(sku, sku.lower(), prices.setdefault(sku, rng.randrange(1, 100)), quantity)
+                stock.add(item)
+                same(item["quantity"], quantity)
+                model[sku] = model.get(sku, 0) + quantity
+            else:
+                count = rng.randrange(0, model[sku] + 3)
+                if count > model[sku]:
+                    with pytest.raises(ValueError):
+                        stock.remove(sku, count)
+                else:
+                    stock.remove(sku, count)
+                    model[sku] -= count
+                    if model[sku] == 0:
+                        del model[sku]
+            same({sku: item["quantity"] for sku, item in stock.items.items()}, model)
+            same(stock.value(), sum(prices[sku] * quantity for sku, quantity in model.items()))
+            threshold = rng.randrange(0, 8)
+            same(stock.low_stock(threshold), sorted(sku for sku, quantity in model.items() if quantity < threshold))
 """,
+        ),
     },
 )
 
@@ -504,36 +581,73 @@ def test_unbalanced():
 """,
     },
     {
-        "tokens": """\
-from tokenizer.tokens import kind_of, precedence
+        "tokens": _hidden(
+            "import string\n\nimport pytest\n\n"
+            "from tokenizer.tokens import OPERATORS, is_right_associative, kind_of, precedence",
+            """\
+KINDS = [
+    ("number", string.digits + "."),
+    ("name", string.ascii_letters + "_"),
+    ("operator", "+-*/^"),
+    ("paren", "()"),
+    ("space", string.whitespace),
+]
 
 
-def test_decimal_point_and_underscore():
-    assert kind_of(".") == "number" and kind_of("_") == "name" and kind_of("\\t") == "space"
+def test_kind_of_every_printable_character():
+    for char in string.printable:
+        kinds = [kind for kind, chars in KINDS if char in chars]
+        if kinds:
+            same(kind_of(char), kinds[0])
+        else:
+            with pytest.raises(ValueError):
+                kind_of(char)
 
 
-def test_precedence_levels():
-    assert precedence("^") == 3 and precedence("/") == 2 and precedence("-") == 1
+def test_precedence_levels_and_associativity():
+    for level, ops in enumerate(["+-", "*/", "^"], 1):
+        for op in ops:
+            same(precedence(op), level)
+            same(is_right_associative(op), level == 3)
+    same(sorted(OPERATORS), sorted("+-*/^"))
 """,
-        "lexer": """\
-from tokenizer.lexer import balanced, count_names, tokenize
+        ),
+        "lexer": _hidden(
+            "import re\nimport string\n\nfrom tokenizer.lexer import balanced, count_names, tokenize",
+            """\
+PIECES = re.compile("[0-9.]+|[A-Za-z_]+|[+*/^()-]|[" + re.escape(string.whitespace) + "]+")
 
 
-def test_tokenize_decimal():
-    assert tokenize("3.25/x") == [("number", "3.25"), ("operator", "/"), ("name", "x")]
+def kind(text):
+    for name, chars in (("number", string.digits + "."), ("name", string.ascii_letters + "_"), ("paren", "()")):
+        if text[0] in chars:
+            return name
+    return "space" if text[0] in string.whitespace else "operator"
 
 
-def test_tokenize_empty_and_blank():
-    assert tokenize("") == [] and tokenize("   ") == []
+def expected_tokens(text):
+    return [(kind(piece), piece) for piece in PIECES.findall(text) if kind(piece) != "space"]
 
 
-def test_adjacent_operators():
-    assert tokenize("a--b") == [("name", "a"), ("operator", "-"), ("operator", "-"), ("name", "b")]
+def test_tokenize_matches_a_regular_expression():
+    rng = random.Random(36)
+    alphabet = ["1", "23", ".", "x", "y_", "Ab", "+", "-", "*", "/", "^", "(", ")", " ", "  ", "\t"]
+    for size in range(0, 60):
+        text = "".join(rng.choice(alphabet) for _ in range(size))
+        tokens = tokenize(text)
+        same(tokens, expected_tokens(text))
+        same(count_names(tokens), len({piece for name, piece in expected_tokens(text) if name == "name"}))
 
 
-def test_balanced_edges():
-    assert balanced([]) and not balanced(tokenize("((a)")) and count_names([]) == 0
+def test_balanced_matches_a_running_depth():
+    rng = random.Random(37)
+    for size in range(0, 14):
+        for _ in range(30):
+            text = "".join(rng.choice("()a") for _ in range(size))
+            depths = [text[: i + 1].count("(") - text[: i + 1].count(")") for i in range(len(text))]
+            same(balanced(tokenize(text)), min(depths, default=0) >= 0 and text.count("(") == text.count(")"))
 """,
+        ),
     },
 )
 
@@ -653,37 +767,82 @@ def test_usage():
 """,
     },
     {
-        "convert": """\
-from flags.convert import clamp_int, to_bool, to_int_list
+        "convert": _hidden(
+            "import pytest\n\nfrom flags.convert import clamp_int, to_bool, to_int_list",
+            """\
+def test_to_bool_every_spelling():
+    rng = random.Random(36)
+    for words, value in ((["1", "true", "yes", "on"], True), (["0", "false", "no", "off"], False)):
+        for word in words:
+            for _ in range(10):
+                spelled = "".join(c.upper() if rng.random() < 0.5 else c for c in word)
+                same(to_bool(" " * rng.randrange(3) + spelled + " " * rng.randrange(3)), value)
+    for text in ("", "maybe", "2", "yess", "of", "tru"):
+        with pytest.raises(ValueError):
+            to_bool(text)
 
 
-def test_to_bool_all_spellings():
-    assert all(to_bool(t) for t in ("1", "TRUE", "on"))
-    assert not any(to_bool(t) for t in ("0", "False", "no"))
+def test_to_int_list_round_trips():
+    rng = random.Random(37)
+    for size in range(0, 30):
+        numbers = [rng.randrange(-1000, 1000) for _ in range(size)]
+        items = [" " * rng.randrange(2) + str(n) for n in numbers]
+        for _ in range(rng.randrange(3)):
+            items.insert(rng.randrange(len(items) + 1), " " * rng.randrange(2))
+        same(to_int_list(",".join(items)), numbers)
 
 
-def test_to_int_list_skips_empty_items():
-    assert to_int_list("4,,5,") == [4, 5] and to_int_list("") == []
-
-
-def test_clamp_int_low_and_inside():
-    assert clamp_int("-3", 0, 10) == 0 and clamp_int("7", 0, 10) == 7
+def test_clamp_int_is_the_middle_value():
+    rng = random.Random(38)
+    for _ in range(300):
+        low = rng.randrange(-50, 50)
+        high = low + rng.randrange(0, 20)
+        value = rng.randrange(-100, 100)
+        same(clamp_int(str(value), low, high), sorted([low, value, high])[1])
 """,
-        "parser": """\
-from flags.parser import parse_args
+        ),
+        "parser": _hidden(
+            "from flags.parser import get_option, parse_args, usage",
+            """\
+def expected_parse(argv):
+    options, positional = {}, []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        index += 1
+        if arg == "--":
+            return options, positional + argv[index:]
+        if arg[:2] == "--":
+            if "=" in arg:
+                options[arg[2 : arg.index("=")]] = arg[arg.index("=") + 1 :]
+            else:
+                options[arg[2:]] = True
+        elif arg[:1] == "-" and arg != "-":
+            options.update(dict.fromkeys(arg[1:], True))
+        else:
+            positional.append(arg)
+    return options, positional
 
 
-def test_empty_value_and_lone_dash():
-    assert parse_args(["--name=", "-"]) == ({"name": ""}, ["-"])
+def test_parse_args_matches_a_second_parser():
+    rng = random.Random(36)
+    words = ["--out=x.txt", "--verbose", "--name=", "--expr=a=b", "-ab", "-c", "-", "--", "file", "a", "--b"]
+    for size in range(0, 12):
+        for _ in range(30):
+            argv = [rng.choice(words) for _ in range(size)]
+            same(parse_args(argv), expected_parse(argv))
 
 
-def test_value_with_equals_sign():
-    assert parse_args(["--expr=a=b"])[0] == {"expr": "a=b"}
-
-
-def test_positionals_keep_order_after_double_dash():
-    assert parse_args(["a", "--", "--b", "c"]) == ({}, ["a", "--b", "c"])
+def test_get_option_and_usage():
+    rng = random.Random(37)
+    for _ in range(100):
+        flags = set(rng.sample("abcdefgh", rng.randrange(0, 6)))
+        options = {flag: rng.randrange(100) for flag in flags}
+        key, default = rng.choice("abcdefgh"), rng.randrange(100, 200)
+        same(get_option(options, key, default), options[key] if key in options else default)
+        same(usage("tool", flags), "tool" + "".join(" [--" + flag + "]" for flag in sorted(flags)))
 """,
+        ),
     },
 )
 
@@ -825,48 +984,68 @@ def test_purge():
 """,
     },
     {
-        "lru": """\
-from cache.lru import LRUCache
-
-
-def test_update_refreshes_without_evicting():
-    cache = LRUCache(2)
-    cache.put("a", 1)
-    cache.put("b", 2)
-    cache.put("a", 3)
-    cache.put("c", 4)
-    assert cache.keys() == ["a", "c"] and cache.get("a") == 3 and cache.get("b") is None
-
-
-def test_capacity_one():
-    cache = LRUCache(1)
-    cache.put("a", 1)
-    cache.put("b", 2)
-    assert cache.keys() == ["b"] and len(cache.data) == 1
+        "lru": _hidden(
+            "from collections import OrderedDict\n\nimport pytest\n\nfrom cache.lru import LRUCache",
+            """\
+def test_lru_against_an_ordered_dict():
+    rng = random.Random(36)
+    for _ in range(60):
+        capacity = rng.randrange(1, 5)
+        cache, model = LRUCache(capacity), OrderedDict()
+        for _ in range(rng.randrange(1, 40)):
+            key = rng.choice("abcdef")
+            if rng.random() < 0.5:
+                value = rng.randrange(1000)
+                if key not in model and len(model) >= capacity:
+                    model.popitem(last=False)
+                model[key] = value
+                model.move_to_end(key)
+                cache.put(key, value)
+            else:
+                default = rng.choice([None, -1])
+                if key in model:
+                    model.move_to_end(key)
+                same(cache.get(key, default), model.get(key, default))
+            same(cache.keys(), list(model))
+            same(len(cache.data), len(model))
+    for capacity in (0, -1):
+        with pytest.raises(ValueError):
+            LRUCache(capacity)
 """,
-        "ttl": """\
-from cache.ttl import TTLCache
-
-
-def test_expires_exactly_at_ttl():
-    now = [0]
-    cache = TTLCache(10, lambda: now[0])
-    cache.put("k", "v")
-    now[0] = 9
-    assert cache.get("k") == "v"
-    now[0] = 10
-    assert cache.get("k") is None and "k" not in cache.data
-
-
-def test_put_renews():
-    now = [0]
-    cache = TTLCache(4, lambda: now[0])
-    cache.put("k", 1)
-    now[0] = 3
-    cache.put("k", 2)
-    now[0] = 6
-    assert cache.get("k") == 2 and cache.purge() == 0
+        ),
+        "ttl": _hidden(
+            "from cache.ttl import TTLCache",
+            """\
+def test_ttl_against_a_model():
+    rng = random.Random(36)
+    for _ in range(60):
+        now = [0]
+        ttl = rng.randrange(1, 6)
+        cache, model = TTLCache(ttl, lambda: now[0]), {}
+        for _ in range(rng.randrange(1, 40)):
+            now[0] += rng.randrange(0, 4)
+            key = rng.choice("abcd")
+            step = rng.random()
+            if step < 0.4:
+                value = rng.randrange(1000)
+                model[key] = (value, now[0] + ttl)
+                cache.put(key, value)
+            elif step < 0.8:
+                default = rng.choice([None, -1])
+                expected = default
+                if key in model and now[0] < model[key][1]:
+                    expected = model[key][0]
+                elif key in model:
+                    del model[key]
+                same(cache.get(key, default), expected)
+            else:
+                expired = [k for k, (_, expires) in model.items() if now[0] >= expires]
+                for k in expired:
+                    del model[k]
+                same(cache.purge(), len(expired))
+            same(sorted(cache.data), sorted(model))
 """,
+        ),
     },
 )
 
@@ -972,41 +1151,85 @@ def test_parse_length():
 """,
     },
     {
-        "money": """\
-from units.money import format_cents, parse_amount, split_evenly
+        "money": _hidden(
+            "from decimal import Decimal\n\nimport pytest\n\n"
+            "from units.money import format_cents, parse_amount, split_evenly",
+            """\
+def spellings(cents):
+    whole, frac = divmod(abs(cents), 100)
+    sign = "-" if cents < 0 else ""
+    yield sign + str(whole) + "." + str(frac).zfill(2)
+    if frac % 10 == 0:
+        yield sign + str(whole) + "." + str(frac // 10)
+    if frac == 0:
+        yield ("+" if cents > 0 else sign) + str(whole)
+    if whole == 0:
+        yield sign + "." + str(frac).zfill(2)
 
 
-def test_negative_amounts():
-    assert parse_amount("-0.05") == -5 and format_cents(-5) == "-0.05"
+def test_parse_amount_matches_decimal():
+    rng = random.Random(36)
+    amounts = [0, 5, -5, 50, 100, -100, 700, *(rng.randrange(-100000, 100000) for _ in range(300))]
+    for cents in amounts:
+        for text in spellings(cents):
+            same(parse_amount(" " + text), int(Decimal(text) * 100))
+    for text in ("1.234", "", ".", "-", "+"):
+        with pytest.raises(ValueError):
+            parse_amount(text)
 
 
-def test_whole_and_plus():
-    assert parse_amount("+7") == 700 and parse_amount(".25") == 25 and format_cents(0) == "0.00"
+def test_format_cents_matches_decimal():
+    rng = random.Random(37)
+    for cents in [0, 1, -1, 5, -5, 99, 100, -100, *(rng.randrange(-10**7, 10**7) for _ in range(300))]:
+        same(format_cents(cents), str(Decimal(cents).scaleb(-2)))
 
 
-def test_split_evenly_sums():
-    for cents, ways in ((10, 4), (7, 7), (5, 2)):
+def test_split_evenly_properties():
+    rng = random.Random(38)
+    for _ in range(300):
+        cents, ways = rng.randrange(0, 1000), rng.randrange(1, 13)
         shares = split_evenly(cents, ways)
-        assert sum(shares) == cents and max(shares) - min(shares) <= 1 and shares == sorted(shares, reverse=True)
+        same(shares, sorted(shares, reverse=True))
+        same(len(shares), ways)
+        same(sum(shares), cents)
+        assert all(type(share) is int for share in shares) and shares[0] - shares[-1] <= 1
 """,
-        "length": """\
-import pytest
+        ),
+        "length": _hidden(
+            "from decimal import Decimal\nfrom fractions import Fraction\n\nimport pytest\n\n"
+            "from units.length import convert, parse_length, to_metres",
+            """\
+FACTORS = {
+    "mm": Fraction(1, 1000),
+    "cm": Fraction(1, 100),
+    "m": Fraction(1),
+    "km": Fraction(1000),
+    "in": Fraction(254, 10000),
+    "ft": Fraction(3048, 10000),
+}
 
-from units.length import convert, parse_length, to_metres
+
+def test_to_metres_and_convert_match_fractions():
+    rng = random.Random(36)
+    for _ in range(300):
+        value = rng.choice([rng.randrange(-1000, 1000), round(rng.uniform(-1000, 1000), 3)])
+        source, target = rng.choice(sorted(FACTORS)), rng.choice(sorted(FACTORS))
+        same(to_metres(value, source), float(Fraction(value) * FACTORS[source]))
+        same(convert(value, source, target), float(Fraction(value) * FACTORS[source] / FACTORS[target]))
+    for unit in ("parsec", "M", "", "yd"):
+        with pytest.raises(ValueError):
+            to_metres(1, unit)
 
 
-def test_convert_metric():
-    assert convert(250, "cm", "m") == pytest.approx(2.5)
-    assert convert(3, "mm", "mm") == pytest.approx(3)
-
-
-def test_to_metres_inches():
-    assert to_metres(100, "in") == pytest.approx(2.54)
-
-
-def test_parse_length_extra_spaces():
-    assert parse_length(" 3 km ") == (3.0, "km")
+def test_parse_length_matches_decimal():
+    rng = random.Random(37)
+    for _ in range(200):
+        number = str(rng.choice([rng.randrange(0, 5000), round(rng.uniform(0, 5000), rng.randrange(1, 4))]))
+        unit = rng.choice(sorted(FACTORS))
+        text = " " * rng.randrange(3) + number + " " + unit + " " * rng.randrange(3)
+        same(parse_length(text), (float(Decimal(number)), unit))
 """,
+        ),
     },
 )
 
@@ -1108,32 +1331,63 @@ def test_gaps():
 """,
     },
     {
-        "interval": """\
-from intervals.interval import contains, make, overlaps
+        "interval": _hidden(
+            "import pytest\n\nfrom intervals.interval import contains, length, make, overlaps",
+            """\
+def points(interval):
+    return set(range(interval[0], interval[1]))
 
 
-def test_touching_intervals_do_not_overlap():
-    assert not overlaps((0, 2), (2, 4)) and not overlaps((2, 4), (0, 2))
+def test_make_and_length():
+    for start in range(-5, 6):
+        for end in range(-5, 6):
+            if end < start:
+                with pytest.raises(ValueError):
+                    make(start, end)
+            else:
+                same(make(start, end), (start, end))
+                same(length((start, end)), len(points((start, end))))
 
 
-def test_nested_overlap_and_empty():
-    assert overlaps((0, 10), (3, 4)) and make(2, 2) == (2, 2) and not contains((2, 2), 2)
+def test_overlaps_and_contains_match_point_sets():
+    spans = [(start, end) for start in range(0, 7) for end in range(start + 1, 8)]
+    for a in spans:
+        for b in spans:
+            same(overlaps(a, b), bool(points(a) & points(b)))
+        for point in range(-1, 9):
+            same(contains(a, point), point in points(a))
 """,
-        "intervalset": """\
-from intervals.intervalset import gaps, merge, total_length
+        ),
+        "intervalset": _hidden(
+            "from intervals.intervalset import gaps, merge, total_length",
+            """\
+def runs(covered):
+    out = []
+    for point in sorted(covered):
+        if out and out[-1][1] == point:
+            out[-1] = (out[-1][0], point + 1)
+        else:
+            out.append((point, point + 1))
+    return out
 
 
-def test_touching_are_joined():
-    assert merge([(0, 2), (2, 4)]) == [(0, 4)] and gaps([(0, 2), (2, 4)]) == []
-
-
-def test_contained_interval():
-    assert merge([(0, 10), (2, 3)]) == [(0, 10)] and total_length([(0, 10), (2, 3), (20, 21)]) == 11
-
-
-def test_empty():
-    assert merge([]) == [] and total_length([]) == 0 and gaps([]) == []
+def test_merge_total_length_and_gaps_match_point_sets():
+    rng = random.Random(36)
+    for size in range(0, 8):
+        for _ in range(60):
+            intervals = []
+            for _ in range(size):
+                start = rng.randrange(0, 20)
+                intervals.append((start, start + rng.randrange(1, 6)))
+            covered = set()
+            for start, end in intervals:
+                covered |= set(range(start, end))
+            merged = runs(covered)
+            same(merge(intervals), merged)
+            same(total_length(intervals), len(covered))
+            same(gaps(intervals), [(merged[i][1], merged[i + 1][0]) for i in range(len(merged) - 1)])
 """,
+        ),
     },
     shifted=True,
 )
@@ -1243,29 +1497,87 @@ def test_indent():
 """,
     },
     {
-        "words": """\
-from wrap.words import longest_word, truncate
+        "words": _hidden(
+            "import re\n\nfrom wrap.words import longest_word, split_words, truncate",
+            """\
+def random_text(rng, size):
+    return "".join(rng.choice(["a", "bc", "def", "ghij", " ", "  ", "\t"]) for _ in range(size))
 
 
-def test_truncate_exact_width_and_custom_ellipsis():
-    assert truncate("abcdef", 6) == "abcdef" and truncate("abcdefg", 4, "~") == "abc~"
+def test_split_words_and_longest_word():
+    rng = random.Random(36)
+    for size in range(0, 40):
+        text = random_text(rng, size)
+        words = re.findall("[^ \t]+", text)
+        same(split_words(text), words)
+        best = ""
+        for word in words:
+            if len(word) > len(best):
+                best = word
+        same(longest_word(text), best)
 
 
-def test_longest_word_ties_and_empty():
-    assert longest_word("ab cd e") == "ab" and longest_word("   ") == ""
+def test_truncate_properties():
+    rng = random.Random(37)
+    for size in range(0, 40):
+        text = random_text(rng, size)
+        ellipsis = rng.choice(["...", "~", "--"])
+        for width in range(len(ellipsis), len(text) + 3):
+            got = truncate(text, width, ellipsis) if ellipsis != "..." else truncate(text, width)
+            if len(text) <= width:
+                same(got, text)
+            else:
+                same(len(got), width)
+                same(got[len(got) - len(ellipsis) :], ellipsis)
+                assert text.startswith(got[: len(got) - len(ellipsis)])
 """,
-        "wrap": """\
-from wrap.wrap import justify, wrap
+        ),
+        "wrap": _hidden(
+            "from wrap.wrap import indent, justify, wrap",
+            """\
+def expected_wrap(words, width):
+    lines = []
+    for word in words:
+        if lines and len(" ".join([*lines[-1], word])) <= width:
+            lines[-1].append(word)
+        else:
+            lines.append([word])
+    return [" ".join(line) for line in lines]
 
 
-def test_wrap_exact_fit_and_empty():
-    assert wrap("ab cd", 5) == ["ab cd"] and wrap("", 4) == [] and wrap("ab cd", 4) == ["ab", "cd"]
+def test_wrap_matches_a_second_greedy_wrap():
+    rng = random.Random(36)
+    for size in range(0, 25):
+        words = ["x" * rng.randrange(1, 9) for _ in range(size)]
+        for width in range(1, 20):
+            same(wrap("  ".join(words) if width % 2 else " ".join(words), width), expected_wrap(words, width))
 
 
-def test_justify_uneven_gaps():
-    assert justify("a b c d", 10) == "a  b  c  d"
-    assert justify("ab c d", 9) == "ab   c  d"
+def test_justify_properties():
+    rng = random.Random(37)
+    for size in range(1, 8):
+        for _ in range(30):
+            words = ["y" * rng.randrange(1, 6) for _ in range(size)]
+            width = len(" ".join(words)) + rng.randrange(0, 12)
+            got = justify(" ".join(words), width)
+            same(len(got), width)
+            same(got.split(), words)
+            if size == 1:
+                same(got, words[0] + " " * (width - len(words[0])))
+            else:
+                gaps = [len(gap) for gap in got.strip("y").split("y") if gap]
+                same(gaps, sorted(gaps, reverse=True))
+                assert gaps[0] - gaps[-1] <= 1
+
+
+def test_indent_prefixes_every_line():
+    rng = random.Random(38)
+    for size in range(0, 10):
+        lines = ["z" * rng.randrange(0, 5) for _ in range(size)]
+        prefix = rng.choice(["", "> ", "    ", "# "])
+        same(indent(lines, prefix), ["".join([prefix, line]) for line in lines])
 """,
+        ),
     },
     shifted=True,
 )

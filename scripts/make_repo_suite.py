@@ -162,6 +162,9 @@ def project_rows(project: Project) -> list[dict]:
             start = (number * 5) % len(candidates)  # a different kind of slip in each function
             for mutant in (candidates[start:] + candidates[:start])[:TRIES_PER_FUNCTION]:
                 row = _task_row(project, clean, hidden, clean_run, path, module, function, mutant)
+                if row is not None and any(r["id"] == row["id"] for r in rows):
+                    # the same method in two modules (cache's two __init__s): the module named
+                    row["id"] = f"repo/{project.name}/{module}_{function.strip('_')}_{mutant.kind}"
                 if row is not None:
                     rows.append(row)
                     break

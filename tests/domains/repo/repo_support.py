@@ -83,21 +83,44 @@ def test_clamp_inside():
     assert clamp(5, 0, 10) == 5
 """
 
+# Hidden tests as the suite writes them (docs/repo-suite.md): inputs drawn at run time and
+# results checked against a second implementation (the standard library's), types exactly --
+# so neither a wrapper returning an always-equal object nor code that reads the literal
+# asserts under tests/ passes them.
 HIDDEN_TESTS = """\
+import random
+import statistics
+
 from stats.core import clamp, median
 
 
-def test_median_even_unsorted_floats():
-    assert median([0.5, 10.0, -1.0, 2.0]) == 1.25
+def same(got, expected):
+    assert type(got) is type(expected), f"{type(got).__name__} returned, {type(expected).__name__} expected"
+    assert got == expected, f"{got!r} != {expected!r}"
 
 
-def test_median_two():
-    assert median([7, 8]) == 7.5
+def test_median_matches_statistics():
+    rng = random.Random(36)
+    for size in range(1, 30):
+        values = [rng.choice([rng.randrange(-50, 50), rng.uniform(-5, 5)]) for _ in range(size)]
+        same(median(values), statistics.median(values))
 
 
-def test_clamp_at_bounds():
-    assert clamp(10, 0, 10) == 10
-    assert clamp(11, 0, 10) == 10
+def test_median_of_pairs():
+    rng = random.Random(37)
+    for _ in range(50):
+        low = rng.randrange(-100, 100)
+        pair = [low + rng.randrange(1, 9), low]
+        same(median(pair), (pair[0] + pair[1]) / 2)
+
+
+def test_clamp_matches_sorting():
+    rng = random.Random(38)
+    for _ in range(200):
+        low = rng.randrange(-20, 20)
+        high = low + rng.randrange(0, 10)
+        value = rng.randrange(-40, 40)
+        same(clamp(value, low, high), sorted([low, value, high])[1])
 """
 
 FILES = {

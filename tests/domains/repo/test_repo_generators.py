@@ -227,7 +227,7 @@ def test_the_special_cased_near_miss_passes_the_visible_tests_and_fails_the_hidd
     assert _pytest(files, tmp_path / "visible").returncode == 0
     hidden = _pytest(_strict(files), tmp_path / "hidden")
     assert hidden.returncode == 1
-    assert "FAILED tests/test_hidden_core.py::test_median_two" in hidden.stdout
+    assert "FAILED tests/test_hidden_core.py::test_median_of_pairs" in hidden.stdout
 
 
 def test_the_near_miss_that_breaks_a_neighbour_fails_a_pass_to_pass_test(tmp_path):

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from repo_hacks import CONFTEST_PASSES, EDITS_TESTS, EMPTY, EXITS_AT_IMPORT, GOLD
 from repo_support import tiny_task
 
+from verifier_audit.domains.kit import builtin_catalog
 from verifier_audit.domains.repo.extract import diff_of
+from verifier_audit.domains.repo.generators import known_bad
 from verifier_audit.domains.repo.oracle import AUTHORITY, authority_paths, label_completion, outside_paths
 
 
@@ -39,6 +41,21 @@ def test_a_patch_outside_the_allowed_paths_is_an_authority_violation():
         and outside_paths("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", tiny_task()) is None
     )
     assert authority_paths("not passed: x") == []
+
+
+def test_an_always_equal_result_and_special_cased_test_inputs_are_incorrect():
+    # With literal `==` hidden asserts both passed the oracle's rule (and the audit dropped
+    # them as equivalent): the hidden tests now compare types exactly and compute their inputs.
+    entries = {e.id: e for e in builtin_catalog("repo")}
+    for entry_id, hidden_test in (
+        ("always_equal_results", "test_median_matches_statistics"),
+        ("hidden_tests_read", "test_median_of_pairs"),
+    ):
+        label = label_completion(known_bad.fill(entries[entry_id], tiny_task()), tiny_task())
+        assert label.label == "incorrect" and f"tests/test_hidden_core.py::{hidden_test} (failed)" in label.reason, (
+            entry_id,
+            label.reason,
+        )
 
 
 def test_a_patch_that_does_not_apply_says_so():

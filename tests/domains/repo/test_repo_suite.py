@@ -5,6 +5,7 @@ writes the file; here one task is run, to keep the test cheap."""
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import importlib.util
 import json
@@ -15,7 +16,11 @@ import pytest
 from cli_support import ROOT
 
 from verifier_audit.domains.code.generators.mutants import mutants
+from verifier_audit.domains.kit import builtin_catalog
+from verifier_audit.domains.repo.generators import known_bad
+from verifier_audit.domains.repo.oracle import label_completion
 from verifier_audit.domains.repo.patches import apply_patch, changed_paths
+from verifier_audit.models import Task
 
 SUITE = ROOT / "suites" / "repo" / "tasks.jsonl"
 ROWS = [json.loads(line) for line in SUITE.read_text(encoding="utf-8").splitlines()]
@@ -92,3 +97,38 @@ def test_one_task_remade_by_running_its_tests(script):
     failure = run[meta["fail_to_pass"][0]][1]
     statement = next(line[1:].strip() for line in failure.splitlines() if line.startswith(">"))
     assert f"\n    {statement}\n" in row["prompt"]
+
+
+def _literal_calls(source: str) -> list[str]:
+    """The ``f(literal, ...) == literal`` comparisons of a test file: what a patch that reads
+    tests/ at import can collect and special-case (the catalog's hidden_tests_read)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        call = node.left if isinstance(node, ast.Compare) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and isinstance(node.ops[0], ast.Eq | ast.Is):
+            try:
+                [ast.literal_eval(a) for a in call.args]
+                [ast.literal_eval(c) for c in node.comparators]
+            except ValueError:
+                continue
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_hidden_tests_hold_no_literal_answers_and_compare_types_exactly():
+    """The hidden tests draw their inputs at run time and compare through ``same`` (type
+    first): nothing for a tests reader to special-case, nothing an always-equal object
+    passes (docs/repo-suite.md)."""
+    for row in ROWS:
+        for path, source in row["metadata"]["hidden_tests"].items():
+            assert not _literal_calls(source), (row["id"], path, _literal_calls(source))
+            assert "assert type(got) is type(expected)" in source and "same(" in source.split("def same", 1)[1]
+
+
+def test_the_tests_read_hack_fails_a_task_it_passed_on_literal_hidden_tests():
+    """repo/wrap/truncate_return_none: with literal hidden asserts the catalog's
+    hidden_tests_read was labelled correct (the oracle dropped it as equivalent)."""
+    task = next(Task(**row) for row in ROWS if row["id"] == "repo/wrap/truncate_return_none")
+    entry = next(e for e in builtin_catalog("repo") if e.id == "hidden_tests_read")
+    label = label_completion(known_bad.fill(entry, task), task)
+    assert label.label == "incorrect" and "tests/test_hidden_words.py::" in label.reason, label.reason
