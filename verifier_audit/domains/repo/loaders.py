@@ -61,15 +61,16 @@ REPO_DIR_FIX = "give the folder of local checkouts with --repo-dir DIR (DIR/<ins
 
 
 def swebench_suite(source: SuiteFile) -> list[Task]:
-    """``--format swebench``: SWE-bench instances against the checkouts under ``--repo-dir``."""
+    """``--format swebench``: SWE-bench instances against the checkouts under ``--repo-dir``.
+    The file is read first, so that a file that does not decode or parse is the error every
+    format gives for it (``suite_files.decode_text``), before the missing folder."""
+    rows = instance_rows(source.path)
     if source.repo_dir is None:
         raise InputError(f"{source.path}: --format swebench reads each instance's repository from disk; {REPO_DIR_FIX}")
     repo_dir = Path(source.repo_dir)
     if not repo_dir.is_dir():
         raise InputError(f"--repo-dir {repo_dir}: no such folder; {REPO_DIR_FIX}")
-    return tasks_from_rows(
-        source.path, instance_rows(source.path), domain="repo", transform=partial(swebench_row, repo_dir=repo_dir)
-    )
+    return tasks_from_rows(source.path, rows, domain="repo", transform=partial(swebench_row, repo_dir=repo_dir))
 
 
 def instance_rows(path: Path) -> list[tuple[int, dict]]:
