@@ -170,3 +170,35 @@ def test_a_busy_child_process_left_running_is_work_left_an_idle_thread_or_a_wait
         busy.wait()
         idle.set()
         waiting.join()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_a_coin_flipping_grader_is_not_called_persistent_and_a_poisoned_one_is(seed):
+    """The panel inside one worker (``PanelWatch``) on a grader that pays at random: its
+    panel answers vary before any probed call and are left out, or a change is not seen
+    ``STEADY`` times in a row -- 40 probed calls give at most a chance finding, where seeing a
+    change twice (the first rule) gave one on about every fourth call (15 on the coin's
+    ``--limit 3`` audit). A grader whose state a
+    sample changed gives the changed score every time: found on the first probed call after."""
+    import random
+
+    rng = random.Random(seed)
+    panel = {"t0": (0, 1)}
+    coin = persistence.PanelWatch(frozenset(range(2, 42)), panel)
+    found = 0
+    for index in range(2, 42):
+        coin.before(index, "t0", lambda i: float(rng.random() < 0.5))
+        if coin.after(index, "t0", lambda i: float(rng.random() < 0.5)):
+            found += 1
+            coin = persistence.PanelWatch(frozenset(range(2, 42)), panel)  # the worker retired: a fresh one
+    assert found <= 1, found
+
+    poisoned = {"on": False}
+    watch = persistence.PanelWatch(frozenset({2, 3}), panel)
+    watch.before(2, "t0", lambda i: float(i == 0 or poisoned["on"]))
+    assert watch.after(2, "t0", lambda i: float(i == 0 or poisoned["on"])) == []
+    poisoned["on"] = True  # the probed call 3 patched the grader: the wrong panel answer is paid
+    watch.before(3, "t0", lambda i: float(i == 0 or poisoned["on"]))
+    entries = watch.after(3, "t0", lambda i: float(i == 0 or poisoned["on"]))
+    assert entries and entries[0] == f"{persistence.FINDING}:1:0.0:1.0"

@@ -11,7 +11,9 @@ right answer and the first wrong one (a near-miss when there is one). After ever
 of the hostile kinds (``PROBED``: the categories ``<domain>.hostile|security|poison.*``, and
 any text carrying a canary) and a seeded one in ``SAMPLE_EVERY`` of the rest, the worker
 scores its task's panel again -- in the same process -- and compares with the panel's scores
-there before the first such candidate. A changed score, seen twice, is the critical finding
+there before the first such candidate (scored ``STEADY`` times: an answer whose score varies
+there is the grader's own variance and is left out). A changed score, seen ``STEADY`` times
+in a row, is the critical finding
 ``persistent_state`` on that candidate, with the panel answer that flipped as evidence; it
 fails the gate like every security finding.
 
@@ -36,6 +38,10 @@ from ..models import Candidate
 PROBED = ("hostile", "security", "poison")  # the middle part of a category: probed after every call
 SAMPLE_EVERY = 16  # and one in this many of the other candidates, seeded
 FINDING = "persistent_state"
+# A panel answer's score must be the same this many times before the first probed call (else
+# that answer is left out in this worker) and the changed score this many times after one: a
+# fair coin passes each by chance once in 2**(STEADY-1) tries.
+STEADY = 6
 RESCORE = "rescore"  # the calls to score again, carried beside the finding (never a finding itself)
 
 
@@ -96,22 +102,30 @@ class PanelWatch:
 
     def __init__(self, probed: frozenset[int], panel: dict[str, tuple[int, ...]]) -> None:
         self.probed, self.panel = probed, panel
-        self.first: dict[int, str] = {}
+        self.first: dict[int, str | None] = {}  # None: its score varied before any probed call
         self.since: list[int] = []
 
     def before(self, index: int, task_id: str, score: Callable[[int], float]) -> None:
         if index in self.probed:
             for i in self.panel.get(task_id, ()):
                 if i not in self.first:
-                    self.first[i] = _result(score, i)
+                    seen = {_result(score, i) for _ in range(STEADY)}
+                    # A panel answer whose score varies before any probed call is the
+                    # grader's own variance (a coin, a judge at temperature): it cannot show
+                    # a change of state, and the flip probe measures it instead.
+                    self.first[i] = seen.pop() if len(seen) == 1 else None
 
     def after(self, index: int, task_id: str, score: Callable[[int], float]) -> list[str]:
         self.since.append(index)
         if index not in self.probed:
             return []
         for i in self.panel.get(task_id, ()):
+            if self.first[i] is None:
+                continue
             now = _result(score, i)
-            if now != self.first[i] and _result(score, i) == now:  # seen twice: not the grader's variance
+            # The changed score seen STEADY times in a row: a state the sample left behind
+            # gives it every time, a grader's variance rarely so.
+            if now != self.first[i] and all(_result(score, i) == now for _ in range(STEADY - 1)):
                 suspects, self.since = self.since, []
                 return [f"{FINDING}:{i}:{self.first[i]}:{now}", f"{RESCORE}:{','.join(map(str, suspects))}"]
         self.since = []
