@@ -50,14 +50,6 @@ _LONGEST_FIRST = (
     "test_sql_limits.py",
     "test_search_sql_code.py",
     "test_real_verifiers.py",
-    # issues 34-37 (2026-12-06; per-call seconds from a fresh clone's CI, `--durations`): the
-    # GRPO run of the watch, the repo suite's CLI audit, the judge and code flip probes'
-    # audits, the program batches' property test
-    "test_watch_grpo.py",
-    "test_repo_suite_cli.py",
-    "test_probes_flips_judged.py",
-    "test_probes_flips_code.py",
-    "test_program_batches.py",
     "test_call_boundary.py",
     "test_pytest_plugin.py",
     "test_report_html.py",
