@@ -57,3 +57,12 @@ def test_the_log_and_junit_names_of_a_node():
 def test_a_path_outside_the_run_is_not_written():
     run = run_pytest({"../escape.py": "x = 1\n", **FILES}, ["tests/test_core.py"])
     assert not run.finished and run.outcomes == {} and "is not a path inside the repository" in run.log
+
+
+def test_a_run_ends_inside_the_oracles_clock():
+    """A patch that loops forever is labelled wrong by the run's own limits, never dropped as
+    an oracle timeout (at 10 s of CPU time against the oracle's 10 s the two raced)."""
+    from verifier_audit.domains.repo import run
+    from verifier_audit.engine.audit import AuditOptions
+
+    assert run.CPU_LIMIT < run.WALL_LIMIT < AuditOptions().oracle_timeout

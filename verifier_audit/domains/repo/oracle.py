@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ...models import Task
 from ..base import OracleLabel
 from .extract import diff_of
-from .layout import hidden_paths, node_ids, outside_allowed, pristine_tests
+from .layout import hidden_paths, is_test_side, node_ids, outside_allowed, pristine_tests
 from .patches import PatchError, apply_patch
 from .run import PytestRun, run_pytest
 
@@ -54,7 +54,8 @@ def run_restored(files: dict[str, str], task: Task, *which: str, hidden: bool = 
     """The repository ``files`` run with its test side restored (and the hidden tests
     added when ``hidden``) on the node ids of ``which`` and the hidden test files."""
     targets = node_ids(task, *which) + (hidden_paths(task) if hidden else [])
-    return run_pytest(pristine_tests(files, task), [*RUN_FLAGS, *targets])
+    restored = pristine_tests(files, task)
+    return run_pytest(restored, [*RUN_FLAGS, *targets], trusted=tuple(p for p in restored if is_test_side(p)))
 
 
 def not_passed(run: PytestRun, task: Task, *which: str, hidden: bool = True) -> list[str]:

@@ -27,7 +27,7 @@ import xml.etree.ElementTree as ET
 
 from ...models import Task
 from ..code.verifiers import runs_candidates_sandboxed
-from .layout import node_ids
+from .layout import is_test_side, node_ids
 from .oracle import RUN_FLAGS, not_passed, patched, run_restored
 from .patches import PatchError
 from .run import PytestRun, run_pytest
@@ -46,7 +46,11 @@ def _run_as_patched(completion: str, task: Task, *flags: str, read_back: tuple[s
         files = patched(completion, task).files
     except PatchError:
         return None
-    return run_pytest(files, [*flags, *node_ids(task, "fail_to_pass", "pass_to_pass")], read_back=read_back)
+    pristine = task.metadata["files"]
+    # the test files the patch left as the task has them: the zygote compiles them once
+    trusted = tuple(p for p, text in files.items() if is_test_side(p) and pristine.get(p) == text)
+    targets = [*flags, *node_ids(task, "fail_to_pass", "pass_to_pass")]
+    return run_pytest(files, targets, read_back=read_back, trusted=trusted)
 
 
 @runs_candidates_sandboxed

@@ -402,6 +402,7 @@ class Sandbox:
         args: list[str],
         *,
         read_back: tuple[str, ...] = (),
+        trusted: tuple[str, ...] = (),
         timeout: float = 30.0,
         memory_mb: int = 512,
         cpu_timeout: float | None = None,
@@ -413,8 +414,11 @@ class Sandbox:
         through the repository or the log. ``stdout`` is the log (fds 1 and 2),
         ``exit_status`` the run's status, ``value`` pytest's exit code and the files of
         ``read_back`` as the run left them. Same walls, clocks and memory bound as ``run``;
-        a zygote started with ``warm=("pytest", ...)`` forks each run with pytest loaded."""
-        pytest = dict(files=dict(files), args=list(args), read_back=tuple(read_back))
+        a zygote started with ``warm=("pytest", ...)`` forks each run with pytest loaded and
+        configured (``pytest_warm.py``). ``trusted``: paths of ``files`` that are the caller's
+        own (a task's tests, never a candidate's), which the zygote rewrites and compiles once
+        for every later run that imports the same source."""
+        pytest = dict(files=dict(files), args=list(args), read_back=tuple(read_back), trusted=tuple(trusted))
         return self._request(self._source_request(timeout, memory_mb, cpu_timeout, pytest=pytest), timeout)
 
     def call(self, *args: Any, timeout: float = 5.0, memory_mb: int = 512) -> SandboxResult:

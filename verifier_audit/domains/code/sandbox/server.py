@@ -52,6 +52,7 @@ from typing import Any
 
 from ....isolation import LISTENER_PORT, HostTables, Walls, memory, seccomp
 from ....isolation import confine as isolation
+from . import pytest_warm
 from .codec import PROGRAM_OUTPUT_CAP, RESULT_CAP, STDOUT_CAP, encode_value, recv, send
 
 
@@ -308,7 +309,9 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
                 if report.failed:  # a test file that does not import: its tests never run
                     emit({"kind": "test", "node": report.nodeid, "when": "collect", "outcome": "failed"})
 
-        code = int(pytest.main(["-p", "no:cacheprovider", *spec["args"]], plugins=[Outcomes()]))
+        args = [*pytest_warm.PREPARSE, *spec["args"]]
+        pytest_warm.use_in_run(args, spec["files"])
+        code = int(pytest.main(args, plugins=[Outcomes()]))
         atexit._run_exitfuncs()
         files = {}
         for path in spec["read_back"]:
@@ -468,6 +471,9 @@ def _children() -> list[int]:
 
 def run_one(req: dict, cfg: Config) -> bytes:
     """Fork one run, enforce the wall clock, kill the tree; the JSON reply for the parent."""
+    if req.get("pytest") is not None and cfg.target is None:
+        # the caller's own test files, rewritten and compiled here once for every run after
+        pytest_warm.precompile(req["pytest"]["files"], req["pytest"].get("trusted", ()))
     workdir = tempfile.mkdtemp(prefix="run-", dir=cfg.workroot)
     if cfg.uid is not None and cfg.level != "process":
         os.chown(workdir, cfg.uid, cfg.uid)
@@ -840,6 +846,8 @@ def serve(
     cfg = Config(level, uid, workroot, target, walls, guard)
     _scrub_environment(walls)
     if target is None:
+        if "pytest" in warm:
+            pytest_warm.prepare()  # a pytest session's fixed cost, once (pytest_warm.py)
         # What a source zygote holds now (its warm modules, no state of anyone's) is never
         # garbage: out of the collector's reach, a run's collections walk only what the run
         # made. pytest collects at the end of every session, which cost a forked pytest run
