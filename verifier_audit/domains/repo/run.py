@@ -81,7 +81,9 @@ class PytestRun:
     ``xfailed``, ``xpassed``), only for the tests whose reports arrived. ``finished``: the
     session ended and the plugin's last message came. ``exit_status``: the run's status as a
     shell sees ``python -m pytest`` end (negative: a signal; what an exit-code grader reads).
-    ``log``: its stdout and stderr. ``files``: the files asked back, as the run left them."""
+    ``log``: its stdout and stderr. ``files``: the files asked back, as the run left them.
+    ``forged``: a line on the result pipe was not our plugin's (the repository's code wrote
+    it): the run is void, with no outcomes."""
 
     outcomes: dict[str, str]
     finished: bool
@@ -89,6 +91,7 @@ class PytestRun:
     log: str
     files: dict[str, str] = field(default_factory=dict)
     error: str = ""
+    forged: bool = False
 
     def passed(self, node: str) -> bool:
         return self.outcomes.get(node) == PASSED
@@ -123,6 +126,7 @@ def run_pytest(
     forked from this process's warm pytest zygote. ``trusted``: the paths of ``files`` that
     are the task's own (its tests), compiled once in the zygote for every run after."""
     from ..code.cases import process_sandbox
+    from ..code.sandbox import FORGED
 
     result = process_sandbox(WARM).run_pytest(
         dict(files),
@@ -141,4 +145,5 @@ def run_pytest(
         log=result.stdout,
         files=dict(done["files"]) if done is not None else {},
         error="" if done is not None else f"{result.kind}: {result.error}",
+        forged=not result.ok and str(result.error or "").startswith(FORGED),
     )

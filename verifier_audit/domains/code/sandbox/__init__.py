@@ -11,10 +11,11 @@ level blocks.
 
 from __future__ import annotations
 
-from .codec import decode_value, encode_value
+from .codec import FORGED, decode_value, encode_value
 from .pool import LEVELS, WARM_MODULES, Sandbox, SandboxResult, available_levels, default_level, run_python
 
 __all__ = [
+    "FORGED",
     "LEVELS",
     "WARM_MODULES",
     "Sandbox",

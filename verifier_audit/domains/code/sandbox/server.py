@@ -53,7 +53,7 @@ from typing import Any
 from ....isolation import LISTENER_PORT, HostTables, Walls, memory, seccomp
 from ....isolation import confine as isolation
 from . import pytest_warm
-from .codec import PROGRAM_OUTPUT_CAP, RESULT_CAP, STDOUT_CAP, encode_value, recv, send
+from .codec import FORGED, PROGRAM_OUTPUT_CAP, RESULT_CAP, STDOUT_CAP, encode_value, recv, send
 
 
 class Config:
@@ -287,6 +287,12 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
     the files of ``spec["read_back"]``. The run ends with pytest's exit code as its status,
     as the command would. Never returns."""
     status = 1
+    seal = spec["seal"]
+
+    def sealed(msg: dict) -> None:
+        msg["seal"] = seal
+        emit(msg)
+
     try:
         for path, text in spec["files"].items():
             if os.path.isabs(path) or ".." in path.split("/"):  # the caller checks; the run's cwd is all it gets
@@ -303,11 +309,11 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
 
         class Outcomes:
             def pytest_runtest_logreport(self, report: Any) -> None:
-                emit({"kind": "test", "node": report.nodeid, "when": report.when, "outcome": _test_outcome(report)})
+                sealed({"kind": "test", "node": report.nodeid, "when": report.when, "outcome": _test_outcome(report)})
 
             def pytest_collectreport(self, report: Any) -> None:
                 if report.failed:  # a test file that does not import: its tests never run
-                    emit({"kind": "test", "node": report.nodeid, "when": "collect", "outcome": "failed"})
+                    sealed({"kind": "test", "node": report.nodeid, "when": "collect", "outcome": "failed"})
 
         args = [*pytest_warm.PREPARSE, *spec["args"]]
         pytest_warm.use_in_run(args, spec["files"])
@@ -320,7 +326,7 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
                     files[path] = fh.read(READ_BACK_CAP)
             except OSError:
                 pass
-        emit({"kind": "done", "exit": code, "files": files})
+        sealed({"kind": "done", "exit": code, "files": files})
         status = code
     except SystemExit as exc:
         status = _exit_status(exc.code)
@@ -474,6 +480,8 @@ def run_one(req: dict, cfg: Config) -> bytes:
     if req.get("pytest") is not None and cfg.target is None:
         # the caller's own test files, rewritten and compiled here once for every run after
         pytest_warm.precompile(req["pytest"]["files"], req["pytest"].get("trusted", ()))
+        # The harness's lines carry this; the repository's files and environment never do.
+        req["pytest"]["seal"] = os.urandom(16).hex()
     workdir = tempfile.mkdtemp(prefix="run-", dir=cfg.workroot)
     if cfg.uid is not None and cfg.level != "process":
         os.chown(workdir, cfg.uid, cfg.uid)
@@ -717,7 +725,15 @@ def _pytest_reply(
 ) -> bytes:
     """A pytest run's reply: the outcomes its plugin reported (``tests``), and ``ok`` with
     pytest's exit code and the files read back when the session ended within the run's
-    limits; a status other than 0 is pytest's verdict, not a failure of the run."""
+    limits; a status other than 0 is pytest's verdict, not a failure of the run. A line
+    without the run's seal was written by the repository's code (it found the pipe by
+    number): the run is void, no outcome of it counts."""
+    forged = sum(1 for m in messages if m.get("seal") != req["pytest"]["seal"])
+    if forged:
+        resp.update(
+            tests=[], kind="crash", error=f"{FORGED}: {forged} line(s) on the result pipe were not the harness's"
+        )
+        return json.dumps(resp).encode()
     resp["tests"] = [
         [m["node"], m["when"], m["outcome"]]
         for m in messages
