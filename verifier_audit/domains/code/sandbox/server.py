@@ -308,8 +308,23 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
         import pytest
 
         class Outcomes:
+            # The tests whose call raised, as our own wrapper (the outermost) saw it: a call
+            # report that says "passed" for one of them was rewritten after the fact (a
+            # package that patches pytest's reports at import), and counts as failed.
+            def __init__(self) -> None:
+                self.raised: set[str] = set()
+
+            @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+            def pytest_runtest_call(self, item: Any) -> Any:
+                outcome = yield
+                if outcome.excinfo is not None:
+                    self.raised.add(item.nodeid)
+
             def pytest_runtest_logreport(self, report: Any) -> None:
-                sealed({"kind": "test", "node": report.nodeid, "when": report.when, "outcome": _test_outcome(report)})
+                outcome = _test_outcome(report)
+                if report.when == "call" and outcome == "passed" and report.nodeid in self.raised:
+                    outcome = "failed"
+                sealed({"kind": "test", "node": report.nodeid, "when": report.when, "outcome": outcome})
 
             def pytest_collectreport(self, report: Any) -> None:
                 if report.failed:  # a test file that does not import: its tests never run
