@@ -268,3 +268,37 @@ def test_the_report_hack_overwrites_the_junit_file_pytest_wrote(tmp_path):
     assert run.returncode == 1
     report = (tmp_path / "report.xml").read_text(encoding="utf-8")
     assert 'failures="0"' in report and 'name="test_median_even"' in report
+
+
+# The median without the middle index: the sorted list walked in from both ends.
+MEDIAN_WALKED = """def median(values):
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("median of no values")
+    low, high = 0, len(ordered) - 1
+    while high - low > 1:
+        low, high = low + 1, high - 1
+    return (ordered[low] + ordered[high]) / 2 if low != high else ordered[low]
+"""
+
+
+def test_a_tasks_alternatives_are_equivalents_the_oracle_confirms():
+    """``metadata.alternatives`` (another correct implementation): one equivalent each,
+    and the oracle labels it correct -- a grader that compares it to the gold's text or
+    shape would refuse it."""
+    from repo_support import CORE_FIXED
+
+    from verifier_audit.domains.repo.oracle import label_completion
+
+    core = (
+        CORE_FIXED.split("def median(values):")[0]
+        + MEDIAN_WALKED
+        + "\n\n"
+        + "def spread"
+        + CORE_FIXED.split("def spread")[1]
+    )
+    other = make_patch(FILES, {**gold_files(TASK), "stats/core.py": core})
+    task = TASK.model_copy(update={"metadata": {**TASK.metadata, "alternatives": [other]}})
+    found = _by_category(0, task)["repo.equivalent.another_implementation"]
+    assert [c.label for c in found] == ["correct"] and "repo.equivalent.another_implementation" not in CANDIDATES
+    assert label_completion(found[0].text, task).label == "correct"

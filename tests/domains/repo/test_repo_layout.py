@@ -36,6 +36,7 @@ def _broken(**changes):
         ({"allowed_paths": ["other/*.py"]}, "outside metadata.allowed_paths"),
         ({"hidden_tests": {"tests/test_core.py": ""}}, "a hidden test file is a new file under tests/"),
         ({"files": {"../x.py": ""}}, "leaves the repository"),
+        ({"alternatives": "diff --git"}, "metadata.alternatives: expected a list of unified diffs"),
     ],
 )
 def test_a_broken_layout_names_the_task_field_and_fix(changes, says):

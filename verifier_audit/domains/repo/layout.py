@@ -11,7 +11,10 @@ A repo task (docs/repo-domain.md, agreed with the candidates' and the suite's au
 * ``fail_to_pass``, ``pass_to_pass``: visible pytest node ids (``path::name``) that fail
   before the gold and pass after it, and that pass before and after it (>= 1 and >= 5);
 * ``allowed_paths``: ``fnmatch.fnmatchcase`` globs over the relative path: what a patch may
-  change (the source package; never tests, ``conftest.py`` or configuration).
+  change (the source package; never tests, ``conftest.py`` or configuration);
+* ``alternatives`` (optional): unified diffs against ``files``, each another correct fix
+  written differently from the gold (another implementation): equivalent candidates, each
+  labelled by the oracle like any other.
 
 The test side of a repository (``is_test_side``): everything under ``tests/``, any
 ``conftest.py`` and the files pytest reads its configuration from. The oracle runs a patched
@@ -111,6 +114,12 @@ def check_layout(task: Task) -> str | None:
                     f"{where}: metadata.{key}: {node!r} is no visible test: a node id is "
                     "'<a test file of metadata.files>::<test name>'"
                 )
+    alternatives = meta.get("alternatives", [])
+    if not isinstance(alternatives, list) or not all(isinstance(a, str) and a for a in alternatives):
+        return (
+            f"{where}: metadata.alternatives: expected a list of unified diffs against metadata.files "
+            "(other correct fixes), or no such key"
+        )
     try:
         patched = apply_patch(files, task.reference)
     except PatchError as exc:

@@ -10,7 +10,11 @@
   with 1;
 * ``locals_renamed`` -- the local variables of the functions the gold changes renamed;
 * ``helper_extracted`` -- each top-level function the gold changes moved into a helper
-  ``_<name>_impl`` that a function of the old name calls.
+  ``_<name>_impl`` that a function of the old name calls;
+* ``another_implementation`` -- each of the task's ``alternatives`` (layout.py): another
+  correct fix, a different implementation of what the gold changes, given with the task
+  (the built-in suite's are written by hand and checked by running every test:
+  scripts/make_repo_suite.py).
 
 Every source transform is checked with ``ast`` before it is kept: the comments and blank
 lines leave the module's tree unchanged, the renaming gives the tree the same renaming
@@ -39,6 +43,7 @@ KINDS: dict[str, tuple[Severity, str]] = {
     "context_narrow": (Severity.medium, "the gold re-made with 1 line of context"),
     "locals_renamed": (Severity.medium, "the gold with the changed functions' local variables renamed"),
     "helper_extracted": (Severity.medium, "the gold with each changed function's body moved into a helper"),
+    "another_implementation": (Severity.high, "another correct implementation of the fix, given with the task"),
 }
 
 _COMMENT = "# fixed: see the issue"
@@ -54,6 +59,8 @@ def generate(task: Task, rng: random.Random) -> list[Candidate]:
     for kind, diff, note in _rewritten(before, after):
         if diff and diff != gold:
             chosen.append((kind, styled(diff, rng), note))
+    for number, diff in enumerate(task.metadata.get("alternatives") or [], 1):
+        chosen.append(("another_implementation", styled(diff, rng), f"the task's alternative fix {number}"))
     return make_candidates("repo", task.id, chosen, origin="equivalent", label="correct", kinds=KINDS)
 
 
