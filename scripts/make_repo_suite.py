@@ -18,11 +18,17 @@ counts are printed). The facts are computed by running pytest (``sys.executable 
 -p no:cacheprovider`` with a JUnit file read for the node ids, plugin autoload off) on the
 buggy and the clean repository -- never written by hand.
 
+Each task also gets ``alternatives``: one patch to another correct implementation of the
+function (written by hand for this suite: scripts/_repo_alternatives.py), the equivalent
+candidate ``another_implementation``.
+
 Every row is then VALIDATED from the row alone, and the script fails loudly (an error,
 nothing written) when one does not hold: the gold patch applies to ``files`` and changes
 only paths matched by ``allowed_paths`` (never tests or configuration); on the buggy
 repository plus the hidden tests every ``fail_to_pass`` test and at least one hidden test
-fail and every ``pass_to_pass`` test passes; after the gold patch every one of them passes.
+fail and every ``pass_to_pass`` test passes; after the gold patch every one of them passes;
+each alternative changes the gold's file only, is not the gold with other names (``shape``),
+and every named and hidden test passes after it.
 
 Splits: ``shifted`` holds whole projects absent from train (intervals, wrap); the other
 projects' bugs are ``train``, every third one ``heldout`` (other bugs of train projects).
@@ -49,6 +55,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # _suite_file.py lives beside this script
 sys.path.insert(0, str(ROOT))
+from _repo_alternatives import ALTERNATIVES  # noqa: E402
 from _repo_projects import PROJECTS, Project  # noqa: E402
 from _suite_file import jsonl, write_or_check  # noqa: E402
 
@@ -117,12 +124,43 @@ def _junit_results(junit: Path) -> dict[str, tuple[str, str]]:
     return results
 
 
-def _function_of(source: str, line: int) -> str | None:
-    """The name of the top-level function or method whose body holds ``line``."""
+def _function_node(source: str, line: int) -> ast.FunctionDef | None:
+    """The top-level function or method whose body holds ``line``."""
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.FunctionDef) and node.lineno < line <= (node.end_lineno or node.lineno):
-            return node.name
+            return node
     return None
+
+
+def _function_of(source: str, line: int) -> str | None:
+    node = _function_node(source, line)
+    return node.name if node is not None else None
+
+
+def with_function(source: str, line: int, text: str) -> str:
+    """``source`` with the function whose body holds ``line`` replaced by ``text`` (a
+    ``def`` at indentation 0, from scripts/_repo_alternatives.py), indented where the
+    function stands (a method: in its class)."""
+    node = _function_node(source, line)
+    assert node is not None, f"no function holds line {line}"
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    lines = source.splitlines(keepends=True)
+    indent = " " * node.col_offset
+    body = "".join(indent + row if row.strip() else row for row in text.splitlines(keepends=True))
+    return "".join(lines[: first - 1]) + body + "".join(lines[node.end_lineno :])
+
+
+def shape(source: str) -> str:
+    """A module's tree with every variable and parameter name replaced by its order of
+    appearance: two sources of the same shape differ by names alone (a renaming)."""
+    tree = ast.parse(source)
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            node.id = names.setdefault(node.id, f"v{len(names)}")
+        elif isinstance(node, ast.arg):
+            node.arg = names.setdefault(node.arg, f"v{len(names)}")
+    return ast.dump(tree)
 
 
 def issue_text(project: Project, failure: str) -> str:
@@ -206,8 +244,18 @@ def _task_row(project, clean, hidden, clean_run, path, module, function, mutant)
             "pass_to_pass": pass_to_pass,
             "allowed_paths": [f"{project.name}/*.py"],
             "bug": f"{path}: {function}: {mutant.description}",
+            **_alternatives(buggy, clean, path, function, mutant.line),
         },
     }
+
+
+def _alternatives(buggy: dict, clean: dict, path: str, function: str, line: int) -> dict:
+    """``{"alternatives": [diff]}``: the buggy repository to one whose function holds the
+    hand-written other implementation (scripts/_repo_alternatives.py); {} for none."""
+    text = ALTERNATIVES.get(f"{path}:{function}")
+    if text is None:
+        return {}
+    return {"alternatives": [make_patch(buggy, dict(buggy, **{path: with_function(clean[path], line, text)}))]}
 
 
 def rows(projects: list[Project] = PROJECTS) -> list[dict]:
@@ -274,7 +322,27 @@ def _row_problems(row: dict, seen: set[str]) -> list[str]:
         problems.append("a hidden test fails after the gold (or none ran)")
     if all(passed(before, n) for n in hidden_nodes):
         problems.append("no hidden test fails before the gold")
+    for number, alternative in enumerate(meta.get("alternatives", []), 1):
+        problems += [f"alternative {number}: {p}" for p in _alternative_problems(row, fixed, alternative, passed)]
     return problems
+
+
+def _alternative_problems(row: dict, fixed: dict, alternative: str, passed) -> list[str]:
+    """Another correct fix: it changes the gold's file only, is no renaming of the gold,
+    and every named and hidden test passes after it."""
+    meta = row["metadata"]
+    if changed_paths(alternative) != changed_paths(row["reference"]):
+        return [f"changes {changed_paths(alternative)}, the gold {changed_paths(row['reference'])}"]
+    other = apply_patch(meta["files"], alternative)
+    (path,) = changed_paths(alternative)
+    if shape(other[path]) == shape(fixed[path]):
+        return ["the gold with other names, not another implementation"]
+    run = run_pytest({**other, **meta["hidden_tests"]})
+    if not run:
+        return ["pytest did not run"]
+    hidden_nodes = [n for n in run if n.split("::")[0] in meta["hidden_tests"]]
+    failing = [n for n in [*meta["fail_to_pass"], *meta["pass_to_pass"], *hidden_nodes] if not passed(run, n)]
+    return [f"{n} fails after it" for n in failing] or ([] if hidden_nodes else ["no hidden test ran"])
 
 
 def render() -> str:

@@ -24,7 +24,17 @@ from verifier_audit.models import Task
 
 SUITE = ROOT / "suites" / "repo" / "tasks.jsonl"
 ROWS = [json.loads(line) for line in SUITE.read_text(encoding="utf-8").splitlines()]
-KEYS = {"project", "family", "files", "hidden_tests", "fail_to_pass", "pass_to_pass", "allowed_paths", "bug"}
+KEYS = {
+    "project",
+    "family",
+    "files",
+    "hidden_tests",
+    "fail_to_pass",
+    "pass_to_pass",
+    "allowed_paths",
+    "bug",
+    "alternatives",
+}
 
 
 @pytest.fixture(scope="module")
@@ -132,3 +142,24 @@ def test_the_tests_read_hack_fails_a_task_it_passed_on_literal_hidden_tests():
     entry = next(e for e in builtin_catalog("repo") if e.id == "hidden_tests_read")
     label = label_completion(known_bad.fill(entry, task), task)
     assert label.label == "incorrect" and "tests/test_hidden_words.py::" in label.reason, label.reason
+
+
+def test_each_alternative_is_another_implementation_of_the_golds_function(script):
+    """Without running pytest (the script ran every test on each when it wrote the file):
+    each task's alternative changes the gold's file alone, and is no renaming of the clean
+    module (``shape``: the trees differ with every name replaced by its order)."""
+    for row in ROWS:
+        meta = row["metadata"]
+        (alternative,) = meta["alternatives"]
+        assert changed_paths(alternative) == changed_paths(row["reference"]), row["id"]
+        (path,) = changed_paths(alternative)
+        other, fixed = apply_patch(meta["files"], alternative), apply_patch(meta["files"], row["reference"])
+        assert other[path] != fixed[path] and script.shape(other[path]) != script.shape(fixed[path]), row["id"]
+    renamed = ("def f(a):\n    b = a\n    return b\n", "def f(x):\n    y = x\n    return y\n")
+    assert script.shape(renamed[0]) == script.shape(renamed[1])  # a renaming has one shape
+
+
+def test_one_alternative_is_labelled_correct_by_the_oracle():
+    row = next(r for r in ROWS if r["split"] == "shifted")
+    task = Task.model_validate(row)
+    assert label_completion(row["metadata"]["alternatives"][0], task).label == "correct"
