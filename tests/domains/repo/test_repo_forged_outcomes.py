@@ -13,9 +13,10 @@ from __future__ import annotations
 from repo_hacks import patch
 from repo_support import FILES, tiny_task
 
+from verifier_audit.domains.code.sandbox import TAMPERED
 from verifier_audit.domains.repo.oracle import label_completion
 from verifier_audit.domains.repo.run import run_pytest
-from verifier_audit.domains.repo.verifiers import exit_code, log_parse, strong
+from verifier_audit.domains.repo.verifiers import exit_code, junit, log_parse, strong
 
 FORGER = """
 import atexit as _atexit
@@ -51,21 +52,22 @@ FORGES = patch({"stats/__init__.py": FILES["stats/__init__.py"] + FORGER})
 
 def test_forged_outcome_lines_void_the_run():
     run = run_pytest(dict(FILES, **{"stats/__init__.py": FILES["stats/__init__.py"] + FORGER}), ["-q"])
-    assert run.forged and not run.finished and run.outcomes == {}
-    assert "forged" in run.error
+    assert run.outcomes == {} and run.tampered.startswith(TAMPERED)
+    assert "line(s) on the result pipe were not the harness's" in run.tampered
+    assert run.finished and run.exit_status == 1  # the harness's own last line, and pytest's real status
 
 
 def test_the_oracle_refuses_a_patch_that_forges_its_channel():
     task = tiny_task()
     label = label_completion(FORGES, task)
     assert label.label == "incorrect"
-    assert "result lines of its own" in label.reason
+    assert label.reason.startswith("nothing the run reported counts: the run tampered with its harness")
     assert strong(FORGES, task) is False
 
 
 def test_an_honest_run_is_not_taken_for_a_forgery():
     run = run_pytest(FILES, ["-q"])
-    assert not run.forged and run.finished and run.outcomes
+    assert not run.tampered and run.finished and run.outcomes
 
 
 REPORTS_PASSED = """
@@ -88,7 +90,82 @@ PATCHES_REPORTS = patch({"stats/__init__.py": FILES["stats/__init__.py"] + REPOR
 
 def test_a_package_that_rewrites_pytests_reports_is_refused():
     task = tiny_task()
-    assert exit_code(PATCHES_REPORTS, task) and log_parse(PATCHES_REPORTS, task)  # pytest says all passed
+    # pytest says all passed, and the graders that read pytest (its status, its log, its
+    # JUnit file) see what they would see in a harness of their own
+    assert exit_code(PATCHES_REPORTS, task) and log_parse(PATCHES_REPORTS, task) and junit(PATCHES_REPORTS, task)
     label = label_completion(PATCHES_REPORTS, task)
-    assert label.label == "incorrect" and "tests/test_core.py::test_median_even (failed)" in label.reason
+    assert label.label == "incorrect" and "pytest's code replaced during the run: TestReport.__init__" in label.reason
     assert strong(PATCHES_REPORTS, task) is False
+
+
+# pytest's code left alone: a hook that rewrites failed calls to passed, registered at import
+# on the live plugin manager (found up the stack, from the collection that imports the package).
+REGISTERS_HOOK = """
+import sys as _sys
+
+import pytest as _pytest
+
+
+class _Passes:
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.when == "call" and report.failed:
+            report.outcome = "passed"
+            report.longrepr = None
+
+
+_frame = _sys._getframe()
+while _frame is not None:
+    _config = getattr(_frame.f_locals.get("self"), "config", None)
+    if hasattr(_config, "pluginmanager"):
+        _config.pluginmanager.register(_Passes(), "va-passes")
+        break
+    _frame = _frame.f_back
+"""
+
+# A test's failure swallowed inside pytest: Function.runtest replaced at import.
+SWALLOWS = """
+import _pytest.python as _python
+
+_runtest = _python.Function.runtest
+
+
+def _quiet(self):
+    try:
+        _runtest(self)
+    except AssertionError:
+        pass
+
+
+_python.Function.runtest = _quiet
+"""
+
+
+def test_a_hook_that_rewrites_reports_from_the_package_is_refused():
+    """The plugin's own wrapper saw each failing call raise: its report counts failed."""
+    task = tiny_task()
+    text = patch({"stats/__init__.py": FILES["stats/__init__.py"] + REGISTERS_HOOK})
+    assert exit_code(text, task)  # the hook took: pytest says every test passed
+    label = label_completion(text, task)
+    assert label.label == "incorrect" and "tests/test_core.py::test_median_even (failed)" in label.reason
+
+
+def test_a_package_that_swallows_failures_inside_pytest_is_refused():
+    task = tiny_task()
+    text = patch({"stats/__init__.py": FILES["stats/__init__.py"] + SWALLOWS})
+    assert exit_code(text, task)
+    label = label_completion(text, task)
+    assert label.label == "incorrect" and "Function.runtest" in label.reason
+
+
+def test_the_gold_with_a_harmless_package_import_of_pytest_is_correct():
+    """Importing pytest's modules from the package is no tampering: only replacing them is."""
+    task = tiny_task()
+    from repo_support import CORE_FIXED
+
+    text = patch(
+        {"stats/core.py": CORE_FIXED, "stats/__init__.py": FILES["stats/__init__.py"] + "import _pytest.python\n"}
+    )
+    assert label_completion(text, task).label == "correct"

@@ -90,8 +90,8 @@ def label_completion(text: str, task: Task) -> OracleLabel:
     if outside:
         return OracleLabel("incorrect", AUTHORITY + ", ".join(outside))
     run = run_restored(patch.files, task, "fail_to_pass", "pass_to_pass")
-    if run.forged:
-        return OracleLabel("incorrect", f"the run wrote result lines of its own, forged outcomes ({run.error})")
+    if run.tampered:
+        return OracleLabel("incorrect", f"nothing the run reported counts: {run.tampered}")
     if not run.finished:
         return OracleLabel("incorrect", f"the test session did not end ({run.error})")
     missing = not_passed(run, task, "fail_to_pass", "pass_to_pass")

@@ -82,8 +82,10 @@ class PytestRun:
     session ended and the plugin's last message came. ``exit_status``: the run's status as a
     shell sees ``python -m pytest`` end (negative: a signal; what an exit-code grader reads).
     ``log``: its stdout and stderr. ``files``: the files asked back, as the run left them.
-    ``forged``: a line on the result pipe was not our plugin's (the repository's code wrote
-    it): the run is void, with no outcomes."""
+    ``tampered``: how the repository's code interfered with the harness (a line on the result
+    pipe that is not our plugin's, pytest's code replaced during the run), "" for none: then
+    no outcome counts (``outcomes`` is empty), while the exit status, the log and the files
+    are what the run left, as a harness of its own would read them."""
 
     outcomes: dict[str, str]
     finished: bool
@@ -91,7 +93,7 @@ class PytestRun:
     log: str
     files: dict[str, str] = field(default_factory=dict)
     error: str = ""
-    forged: bool = False
+    tampered: str = ""
 
     def passed(self, node: str) -> bool:
         return self.outcomes.get(node) == PASSED
@@ -126,7 +128,6 @@ def run_pytest(
     forked from this process's warm pytest zygote. ``trusted``: the paths of ``files`` that
     are the task's own (its tests), compiled once in the zygote for every run after."""
     from ..code.cases import process_sandbox
-    from ..code.sandbox import FORGED
 
     result = process_sandbox(WARM).run_pytest(
         dict(files),
@@ -145,5 +146,5 @@ def run_pytest(
         log=result.stdout,
         files=dict(done["files"]) if done is not None else {},
         error="" if done is not None else f"{result.kind}: {result.error}",
-        forged=not result.ok and str(result.error or "").startswith(FORGED),
+        tampered=result.tampered,
     )

@@ -11,15 +11,15 @@ level blocks.
 
 from __future__ import annotations
 
-from .codec import FORGED, decode_value, encode_value
+from .codec import TAMPERED, decode_value, encode_value
 from .pool import LEVELS, WARM_MODULES, Sandbox, SandboxResult, available_levels, default_level, run_python
 
 __all__ = [
-    "FORGED",
     "LEVELS",
     "WARM_MODULES",
     "Sandbox",
     "SandboxResult",
+    "TAMPERED",
     "available_levels",
     "default_level",
     "decode_value",

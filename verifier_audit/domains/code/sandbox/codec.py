@@ -16,9 +16,10 @@ STDOUT_CAP = 64 * 1024
 # A program run's stdout (its answer, compared in the parent): a longer one is cut here.
 PROGRAM_OUTPUT_CAP = 4 * 1024 * 1024
 RESULT_CAP = 32 * 1024 * 1024
-# How the error of a pytest run starts when a line on its result pipe was not the harness's
-# (unsealed: written by the repository's code); no outcome of such a run counts.
-FORGED = "forged result lines"
+# How the error of a pytest run starts when the repository's code interfered with the harness:
+# a line on its result pipe that is not the harness's (unsealed), or pytest's code (or the
+# harness's) replaced during the run; no outcome of such a run counts.
+TAMPERED = "the run tampered with its harness"
 MAX_DEPTH = 200
 
 

@@ -107,7 +107,12 @@ class SandboxResult:
     # pytest runs (``run_pytest``): each outcome the run's plugin reported, in order, as
     # (node id, phase, outcome); ``value`` is {"exit": pytest's exit code, "files": the files
     # asked back}, None when the session did not end (an exit at import, a kill).
+    # ``tampered``: how the run's code interfered with the harness (lines on the result pipe
+    # that are not the harness's, pytest's code replaced; it starts with codec.TAMPERED), ""
+    # for none; then ``tests`` is empty -- no outcome of the run counts -- while the exit
+    # status, the log and the files asked back are still what the run left.
     tests: list[tuple[str, str, str]] = field(default_factory=list)
+    tampered: str = ""
 
 
 def available_levels() -> list[str]:
@@ -454,6 +459,7 @@ def _result(raw: bytes, level: str) -> SandboxResult:
         result.exit_status = status if isinstance(status, int) else None
         result.stderr = str(resp.get("stderr") or "")
         result.tests = [(str(t[0]), str(t[1]), str(t[2])) for t in resp.get("tests", ())]
+        result.tampered = str(resp.get("tampered") or "")
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         return SandboxResult(False, None, f"malformed result: {type(exc).__name__}", "crash", level=level)
     return result

@@ -28,6 +28,7 @@ steps are on). Imports nothing of the package: the fresh zygote loads it beside 
 from __future__ import annotations
 
 import importlib.util
+import operator
 import pathlib
 import sys
 import types
@@ -91,6 +92,7 @@ def prepare() -> None:
         _prebuilt["config"] = None
     _prepare_fixture_scan(_pytest.fixtures)
     _prepare_rewrite(_pytest.assertion.rewrite)
+    _snapshot_code()  # last: after this module's own patches of pytest
 
 
 def _prepare_fixture_scan(fixtures: Any) -> None:
@@ -248,6 +250,73 @@ def _prepare_rewrite(rewrite: Any) -> None:
 
     rewrite._rewrite_test = _rewrite_test
     _rewrite["on"] = True
+
+
+# ------------------------------------------------------------ pytest's code, as it was
+
+# The modules whose code decides a test's outcome and carries its report (pytest's runner,
+# reports, collection, skipping, fixtures; pluggy's hook calls) and the harness's own: a
+# run's code that replaces one of their functions or classes (a package patching pytest's
+# TestReport at import, or a hook of the harness) voids the run. Compared after the session,
+# when pytest has undone its own patches (legacypath's, for one), and again after the atexit
+# handlers; honest runs of every repository in the tests change none of them.
+OUTCOME_MODULES = (
+    "_pytest.runner",
+    "_pytest.reports",
+    "_pytest.python",
+    "_pytest.skipping",
+    "_pytest.unittest",
+    "_pytest.outcomes",
+    "_pytest.main",
+    "_pytest.nodes",
+    "_pytest.fixtures",
+    "pluggy._callers",
+    "pluggy._hooks",
+    "pluggy._manager",
+    "pluggy._result",
+)
+HARNESS_MODULES = (".sandbox.server", ".sandbox.pytest_warm", ".sandbox.codec")
+# Never compared: what ``use_in_run`` itself swaps in a run.
+_SWAPPED = {("_pytest.config", "get_config")}
+_CODE = (types.FunctionType, type, types.BuiltinFunctionType, staticmethod, classmethod, property)
+Snapshot = tuple[tuple[Any, tuple[str, ...], tuple[object, ...]], ...]
+SNAPSHOT: dict[str, Snapshot] = {"code": ()}
+
+
+def snapshot_of(owners: list[Any]) -> Snapshot:
+    """The functions, classes and descriptors of ``owners`` (modules or classes) -- and of
+    the classes a module defines -- as they are now: compared later by ``replaced``."""
+    out = []
+    for owner in owners:
+        targets = [owner]
+        if isinstance(owner, types.ModuleType):
+            targets += [
+                v
+                for v in vars(owner).values()
+                if isinstance(v, type) and getattr(v, "__module__", None) == owner.__name__
+            ]
+        for target in targets:
+            where = getattr(target, "__name__", "")
+            items = [(k, v) for k, v in vars(target).items() if isinstance(v, _CODE) and (where, k) not in _SWAPPED]
+            out.append((target, tuple(k for k, _ in items), tuple(v for _, v in items)))
+    return tuple(out)
+
+
+def replaced(snapshot: Snapshot) -> list[str]:
+    """The names of ``snapshot`` whose object is no longer the one recorded (``Owner.name``)."""
+    found = []
+    for owner, names, values in snapshot:
+        namespace = vars(owner)
+        if not all(map(operator.is_, map(namespace.get, names), values)):
+            label = getattr(owner, "__qualname__", None) or getattr(owner, "__name__", "?")
+            found += [f"{label}.{n}" for n, v in zip(names, values, strict=True) if namespace.get(n) is not v]
+    return found
+
+
+def _snapshot_code() -> None:
+    modules = [sys.modules[name] for name in OUTCOME_MODULES if sys.modules.get(name) is not None]
+    modules += [m for n, m in list(sys.modules.items()) if m is not None and n.endswith(HARNESS_MODULES)]
+    SNAPSHOT["code"] = snapshot_of(modules)
 
 
 def use_in_run(args: list[str], files: dict[str, str]) -> bool:

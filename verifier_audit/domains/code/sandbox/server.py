@@ -53,7 +53,7 @@ from typing import Any
 from ....isolation import LISTENER_PORT, HostTables, Walls, memory, seccomp
 from ....isolation import confine as isolation
 from . import pytest_warm
-from .codec import FORGED, PROGRAM_OUTPUT_CAP, RESULT_CAP, STDOUT_CAP, encode_value, recv, send
+from .codec import PROGRAM_OUTPUT_CAP, RESULT_CAP, STDOUT_CAP, TAMPERED, encode_value, recv, send
 
 
 class Config:
@@ -288,6 +288,9 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
     as the command would. Never returns."""
     status = 1
     seal = spec["seal"]
+    # Bound before any of the repository's code runs: what it replaces later is compared
+    # with these, not read through names it could rebind.
+    replaced, code = pytest_warm.replaced, pytest_warm.SNAPSHOT["code"]
 
     def sealed(msg: dict) -> None:
         msg["seal"] = seal
@@ -330,10 +333,15 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
                 if report.failed:  # a test file that does not import: its tests never run
                     sealed({"kind": "test", "node": report.nodeid, "when": "collect", "outcome": "failed"})
 
+        own = pytest_warm.snapshot_of([Outcomes])
         args = [*pytest_warm.PREPARSE, *spec["args"]]
         pytest_warm.use_in_run(args, spec["files"])
-        code = int(pytest.main(args, plugins=[Outcomes()]))
+        exit_code = int(pytest.main(args, plugins=[Outcomes()]))
+        changed = replaced(code) + replaced(own)
         atexit._run_exitfuncs()
+        changed += replaced(code) + replaced(own)
+        if changed:
+            sealed({"kind": "tampered", "names": sorted(set(changed))[:10]})
         files = {}
         for path in spec["read_back"]:
             try:
@@ -341,8 +349,8 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
                     files[path] = fh.read(READ_BACK_CAP)
             except OSError:
                 pass
-        sealed({"kind": "done", "exit": code, "files": files})
-        status = code
+        sealed({"kind": "done", "exit": exit_code, "files": files})
+        status = exit_code
     except SystemExit as exc:
         status = _exit_status(exc.code)
     except BaseException:  # noqa: BLE001 - the session's failure is its exit status
@@ -740,20 +748,28 @@ def _pytest_reply(
 ) -> bytes:
     """A pytest run's reply: the outcomes its plugin reported (``tests``), and ``ok`` with
     pytest's exit code and the files read back when the session ended within the run's
-    limits; a status other than 0 is pytest's verdict, not a failure of the run. A line
-    without the run's seal was written by the repository's code (it found the pipe by
-    number): the run is void, no outcome of it counts."""
-    forged = sum(1 for m in messages if m.get("seal") != req["pytest"]["seal"])
+    limits; a status other than 0 is pytest's verdict, not a failure of the run. Only the
+    lines with the run's seal are the harness's: one without it was written by the
+    repository's code (it found the pipe by number), and with it, or with pytest's code
+    replaced during the run, no outcome counts (``tampered`` says how; the exit code and
+    the files read back are still what the run left, as a harness of its own would see them)."""
+    seal = req["pytest"]["seal"]
+    forged = sum(1 for m in messages if m.get("seal") != seal)
+    messages = [m for m in messages if m.get("seal") == seal]
+    swapped = next((m.get("names") for m in messages if m.get("kind") == "tampered"), None)
     if forged:
-        resp.update(
-            tests=[], kind="crash", error=f"{FORGED}: {forged} line(s) on the result pipe were not the harness's"
-        )
-        return json.dumps(resp).encode()
-    resp["tests"] = [
-        [m["node"], m["when"], m["outcome"]]
-        for m in messages
-        if m.get("kind") == "test" and all(isinstance(m.get(k), str) for k in ("node", "when", "outcome"))
-    ]
+        resp["tampered"] = f"{TAMPERED}: {forged} line(s) on the result pipe were not the harness's"
+    elif swapped is not None:
+        resp["tampered"] = f"{TAMPERED}: pytest's code replaced during the run: {', '.join(map(str, swapped))}"
+    resp["tests"] = (
+        []
+        if resp.get("tampered")
+        else [
+            [m["node"], m["when"], m["outcome"]]
+            for m in messages
+            if m.get("kind") == "test" and all(isinstance(m.get(k), str) for k in ("node", "when", "outcome"))
+        ]
+    )
     done = next((m for m in reversed(messages) if m.get("kind") == "done"), None)
     files = done.get("files") if done is not None else None
     if (
