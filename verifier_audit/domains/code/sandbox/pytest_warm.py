@@ -1,11 +1,12 @@
-"""A pytest session's fixed cost, paid once in a source zygote instead of in every run.
+"""A pytest session's fixed work done once in a source zygote, and what the runs check it by.
 
 A forked ``pytest.main`` on a small repository took ~40 ms, and a third of it was the same in
 every run: building the plugin manager (the built-in plugins registered, their options
-added) and, at session start, the fixture manager scanning every attribute of every built-in
-plugin for fixtures, where pytest 9 unwraps each one to warn about fixtures hidden behind
-decorators. Neither depends on the repository. So a zygote that warmed ``pytest``
-(``prepare``, once, before it forks any run) keeps:
+added), the fixture manager scanning every attribute of every built-in plugin for fixtures
+(pytest 9 unwraps each one to warn about fixtures hidden behind decorators), and rewriting
+the assertions of test files that are the same for every patch of a task. None depends on
+the patch. So a zygote that warmed ``pytest`` (``prepare``, once, before it forks any run)
+keeps:
 
 - **a configured plugin manager**: what ``_pytest.config.get_config`` returns for the runs'
   ``-p`` arguments (``PREPARSE``), built as pytest builds it, with nothing parsed yet; a run
@@ -16,12 +17,22 @@ decorators. Neither depends on the repository. So a zygote that warmed ``pytest`
   environment's plugins (never autoloaded here) -- still happens in the run, in
   ``pytest_cmdline_parse``. Only the run's first ``get_config`` gets it: a test that runs
   pytest itself gets a fresh one.
-- **the objects of pytest's own modules that wrap no fixture**: the fixture manager's check
-  for a wrapped fixture returns at once for them, as it would after unwrapping them; any
-  other object (a conftest's, a plugin's, a test class's) is unwrapped as before.
+- **the fixture scans of pytest's own plugins** (``learn_plain``, ``scan_plan``): objects of
+  pytest's modules known to wrap no fixture are not unwrapped again; a plugin whose every
+  attribute is such an object is not scanned, a module with fixtures is scanned through a
+  stand-in holding only its fixtures; any other holder (a conftest, a test module, a plugin
+  of the repository's) is scanned as pytest scans it.
+- **the test modules' rewritten code** (``precompile``): the files a caller vouches for (the
+  task's tests, never a candidate's), rewritten and compiled once per distinct source; a
+  run whose pytest rewrites a file with the same bytes gets that code under its own name.
+- **pytest's outcome code as it was** (``SNAPSHOT``, ``replaced``): the functions and classes
+  of the modules that decide a test's outcome and carry its report, and of this harness; a
+  run compares them after its session, and a replaced one voids its outcomes
+  (``server._pytest_reply``; docs/repo-domain.md, "Limits").
 
-Each is pytest's own behaviour with a step done earlier; where this pytest lacks an internal
-that a step needs, the step is left out and runs are as cold as before (``ready`` says which
+Each speed step is pytest's own behaviour with a step done earlier, checked against pytest
+doing it (tests/domains/code/test_pytest_warm.py); where this pytest lacks an internal that
+a step needs, the step is left out and runs are as cold as before (``ready`` says which
 steps are on). Imports nothing of the package: the fresh zygote loads it beside ``server``.
 """
 
