@@ -9,7 +9,8 @@ outcome from a JUnit file written outside the repository; the verdicts must be i
 The tasks are tiny_task() (tests/domains/repo/repo_support.py) with the hand-written patches
 of tests/domains/repo/repo_hacks.py that need a run (the gold, the unpatched repository, an
 exit at import, PASSED lines printed, a JUnit file written, a neighbour broken). Prints the
-verdicts per second of each way, their ratio, and whether every verdict agreed.
+verdicts per second of each way, their ratio, whether every verdict agreed, and the memory
+a forked run's process tree peaked at.
 """
 
 from __future__ import annotations
@@ -99,6 +100,28 @@ def main() -> None:
     print(f"python -m pytest per patch:  {count / spawned_span:6.2f} verdicts/s ({spawned_span:.2f} s)")
     print(f"ratio {spawned_span / forked_span:.2f}x; identical verdicts: {forked == spawned}")
     print("verdicts (forked):", dict(zip(PATCHES, forked[: len(texts)])))
+    print(memory(task, texts[0]))
+
+
+def memory(task, gold: str, runs: int = 10) -> str:
+    """The memory a forked run's whole process tree peaked at, over ``runs`` runs of the gold
+    (the sandbox's own figure: the cgroup's, else its watcher's), against the run's bound."""
+    from verifier_audit.domains.code.cases import process_sandbox
+    from verifier_audit.domains.repo.layout import is_test_side, pristine_tests
+    from verifier_audit.domains.repo.oracle import RUN_FLAGS, patched
+    from verifier_audit.domains.repo.run import MEMORY_MB, WARM
+
+    files = pristine_tests(patched(gold, task).files, task)
+    trusted = tuple(p for p in files if is_test_side(p))
+    peaks = []
+    for _ in range(runs):
+        result = process_sandbox(WARM).run_pytest(files, list(RUN_FLAGS), trusted=trusted, memory_mb=MEMORY_MB)
+        peaks.append(result.memory_peak_mb)
+    known = [p for p in peaks if p is not None]
+    guard = result.memory_guard or "none"
+    if not known:
+        return f"memory: no peak measured ({guard})"
+    return f"memory: a run's process tree peaked at {min(known)}-{max(known)} MiB over {runs} runs ({guard}; bound {MEMORY_MB} MiB)"
 
 
 if __name__ == "__main__":
