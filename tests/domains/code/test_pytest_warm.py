@@ -185,10 +185,11 @@ def _same_code(got: types.CodeType, expected: types.CodeType) -> None:
 
 
 def test_a_run_keeps_only_its_own_compiled_modules(monkeypatch):
-    """A run sees no other task's tests: ``use_in_run`` drops what its files do not hold."""
+    """A run sees no other task's tests: ``use_in_run`` keeps only its trusted files' sources."""
     monkeypatch.setattr(pytest_warm, "_compiled", {b"mine = 1\n": None, b"theirs = 2\n": None})
     monkeypatch.setitem(pytest_warm._prebuilt, "config", None)
-    assert pytest_warm.use_in_run(["-q"], {"tests/test_x.py": "mine = 1\n"}) is False
+    files = {"tests/test_x.py": "mine = 1\n", "pkg/theirs.py": "theirs = 2\n"}  # a candidate's file: not vouched for
+    assert pytest_warm.use_in_run(["-q"], files, ("tests/test_x.py",)) is False
     assert list(pytest_warm._compiled) == [b"mine = 1\n"]
 
 

@@ -330,13 +330,14 @@ def _snapshot_code() -> None:
     SNAPSHOT["code"] = snapshot_of(modules)
 
 
-def use_in_run(args: list[str], files: dict[str, str]) -> bool:
+def use_in_run(args: list[str], files: dict[str, str], trusted: Any = ()) -> bool:
     """In a run, before ``pytest.main(args)`` in a checkout of ``files``: the compiled test
-    modules kept are only those of ``files`` (a run sees no other task's tests), and its
-    first ``get_config`` returns the zygote's configured plugin manager when ``args`` has
-    the same ``-p`` arguments. Returns whether it will."""
+    modules kept are only those of its ``trusted`` files, the only ones ``precompile`` took
+    (a run sees no other task's tests; only those files are encoded, not the whole
+    repository), and its first ``get_config`` returns the zygote's configured plugin manager
+    when ``args`` has the same ``-p`` arguments. Returns whether it will."""
     if _compiled:
-        own = {text.encode("utf-8") for text in files.values()}
+        own = {files[path].encode("utf-8") for path in trusted if path in files}
         for source in [source for source in _compiled if source not in own]:
             del _compiled[source]
     config = _prebuilt["config"]

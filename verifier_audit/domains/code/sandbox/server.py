@@ -335,7 +335,7 @@ def _pytest_main(spec: dict, emit: Callable[[dict], None]) -> None:
 
         own = pytest_warm.snapshot_of([Outcomes])
         args = [*pytest_warm.PREPARSE, *spec["args"]]
-        pytest_warm.use_in_run(args, spec["files"])
+        pytest_warm.use_in_run(args, spec["files"], spec.get("trusted", ()))
         exit_code = int(pytest.main(args, plugins=[Outcomes()]))
         changed = replaced(code) + replaced(own)
         atexit._run_exitfuncs()
